@@ -1,0 +1,55 @@
+"""attnlib: attention scoring functions, masking, kernel regression and heatmaps.
+
+The library behind the book *Attention Scoring Functions* (following chapter 11.1-11.3
+of Dive into Deep Learning, https://d2l.ai). Readers of d2l can replace ``d2l.X`` with
+``attnlib.X``.
+
+Shape vocabulary, used everywhere in the package:
+
+- queries ``(batch, n_queries, d)``
+- keys ``(batch, n_keys, d)``
+- values ``(batch, n_keys, d_v)``
+- scores and weights ``(batch, n_queries, n_keys)``: queries are rows, keys are columns
+- valid_lens ``(batch,)`` or ``(batch, n_queries)``, integer
+
+Modules: :mod:`attnlib.masking`, :mod:`attnlib.scoring`, :mod:`attnlib.attention`,
+:mod:`attnlib.kernels`, :mod:`attnlib.plotting`, :mod:`attnlib.exercises`,
+:mod:`attnlib.widgets` (slider explorers) and :mod:`attnlib.explorers` (the book's
+explorers). The widget modules are imported on first use, so ``import attnlib`` stays
+light.
+"""
+from attnlib.masking import masked_softmax, valid_lens_to_mask
+from attnlib.scoring import (
+    additive_scores,
+    bilinear_scores,
+    dot_product_scores,
+    gaussian_scores,
+)
+from attnlib.attention import (
+    AdditiveAttention,
+    DotProductAttention,
+    attention_pool,
+    dot_product_attention,
+)
+from attnlib import kernels
+from attnlib.kernels import NadarayaWatson, nadaraya_watson
+from attnlib.plotting import show_heatmaps
+
+__all__ = [
+    "masked_softmax",
+    "valid_lens_to_mask",
+    "dot_product_scores",
+    "additive_scores",
+    "bilinear_scores",
+    "gaussian_scores",
+    "attention_pool",
+    "dot_product_attention",
+    "DotProductAttention",
+    "AdditiveAttention",
+    "kernels",
+    "nadaraya_watson",
+    "NadarayaWatson",
+    "show_heatmaps",
+]
+
+__version__ = "0.1.0"
