@@ -5,6 +5,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+# The notebooks run in the "python3" kernel, whose kernel.json starts plain `python`:
+# put the venv first on PATH so that kernel is the venv's interpreter (with attnlib).
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+unexport VIRTUAL_ENV
 
 .PHONY: help install book test test-lib test-notebooks test-browser lab bench clean
 

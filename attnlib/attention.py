@@ -1,0 +1,270 @@
+"""Attention pooling: weighted averages of values, and the d2l attention modules.
+
+Pure functions first (:func:`attention_pool`, :func:`dot_product_attention`), then thin
+``nn.Module`` wrappers with the interface of d2l (Zhang et al., *Dive into Deep Learning*,
+https://d2l.ai, section 11.3): ``forward(queries, keys, values, valid_lens=None)`` returns
+the output, and ``.attention_weights`` holds the weights of the last call (before
+dropout, as in d2l).
+
+Shape legend used throughout:
+
+- ``batch``: number of independent sequences
+- ``n_queries``: queries per sequence (rows of the weight matrix)
+- ``n_keys``: key-value pairs per sequence (columns)
+- ``d``: feature size of queries and keys (``d_q``/``d_k`` when they may differ)
+- ``d_v``: feature size of values
+"""
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from attnlib._checks import check_dim_match, check_float_tensor, check_same_dtype
+from attnlib.masking import masked_softmax
+from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, additive_scores, dot_product_scores
+
+__all__ = ["attention_pool", "dot_product_attention", "DotProductAttention",
+           "AdditiveAttention"]
+
+
+def _check_values(values: object, scores_like: Tensor, scores_name: str, fn: str,
+                  n_keys_dim: int) -> Tensor:
+    values = check_float_tensor(values, "values", fn, ndim=3, layout="(batch, n_keys, d_v)")
+    check_same_dtype(fn, **{scores_name: scores_like, "values": values})
+    check_dim_match(fn, "values", values, 0, scores_name, scores_like, 0, "batch size")
+    check_dim_match(fn, "values", values, 1, scores_name, scores_like, n_keys_dim,
+                    "number of keys n_keys")
+    return values
+
+
+def attention_pool(scores: Tensor, values: Tensor, valid_lens: Tensor | None = None, *,
+                   mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    r"""Attention pooling: softmax the scores over the keys and average the values.
+
+    .. math::
+        \text{weights} = \operatorname{masked\_softmax}(\text{scores}), \qquad
+        \text{output}_{bi} = \sum_j \text{weights}_{bij}\, \text{values}_{bj}
+
+    Plain-code reference::
+
+        weights = masked_softmax(scores, valid_lens, mask=mask)
+        output = weights @ values
+
+    A query with no valid key gets zero weights and therefore a zero output.
+
+    Args:
+        scores: ``(batch, n_queries, n_keys)``, floating point.
+        values: ``(batch, n_keys, d_v)``, same dtype.
+        valid_lens: optional integer tensor ``(batch,)`` or ``(batch, n_queries)``; see
+            :func:`attnlib.masked_softmax`.
+        mask: optional boolean tensor broadcastable to ``(batch, n_queries, n_keys)``,
+            ``True`` = attend (combined with ``valid_lens`` by logical AND).
+
+    Returns:
+        ``(output, weights)``: output ``(batch, n_queries, d_v)`` and weights
+        ``(batch, n_queries, n_keys)``.
+
+    Example::
+
+        >>> scores = torch.tensor([[[0.0, 0.0, 5.0]]])            # (1, 1, 3)
+        >>> values = torch.tensor([[[1.0], [3.0], [100.0]]])      # (1, 3, 1)
+        >>> output, weights = attention_pool(scores, values, torch.tensor([2]))
+        >>> output, weights
+        (tensor([[[2.]]]), tensor([[[0.5000, 0.5000, 0.0000]]]))
+    """
+    fn = "attention_pool"
+    scores = check_float_tensor(scores, "scores", fn, ndim=3,
+                                layout="(batch, n_queries, n_keys)")
+    values = _check_values(values, scores, "scores", fn, 2)
+    weights = masked_softmax(scores, valid_lens, mask=mask)
+    return torch.bmm(weights, values), weights  # (batch, n_queries, d_v)
+
+
+def dot_product_attention(queries: Tensor, keys: Tensor, values: Tensor,
+                          valid_lens: Tensor | None = None, *,
+                          mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    r"""Scaled dot-product attention that also returns the attention weights.
+
+    .. math::
+        \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt d}\right) V
+
+    with masked keys given weight exactly 0 (see :func:`attnlib.masked_softmax`). For rows
+    with at least one valid key this equals
+    :func:`torch.nn.functional.scaled_dot_product_attention` with
+    ``attn_mask = valid_lens_to_mask(...)``; for a row with no valid key SDPA returns NaN,
+    this function returns zeros.
+
+    Plain-code reference::
+
+        scores = queries @ keys.transpose(1, 2) / math.sqrt(d)
+        weights = masked_softmax(scores, valid_lens, mask=mask)
+        output = weights @ values
+
+    Args:
+        queries: ``(batch, n_queries, d)``, floating point.
+        keys: ``(batch, n_keys, d)``, same dtype and feature size.
+        values: ``(batch, n_keys, d_v)``, same dtype.
+        valid_lens: optional integer tensor ``(batch,)`` or ``(batch, n_queries)``.
+        mask: optional boolean tensor broadcastable to ``(batch, n_queries, n_keys)``,
+            ``True`` = attend.
+
+    Returns:
+        ``(output, weights)``: output ``(batch, n_queries, d_v)``, weights
+        ``(batch, n_queries, n_keys)``.
+
+    Example::
+
+        >>> q = torch.tensor([[[2.0, 0.0]]])                     # (1, 1, 2)
+        >>> k = torch.tensor([[[1.0, 0.0], [-1.0, 0.0]]])        # (1, 2, 2)
+        >>> v = torch.tensor([[[1.0], [0.0]]])                   # (1, 2, 1)
+        >>> output, weights = dot_product_attention(q, k, v)
+        >>> weights                                    # softmax([2, -2] / sqrt(2))
+        tensor([[[0.9442, 0.0558]]])
+    """
+    fn = "dot_product_attention"
+    scores = dot_product_scores(queries, keys)  # (batch, n_queries, n_keys); checks q, k
+    values = _check_values(values, keys, "keys", fn, 1)
+    weights = masked_softmax(scores, valid_lens, mask=mask)
+    return torch.bmm(weights, values), weights  # (batch, n_queries, d_v)
+
+
+class DotProductAttention(nn.Module):
+    r"""Scaled dot-product attention module (d2l's ``DotProductAttention``).
+
+    .. math::
+        \operatorname{dropout}\!\left(\operatorname{softmax}\!\left(
+        \frac{Q K^\top}{\sqrt d}\right)\right) V
+
+    Plain-code reference::
+
+        weights = masked_softmax(queries @ keys.transpose(1, 2) / math.sqrt(d), valid_lens)
+        self.attention_weights = weights                  # before dropout, as in d2l
+        output = self.dropout(weights) @ values
+
+    Dropout is applied to the weights in training mode only (``module.train()``); in
+    ``eval()`` mode the output equals :func:`dot_product_attention`.
+
+    Args:
+        dropout: probability of zeroing a weight during training (default 0).
+
+    Forward args:
+        queries ``(batch, n_queries, d)``, keys ``(batch, n_keys, d)``, values
+        ``(batch, n_keys, d_v)``, optional valid_lens ``(batch,)`` or
+        ``(batch, n_queries)`` (integer); keyword-only ``mask`` (bool, True = attend).
+
+    Returns:
+        output ``(batch, n_queries, d_v)``; ``.attention_weights`` is
+        ``(batch, n_queries, n_keys)``.
+
+    Example::
+
+        >>> attn = DotProductAttention(dropout=0.5).eval()
+        >>> q = torch.tensor([[[2.0, 0.0]]])                     # (1, 1, 2)
+        >>> k = torch.tensor([[[1.0, 0.0], [-1.0, 0.0]]])        # (1, 2, 2)
+        >>> v = torch.tensor([[[1.0], [0.0]]])                   # (1, 2, 1)
+        >>> attn(q, k, v, torch.tensor([1]))
+        tensor([[[1.]]])
+        >>> attn.attention_weights
+        tensor([[[1., 0.]]])
+    """
+
+    def __init__(self, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.attention_weights: Tensor | None = None
+
+    def forward(self, queries: Tensor, keys: Tensor, values: Tensor,
+                valid_lens: Tensor | None = None, *, mask: Tensor | None = None) -> Tensor:
+        fn = "DotProductAttention"
+        scores = dot_product_scores(queries, keys)  # (batch, n_queries, n_keys)
+        values = _check_values(values, keys, "keys", fn, 1)
+        self.attention_weights = masked_softmax(scores, valid_lens, mask=mask)
+        return torch.bmm(self.dropout(self.attention_weights), values)  # (batch, n_queries, d_v)
+
+
+class AdditiveAttention(nn.Module):
+    r"""Additive (Bahdanau) attention module (d2l's ``AdditiveAttention``).
+
+    .. math::
+        a(\mathbf q, \mathbf k) = \mathbf w_v^\top \tanh(W_q \mathbf q + W_k \mathbf k),
+        \qquad \text{output} = \operatorname{dropout}(\operatorname{softmax}(a))\, V
+
+    Queries and keys may have different feature sizes. Scores are computed by
+    :func:`attnlib.additive_scores` in blocks, so the ``(batch, n_queries, n_keys,
+    num_hiddens)`` tensor of the broadcast form is never materialised, neither in the
+    forward pass nor (thanks to per-block checkpointing) in what autograd keeps for
+    backward.
+
+    Plain-code reference::
+
+        features = torch.tanh(self.W_q(queries)[:, :, None] + self.W_k(keys)[:, None])
+        scores = self.w_v(features).squeeze(-1)          # (batch, n_queries, n_keys)
+        self.attention_weights = masked_softmax(scores, valid_lens)
+        output = self.dropout(self.attention_weights) @ values
+
+    The parameters have d2l's names and layouts (``W_k``, ``W_q``, ``w_v``: bias-free
+    ``nn.Linear`` layers), so a d2l state dict loads into this module.
+
+    Args:
+        key_size: feature size ``d_k`` of the keys.
+        query_size: feature size ``d_q`` of the queries.
+        num_hiddens: hidden size ``h``.
+        dropout: probability of zeroing a weight during training (default 0).
+        max_block_elements: keyword-only; largest intermediate block (elements), see
+            :func:`attnlib.additive_scores`.
+
+    Forward args:
+        queries ``(batch, n_queries, d_q)``, keys ``(batch, n_keys, d_k)``, values
+        ``(batch, n_keys, d_v)``, optional valid_lens ``(batch,)`` or ``(batch, n_queries)``;
+        keyword-only ``mask`` (bool, True = attend).
+
+    Returns:
+        output ``(batch, n_queries, d_v)``; ``.attention_weights`` is
+        ``(batch, n_queries, n_keys)``.
+
+    Example::
+
+        >>> attn = AdditiveAttention(key_size=3, query_size=2, num_hiddens=4).eval()
+        >>> _ = [nn.init.constant_(p, 0.5) for p in attn.parameters()]
+        >>> q = torch.ones(1, 1, 2)                              # (1, 1, 2)
+        >>> k = torch.tensor([[[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]])  # (1, 2, 3)
+        >>> v = torch.tensor([[[0.0], [1.0]]])                   # (1, 2, 1)
+        >>> attn(q, k, v).shape
+        torch.Size([1, 1, 1])
+        >>> attn.attention_weights.detach()        # softmax(2 tanh(1), 2 tanh(2.5))
+        tensor([[[0.3894, 0.6106]]])
+    """
+
+    def __init__(self, key_size: int, query_size: int, num_hiddens: int,
+                 dropout: float = 0.0, *,
+                 max_block_elements: int = DEFAULT_BLOCK_ELEMENTS) -> None:
+        super().__init__()
+        for name, v in (("key_size", key_size), ("query_size", query_size),
+                        ("num_hiddens", num_hiddens)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"AdditiveAttention: {name} must be a positive int; got {v!r}")
+        self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
+        self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
+        self.w_v = nn.Linear(num_hiddens, 1, bias=False)
+        self.dropout = nn.Dropout(dropout)
+        self.max_block_elements = max_block_elements
+        self.attention_weights: Tensor | None = None
+
+    def forward(self, queries: Tensor, keys: Tensor, values: Tensor,
+                valid_lens: Tensor | None = None, *, mask: Tensor | None = None) -> Tensor:
+        fn = "AdditiveAttention"
+        queries = check_float_tensor(queries, "queries", fn, ndim=3,
+                                     layout="(batch, n_queries, query_size)")
+        keys = check_float_tensor(keys, "keys", fn, ndim=3, layout="(batch, n_keys, key_size)")
+        if queries.shape[-1] != self.W_q.in_features:
+            raise ValueError(f"{fn}: queries must have feature size query_size = "
+                             f"{self.W_q.in_features}; got shape {tuple(queries.shape)}")
+        if keys.shape[-1] != self.W_k.in_features:
+            raise ValueError(f"{fn}: keys must have feature size key_size = "
+                             f"{self.W_k.in_features}; got shape {tuple(keys.shape)}")
+        values = _check_values(values, keys, "keys", fn, 1)
+        scores = additive_scores(queries, keys, self.W_q.weight, self.W_k.weight,
+                                 self.w_v.weight[0],  # (h,)
+                                 max_block_elements=self.max_block_elements)
+        self.attention_weights = masked_softmax(scores, valid_lens, mask=mask)
+        return torch.bmm(self.dropout(self.attention_weights), values)  # (batch, n_queries, d_v)

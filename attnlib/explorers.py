@@ -1,0 +1,416 @@
+"""The book's five slider explorers, each declared once with :mod:`attnlib.widgets`.
+
+Every explorer is an :class:`attnlib.widgets.Explorer` whose frames are computed here
+with attnlib over the whole slider grid; the browser only selects and draws them, so the
+explorers work in JupyterLab and in the static book alike. Builders take no required
+argument and use a local, seeded :class:`torch.Generator` (never the global seed).
+
+==================================== ======= ============================================
+builder                              chapter shows
+==================================== ======= ============================================
+:func:`softmax_temperature_explorer` 1       softmax(scores / T): one-hot ... uniform
+:func:`kernel_regression_explorer`   2       Nadaraya-Watson fit and weights per kernel
+:func:`masking_explorer`             3       masked softmax of three padded sentences
+:func:`additive_attention_explorer`  4       additive attention weights as a query moves
+:func:`scaling_explorer`             5       why scaled dot-product divides by sqrt(d)
+==================================== ======= ============================================
+
+``EXPLORERS`` maps each explorer's name to its builder, and ``compute(name, **params)``
+returns one frame (``{panel: data}``) computed directly by attnlib, e.g.::
+
+    >>> w = compute("softmax_temperature", temperature=1.0)["weights"]
+    >>> w.shape
+    (4, 8)
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from attnlib.kernels import KERNELS, nadaraya_watson
+from attnlib.masking import masked_softmax
+from attnlib.scoring import additive_scores, dot_product_scores
+from attnlib.widgets import (
+    Choice,
+    Declaration,
+    Explorer,
+    FixedSeries,
+    Heatmap,
+    Lines,
+    Series,
+    Slider,
+)
+
+__all__ = [
+    "softmax_temperature_explorer",
+    "kernel_regression_explorer",
+    "masking_explorer",
+    "additive_attention_explorer",
+    "scaling_explorer",
+    "EXPLORERS",
+    "DECLARATIONS",
+    "compute",
+]
+
+
+def _generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _log_grid(lo: float, hi: float, n: int) -> list[float]:
+    """``n`` log-spaced values from lo to hi, rounded to 3 significant digits (distinct)."""
+    vals = [float(f"{v:.3g}") for v in np.geomspace(lo, hi, n)]
+    if len(set(vals)) != len(vals):
+        raise ValueError(f"grid {lo}..{hi} with {n} values is too dense for 3 digits")
+    return vals
+
+
+def _np(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().numpy().astype(np.float64)
+
+
+# ----------------------------------------------------------------------------- chapter 1
+
+
+def softmax_temperature_declaration(*, seed: int = 0, n_queries: int = 4, n_keys: int = 8,
+                                    n_temperatures: int = 41) -> Declaration:
+    """Declaration of :func:`softmax_temperature_explorer` (no frame computed)."""
+    scores = 2.0 * torch.randn(1, n_queries, n_keys, generator=_generator(seed))  # (1, n_queries, n_keys)
+    temperatures = _log_grid(0.05, 20.0, n_temperatures)
+    keys = np.arange(n_keys, dtype=np.float64)
+    top = int(torch.argmax(scores[0, 0]))
+
+    def update(temperature: float) -> dict[str, Any]:
+        weights = masked_softmax(scores / temperature)[0]  # (n_queries, n_keys)
+        return {"weights": _np(weights), "query_0": {"query 0": _np(weights[0])}}
+
+    one_hot = np.zeros(n_keys)
+    one_hot[top] = 1.0
+    return Declaration(
+        name="softmax_temperature",
+        update=update,
+        params=[Slider("temperature", temperatures, label="temperature T",
+                       default=min(temperatures, key=lambda t: abs(t - 1.0)))],
+        panels=[
+            Heatmap("weights", xlabel="Keys", ylabel="Queries", rows_sum_to_one=True,
+                    title="softmax(scores / T)"),
+            Lines("query_0", x=keys, series=[Series("query 0", style="line")],
+                  xlabel="key", ylabel="weight", title="weights of query 0", ylim=(0.0, 1.05),
+                  fixed=[FixedSeries("uniform (T → ∞)", keys, np.full(n_keys, 1.0 / n_keys),
+                                     dash="5 4", color="#999999"),
+                         FixedSeries("one-hot (T → 0)", keys, one_hot, style="points",
+                                     color="#000000")]),
+        ],
+        title="Softmax temperature: from a hard lookup (T → 0) to average pooling (T → ∞)",
+        meta={"scores": scores},
+    )
+
+
+def softmax_temperature_explorer(**kwargs: Any) -> Explorer:
+    """Softmax of fixed scores at temperature T (chapter 1, queries, keys and values).
+
+    Fixed seeded scores for 4 queries × 8 keys; the slider sets the temperature ``T`` on a
+    log grid from 0.05 to 20 (41 values). The heatmap shows
+    ``masked_softmax(scores / T)`` (queries are rows); the line panel shows query 0's
+    weights. As ``T → 0`` every row becomes one-hot on its largest score (a database
+    lookup); as ``T → ∞`` every row becomes uniform, ``1 / n_keys`` (average pooling).
+
+    Keyword args (optional): ``seed``, ``n_queries``, ``n_keys``, ``n_temperatures``.
+    """
+    return Explorer(softmax_temperature_declaration(**kwargs))
+
+
+# ----------------------------------------------------------------------------- chapter 2
+
+
+def _truth(x: np.ndarray | torch.Tensor):
+    return 2 * np.sin(x) + x if isinstance(x, np.ndarray) else 2 * torch.sin(x) + x
+
+
+def kernel_regression_declaration(*, seed: int = 0, n_train: int = 40, n_heat_queries: int = 20,
+                                  n_bandwidths: int = 25, noise: float = 0.5) -> Declaration:
+    """Declaration of :func:`kernel_regression_explorer` (no frame computed)."""
+    g = _generator(seed)
+    x_train, _ = torch.sort(5.0 * torch.rand(n_train, generator=g))  # (n_train,)
+    y_train = _truth(x_train) + noise * torch.randn(n_train, generator=g)  # (n_train,)
+    x_fit = torch.linspace(0.0, 5.0, 101)  # (101,)
+    x_heat = torch.linspace(0.0, 5.0, n_heat_queries)  # (n_heat_queries,)
+    bandwidths = _log_grid(0.01, 5.0, n_bandwidths)
+    kernels = list(KERNELS)
+
+    def update(kernel: str, bandwidth: float) -> dict[str, Any]:
+        y_hat, _ = nadaraya_watson(x_train, y_train, x_fit, kernel=kernel, bandwidth=bandwidth)
+        _, weights = nadaraya_watson(x_train, y_train, x_heat, kernel=kernel, bandwidth=bandwidth)
+        return {"fit": {"Nadaraya-Watson": _np(y_hat)}, "weights": _np(weights)}
+
+    xf = _np(x_fit)
+    return Declaration(
+        name="kernel_regression",
+        update=update,
+        params=[Choice("kernel", kernels, default="gaussian"),
+                Slider("bandwidth", bandwidths, label="bandwidth h",
+                       default=min(bandwidths, key=lambda b: abs(b - 0.5)))],
+        panels=[
+            Lines("fit", x=xf, series=[Series("Nadaraya-Watson", color="#D55E00")],
+                  xlabel="x", ylabel="y", title="fit",
+                  fixed=[FixedSeries("truth 2 sin x + x", xf, _truth(xf), dash="5 4",
+                                     color="#0072B2"),
+                         FixedSeries("training data", _np(x_train), _np(y_train), style="points",
+                                     color="#555555")]),
+            Heatmap("weights", xlabel="training inputs (keys)", ylabel="queries",
+                    rows_sum_to_one=True, title="attention weights",
+                    row_labels=[f"{v:.2f}" for v in _np(x_heat)],
+                    col_labels=[f"{v:.2f}" for v in _np(x_train)]),
+        ],
+        title="Nadaraya-Watson kernel regression: kernel and bandwidth",
+        meta={"x_train": x_train, "y_train": y_train, "x_fit": x_fit, "x_heat": x_heat},
+    )
+
+
+def kernel_regression_explorer(**kwargs: Any) -> Explorer:
+    """Nadaraya-Watson regression as attention pooling (chapter 2).
+
+    Seeded data ``y = 2 sin x + x + noise`` at 40 sorted training inputs on [0, 5].
+    Choose the kernel (gaussian, boxcar, constant, epanechnikov, triangular) and the
+    bandwidth on a log grid from 0.01 to 5 (25 values). Panels: the fit of
+    :func:`attnlib.nadaraya_watson` on 101 query points against the truth and the data,
+    and its weight matrix for 20 queries (rows) × the training inputs (columns). Narrow
+    windows show the weights collapsing onto the nearest training point (no NaN); wide
+    ones (and the constant kernel) average everything into a flat line.
+
+    Keyword args (optional): ``seed``, ``n_train``, ``n_heat_queries``, ``n_bandwidths``,
+    ``noise``.
+    """
+    return Explorer(kernel_regression_declaration(**kwargs))
+
+
+# ----------------------------------------------------------------------------- chapter 3
+
+SENTENCES = [["Dive", "into", "Deep", "Learning"], ["Learn", "to", "code", "<pad>"],
+             ["Hello", "world", "<pad>", "<pad>"]]
+
+
+def masking_declaration(*, seed: int = 0, n_queries: int = 3) -> Declaration:
+    """Declaration of :func:`masking_explorer` (no frame computed)."""
+    n_keys = len(SENTENCES[0])
+    scores = torch.randn(len(SENTENCES), n_queries, n_keys, generator=_generator(seed))  # (3, n_queries, 4)
+    true_lens = [sum(w != "<pad>" for w in s) for s in SENTENCES]
+
+    def update(valid_len_1: int, valid_len_2: int, valid_len_3: int) -> dict[str, Any]:
+        valid_lens = torch.tensor([valid_len_1, valid_len_2, valid_len_3])  # (3,)
+        weights = masked_softmax(scores, valid_lens)  # (3, n_queries, 4)
+        return {f"sentence_{b + 1}": _np(weights[b]) for b in range(len(SENTENCES))}
+
+    return Declaration(
+        name="masking",
+        update=update,
+        params=[Slider(f"valid_len_{b + 1}", list(range(n_keys + 1)), label=f"valid_len[{b}]",
+                       default=true_lens[b]) for b in range(len(SENTENCES))],
+        panels=[Heatmap(f"sentence_{b + 1}", xlabel="Keys", ylabel="Queries",
+                        col_labels=s, title=" ".join(s), rows_sum_to_one=True,
+                        allow_zero_rows=True)
+                for b, s in enumerate(SENTENCES)],
+        title="Masked softmax: keys beyond valid_len get weight exactly 0",
+        meta={"scores": scores},
+    )
+
+
+def masking_explorer(**kwargs: Any) -> Explorer:
+    """Masked softmax over three padded sentences (chapter 3).
+
+    Three sentences of lengths 4, 3 and 2 padded to 4 keys ("Dive into Deep Learning",
+    "Learn to code <pad>", "Hello world <pad> <pad>"), fixed seeded scores of shape
+    ``(3, n_queries, 4)``. One slider per sentence sets its valid length (0 to 4; the
+    defaults are the true lengths). Each heatmap shows
+    ``masked_softmax(scores, valid_lens)[b]``: keys at or beyond the valid length get
+    weight exactly 0, the others renormalise, and a valid length of 0 gives all-zero rows
+    (not a uniform row, not NaN). 5³ = 125 frames.
+
+    Keyword args (optional): ``seed``, ``n_queries``.
+    """
+    return Explorer(masking_declaration(**kwargs))
+
+
+# ----------------------------------------------------------------------------- chapter 4
+
+
+def additive_attention_declaration(*, seed: int = 0, n_keys: int = 8,
+                                   hiddens: tuple[int, ...] = (2, 8, 32), n_angles: int = 36,
+                                   radius: float = 1.5) -> Declaration:
+    """Declaration of :func:`additive_attention_explorer` (no frame computed)."""
+    g = _generator(seed)
+    keys = 2.4 * torch.rand(1, n_keys, 2, generator=g) - 1.2  # (1, n_keys, 2) in [-1.2, 1.2]²
+    h_max = max(hiddens)
+    W_q_all = 1.5 * torch.randn(h_max, 2, generator=g)  # (h_max, 2)
+    W_k_all = 1.5 * torch.randn(h_max, 2, generator=g)  # (h_max, 2)
+    w_v_all = 2.0 * torch.randn(h_max, generator=g)  # (h_max,)
+    angles = [float(a) for a in range(0, 360, 360 // n_angles)]
+    circle = np.linspace(0, 2 * math.pi, 121)
+
+    def weights_of(num_hiddens: int):
+        # The first num_hiddens hidden units of one fixed seeded network.
+        return W_q_all[:num_hiddens], W_k_all[:num_hiddens], w_v_all[:num_hiddens]
+
+    def query_at(angle: float) -> torch.Tensor:
+        a = math.radians(angle)
+        return torch.tensor([[[radius * math.cos(a), radius * math.sin(a)]]])  # (1, 1, 2)
+
+    def update(angle: float, valid_len: int, num_hiddens: int) -> dict[str, Any]:
+        q = query_at(angle)
+        W_q, W_k, w_v = weights_of(num_hiddens)
+        scores = additive_scores(q, keys, W_q, W_k, w_v)  # (1, 1, n_keys)
+        weights = masked_softmax(scores, torch.tensor([valid_len]))  # (1, 1, n_keys)
+        return {"weights": _np(weights[0]),
+                "scores": {"score a(q, k)": _np(scores[0, 0])},
+                "plane": {"query": _np(q[0].T)}}  # (2, 1)
+
+    k_np = _np(keys[0])
+    return Declaration(
+        name="additive_attention",
+        update=update,
+        params=[Slider("angle", angles, label="query angle",
+                       value_labels=[f"{int(a)}°" for a in angles], default=angles[len(angles) // 8]),
+                Slider("valid_len", list(range(1, n_keys + 1)), label="valid_len",
+                       default=n_keys),
+                Slider("num_hiddens", list(hiddens), label="num_hiddens",
+                       default=hiddens[len(hiddens) // 2])],
+        panels=[
+            Lines("plane", series=[Series("query", style="points", xy=True, color="#D55E00")],
+                  xlabel="feature 1", ylabel="feature 2", title="query and keys",
+                  equal_aspect=True, xlim=(-1.8, 1.8), ylim=(-1.8, 1.8),
+                  fixed=[FixedSeries("query path", radius * np.cos(circle),
+                                     radius * np.sin(circle), dash="3 3", color="#bbbbbb"),
+                         FixedSeries("keys", k_np[:, 0], k_np[:, 1], style="points",
+                                     color="#0072B2")]),
+            Heatmap("weights", xlabel="Keys", ylabel="Queries", rows_sum_to_one=True,
+                    title="attention weights"),
+            Lines("scores", x=np.arange(n_keys, dtype=np.float64),
+                  series=[Series("score a(q, k)", color="#009E73")],
+                  xlabel="key", ylabel="score", title="additive scores (before masking)"),
+        ],
+        title="Additive attention: w_vᵀ tanh(W_q q + W_k k) as the query moves",
+        meta={"keys": keys, "W_q": W_q_all, "W_k": W_k_all, "w_v": w_v_all, "radius": radius,
+              "query_at": query_at},
+    )
+
+
+def additive_attention_explorer(**kwargs: Any) -> Explorer:
+    """Additive attention weights as the query moves (chapter 4).
+
+    Eight seeded 2-D keys and a fixed seeded additive scoring network
+    ``a(q, k) = w_vᵀ tanh(W_q q + W_k k)`` (:func:`attnlib.additive_scores`; ``W_q`` and
+    ``W_k`` are separate matrices, which is why queries and keys may have different
+    sizes). Sliders: the query's angle on a circle of radius 1.5 (36 positions), the valid
+    length (1 to 8: keys at or beyond it get weight exactly 0) and ``num_hiddens`` (2, 8,
+    32: the first ``h`` hidden units of one network). Panels: the query and keys in the
+    plane, the weights ``masked_softmax(scores, valid_len)`` and the raw scores.
+
+    Keyword args (optional): ``seed``, ``n_keys``, ``hiddens``, ``n_angles``, ``radius``.
+    """
+    return Explorer(additive_attention_declaration(**kwargs))
+
+
+# ----------------------------------------------------------------------------- chapter 5
+
+
+def scaling_declaration(*, seed: int = 0, n_samples: int = 200, n_queries: int = 4,
+                        n_keys: int = 8, dims: tuple[int, ...] = (2, 4, 8, 16, 32, 64, 128, 256, 512),
+                        limit: float = 12.0, n_bins: int = 48) -> Declaration:
+    """Declaration of :func:`scaling_explorer` (no frame computed)."""
+    edges = np.linspace(-limit, limit, n_bins + 1)
+    step_x = np.repeat(edges, 2)[1:-1]  # (2 * n_bins,) edges doubled for step lines
+    normal = np.exp(-edges ** 2 / 2) / math.sqrt(2 * math.pi)
+
+    def data(d: int):
+        g = _generator(seed * 100_003 + d)
+        q = torch.randn(1, n_samples, d, generator=g)  # (1, n_samples, d)
+        k = torch.randn(1, n_samples, d, generator=g)  # (1, n_samples, d)
+        return q, k
+
+    def density(v: np.ndarray) -> np.ndarray:
+        counts, _ = np.histogram(v, bins=edges)
+        return np.repeat(counts / (v.size * (edges[1] - edges[0])), 2)  # (2 * n_bins,)
+
+    def update(d: int) -> dict[str, Any]:
+        q, k = data(d)
+        scaled = dot_product_scores(q, k)  # (1, n_samples, n_samples): q·k/√d
+        raw = torch.bmm(q, k.transpose(1, 2))  # (1, n_samples, n_samples): q·k
+        w_raw = masked_softmax(raw[:, :n_queries, :n_keys])  # (1, n_queries, n_keys)
+        w_scaled = masked_softmax(scaled[:, :n_queries, :n_keys])  # (1, n_queries, n_keys)
+        return {"spread": {"q·k": density(_np(raw).ravel()),
+                           "q·k/√d": density(_np(scaled).ravel())},
+                "unscaled": _np(w_raw[0]), "scaled": _np(w_scaled[0])}
+
+    return Declaration(
+        name="scaling",
+        update=update,
+        params=[Slider("d", list(dims), label="d (feature size)", default=dims[len(dims) // 2])],
+        panels=[
+            Lines("spread", x=step_x, series=[Series("q·k", color="#D55E00"),
+                                             Series("q·k/√d", color="#0072B2")],
+                  xlabel=f"score (tails beyond ±{limit:g} not shown)", ylabel="density",
+                  title=f"scores of {n_samples}×{n_samples} pairs",
+                  fixed=[FixedSeries("N(0, 1)", edges, normal, dash="4 3", color="#777777")]),
+            Heatmap("unscaled", xlabel="Keys", ylabel="Queries", rows_sum_to_one=True,
+                    title="softmax(q·k)"),
+            Heatmap("scaled", xlabel="Keys", ylabel="Queries", rows_sum_to_one=True,
+                    title="softmax(q·k/√d)"),
+        ],
+        title="Scaled dot-product attention: why divide by √d",
+        meta={"data": data, "edges": edges},
+    )
+
+
+def scaling_explorer(**kwargs: Any) -> Explorer:
+    """Why scaled dot-product attention divides by sqrt(d) (chapter 5).
+
+    Seeded queries and keys with independent unit-variance entries; the slider sets the
+    feature size ``d`` (2, 4, ..., 512). The line panel shows the distribution (density
+    histogram, step lines) of the dot products ``q·k``, whose variance is about ``d``, and
+    of ``q·k/√d`` (:func:`attnlib.dot_product_scores`), which stays close to N(0, 1). The
+    heatmaps show softmax weights of 4 queries × 8 keys without and with the scaling:
+    unscaled, the rows turn one-hot as ``d`` grows (a saturated softmax, tiny gradients);
+    scaled, they do not.
+
+    Keyword args (optional): ``seed``, ``n_samples``, ``n_queries``, ``n_keys``, ``dims``,
+    ``limit``, ``n_bins``.
+    """
+    return Explorer(scaling_declaration(**kwargs))
+
+
+# ----------------------------------------------------------------------------- registry
+
+#: name -> builder (no arguments) returning an Explorer.
+EXPLORERS: dict[str, Callable[..., Explorer]] = {
+    "softmax_temperature": softmax_temperature_explorer,
+    "kernel_regression": kernel_regression_explorer,
+    "masking": masking_explorer,
+    "additive_attention": additive_attention_explorer,
+    "scaling": scaling_explorer,
+}
+
+#: name -> declaration builder (cheap: computes no frame).
+DECLARATIONS: dict[str, Callable[..., Declaration]] = {
+    "softmax_temperature": softmax_temperature_declaration,
+    "kernel_regression": kernel_regression_declaration,
+    "masking": masking_declaration,
+    "additive_attention": additive_attention_declaration,
+    "scaling": scaling_declaration,
+}
+
+
+def compute(name: str, **params: Any) -> dict[str, Any]:
+    """One frame of explorer ``name`` for the given parameter values, computed by attnlib.
+
+    Returns ``{panel: data}``: a heatmap is a 2-D ``numpy`` array (queries are rows), a
+    lines panel a dict ``{series: 1-D array}`` (a ``(2, n)`` array of coordinates for a
+    series of points with their own x). Missing parameters take the explorer's default.
+    This is what the browser tests compare the rendered page against.
+    """
+    if name not in DECLARATIONS:
+        raise KeyError(f"unknown explorer {name!r}; expected one of {sorted(DECLARATIONS)}")
+    return DECLARATIONS[name]().compute(**params)

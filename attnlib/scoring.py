@@ -1,0 +1,288 @@
+"""Attention scoring functions: how well does each key match each query?
+
+Every function here is pure (no parameters of its own, no state) and returns a score
+tensor of shape ``(batch, n_queries, n_keys)``: queries are rows, keys are columns.
+Turn scores into weights with :func:`attnlib.masked_softmax`. The treatment follows d2l
+(Zhang et al., *Dive into Deep Learning*, https://d2l.ai, section 11.3).
+
+Shape legend used throughout:
+
+- ``batch``: number of independent sequences
+- ``n_queries``: queries per sequence (rows of the score matrix)
+- ``n_keys``: keys per sequence (columns)
+- ``d``: feature size of queries and keys when they must agree; ``d_q`` / ``d_k``
+  when they may differ
+- ``h``: hidden size of additive attention (``num_hiddens``)
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+from torch.utils.checkpoint import checkpoint
+
+from attnlib._checks import (
+    check_dim_match,
+    check_float_tensor,
+    check_positive,
+    check_same_dtype,
+    fmt_shape,
+)
+
+__all__ = [
+    "dot_product_scores",
+    "additive_scores",
+    "bilinear_scores",
+    "gaussian_scores",
+    "DEFAULT_BLOCK_ELEMENTS",
+]
+
+#: Largest (batch, block_queries, block_keys, h) intermediate that :func:`additive_scores`
+#: builds at once (2**20 elements = 4 MiB in float32).
+DEFAULT_BLOCK_ELEMENTS = 2 ** 20
+
+_Q = "(batch, n_queries, d)"
+_K = "(batch, n_keys, d)"
+
+
+def _check_qk(queries: object, keys: object, fn: str, q_layout: str = _Q,
+              k_layout: str = _K) -> tuple[Tensor, Tensor]:
+    queries = check_float_tensor(queries, "queries", fn, ndim=3, layout=q_layout)
+    keys = check_float_tensor(keys, "keys", fn, ndim=3, layout=k_layout)
+    check_same_dtype(fn, queries=queries, keys=keys)
+    check_dim_match(fn, "queries", queries, 0, "keys", keys, 0, "batch size")
+    return queries, keys
+
+
+def dot_product_scores(queries: Tensor, keys: Tensor) -> Tensor:
+    r"""Scaled dot-product scores :math:`q^\top k / \sqrt{d}`.
+
+    .. math::
+        a(\mathbf q_i, \mathbf k_j) = \frac{\mathbf q_i^\top \mathbf k_j}{\sqrt d}
+
+    Dividing by :math:`\sqrt d` keeps the variance of the scores near 1 when the entries
+    of queries and keys have unit variance (the raw dot product has variance about ``d``).
+
+    Plain-code reference::
+
+        scores = queries @ keys.transpose(1, 2) / math.sqrt(d)
+
+    Args:
+        queries: ``(batch, n_queries, d)``, floating point.
+        keys: ``(batch, n_keys, d)``, same dtype and the same feature size ``d``.
+
+    Returns:
+        Scores of shape ``(batch, n_queries, n_keys)``.
+
+    Raises:
+        ValueError: if queries and keys have different feature sizes (use
+            :func:`bilinear_scores` or :class:`attnlib.AdditiveAttention` for those).
+
+    Example::
+
+        >>> q = torch.tensor([[[1.0, 0.0, 0.0, 0.0]]])                          # (1, 1, 4)
+        >>> k = torch.tensor([[[2.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]])    # (1, 2, 4)
+        >>> dot_product_scores(q, k)
+        tensor([[[1., 0.]]])
+    """
+    fn = "dot_product_scores"
+    queries, keys = _check_qk(queries, keys, fn)
+    d_q, d_k = queries.shape[-1], keys.shape[-1]
+    if d_q != d_k:
+        raise ValueError(
+            f"{fn}: queries and keys must have the same feature size d; got queries of shape "
+            f"{fmt_shape(queries.shape)} (d = {d_q}) and keys of shape "
+            f"{fmt_shape(keys.shape)} (d = {d_k}). For queries and keys of different sizes "
+            f"use attnlib.bilinear_scores(queries, keys, M) with M of shape ({d_q}, {d_k}) "
+            f"or attnlib.AdditiveAttention(key_size={d_k}, query_size={d_q}, num_hiddens=...)")
+    # alpha folds the 1/sqrt(d) into the matmul (no extra pass over the scores)
+    out = queries.new_empty(())  # ignored: beta=0
+    return torch.baddbmm(out, queries, keys.transpose(1, 2),  # (batch, d, n_keys)
+                         beta=0.0, alpha=1.0 / math.sqrt(d_q))  # (batch, n_queries, n_keys)
+
+
+def bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor) -> Tensor:
+    r"""Bilinear (general) scores :math:`q^\top M k` for queries and keys of any sizes.
+
+    .. math::
+        a(\mathbf q_i, \mathbf k_j) = \mathbf q_i^\top M \mathbf k_j,
+        \qquad M \in \mathbb R^{d_q \times d_k}
+
+    No :math:`1/\sqrt d` scaling is applied (fold it into ``M`` if you want it). With
+    ``M = torch.eye(d) / math.sqrt(d)`` this equals :func:`dot_product_scores`.
+
+    Plain-code reference::
+
+        scores = queries @ M @ keys.transpose(1, 2)
+
+    Args:
+        queries: ``(batch, n_queries, d_q)``, floating point.
+        keys: ``(batch, n_keys, d_k)``, same dtype.
+        M: ``(d_q, d_k)``, same dtype.
+
+    Returns:
+        Scores of shape ``(batch, n_queries, n_keys)``.
+
+    Example::
+
+        >>> q = torch.tensor([[[1.0, 2.0]]])                   # (1, 1, 2): d_q = 2
+        >>> k = torch.tensor([[[1.0, 0.0, 1.0]]])              # (1, 1, 3): d_k = 3
+        >>> M = torch.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # (2, 3)
+        >>> bilinear_scores(q, k, M)
+        tensor([[[3.]]])
+    """
+    fn = "bilinear_scores"
+    queries, keys = _check_qk(queries, keys, fn, "(batch, n_queries, d_q)",
+                              "(batch, n_keys, d_k)")
+    M = check_float_tensor(M, "M", fn, ndim=2, layout="(d_q, d_k)")
+    check_same_dtype(fn, queries=queries, M=M)
+    d_q, d_k = queries.shape[-1], keys.shape[-1]
+    if tuple(M.shape) != (d_q, d_k):
+        raise ValueError(f"{fn}: M must have shape (d_q, d_k) = ({d_q}, {d_k}) to match "
+                         f"queries {fmt_shape(queries.shape)} and keys {fmt_shape(keys.shape)}; "
+                         f"got shape {fmt_shape(M.shape)}")
+    projected = torch.matmul(queries, M)  # (batch, n_queries, d_k)
+    return torch.bmm(projected, keys.transpose(1, 2))  # (batch, n_queries, n_keys)
+
+
+def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
+    r"""Gaussian-kernel scores :math:`-\lVert q - k\rVert^2 / (2\sigma^2)`.
+
+    .. math::
+        a(\mathbf q_i, \mathbf k_j) = -\frac{\lVert \mathbf q_i - \mathbf k_j\rVert^2}
+        {2\sigma^2}
+
+    A softmax of these scores is Nadaraya-Watson regression with a Gaussian kernel of
+    bandwidth ``sigma``. Expanding the square,
+    :math:`-\lVert q-k\rVert^2/2\sigma^2 = q^\top k/\sigma^2 - \lVert q\rVert^2/2\sigma^2
+    - \lVert k\rVert^2/2\sigma^2`: the query term is constant along a row and cancels in the
+    softmax, so when all keys have the same norm the weights equal those of
+    :func:`dot_product_scores` with :math:`\sigma^2 = \sqrt d`.
+
+    Plain-code reference (the implementation uses the expanded form, which never builds a
+    ``(batch, n_queries, n_keys, d)`` tensor)::
+
+        diff = queries[:, :, None, :] - keys[:, None, :, :]  # (batch, n_queries, n_keys, d)
+        scores = -(diff ** 2).sum(-1) / (2 * sigma ** 2)
+
+    Args:
+        queries: ``(batch, n_queries, d)``, floating point.
+        keys: ``(batch, n_keys, d)``, same dtype and feature size.
+        sigma: bandwidth, a positive number or a single-element tensor (may require grad).
+
+    Returns:
+        Scores of shape ``(batch, n_queries, n_keys)``, all ``<= 0``.
+
+    Example::
+
+        >>> q = torch.tensor([[[0.0, 0.0]]])                  # (1, 1, 2)
+        >>> k = torch.tensor([[[0.0, 0.0], [1.0, 1.0]]])      # (1, 2, 2)
+        >>> gaussian_scores(q, k, sigma=1.0)
+        tensor([[[ 0., -1.]]])
+    """
+    fn = "gaussian_scores"
+    queries, keys = _check_qk(queries, keys, fn)
+    check_dim_match(fn, "queries", queries, 2, "keys", keys, 2, "feature size d")
+    sigma = check_positive(sigma, "sigma", fn)
+    if isinstance(sigma, Tensor):
+        sigma = sigma.to(queries.dtype).reshape(())  # ()
+    q_sq = (queries * queries).sum(-1, keepdim=True)  # (batch, n_queries, 1)
+    k_sq = (keys * keys).sum(-1).unsqueeze(1)  # (batch, 1, n_keys)
+    cross = torch.bmm(queries, keys.transpose(1, 2))  # (batch, n_queries, n_keys)
+    # rounding can make the expanded distance slightly negative: clamp to the true bound
+    sq_dist = (q_sq + k_sq - 2.0 * cross).clamp_min(0.0)  # (batch, n_queries, n_keys)
+    return -sq_dist / (2.0 * sigma * sigma) + 0.0  # + 0.0 turns -0.0 into 0.0 for display
+
+
+def _additive_block(q_proj: Tensor, k_proj: Tensor, w_v: Tensor) -> Tensor:
+    """w_vᵀ tanh(q + k) for one block: q_proj (batch, bq, h), k_proj (batch, bk, h)."""
+    features = torch.tanh(q_proj.unsqueeze(2) + k_proj.unsqueeze(1))  # (batch, bq, bk, h)
+    return torch.matmul(features, w_v)  # (batch, bq, bk)
+
+
+def additive_scores(queries: Tensor, keys: Tensor, W_q: Tensor, W_k: Tensor, w_v: Tensor,
+                    *, max_block_elements: int = DEFAULT_BLOCK_ELEMENTS) -> Tensor:
+    r"""Additive (Bahdanau) scores :math:`w_v^\top \tanh(W_q q + W_k k)`, computed in blocks.
+
+    .. math::
+        a(\mathbf q_i, \mathbf k_j) = \mathbf w_v^\top \tanh(W_q \mathbf q_i + W_k \mathbf k_j)
+
+    Queries and keys may have different feature sizes. The naive broadcast form (d2l's)
+    builds a ``(batch, n_queries, n_keys, h)`` tensor, so its memory grows with all four
+    sizes. Here the projections ``W_q q`` and ``W_k k`` are computed once and the tanh
+    features are built for one block of queries (and, if needed, keys) at a time, with at
+    most ``max_block_elements`` elements per block. When autograd is recording and an
+    input requires grad, each block runs under :func:`torch.utils.checkpoint.checkpoint`
+    (non-reentrant), so backward recomputes the block's tanh instead of keeping every
+    block's activations alive: peak memory stays bounded by the block size in training
+    too, at the cost of recomputing the blocks once in backward.
+
+    Plain-code reference (the broadcast form; equal up to rounding)::
+
+        features = torch.tanh((queries @ W_q.T)[:, :, None, :] + (keys @ W_k.T)[:, None, :, :])
+        scores = features @ w_v          # (batch, n_queries, n_keys)
+
+    Args:
+        queries: ``(batch, n_queries, d_q)``, floating point.
+        keys: ``(batch, n_keys, d_k)``, same dtype.
+        W_q: ``(h, d_q)`` query projection (the ``weight`` of ``nn.Linear(d_q, h)``).
+        W_k: ``(h, d_k)`` key projection.
+        w_v: ``(h,)`` output vector.
+        max_block_elements: largest number of elements of one ``(batch, block_queries,
+            block_keys, h)`` intermediate (keyword only).
+
+    Returns:
+        Scores of shape ``(batch, n_queries, n_keys)``.
+
+    Example::
+
+        >>> q = torch.tensor([[[1.0, 0.0]]])                     # (1, 1, 2): d_q = 2
+        >>> k = torch.tensor([[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]])  # (1, 2, 3): d_k = 3
+        >>> W_q = torch.tensor([[1.0, 0.0]])                     # (1, 2): h = 1
+        >>> W_k = torch.tensor([[1.0, 0.0, 0.0]])                # (1, 3)
+        >>> additive_scores(q, k, W_q, W_k, torch.tensor([2.0]))  # 2 tanh(1), 2 tanh(2)
+        tensor([[[1.5232, 1.9281]]])
+    """
+    fn = "additive_scores"
+    queries, keys = _check_qk(queries, keys, fn, "(batch, n_queries, d_q)",
+                              "(batch, n_keys, d_k)")
+    W_q = check_float_tensor(W_q, "W_q", fn, ndim=2, layout="(h, d_q)")
+    W_k = check_float_tensor(W_k, "W_k", fn, ndim=2, layout="(h, d_k)")
+    w_v = check_float_tensor(w_v, "w_v", fn, ndim=1, layout="(h,)")
+    check_same_dtype(fn, queries=queries, W_q=W_q, W_k=W_k, w_v=w_v)
+    check_dim_match(fn, "W_q", W_q, 1, "queries", queries, 2, "feature size d_q",
+                    "W_q has shape (h, d_q)")
+    check_dim_match(fn, "W_k", W_k, 1, "keys", keys, 2, "feature size d_k",
+                    "W_k has shape (h, d_k)")
+    check_dim_match(fn, "W_k", W_k, 0, "W_q", W_q, 0, "hidden size h")
+    check_dim_match(fn, "w_v", w_v, 0, "W_q", W_q, 0, "hidden size h")
+    if isinstance(max_block_elements, bool) or not isinstance(max_block_elements, int) \
+            or max_block_elements < 1:
+        raise ValueError(f"{fn}: max_block_elements must be a positive int; got "
+                         f"{max_block_elements!r}")
+
+    q_proj = torch.matmul(queries, W_q.t())  # (batch, n_queries, h)
+    k_proj = torch.matmul(keys, W_k.t())  # (batch, n_keys, h)
+    batch, n_queries, h = q_proj.shape
+    n_keys = k_proj.shape[1]
+    per_pair = max(1, batch * h)  # elements per (query, key) pair
+    if n_queries * n_keys * per_pair <= max_block_elements:
+        return _additive_block(q_proj, k_proj, w_v)
+    block_k = min(n_keys, max(1, max_block_elements // per_pair))
+    block_q = min(n_queries, max(1, max_block_elements // (per_pair * block_k)))
+    use_ckpt = torch.is_grad_enabled() and (
+        q_proj.requires_grad or k_proj.requires_grad or w_v.requires_grad)
+    rows = []
+    for i in range(0, n_queries, block_q):
+        q_blk = q_proj[:, i:i + block_q]  # (batch, bq, h)
+        cols = []
+        for j in range(0, n_keys, block_k):
+            k_blk = k_proj[:, j:j + block_k]  # (batch, bk, h)
+            if use_ckpt:
+                cols.append(checkpoint(_additive_block, q_blk, k_blk, w_v,
+                                       use_reentrant=False, preserve_rng_state=False))
+            else:
+                cols.append(_additive_block(q_blk, k_blk, w_v))
+        rows.append(cols[0] if len(cols) == 1 else torch.cat(cols, dim=2))
+    return torch.cat(rows, dim=1)  # (batch, n_queries, n_keys)

@@ -1,0 +1,291 @@
+// attnlib slider explorer (anywidget ES module). Every frame is computed in Python by
+// attnlib and synced in the model; this module only selects the frame for the current
+// slider positions and draws it as SVG (colour mapping and layout, no other maths).
+// No dependencies, no network, no console output.
+
+const SVG = "http://www.w3.org/2000/svg";
+// matplotlib "Reds" (ColorBrewer Reds, 9 classes): sequential, colour-blind safe.
+const REDS = ["#fff5f0", "#fee0d2", "#fcbba1", "#fc9272", "#fb6a4a", "#ef3b2c", "#cb181d",
+  "#a50f15", "#67000d"];
+const LUT = (() => {
+  const rgb = REDS.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+  const out = [];
+  for (let k = 0; k < 256; k++) {
+    const t = (k / 255) * (rgb.length - 1), i = Math.min(Math.floor(t), rgb.length - 2), f = t - i;
+    const c = [0, 1, 2].map((j) => Math.round(rgb[i][j] + f * (rgb[i + 1][j] - rgb[i][j])));
+    out.push(`rgb(${c[0]},${c[1]},${c[2]})`);
+  }
+  return out;
+})();
+let uid = 0;
+
+function el(tag, attrs, parent, text) {
+  const e = document.createElementNS(SVG, tag);
+  for (const k in attrs) if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function html(tag, cls, parent, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+const fmt = (v) => String(+(+v).toFixed(4));
+
+// Decode one panel's frames (see attnlib.widgets.encode_frames): byte planes of
+// little-endian unsigned integers, value = offset + q * scale; `index` maps frames.
+function decode(enc) {
+  const bin = atob(enc.data), N = enc.n_stored * enc.n, nb = enc.bits / 8;
+  const vals = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    let q = 0;
+    for (let b = nb - 1; b >= 0; b--) q = q * 256 + bin.charCodeAt(b * N + i);
+    vals[i] = enc.offset + q * enc.scale;
+  }
+  return (frame) => {
+    const s = enc.index ? enc.index[frame] : frame;
+    return vals.subarray(s * enc.n, (s + 1) * enc.n);
+  };
+}
+
+function heatmapPanel(spec, parent) {
+  const R = spec.rows, C = spec.cols;
+  const cell = Math.max(5, Math.min(40, Math.floor(Math.min(360 / C, 260 / R))));
+  const charW = 6.5;
+  const rowLab = spec.row_labels, colLab = spec.col_labels;
+  const rowTxt = (i) => (rowLab ? rowLab[i] : String(i));
+  const colTxt = (j) => (colLab ? colLab[j] : String(j));
+  const maxRow = Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
+  const maxCol = Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
+  const rotate = maxCol * charW > cell;
+  // label every cell when there is room (about 12 px per label), else every k-th
+  const stepR = Math.max(1, rowLab ? Math.ceil(12 / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab ? Math.ceil(12 / cell) : Math.ceil(C / 12));
+  const left = 26 + maxRow * charW + 6, top = spec.title ? 24 : 8;
+  const W = C * cell, H = R * cell, barH = Math.max(H, 90);
+  const bottom = (rotate ? maxCol * charW * 0.75 + 14 : 18) + 20;
+  const width = left + W + 14 + 12 + 48 + 16, height = top + Math.max(H + bottom, barH + 8);
+  const svg = el("svg", { class: "attn-heatmap", "data-panel": spec.name, width, height,
+    viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": spec.title || spec.name }, parent);
+  if (spec.title) el("text", { class: "attn-title", x: left + W / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
+  const g = el("g", { transform: `translate(${left},${top})` }, svg);
+  const cells = [];
+  for (let i = 0; i < R; i++) {
+    for (let j = 0; j < C; j++) {
+      const r = el("rect", { class: "attn-cell", "data-row": i, "data-col": j, x: j * cell, y: i * cell,
+        width: cell, height: cell }, g);
+      const t = el("title", {}, r);
+      cells.push([r, t]);
+    }
+  }
+  el("rect", { x: 0, y: 0, width: W, height: H, fill: "none", class: "attn-frame" }, g);
+  for (let i = 0; i < R; i += stepR) {
+    el("text", { class: "attn-tick", x: -4, y: i * cell + cell / 2, "text-anchor": "end",
+      "dominant-baseline": "central" }, g, rowTxt(i));
+  }
+  for (let j = 0; j < C; j += stepC) {
+    const x = j * cell + cell / 2, y = H + 12;
+    el("text", rotate
+      ? { class: "attn-tick", x, y: H + 6, "text-anchor": "end", transform: `rotate(-45 ${x} ${H + 6})`,
+        "dominant-baseline": "central" }
+      : { class: "attn-tick", x, y, "text-anchor": "middle" }, g, colTxt(j));
+  }
+  el("text", { class: "attn-axis-label", x: W / 2, y: H + bottom - 6, "text-anchor": "middle" }, g, spec.xlabel);
+  el("text", { class: "attn-axis-label", x: 0, y: 0, "text-anchor": "middle",
+    transform: `translate(${-left + 12},${H / 2}) rotate(-90)` }, g, spec.ylabel);
+  // colour bar
+  const gid = `attn-grad-${++uid}`;
+  const defs = el("defs", {}, svg);
+  const grad = el("linearGradient", { id: gid, x1: 0, y1: 1, x2: 0, y2: 0 }, defs);
+  REDS.forEach((c, k) => el("stop", { offset: k / (REDS.length - 1), "stop-color": c }, grad));
+  const bx = W + 14, span = spec.vmax - spec.vmin;
+  el("rect", { class: "attn-colorbar", x: bx, y: 0, width: 12, height: barH, fill: `url(#${gid})` }, g);
+  for (const t of spec.colorbar_ticks) {
+    const y = barH - ((t - spec.vmin) / span) * barH;
+    el("line", { x1: bx + 12, x2: bx + 15, y1: y, y2: y, class: "attn-axis" }, g);
+    el("text", { class: "attn-tick", x: bx + 17, y, "dominant-baseline": "central" }, g, fmt(t));
+  }
+  el("text", { class: "attn-colorbar-label", x: 0, y: 0, "text-anchor": "middle",
+    transform: `translate(${bx + 58},${barH / 2}) rotate(90)` }, g, spec.colorbar_label);
+  const yl = spec.ylabel, xl = spec.xlabel;
+  const names = cells.map((_, k) => {
+    const i = Math.floor(k / C), j = k % C;
+    return `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
+  });
+  return (values) => {
+    for (let k = 0; k < cells.length; k++) {
+      const v = values[k];
+      const u = Math.min(1, Math.max(0, (v - spec.vmin) / span));
+      const [r, t] = cells[k];
+      r.setAttribute("fill", LUT[Math.round(u * 255)]);
+      r.setAttribute("data-value", v.toFixed(6));
+      t.textContent = names[k] + v.toFixed(4);
+    }
+  };
+}
+
+function linesPanel(spec, parent) {
+  const [x0, x1] = spec.xlim, [y0, y1] = spec.ylim;
+  let pw = 300, ph = 200;
+  if (spec.equal_aspect) {
+    const k = Math.min(pw / (x1 - x0), ph / (y1 - y0));
+    pw = k * (x1 - x0); ph = k * (y1 - y0);
+  }
+  const all = spec.fixed.concat(spec.series);
+  const maxName = Math.max(...all.map((s) => s.name.length));
+  const left = 52, top = spec.title ? 24 : 10, legW = 30 + maxName * 6.5;
+  const width = left + pw + 14 + legW, height = top + ph + 42;
+  const X = (x) => ((x - x0) / (x1 - x0)) * pw, Y = (y) => ph - ((y - y0) / (y1 - y0)) * ph;
+  const svg = el("svg", { class: "attn-lines", "data-panel": spec.name, width, height,
+    viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": spec.title || spec.name }, parent);
+  if (spec.title) el("text", { class: "attn-title", x: left + pw / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
+  const g = el("g", { transform: `translate(${left},${top})` }, svg);
+  const cid = `attn-clip-${++uid}`;
+  el("rect", { x: 0, y: 0, width: pw, height: ph }, el("clipPath", { id: cid }, el("defs", {}, svg)));
+  for (const t of spec.xticks) {
+    el("line", { class: "attn-grid", x1: X(t), x2: X(t), y1: 0, y2: ph }, g);
+    el("text", { class: "attn-tick", x: X(t), y: ph + 13, "text-anchor": "middle" }, g, fmt(t));
+  }
+  for (const t of spec.yticks) {
+    el("line", { class: "attn-grid", x1: 0, x2: pw, y1: Y(t), y2: Y(t) }, g);
+    el("text", { class: "attn-tick", x: -4, y: Y(t), "text-anchor": "end", "dominant-baseline": "central" }, g, fmt(t));
+  }
+  el("rect", { class: "attn-frame", x: 0, y: 0, width: pw, height: ph, fill: "none" }, g);
+  el("text", { class: "attn-axis-label", x: pw / 2, y: ph + 32, "text-anchor": "middle" }, g, spec.xlabel);
+  el("text", { class: "attn-axis-label", x: 0, y: 0, "text-anchor": "middle",
+    transform: `translate(${-40},${ph / 2}) rotate(-90)` }, g, spec.ylabel);
+  const plot = el("g", { "clip-path": `url(#${cid})` }, g), dots = el("g", {}, g);
+  const pathD = (xs, ys) => {
+    let d = "";
+    for (let i = 0; i < xs.length; i++) d += (i ? "L" : "M") + X(xs[i]).toFixed(1) + " " + Y(ys[i]).toFixed(1);
+    return d;
+  };
+  const draw = (s, cls) => {
+    if (s.style === "line") {
+      return el("path", { class: cls, "data-series": s.name, fill: "none", stroke: s.color,
+        "stroke-width": s.width, "stroke-dasharray": s.dash }, plot);
+    }
+    return el("g", { class: cls, "data-series": s.name, fill: s.color }, dots);
+  };
+  const points = (gEl, xs, ys, r) => {
+    while (gEl.childNodes.length < xs.length) el("circle", { r }, gEl);
+    for (let i = 0; i < xs.length; i++) {
+      const c = gEl.childNodes[i];
+      c.setAttribute("cx", X(xs[i]).toFixed(1));
+      c.setAttribute("cy", Y(ys[i]).toFixed(1));
+    }
+  };
+  for (const f of spec.fixed) {
+    const e = draw(f, "attn-series attn-fixed");
+    if (f.style === "line") e.setAttribute("d", pathD(f.x, f.y));
+    else points(e, f.x, f.y, 2.5);
+  }
+  const live = spec.series.map((s) => draw(s, "attn-series"));
+  // legend
+  const lg = el("g", { class: "attn-legend", transform: `translate(${pw + 14},4)` }, g);
+  all.forEach((s, k) => {
+    const y = k * 16 + 6;
+    if (s.style === "line") {
+      el("line", { x1: 0, x2: 20, y1: y, y2: y, stroke: s.color, "stroke-width": s.width,
+        "stroke-dasharray": s.dash }, lg);
+    } else el("circle", { cx: 10, cy: y, r: 3.5, fill: s.color }, lg);
+    el("text", { class: "attn-tick", x: 25, y, "dominant-baseline": "central" }, lg, s.name);
+  });
+  return (values) => {
+    let at = 0;
+    spec.series.forEach((s, k) => {
+      let xs, ys;
+      if (s.xy) { xs = values.subarray(at, at + s.n); ys = values.subarray(at + s.n, at + 2 * s.n); at += 2 * s.n; }
+      else { xs = spec.x; ys = values.subarray(at, at + s.n); at += s.n; }
+      if (s.style === "line") live[k].setAttribute("d", pathD(xs, ys));
+      else points(live[k], xs, ys, 4);
+    });
+  };
+}
+
+function render({ model, el: host }) {
+  const root = html("div", "attn-explorer", host);
+  let cleanup = [];
+  const build = () => {
+    root.textContent = "";
+    const spec = model.get("spec"), data = model.get("data"), name = model.get("name");
+    if (!spec || !spec.params) return;
+    root.setAttribute("data-explorer", name);
+    if (spec.title) html("div", "attn-caption", root, spec.title);
+    const controls = html("div", "attn-controls", root);
+    const panelsDiv = html("div", "attn-panels", root);
+    const idx = (model.get("indices") || []).slice();
+    const inputs = [], outputs = [];
+    spec.params.forEach((p, k) => {
+      const label = html("label", null, controls, p.label + " ");
+      if (p.kind === "choice") {
+        const sel = html("select", "attn-choice", label);
+        sel.setAttribute("data-param", p.name);
+        p.labels.forEach((t, i) => { const o = html("option", null, sel, t); o.value = String(i); });
+        sel.value = String(idx[k]);
+        sel.addEventListener("change", () => onMove(k, +sel.value));
+        inputs.push(sel); outputs.push(null);
+      } else {
+        const inp = html("input", "attn-slider", label);
+        Object.assign(inp, { type: "range", min: "0", max: String(p.values.length - 1), step: "1" });
+        inp.setAttribute("data-param", p.name);
+        inp.value = String(idx[k]);
+        const out = html("output", "attn-value", label);
+        out.setAttribute("data-param", p.name);
+        inp.addEventListener("input", () => onMove(k, +inp.value));
+        inputs.push(inp); outputs.push(out);
+      }
+    });
+    const painters = spec.panels.map((ps) => ({
+      frame: decode(data[ps.name]),
+      paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv) : linesPanel(ps, panelsDiv),
+    }));
+    const redraw = () => {
+      let f = 0;
+      const params = {};
+      spec.params.forEach((p, k) => {
+        f += idx[k] * spec.strides[k];
+        params[p.name] = p.values[idx[k]];
+        if (outputs[k]) outputs[k].textContent = p.labels[idx[k]];
+      });
+      for (const p of painters) p.paint(p.frame(f));
+      root.setAttribute("data-params", JSON.stringify(params));
+      root.setAttribute("data-frame", String(f));
+      root.setAttribute("data-ready", "true");
+    };
+    const onMove = (k, i) => {
+      if (!(i >= 0 && i < spec.params[k].values.length) || idx[k] === i) return;
+      idx[k] = i;
+      redraw();
+      model.set("indices", idx.slice());
+      model.save_changes();
+    };
+    const onIndices = () => {
+      const next = model.get("indices") || [];
+      let changed = false;
+      next.forEach((i, k) => {
+        if (k < idx.length && idx[k] !== i && i >= 0 && i < spec.params[k].values.length) {
+          idx[k] = i; inputs[k].value = String(i); changed = true;
+        }
+      });
+      if (changed) redraw();
+    };
+    model.on("change:indices", onIndices);
+    cleanup.push(() => model.off("change:indices", onIndices));
+    redraw();
+  };
+  const rebuild = () => { cleanup.forEach((f) => f()); cleanup = []; build(); };
+  build();
+  model.on("change:spec", rebuild);
+  model.on("change:data", rebuild);
+  return () => {
+    cleanup.forEach((f) => f());
+    model.off("change:spec", rebuild);
+    model.off("change:data", rebuild);
+  };
+}
+
+export default { render };

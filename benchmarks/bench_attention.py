@@ -1,0 +1,233 @@
+"""Speed and memory of attnlib's attention against reference implementations.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_attention.py          # or: make bench
+
+Every number is a ratio measured in this one run on this machine (absolute times vary
+too much between machines to mean anything), printed in a table with PASS/FAIL against
+its target:
+
+1. ``dot_product_attention`` forward + backward vs
+   :func:`torch.nn.functional.scaled_dot_product_attention` (batch 32, 128 queries, 128
+   keys, d = 64, float32, a 2-D ``valid_lens`` given to SDPA as a boolean ``attn_mask``).
+   attnlib also returns the weights, SDPA does not. Target: time ratio <= 1.25.
+2. ``masked_softmax`` with a 2-D ``valid_lens`` at (64, 128, 128) vs the reference
+   approach of d2l (copy the scores, ``repeat_interleave``/reshape the lengths, write
+   ``-1e6`` into the masked positions, softmax). Target: attnlib at least 2x faster
+   (reported as the reference time divided by attnlib's).
+3. ``AdditiveAttention`` forward (batch 4, 512 queries, 512 keys, 16 features,
+   num_hiddens 128) vs the broadcast form, which builds the (4, 512, 512, 128) tensor.
+   Targets: peak memory <= 25 % of the broadcast form's, time <= 1.5x. Measured under
+   ``torch.no_grad()`` (inference) and, for information, forward + backward with grad
+   (training; attnlib checkpoints each block).
+
+Method.
+- Timing: ``torch.set_num_threads`` is left as it is. Each case is warmed up, then the
+  two variants are run alternately (A, B, A, B, ...) so that drift in the machine's load
+  hits both alike, and the median of the repeats is compared.
+- Peak memory (CPU has no ``torch.cuda.max_memory_allocated``): each variant runs in a
+  fresh Python subprocess. The child imports torch, builds the module and inputs, makes
+  one warm-up call on a 1-query input (loads every code path and thread pool at
+  negligible size), reads ``ru_maxrss`` (the process's peak resident set size, from
+  :func:`resource.getrusage`), makes the measured call and reads ``ru_maxrss`` again.
+  The increase of that high-water mark is the memory the call needed at its peak (its
+  temporaries, what autograd saved, and its output). Large tensors are allocated with
+  mmap and touched when written, so they show up in the resident set. The ratio divides
+  attnlib's increase by the broadcast form's.
+"""
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import attnlib  # noqa: E402
+from attnlib import AdditiveAttention, dot_product_attention, masked_softmax  # noqa: E402
+from attnlib.masking import valid_lens_to_mask  # noqa: E402
+
+
+# ----------------------------------------------------------------------------- helpers
+def interleaved_medians(fns: dict, repeats: int = 15, warmup: int = 3) -> dict:
+    """Median wall time (s) of each callable, run alternately ``repeats`` times."""
+    for _ in range(warmup):
+        for f in fns.values():
+            f()
+    times = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, f in fns.items():
+            t0 = time.perf_counter()
+            f()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def reference_masked_softmax(X: torch.Tensor, valid_lens: torch.Tensor) -> torch.Tensor:
+    """The d2l approach, written for this benchmark (on a copy, so X stays intact)."""
+    shape = X.shape
+    if valid_lens.dim() == 1:
+        lens = torch.repeat_interleave(valid_lens, shape[1])  # (batch * n_queries,)
+    else:
+        lens = valid_lens.reshape(-1)  # (batch * n_queries,)
+    flat = X.reshape(-1, shape[-1]).clone()  # (batch * n_queries, n_keys)
+    keep = torch.arange(shape[-1], device=X.device)[None, :] < lens[:, None]
+    flat[~keep] = -1e6
+    return torch.softmax(flat.reshape(shape), dim=-1)  # (batch, n_queries, n_keys)
+
+
+def broadcast_additive(module: AdditiveAttention, queries, keys, values):
+    """d2l's broadcast form of additive attention (builds (batch, nq, nk, h))."""
+    q = module.W_q(queries)  # (batch, n_queries, h)
+    k = module.W_k(keys)  # (batch, n_keys, h)
+    features = torch.tanh(q.unsqueeze(2) + k.unsqueeze(1))  # (batch, nq, nk, h)
+    scores = module.w_v(features).squeeze(-1)  # (batch, n_queries, n_keys)
+    weights = torch.softmax(scores, dim=-1)
+    return torch.bmm(weights, values)  # (batch, n_queries, d_v)
+
+
+ADD_SHAPE = dict(batch=4, n_queries=512, n_keys=512, features=16, num_hiddens=128)
+
+
+def _additive_inputs(n_queries: int | None = None):
+    s = ADD_SHAPE
+    g = torch.Generator().manual_seed(0)
+    nq = s["n_queries"] if n_queries is None else n_queries
+    torch.manual_seed(0)
+    module = AdditiveAttention(s["features"], s["features"], s["num_hiddens"]).eval()
+    q = torch.randn(s["batch"], nq, s["features"], generator=g)
+    k = torch.randn(s["batch"], s["n_keys"], s["features"], generator=g)
+    v = torch.randn(s["batch"], s["n_keys"], s["features"], generator=g)
+    return module, q, k, v
+
+
+def _run_additive(variant: str, module, q, k, v, grad: bool):
+    if grad:
+        out = (module(q, k, v) if variant == "attnlib" else broadcast_additive(module, q, k, v))
+        out.sum().backward()
+        module.zero_grad(set_to_none=True)
+        return None
+    with torch.no_grad():
+        return module(q, k, v) if variant == "attnlib" else broadcast_additive(module, q, k, v)
+
+
+def _child_peak(variant: str, grad: bool) -> None:
+    """Runs inside a fresh subprocess: print the peak-RSS increase (bytes) of one call."""
+    import resource
+
+    module, q1, k, v = _additive_inputs(n_queries=1)
+    _run_additive(variant, module, q1, k, v, grad)  # warm-up: code paths, thread pools
+    _, q, _, _ = _additive_inputs()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    _run_additive(variant, module, q, k, v, grad)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"peak_increase_bytes": (after - before) * 1024}))  # ru_maxrss is KiB
+
+
+def peak_increase(variant: str, grad: bool) -> int:
+    out = subprocess.run([sys.executable, __file__, "--child", variant, str(int(grad))],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])["peak_increase_bytes"]
+
+
+# ----------------------------------------------------------------------------- cases
+def bench_dot_product() -> dict:
+    g = torch.Generator().manual_seed(0)
+    batch, nq, nk, d = 32, 128, 128, 64
+    q = torch.randn(batch, nq, d, generator=g, requires_grad=True)
+    k = torch.randn(batch, nk, d, generator=g, requires_grad=True)
+    v = torch.randn(batch, nk, d, generator=g, requires_grad=True)
+    valid_lens = torch.randint(1, nk + 1, (batch, nq), generator=g)  # >= 1: no NaN in SDPA
+    mask = valid_lens_to_mask(valid_lens, nq, nk).contiguous()  # (batch, nq, nk)
+    grad_out = torch.randn(batch, nq, d, generator=g)
+
+    def ours():
+        out, weights = dot_product_attention(q, k, v, valid_lens)
+        out.backward(grad_out)
+
+    def sdpa():
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        out.backward(grad_out)
+
+    # the two agree before we time them
+    with torch.no_grad():
+        ref = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        mine, _ = dot_product_attention(q, k, v, valid_lens)
+    assert torch.allclose(mine, ref, atol=1e-5), "dot_product_attention disagrees with SDPA"
+    t = interleaved_medians({"attnlib": ours, "sdpa": sdpa}, repeats=21)
+    ratio = t["attnlib"] / t["sdpa"]
+    return dict(case="dot_product_attention fwd+bwd / SDPA (2-D valid_lens)",
+                detail=f"{t['attnlib'] * 1e3:.2f} ms vs {t['sdpa'] * 1e3:.2f} ms",
+                ratio=ratio, target="<= 1.25", ok=ratio <= 1.25)
+
+
+def bench_masked_softmax() -> dict:
+    g = torch.Generator().manual_seed(0)
+    batch, nq, nk = 64, 128, 128
+    X = torch.randn(batch, nq, nk, generator=g)
+    valid_lens = torch.randint(1, nk + 1, (batch, nq), generator=g)
+    assert torch.allclose(masked_softmax(X, valid_lens), reference_masked_softmax(X, valid_lens))
+    t = interleaved_medians({"attnlib": lambda: masked_softmax(X, valid_lens),
+                             "reference": lambda: reference_masked_softmax(X, valid_lens)},
+                            repeats=41)
+    speedup = t["reference"] / t["attnlib"]
+    return dict(case="masked_softmax speed-up over d2l approach (2-D valid_lens)",
+                detail=f"{t['attnlib'] * 1e3:.2f} ms vs {t['reference'] * 1e3:.2f} ms",
+                ratio=speedup, target=">= 2", ok=speedup >= 2.0)
+
+
+def bench_additive() -> list[dict]:
+    rows = []
+    module, q, k, v = _additive_inputs()
+    with torch.no_grad():
+        assert torch.allclose(module(q, k, v), broadcast_additive(module, q, k, v), atol=1e-5)
+    for grad in (False, True):
+        mode = "fwd+bwd, grad" if grad else "fwd, no_grad"
+        t = interleaved_medians(
+            {"attnlib": lambda: _run_additive("attnlib", module, q, k, v, grad),
+             "broadcast": lambda: _run_additive("broadcast", module, q, k, v, grad)},
+            repeats=5 if grad else 7, warmup=1)
+        mem_ours = peak_increase("attnlib", grad)
+        mem_ref = peak_increase("broadcast", grad)
+        mem_ratio = mem_ours / mem_ref
+        time_ratio = t["attnlib"] / t["broadcast"]
+        rows.append(dict(case=f"AdditiveAttention peak memory / broadcast ({mode})",
+                         detail=f"{mem_ours / 2**20:.1f} MiB vs {mem_ref / 2**20:.1f} MiB",
+                         ratio=mem_ratio, target="<= 0.25" if not grad else "(info)",
+                         ok=mem_ratio <= 0.25 if not grad else None))
+        rows.append(dict(case=f"AdditiveAttention time / broadcast ({mode})",
+                         detail=f"{t['attnlib'] * 1e3:.1f} ms vs {t['broadcast'] * 1e3:.1f} ms",
+                         ratio=time_ratio, target="<= 1.5" if not grad else "(info)",
+                         ok=time_ratio <= 1.5 if not grad else None))
+    return rows
+
+
+def main() -> int:
+    print(f"torch {torch.__version__}, attnlib {attnlib.__version__}, "
+          f"{torch.get_num_threads()} threads")
+    rows = [bench_dot_product(), bench_masked_softmax(), *bench_additive()]
+    width = max(len(r["case"]) for r in rows)
+    print(f"\n{'case':<{width}}  {'ratio':>7}  {'target':>8}  result  (attnlib vs reference)")
+    for r in rows:
+        verdict = "info" if r["ok"] is None else ("PASS" if r["ok"] else "FAIL")
+        print(f"{r['case']:<{width}}  {r['ratio']:>7.3f}  {r['target']:>8}  {verdict:<6}  "
+              f"{r['detail']}")
+    failed = [r for r in rows if r["ok"] is False]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        _child_peak(sys.argv[2], bool(int(sys.argv[3])))
+    else:
+        sys.exit(main())

@@ -1,0 +1,227 @@
+"""The built book in headless Chromium: redraw latency, page weight, time to interactive.
+
+Serves _build/html with `python -m http.server --bind 127.0.0.1` and drives Debian's
+Chromium (/usr/bin/chromium) through Playwright. Measured in one run, on this machine:
+
+* redraw: per explorer and per slider / choice, the time from setting the control's value
+  and dispatching its 'input' / 'change' event until the redrawn panels are laid out
+  (performance.now() around the move plus a forced layout), median over MOVES moves.
+  Target: median <= 16 ms (one frame at 60 Hz).
+* weight: per page, the gzip-compressed size (level 6, as a web server would send it) of
+  every response the page loads, fresh browser context, no cache. Target: <= 1.5 MB.
+* TTI: per page, from navigation start until every explorer has data-ready="true", MathJax
+  has typeset (when the page uses it) and web fonts are loaded. Target: <= 1 s.
+
+Usage: .venv/bin/python benchmarks/bench_browser.py [--moves 50] [--runs 3] [--strict]
+(`make book` first). Prints a table with PASS/FAIL; --strict exits 1 when a target fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "html"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-extensions"]
+
+REDRAW_TARGET_MS = 16.0
+WEIGHT_TARGET_BYTES = 1.5e6
+TTI_TARGET_MS = 1000.0
+
+# Installed before any page script: records when the page became interactive.
+TTI_INIT = """
+(() => {
+  const t = {};
+  window.__bench = t;
+  const tick = () => {
+    if (document.readyState === 'loading') return setTimeout(tick, 2);
+    const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+    const ready = document.querySelectorAll('.attn-explorer[data-ready="true"]').length;
+    if (t.explorers === undefined && ready >= views) { t.explorers = performance.now(); t.views = views; }
+    const usesMathJax = !!document.querySelector('script[src*="mathjax"]');
+    if (t.mathjax === undefined) {
+      if (!usesMathJax) t.mathjax = 0;
+      else if (window.MathJax && MathJax.startup && MathJax.startup.promise && !t.mjWaiting) {
+        t.mjWaiting = true;
+        MathJax.startup.promise.then(() => { t.mathjax = performance.now(); });
+      }
+    }
+    if (t.fonts === undefined && !t.fontsWaiting) {
+      t.fontsWaiting = true;
+      document.fonts.ready.then(() => { t.fonts = performance.now(); });
+    }
+    if (t.explorers === undefined || t.mathjax === undefined || t.fonts === undefined) setTimeout(tick, 2);
+  };
+  tick();
+})();
+"""
+
+REDRAW_JS = """
+async ([moves]) => {
+  const out = [];
+  const explorers = [...document.querySelectorAll('.attn-explorer')];
+  for (const [k, ex] of explorers.entries()) {
+    for (const c of ex.querySelectorAll('.attn-slider, .attn-choice')) {
+      const isSelect = c.tagName === 'SELECT';
+      const n = isSelect ? c.options.length : +c.max + 1;
+      const start = +c.value;
+      const panels = ex.querySelector('.attn-panels');
+      const times = [];
+      for (let m = 0; m < moves; m++) {
+        let i = (start + 1 + (m * 7) % (n - 1)) % n;   // a spread of positions, never the current one
+        if (i === +c.value) i = (i + 1) % n;
+        const t0 = performance.now();
+        c.value = String(i);
+        c.dispatchEvent(new Event(isSelect ? 'change' : 'input', {bubbles: true}));
+        panels.getBoundingClientRect();            // force style + layout of the redrawn SVG
+        void document.body.offsetHeight;
+        times.push(performance.now() - t0);
+        if (m % 10 === 9) await new Promise((r) => requestAnimationFrame(() => r()));
+      }
+      c.value = String(start);
+      c.dispatchEvent(new Event(isSelect ? 'change' : 'input', {bubbles: true}));
+      out.push({explorer: ex.dataset.explorer, index: k, param: c.dataset.param, n, times});
+    }
+  }
+  return out;
+}
+"""
+
+
+def pages() -> list[str]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser.conftest import PAGES  # the same page list the browser tests use
+
+    return PAGES
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(site: Path):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory",
+                             str(site), str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(150):
+            try:
+                urllib.request.urlopen(url + "/", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+
+
+def load(browser, url: str):
+    """Open url in a fresh context; return (page, responses, interactive timings)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    ctx.add_init_script(TTI_INIT)
+    page = ctx.new_page()
+    responses = []
+    page.on("response", lambda r: responses.append(r))
+    page.goto(url, wait_until="load")
+    page.wait_for_function(
+        "() => window.__bench && __bench.explorers !== undefined && __bench.mathjax !== undefined"
+        " && __bench.fonts !== undefined", timeout=60_000, polling=50)
+    page.wait_for_load_state("networkidle")
+    timing = page.evaluate("() => window.__bench")
+    return page, responses, timing
+
+
+def weigh(responses) -> tuple[int, int, int]:
+    raw = gz = n = 0
+    for r in responses:
+        if not r.url.startswith("http"):
+            continue
+        with contextlib.suppress(Exception):
+            body = r.body()
+            raw += len(body)
+            gz += len(gzip.compress(body, compresslevel=6))
+            n += 1
+    return n, raw, gz
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--moves", type=int, default=50, help="moves per control (default 50)")
+    ap.add_argument("--runs", type=int, default=3, help="loads per page for TTI; the median is reported")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    args = ap.parse_args()
+    if not Path(CHROMIUM).exists():
+        print(f"{CHROMIUM} not found: apt-get install chromium", file=sys.stderr)
+        return 2
+    names = pages()
+    missing = [p for p in names if not (SITE / p).exists()]
+    if missing:
+        print(f"the book is not built (missing {missing}): run `make book`", file=sys.stderr)
+        return 2
+
+    from playwright.sync_api import sync_playwright
+
+    failures = 0
+    page_rows, redraw_rows = [], []
+    with serve(SITE) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        # Warm the server and the OS file cache once, so the first page is not penalised.
+        warm, _, _ = load(browser, f"{base}/{names[-1]}")
+        warm.context.close()
+        for name in names:
+            ttis = []
+            for run in range(args.runs):
+                page, responses, t = load(browser, f"{base}/{name}")
+                ttis.append(max(t["explorers"], t["mathjax"], t["fonts"]))
+                if run == 0:
+                    n, raw, gz = weigh(responses)
+                    if name != names[0] or page.evaluate("document.querySelectorAll('.attn-explorer').length"):
+                        for row in page.evaluate(REDRAW_JS, [args.moves]):
+                            redraw_rows.append((name, row))
+                page.context.close()
+            page_rows.append((name, n, raw, gz, statistics.median(ttis), t.get("views", 0)))
+        browser.close()
+
+    print(f"\nPage weight (gzip, level 6) and time to interactive (median of {args.runs} loads), "
+          f"local server, headless Chromium")
+    print(f"{'page':<48}{'files':>6}{'raw MB':>9}{'gzip MB':>9}{'weight':>8}{'TTI ms':>9}{'TTI':>6}")
+    for name, n, raw, gz, tti, _views in page_rows:
+        w_ok, t_ok = gz <= WEIGHT_TARGET_BYTES, tti <= TTI_TARGET_MS
+        failures += (not w_ok) + (not t_ok)
+        print(f"{name:<48}{n:>6}{raw / 1e6:>9.3f}{gz / 1e6:>9.3f}{'PASS' if w_ok else 'FAIL':>8}"
+              f"{tti:>9.0f}{'PASS' if t_ok else 'FAIL':>6}")
+    print(f"targets: gzip <= {WEIGHT_TARGET_BYTES / 1e6:.1f} MB, TTI <= {TTI_TARGET_MS:.0f} ms")
+
+    print(f"\nRedraw latency: move + 'input'/'change' + forced layout, {args.moves} moves per control")
+    print(f"{'page':<40}{'explorer':<22}{'control':<14}{'median ms':>10}{'p90 ms':>8}{'max ms':>8}{'':>6}")
+    for name, row in redraw_rows:
+        ts = sorted(row["times"])
+        med = statistics.median(ts)
+        p90 = ts[int(0.9 * (len(ts) - 1))]
+        ok = med <= REDRAW_TARGET_MS
+        failures += not ok
+        print(f"{name:<40}{row['explorer']:<22}{row['param']:<14}{med:>10.2f}{p90:>8.2f}{ts[-1]:>8.2f}"
+              f"{'PASS' if ok else 'FAIL':>6}")
+    print(f"target: median <= {REDRAW_TARGET_MS:.0f} ms")
+    print(f"\n{'all targets met' if not failures else f'{failures} target(s) missed'}")
+    return 1 if (failures and args.strict) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

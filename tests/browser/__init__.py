@@ -1,0 +1,1 @@
+"""Browser tests of the built book (see conftest.py)."""

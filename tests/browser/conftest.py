@@ -1,0 +1,213 @@
+"""Fixtures for the browser tests: the built book (_build/html) served on 127.0.0.1 and
+driven by Debian's Chromium through Playwright.
+
+Locally the tests skip, with a message saying what is missing, when /usr/bin/chromium,
+Playwright or the built book is missing. With CI=true they never skip: a missing piece
+fails them. Every test module here sets ``pytestmark = pytest.mark.browser``
+(`make test-browser` selects the marker; the first `make test` line deselects it).
+
+Each page is loaded once per session (`visit`): the load records every request, failed
+request, HTTP error and console message, waits until every explorer has drawn and MathJax
+has typeset, and saves a full-page screenshot under _build/screenshots/.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "_build" / "html"
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--metrics-recording-only",
+]
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+LOAD_TIMEOUT_MS = 60_000
+
+
+def book_pages() -> list[str]:
+    """HTML pages of the book, from _toc.yml: the landing page, then every chapter."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf8"))
+    files = [toc["root"]]
+
+    def walk(entries):
+        for e in entries or []:
+            if "file" in e:
+                files.append(e["file"])
+            walk(e.get("sections"))
+            walk(e.get("chapters"))
+
+    walk(toc.get("chapters"))
+    for part in toc.get("parts") or []:
+        walk(part.get("chapters"))
+    return [f"{Path(f).with_suffix('').as_posix()}.html" for f in files]
+
+
+PAGES = book_pages()
+LANDING = PAGES[0]
+CHAPTERS = PAGES[1:]
+
+
+def _unavailable(reason: str):
+    if IN_CI:
+        pytest.fail(f"browser tests cannot run with CI=true: {reason}", pytrace=False)
+    pytest.skip(f"browser tests skipped: {reason}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The built book; skips (fails with CI=true) when it is missing."""
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} not found (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _unavailable("playwright is not installed (pip install -r requirements.txt)")
+    missing = [p for p in PAGES if not (SITE / p).is_file()]
+    if missing:
+        _unavailable(f"the book is not built (missing {', '.join(missing)} in {SITE}; run `make book`)")
+    return SITE
+
+
+@pytest.fixture(scope="session")
+def base_url(site: Path):
+    """`python -m http.server --bind 127.0.0.1` on a free port, serving the built book."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory", str(site), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/{LANDING}", timeout=1) as r:
+                r.read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"http.server did not start on {url}")
+            time.sleep(0.1)
+    yield url
+    proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+    if proc.poll() is None:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser(site: Path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+# Waits until the page is interactive: every widget view rendered as an explorer that has
+# drawn (data-ready), MathJax (when the page loads it) done typesetting, fonts loaded.
+READY_JS = """
+async () => {
+  const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  const ready = () => document.querySelectorAll('.attn-explorer[data-ready="true"]').length >= views;
+  while (!ready()) await new Promise((r) => setTimeout(r, 20));
+  const usesMathJax = !!document.querySelector('script[src*="mathjax"]');
+  if (usesMathJax) {
+    while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) await new Promise((r) => setTimeout(r, 20));
+    await MathJax.startup.promise;
+  }
+  await document.fonts.ready;
+  return {views, explorers: document.querySelectorAll('.attn-explorer').length, usesMathJax};
+}
+"""
+
+
+@dataclass
+class Visit:
+    """One page of the book, loaded once; everything it did while loading is recorded."""
+
+    name: str
+    url: str
+    page: object
+    requests: list = field(default_factory=list)  # (url, resource type)
+    failed: list = field(default_factory=list)  # (url, reason)
+    console: list = field(default_factory=list)  # (type, text, location)
+    info: dict = field(default_factory=dict)
+    load_error: str | None = None
+    screenshot: Path | None = None
+
+    def console_errors(self) -> list:
+        return [c for c in self.console if c[0] in ("error", "pageerror")]
+
+
+def _open(browser, base_url: str, name: str) -> Visit:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    page = context.new_page()
+    v = Visit(name=name, url=f"{base_url}/{name}", page=page)
+    page.on("request", lambda r: v.requests.append((r.url, r.resource_type)))
+    page.on("requestfailed", lambda r: v.failed.append((r.url, r.failure)))
+    page.on("response", lambda r: r.status >= 400 and v.failed.append((r.url, f"HTTP {r.status}")))
+    page.on("console", lambda m: v.console.append((m.type, m.text, json.dumps(m.location))))
+    page.on("pageerror", lambda e: v.console.append(("pageerror", str(e), "")))
+    try:
+        page.goto(v.url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+        v.info = page.evaluate(READY_JS)
+        page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT_MS)
+    except Exception as e:  # recorded; every test of the page reports it
+        v.load_error = f"{type(e).__name__}: {e}"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SCREENSHOTS / (name.replace("/", "__").removesuffix(".html") + ".png")
+    with contextlib.suppress(Exception):
+        page.screenshot(path=str(shot), full_page=True)
+        v.screenshot = shot
+    return v
+
+
+@pytest.fixture(scope="session")
+def visits(browser, base_url):
+    cache: dict[str, Visit] = {}
+
+    def get(name: str) -> Visit:
+        if name not in cache:
+            cache[name] = _open(browser, base_url, name)
+        v = cache[name]
+        assert v.load_error is None, f"{name} did not become ready: {v.load_error}"
+        return v
+
+    get.base_url = base_url
+    yield get
+    for v in cache.values():
+        with contextlib.suppress(Exception):
+            v.page.context.close()

@@ -1,0 +1,276 @@
+"""The published book in a real browser (headless Chromium, no kernel, no network).
+
+For the landing page and every chapter listed in _toc.yml: the page talks to no host but
+the local server, nothing fails to load, the console shows no error, the maths is typeset,
+every image loads, and every explorer works: each slider / choice, moved to several
+positions, redraws the picture, and the weights the page shows equal what
+``attnlib.explorers.compute`` returns for the parameters the page reports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from .conftest import CHAPTERS, LANDING, PAGES
+
+pytestmark = pytest.mark.browser
+
+TOL = 1e-4  # data-value vs attnlib (the DOM contract)
+TITLE_TOL = 1e-3  # hover text shows 3-4 decimals
+PIXEL_TOL = 0.07  # line coordinates are written with one decimal (least-squares slack)
+
+
+def _local(url: str, base_url: str) -> bool:
+    origin = urlsplit(base_url)
+    parts = urlsplit(url)
+    if parts.scheme == "data":
+        return True
+    if parts.scheme == "blob":  # blob:http://127.0.0.1:PORT/uuid, made by the page itself
+        inner = urlsplit(url[len("blob:"):])
+        return (inner.scheme, inner.netloc) == (origin.scheme, origin.netloc)
+    return parts.scheme in ("http", "https") and parts.hostname == "127.0.0.1" and parts.port == origin.port
+
+
+# ----------------------------------------------------------------------------- every page
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_only_local_requests(visits, name):
+    v = visits(name)
+    assert v.requests, f"{name}: no request recorded at all"
+    outside = sorted({u for u, _ in v.requests if not _local(u, visits.base_url)})
+    assert not outside, f"{name} asked hosts other than 127.0.0.1 for:\n  " + "\n  ".join(outside)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_nothing_fails_to_load(visits, name):
+    v = visits(name)
+    assert not v.failed, f"{name}: failed requests:\n  " + "\n  ".join(f"{u} ({why})" for u, why in v.failed)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_console_errors(visits, name):
+    v = visits(name)
+    errors = v.console_errors()
+    assert not errors, f"{name}: console errors:\n  " + "\n  ".join(f"[{t}] {m} {loc}" for t, m, loc in errors)
+
+
+MATH_JS = """
+() => {
+  const main = document.querySelector('main') || document.body;
+  return {
+    mathNodes: main.querySelectorAll('.math').length,
+    typeset: main.querySelectorAll('mjx-container').length,
+    errors: [...main.querySelectorAll('mjx-merror, [data-mjx-error]')].map(e => e.getAttribute('data-mjx-error') || e.textContent),
+    text: main.innerText,
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_maths_is_typeset(visits, name):
+    v = visits(name)
+    m = v.page.evaluate(MATH_JS)
+    if name in CHAPTERS:
+        assert m["mathNodes"] > 0, f"{name}: a chapter with no maths at all?"
+    assert m["typeset"] >= m["mathNodes"], (
+        f"{name}: {m['mathNodes']} maths elements but only {m['typeset']} typeset by MathJax")
+    assert not m["errors"], f"{name}: MathJax errors: {m['errors']}"
+    for raw in ("$$", "\\[", "\\(", "\\frac", "\\begin{"):
+        assert raw not in m["text"], f"{name}: raw TeX {raw!r} visible in the page text"
+    # An inline dollar pair left over by the parser, e.g. "$x$" shown as text.
+    left = re.findall(r"\$[^$\s][^$\n]{0,80}\$", m["text"])
+    assert not left, f"{name}: untypeset inline maths visible: {left[:5]}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_images_load(visits, name):
+    v = visits(name)
+    imgs = v.page.evaluate(
+        "() => [...document.images].map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0}))")
+    bad = [i["src"] for i in imgs if not i["ok"]]
+    assert not bad, f"{name}: images that did not load: {bad}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_screenshot_saved(visits, name):
+    v = visits(name)
+    assert v.screenshot is not None and v.screenshot.stat().st_size > 10_000, f"{name}: no screenshot"
+
+
+def test_index_redirects_to_landing_page(visits):
+    v = visits(LANDING)
+    page = v.page.context.new_page()
+    try:
+        page.goto(f"{visits.base_url}/index.html", wait_until="load")
+        page.wait_for_url(f"**/{LANDING}", timeout=10_000)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_launch_buttons_are_plain_links(visits, name):
+    """Binder and Colab open the chapter's notebook; nothing is loaded until a click."""
+    v = visits(name)
+    hrefs = v.page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
+    nb = name.removesuffix(".html") + ".ipynb"
+    binder = [h for h in hrefs if h.startswith("https://mybinder.org/v2/gh/") and nb in h]
+    colab = [h for h in hrefs if h.startswith("https://colab.research.google.com/github/") and h.endswith(nb)]
+    assert binder, f"{name}: no Binder launch link for {nb}"
+    assert colab, f"{name}: no Colab launch link for {nb}"
+
+
+# ----------------------------------------------------------------------------- explorers
+
+SNAPSHOT_JS = """
+(k) => {
+  const ex = document.querySelectorAll('.attn-explorer')[k];
+  const text = (e) => (e ? e.textContent : null);
+  return {
+    name: ex.dataset.explorer, params: ex.dataset.params, frame: ex.dataset.frame, ready: ex.dataset.ready,
+    controls: [...ex.querySelectorAll('.attn-slider, .attn-choice')].map((c) => ({
+      param: c.dataset.param, kind: c.tagName === 'SELECT' ? 'choice' : 'slider',
+      n: c.tagName === 'SELECT' ? c.options.length : +c.max + 1, index: +c.value,
+      shown: c.tagName === 'SELECT' ? c.options[c.selectedIndex].textContent
+                                    : text(ex.querySelector(`output.attn-value[data-param="${c.dataset.param}"]`)),
+    })),
+    heatmaps: [...ex.querySelectorAll('svg.attn-heatmap')].map((svg) => ({
+      panel: svg.dataset.panel,
+      colorbarLabel: text(svg.querySelector('text.attn-colorbar-label')),
+      cells: [...svg.querySelectorAll('rect.attn-cell')].map((r) => [
+        +r.dataset.row, +r.dataset.col, r.dataset.value, r.getAttribute('fill'), text(r.querySelector('title'))]),
+    })),
+    lines: [...ex.querySelectorAll('svg.attn-lines')].map((svg) => ({
+      panel: svg.dataset.panel,
+      series: [...svg.querySelectorAll('.attn-series:not(.attn-fixed)')].map((s) => ({
+        name: s.dataset.series, d: s.getAttribute('d'),
+        points: [...s.querySelectorAll('circle')].map((c) => [+c.getAttribute('cx'), +c.getAttribute('cy')]),
+      })),
+    })),
+  };
+}
+"""
+
+MOVE_JS = """
+([k, param, i]) => {
+  const ex = document.querySelectorAll('.attn-explorer')[k];
+  const c = ex.querySelector(`.attn-slider[data-param="${param}"], .attn-choice[data-param="${param}"]`);
+  c.value = String(i);
+  c.dispatchEvent(new Event(c.tagName === 'SELECT' ? 'change' : 'input', {bubbles: true}));
+}
+"""
+
+
+def _picture(snap: dict) -> str:
+    """Everything drawn that depends on the parameters: cell fills, paths, points."""
+    return json.dumps([[c[3] for c in h["cells"]] for h in snap["heatmaps"]]
+                      + [[(s["d"], s["points"]) for s in ln["series"]] for ln in snap["lines"]])
+
+
+def _positions(n: int, start: int) -> list[int]:
+    picks = sorted({0, n // 4, n // 2, (3 * n) // 4, n - 1}) if n > 6 else list(range(n))
+    return [i for i in picks if i != start] + [start]
+
+
+def _path_points(d: str) -> np.ndarray:
+    nums = [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", d or "")]
+    return np.array(nums, dtype=float).reshape(-1, 2)
+
+
+def _check_affine(pix: list[float], data: list[float], what: str) -> None:
+    """Pixel coordinates must be one affine function of attnlib's values (shared axes)."""
+    pix, data = np.asarray(pix, float), np.asarray(data, float)
+    assert pix.shape == data.shape, f"{what}: {pix.size} points drawn, attnlib has {data.size}"
+    if np.ptp(data) < 1e-9:
+        assert np.ptp(pix) <= 2 * PIXEL_TOL, f"{what}: constant data drawn at varying heights"
+        return
+    a, b = np.polyfit(data, pix, 1)
+    resid = np.abs(a * data + b - pix).max()
+    # rounding to 0.1 px, plus the page's values being within TOL of attnlib's
+    assert resid <= PIXEL_TOL + abs(a) * TOL, (
+        f"{what}: drawn coordinates are not attnlib's values (max deviation {resid:.3f} px from the "
+        f"best affine fit)")
+
+
+def _check_frame(snap: dict, where: str) -> None:
+    from attnlib.explorers import compute
+
+    assert snap["ready"] == "true", f"{where}: data-ready is {snap['ready']!r}"
+    params = json.loads(snap["params"])
+    expected = compute(snap["name"], **params)
+    for h in snap["heatmaps"]:
+        what = f"{where}, heatmap {h['panel']!r} at {params}"
+        assert h["colorbarLabel"] and h["colorbarLabel"].strip(), f"{what}: colour bar has no label"
+        want = np.asarray(expected[h["panel"]], dtype=float)
+        assert want.ndim == 2, f"{what}: attnlib returned shape {want.shape}"
+        got = np.full(want.shape, np.nan)
+        for i, j, value, _fill, title in h["cells"]:
+            got[i, j] = float(value)
+            nums = re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", title or "")
+            assert title and nums, f"{what}: cell ({i}, {j}) has no hover text with its value: {title!r}"
+            assert abs(float(nums[-1]) - float(value)) <= TITLE_TOL, (
+                f"{what}: hover text {title!r} does not show the cell's value {value}")
+        assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
+            f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix")
+        err = np.abs(got - want).max()
+        assert err <= TOL, f"{what}: page shows weights differing from attnlib by {err:.2e}\npage:\n{got}\nattnlib:\n{want}"
+    for ln in snap["lines"]:
+        what = f"{where}, lines {ln['panel']!r} at {params}"
+        want = expected[ln["panel"]]
+        drawn = {s["name"]: s for s in ln["series"]}
+        assert set(drawn) == set(want), f"{what}: series drawn {sorted(drawn)} vs attnlib {sorted(want)}"
+        xs_pix, xs_dat, ys_pix, ys_dat = [], [], [], []
+        for sname, s in drawn.items():
+            w = np.asarray(want[sname], dtype=float)
+            pts = _path_points(s["d"]) if s["d"] else np.asarray(s["points"], dtype=float).reshape(-1, 2)
+            if w.ndim == 2:  # (2, n): its own x and y
+                xs_pix += list(pts[:, 0]); xs_dat += list(w[0])
+                ys_pix += list(pts[:, 1]); ys_dat += list(w[1])
+            else:
+                assert len(pts) == w.size, f"{what}: series {sname!r} has {len(pts)} points, attnlib {w.size}"
+                ys_pix += list(pts[:, 1]); ys_dat += list(w)
+        _check_affine(ys_pix, ys_dat, f"{what} (y)")
+        if xs_dat:
+            _check_affine(xs_pix, xs_dat, f"{what} (x)")
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_explorers_redraw_and_match_attnlib(visits, name):
+    v = visits(name)
+    page = v.page
+    n = page.evaluate("() => document.querySelectorAll('.attn-explorer').length")
+    views = v.info.get("views", 0)
+    assert n >= 1, f"{name}: no explorer on the page"
+    assert n == views, f"{name}: {views} widget views but {n} explorers rendered"
+    seen_requests, seen_failed, seen_console = len(v.requests), len(v.failed), len(v.console_errors())
+    for k in range(n):
+        snap = page.evaluate(SNAPSHOT_JS, k)
+        where = f"{name} explorer #{k} ({snap['name']})"
+        assert snap["controls"], f"{where}: no slider or choice"
+        assert snap["heatmaps"] or snap["lines"], f"{where}: no panel drawn"
+        _check_frame(snap, where)
+        for ctl in snap["controls"]:
+            assert ctl["n"] >= 2, f"{where}: control {ctl['param']!r} has {ctl['n']} positions"
+            before = snap
+            for i in _positions(ctl["n"], ctl["index"]):
+                page.evaluate(MOVE_JS, [k, ctl["param"], i])
+                after = page.evaluate(SNAPSHOT_JS, k)
+                w = f"{where}, {ctl['param']} -> position {i}"
+                moved = next(c for c in after["controls"] if c["param"] == ctl["param"])
+                assert moved["index"] == i, f"{w}: control did not move"
+                assert moved["shown"] and moved["shown"].strip(), f"{w}: the value shown next to the control is empty"
+                assert after["params"] != before["params"], f"{w}: data-params did not change"
+                assert _picture(after) != _picture(before), f"{w}: the picture did not change"
+                _check_frame(after, w)
+                before = after
+    # Moving the controls asked for nothing and logged nothing.
+    assert len(v.requests) == seen_requests, f"{name}: requests while moving sliders: {v.requests[seen_requests:]}"
+    assert len(v.failed) == seen_failed, f"{name}: failures while moving sliders: {v.failed[seen_failed:]}"
+    assert len(v.console_errors()) == seen_console, (
+        f"{name}: console errors while moving sliders: {v.console_errors()[seen_console:]}")

@@ -1,0 +1,301 @@
+"""Tests of the book's five explorers (attnlib.explorers) over their whole slider range.
+
+Each frame is checked three ways: the invariants of attention weights (finite, rows sum to
+1 over the valid keys, masked keys exactly 0), equality with ``compute(name, **params)``,
+and equality with attnlib called directly in the test on the explorer's declared data.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from attnlib import AdditiveAttention, masked_softmax, nadaraya_watson
+from attnlib.explorers import DECLARATIONS, EXPLORERS, compute
+from attnlib.widgets import Explorer
+
+NAMES = ["softmax_temperature", "kernel_regression", "masking", "additive_attention", "scaling"]
+STATE_BUDGET_GZIP = 150_000  # bytes per explorer: the whole page must stay <= 1.5 MB gzip
+
+
+@pytest.fixture(scope="module")
+def built():
+    state = torch.random.get_rng_state()
+    explorers = {name: EXPLORERS[name]() for name in NAMES}
+    assert torch.equal(torch.random.get_rng_state(), state), "an explorer touched the global RNG"
+    return explorers
+
+
+def grid(ex: Explorer):
+    return list(ex.declaration.grid())
+
+
+def assert_weights(w: np.ndarray, valid: int | None = None, *, where=""):
+    """Rows sum to 1 over the first ``valid`` keys (all if None), masked keys exactly 0."""
+    assert np.all(np.isfinite(w)), where
+    assert np.all(w >= 0), where
+    n_keys = w.shape[-1]
+    valid = n_keys if valid is None else valid
+    assert np.all(w[..., valid:] == 0.0), f"{where}: masked keys must be exactly 0"
+    if valid == 0:
+        assert np.all(w == 0.0), f"{where}: no valid key -> all-zero row"
+    else:
+        np.testing.assert_allclose(w[..., :valid].sum(-1), 1.0, atol=1e-5, err_msg=where)
+
+
+def test_registry():
+    assert list(EXPLORERS) == NAMES
+    assert set(DECLARATIONS) == set(NAMES)
+    with pytest.raises(KeyError, match="unknown explorer 'nope'"):
+        compute("nope")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_frame_equals_compute_and_decodes_within_1e_4(built, name):
+    ex = built[name]
+    assert ex.name == name
+    frames = grid(ex)
+    assert len(ex.frames) == len(frames) == ex.declaration.n_frames
+    decl = DECLARATIONS[name]()
+    for f, params in frames:
+        fresh = decl.compute(**params)
+        via_compute = compute(name, **params) if f % 7 == 0 else fresh  # compute() rebuilds data
+        decoded = ex.decoded(f)
+        for panel in ex.declaration.panels:
+            got = ex.frames[f][panel.name]
+            if isinstance(got, dict):
+                for s in got:
+                    np.testing.assert_array_equal(got[s], fresh[panel.name][s])
+                    np.testing.assert_array_equal(got[s], via_compute[panel.name][s])
+                    assert np.max(np.abs(decoded[panel.name][s] - got[s])) < 1e-4
+            else:
+                np.testing.assert_array_equal(got, fresh[panel.name])
+                np.testing.assert_array_equal(got, via_compute[panel.name])
+                assert np.max(np.abs(decoded[panel.name] - got)) < 1e-4
+
+
+REPRS = {
+    "softmax_temperature": "Explorer('softmax_temperature': temperature ×41 → heatmap 'weights' 4×8, "
+                           "lines 'query_0')",
+    "kernel_regression": "Explorer('kernel_regression': kernel ×5, bandwidth ×25 → lines 'fit', "
+                         "heatmap 'weights' 20×40)",
+    "masking": "Explorer('masking': valid_len_1 ×5, valid_len_2 ×5, valid_len_3 ×5 → heatmap "
+               "'sentence_1' 3×4, heatmap 'sentence_2' 3×4, heatmap 'sentence_3' 3×4)",
+    "additive_attention": "Explorer('additive_attention': angle ×36, valid_len ×8, num_hiddens ×3 → "
+                          "lines 'plane', heatmap 'weights' 1×8, lines 'scores')",
+    "scaling": "Explorer('scaling': d ×9 → lines 'spread', heatmap 'unscaled' 4×8, heatmap 'scaled' 4×8)",
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_repr_is_short_and_stable(built, name):
+    """The repr is the notebooks' text/plain output, which nbval compares: it must not
+    change between runs and must not dump the widget state."""
+    r = repr(built[name])
+    assert r == REPRS[name]
+    assert "\n" not in r and len(r) < 200
+
+
+def test_repr_does_not_depend_on_the_run():
+    assert repr(EXPLORERS["masking"]()) == REPRS["masking"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_state_is_json_serialisable_and_within_budget(built, name):
+    ex = built[name]
+    text = json.dumps(ex.get_state())
+    size = len(gzip.compress(text.encode(), 9))
+    assert size < STATE_BUDGET_GZIP, f"{name}: {size} bytes gzip"
+    raw, gz = ex.state_size()
+    assert gz < STATE_BUDGET_GZIP
+
+
+# ----------------------------------------------------------------------------- per explorer
+
+
+def test_softmax_temperature(built):
+    ex = built["softmax_temperature"]
+    temps = ex.declaration.params[0].values
+    assert len(temps) == 41 and temps[0] == 0.05 and temps[-1] == 20.0
+    assert all(a < b for a, b in zip(temps, temps[1:]))
+    scores = ex.declaration.meta["scores"]  # (1, 4, 8)
+    for f, params in grid(ex):
+        T = params["temperature"]
+        w = ex.frames[f]["weights"]
+        assert_weights(w, where=f"T={T}")
+        direct = torch.softmax(scores[0].double() / T, dim=-1).numpy()
+        np.testing.assert_allclose(w, direct, atol=1e-6)
+        np.testing.assert_array_equal(ex.frames[f]["query_0"]["query 0"], w[0])
+    cold, hot = ex.frames[0]["weights"], ex.frames[-1]["weights"]
+    argmax = scores[0].argmax(-1).numpy()
+    assert np.all(cold[np.arange(4), argmax] > 0.99), "T -> 0: one-hot on the largest score"
+    np.testing.assert_allclose(hot, 1 / 8, atol=0.05)  # T -> ∞: uniform (average pooling)
+
+
+def test_kernel_regression(built):
+    ex = built["kernel_regression"]
+    m = ex.declaration.meta
+    x_train, y_train = m["x_train"], m["y_train"]
+    assert torch.all(x_train[1:] >= x_train[:-1]) and 40 <= len(x_train) <= 50
+    kernels = ex.declaration.params[0].options
+    assert set(kernels) == {"gaussian", "boxcar", "constant", "epanechnikov", "triangular"}
+    bandwidths = ex.declaration.params[1].values
+    assert bandwidths[0] == 0.01 and bandwidths[-1] == 5.0
+    for f, params in grid(ex):
+        w = ex.frames[f]["weights"]
+        assert_weights(w, where=str(params))
+        _, w_direct = nadaraya_watson(x_train, y_train, m["x_heat"], **params)
+        y_direct, _ = nadaraya_watson(x_train, y_train, m["x_fit"], **params)
+        np.testing.assert_array_equal(w, w_direct.numpy())
+        fit = ex.frames[f]["fit"]["Nadaraya-Watson"]
+        np.testing.assert_array_equal(fit, y_direct.numpy())
+        # the fit is a convex combination of the training targets
+        assert fit.min() >= y_train.min().item() - 1e-5 and fit.max() <= y_train.max().item() + 1e-5
+        if params["kernel"] == "constant":
+            np.testing.assert_allclose(w, 1 / len(x_train), atol=1e-6)
+    # a very narrow gaussian puts (almost) all weight on the nearest training input
+    f = ex.frame_index(kernel="gaussian", bandwidth=0.01)
+    w = ex.frames[f]["weights"]
+    nearest = torch.cdist(m["x_heat"][:, None], x_train[:, None]).argmin(1).numpy()
+    assert np.all(w.argmax(1) == nearest)
+    # identical frames (the constant kernel) are stored once
+    assert ex.data["weights"]["n_stored"] < len(ex.frames)
+
+
+def test_masking(built):
+    ex = built["masking"]
+    scores = ex.declaration.meta["scores"]  # (3, n_queries, 4)
+    assert len(ex.frames) == 125
+    assert ex.params == {"valid_len_1": 4, "valid_len_2": 3, "valid_len_3": 2}
+    heat = ex.spec["panels"]
+    assert [p["col_labels"] for p in heat] == [["Dive", "into", "Deep", "Learning"],
+                                               ["Learn", "to", "code", "<pad>"],
+                                               ["Hello", "world", "<pad>", "<pad>"]]
+    for f, params in grid(ex):
+        lens = [params["valid_len_1"], params["valid_len_2"], params["valid_len_3"]]
+        direct = masked_softmax(scores, torch.tensor(lens)).numpy()
+        for b in range(3):
+            w = ex.frames[f][f"sentence_{b + 1}"]
+            assert_weights(w, lens[b], where=f"{params} sentence {b}")
+            np.testing.assert_array_equal(w, direct[b])
+            if lens[b] > 0:  # independent reference: plain softmax over the valid keys
+                ref = torch.softmax(scores[b, :, :lens[b]].double(), -1).numpy()
+                np.testing.assert_allclose(w[:, :lens[b]], ref, atol=1e-6)
+
+
+def test_additive_attention(built):
+    ex = built["additive_attention"]
+    m = ex.declaration.meta
+    keys = m["keys"]  # (1, 8, 2)
+    values = torch.arange(8.0).reshape(1, 8, 1)  # (1, 8, 1)
+    for f, params in grid(ex):
+        h, L = params["num_hiddens"], params["valid_len"]
+        w = ex.frames[f]["weights"]
+        assert w.shape == (1, 8)
+        assert_weights(w, L, where=str(params))
+        module = AdditiveAttention(key_size=2, query_size=2, num_hiddens=h).eval()
+        with torch.no_grad():
+            module.W_q.weight.copy_(m["W_q"][:h])
+            module.W_k.weight.copy_(m["W_k"][:h])
+            module.w_v.weight.copy_(m["w_v"][:h][None])
+            a = math.radians(params["angle"])
+            q = torch.tensor([[[m["radius"] * math.cos(a), m["radius"] * math.sin(a)]]])  # (1, 1, 2)
+            module(q, keys, values, torch.tensor([L]))
+        np.testing.assert_allclose(w, module.attention_weights[0].numpy(), atol=1e-6)
+        # the plane panel's query point is that query
+        np.testing.assert_allclose(ex.frames[f]["plane"]["query"][:, 0], q[0, 0].numpy(), atol=1e-6)
+        # scores: the broadcast form, computed here by hand
+        feats = torch.tanh(q @ m["W_q"][:h].T + (keys @ m["W_k"][:h].T).transpose(0, 1))  # (8, 1, h)
+        np.testing.assert_allclose(ex.frames[f]["scores"]["score a(q, k)"],
+                                   (feats @ m["w_v"][:h])[:, 0].numpy(), atol=1e-5)
+    # moving the query changes the weights (the point of the explorer)
+    a0 = ex.frames[ex.frame_index(angle=0.0)]["weights"]
+    a180 = ex.frames[ex.frame_index(angle=180.0)]["weights"]
+    assert np.abs(a0 - a180).max() > 0.05
+
+
+def test_scaling(built):
+    ex = built["scaling"]
+    dims = ex.declaration.params[0].values
+    assert dims == (2, 4, 8, 16, 32, 64, 128, 256, 512)
+    data = ex.declaration.meta["data"]
+    edges = ex.declaration.meta["edges"]
+    for f, params in grid(ex):
+        d = params["d"]
+        q, k = data(d)
+        raw = (q[0].double() @ k[0].double().T).numpy()  # (n, n) q·k, computed independently
+        fr = ex.frames[f]
+        w_raw, w_scaled = fr["unscaled"], fr["scaled"]
+        assert_weights(w_raw, where=f"d={d}")
+        assert_weights(w_scaled, where=f"d={d}")
+        s = raw[:4, :8]
+        np.testing.assert_allclose(w_raw, torch.softmax(torch.tensor(s), -1).numpy(), atol=1e-5)
+        np.testing.assert_allclose(w_scaled, torch.softmax(torch.tensor(s / math.sqrt(d)), -1).numpy(),
+                                   atol=1e-5)
+        # histogram densities: step lines over fixed bins
+        width = edges[1] - edges[0]
+        for label, vals in (("q·k", raw), ("q·k/√d", raw / math.sqrt(d))):
+            step = fr["spread"][label]
+            counts, _ = np.histogram(vals.ravel(), bins=edges)
+            # float32 (explorer) vs float64 (here) may move a value sitting on a bin edge
+            moved = np.abs(step[::2] * vals.size * width - counts).sum()
+            assert moved <= 1e-3 * vals.size, (label, d, moved)
+            np.testing.assert_array_equal(step[::2], step[1::2])  # step lines: pairs
+        # the variance of q·k grows like d, the scaled one stays near 1
+        assert 0.7 * d < raw.var() < 1.3 * d
+        assert 0.7 < (raw / math.sqrt(d)).var() < 1.3
+    big = ex.frames[ex.frame_index(d=512)]
+    assert big["unscaled"].max(1).min() > 0.99  # saturated: one-hot rows
+    assert big["scaled"].max(1).max() < 0.9
+
+
+# ----------------------------------------------------------------------------- browser
+
+from test_widgets import READ_CELLS, browser, open_explorer  # noqa: E402,F401
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", NAMES)
+def test_rendered_explorer_matches_compute(browser, built, name):  # noqa: F811
+    ex = built[name]
+    page, messages, requests = open_explorer(browser, ex)
+    root = page.query_selector(".attn-explorer")
+    assert root.get_attribute("data-explorer") == name
+    rng = random.Random(0)
+    decl = ex.declaration
+    moves = [None] + [(rng.randrange(len(decl.params)), None) for _ in range(6)]
+    for move in moves:
+        if move is not None:
+            k = move[0]
+            p = decl.params[k]
+            i = rng.randrange(len(p.values))
+            sel = f"[data-param='{p.name}']"
+            if p.kind == "choice":
+                page.eval_on_selector(f"select{sel}", f"e => {{ e.value = '{i}'; e.dispatchEvent(new Event('change')); }}")
+            else:
+                page.eval_on_selector(f"input{sel}", f"e => {{ e.value = '{i}'; e.dispatchEvent(new Event('input')); }}")
+        params = json.loads(root.get_attribute("data-params"))
+        assert int(root.get_attribute("data-frame")) == ex.frame_index(**params)
+        expected = compute(name, **params)
+        heatmaps = root.evaluate(READ_CELLS)
+        assert [h["panel"] for h in heatmaps] == [p.name for p in decl.panels if p.kind == "heatmap"]
+        for h in heatmaps:
+            want = np.asarray(expected[h["panel"]])
+            assert len(h["cells"]) == want.size
+            assert h["colorbar"]
+            for i, j, value, title, _ in h["cells"]:
+                assert abs(value - want[i, j]) < 1e-4, (h["panel"], i, j)
+                assert abs(float(title.rsplit(": ", 1)[1]) - want[i, j]) <= 6e-5
+        for p in decl.panels:
+            if p.kind == "lines":
+                for s in p.series:
+                    sel = f"svg.attn-lines[data-panel='{p.name}'] .attn-series[data-series='{s.name}']"
+                    assert page.query_selector(sel) is not None
+    assert messages == []
+    assert [u for u in requests if not u.startswith(("blob:", "data:", "about:"))] == []
+    page.close()

@@ -1,0 +1,338 @@
+"""Tests of attnlib.widgets: declarations, frame validation, compact encoding, widget state,
+and (marked ``browser``) the ES module rendered in headless Chromium on a standalone page."""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from attnlib.masking import masked_softmax
+from attnlib.widgets import (
+    MAX_ENCODING_ERROR,
+    Choice,
+    Declaration,
+    Explorer,
+    ExplorerError,
+    FixedSeries,
+    Heatmap,
+    Lines,
+    Series,
+    Slider,
+    _nice_ticks,
+    decode_frames,
+    encode_frames,
+    standalone_html,
+)
+
+SCORES = torch.tensor([[[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]])  # (1, 2, 3)
+TEMPS = [0.25, 0.5, 1.0, 2.0, 4.0]
+
+
+def _update(temperature, mode="plain"):
+    w = masked_softmax(SCORES / temperature)[0]  # (2, 3)
+    if mode == "square":
+        w = w ** 2 / (w ** 2).sum(-1, keepdim=True)
+    return {"weights": w, "row": {"query 0": w[0]}}
+
+
+def _decl(update=_update, panels=None, params=None, **kw):
+    if params is None:
+        params = [Slider("temperature", TEMPS, default=1.0), Choice("mode", ["plain", "square"])]
+    if panels is None:
+        panels = [Heatmap("weights", rows_sum_to_one=True),
+                  Lines("row", x=[0.0, 1.0, 2.0], series=["query 0"])]
+    return Declaration(name="demo", update=update, params=params, panels=panels, **kw)
+
+
+# ----------------------------------------------------------------------------- encoding
+
+
+@pytest.mark.parametrize("values", [
+    np.random.default_rng(0).random((30, 50)),                      # weights in [0, 1]
+    np.random.default_rng(1).normal(0, 40, (12, 20)),               # wide range -> 32 bit
+    np.round(np.random.default_rng(2).random((7, 9)) * 3000),       # integer counts
+    np.full((4, 6), 0.125),                                          # constant
+    np.zeros((3, 5)),
+])
+def test_encoding_round_trips_within_1e_4(values):
+    enc = encode_frames(values)
+    json.dumps(enc)  # JSON-serialisable
+    back = decode_frames(enc)
+    assert back.shape == values.shape
+    assert np.max(np.abs(back - values)) < MAX_ENCODING_ERROR
+    assert MAX_ENCODING_ERROR == 1e-4
+
+
+def test_encoding_of_weights_uses_16_bits_and_integers_are_exact():
+    w = np.random.default_rng(3).random((10, 40))
+    enc = encode_frames(w)
+    assert enc["bits"] == 16
+    assert len(enc["data"]) == math.ceil(10 * 40 * 2 / 3) * 4  # base64 of 2 bytes per value
+    counts = np.round(np.random.default_rng(4).random((5, 8)) * 60000)
+    assert np.array_equal(decode_frames(encode_frames(counts)), counts)
+
+
+def test_encoding_stores_identical_frames_once():
+    a, b = np.linspace(0, 1, 12), np.linspace(1, 0, 12)
+    values = np.stack([a, b, a, a, b])  # (5, 12)
+    enc = encode_frames(values)
+    assert enc["n_stored"] == 2
+    assert enc["index"] == [0, 1, 0, 0, 1]
+    assert np.max(np.abs(decode_frames(enc) - values)) < 1e-5
+    assert encode_frames(np.stack([a, b]))["index"] is None  # no duplicates -> no index
+
+
+def test_nice_ticks():
+    assert _nice_ticks(0.0, 1.0, 5) == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert _nice_ticks(-0.3, 5.2) == [0.0, 2.0, 4.0]
+    t = _nice_ticks(-12.0, 12.0)
+    assert t[0] >= -12 and t[-1] <= 12 and 0.0 in t
+
+
+# ----------------------------------------------------------------------------- declarations
+
+
+def test_bad_declarations_raise_clear_errors():
+    with pytest.raises(ExplorerError, match="unknown panel kind 'pie'"):
+        _decl(panels=[{"kind": "pie", "name": "p"}])
+    with pytest.raises(ExplorerError, match="values must be a non-empty list"):
+        Slider("t", [])
+    with pytest.raises(ExplorerError, match="options must be a non-empty list"):
+        Choice("k", [])
+    with pytest.raises(ExplorerError, match="finite number"):
+        Slider("t", [1.0, float("nan")])
+    with pytest.raises(ExplorerError, match="distinct"):
+        Slider("t", [1.0, 1.0])
+    with pytest.raises(ExplorerError, match="default 3 is not one of the values"):
+        Slider("t", [1, 2], default=3)
+    with pytest.raises(ExplorerError, match="parameter names must be distinct"):
+        _decl(params=[Slider("t", [1.0]), Slider("t", [2.0])])
+    with pytest.raises(ExplorerError, match="at least one panel"):
+        _decl(panels=[])
+    with pytest.raises(ExplorerError, match="at least one parameter"):
+        Declaration(name="demo", update=_update, params=[], panels=[Heatmap("weights")])
+    with pytest.raises(ExplorerError, match="vmin < vmax"):
+        Heatmap("w", vmin=1.0, vmax=0.0)
+    with pytest.raises(ExplorerError, match="style must be 'line' or 'points'"):
+        Series("s", style="bars")
+    with pytest.raises(ExplorerError, match="give x"):
+        Lines("l", series=["a"])
+    with pytest.raises(ExplorerError, match="identifier"):
+        Heatmap("not a name")
+    # a dict panel with a known kind is accepted
+    decl = _decl(panels=[{"kind": "heatmap", "name": "weights"},
+                         {"kind": "lines", "name": "row", "x": [0, 1, 2], "series": ["query 0"]}])
+    assert [p.kind for p in decl.panels] == ["heatmap", "lines"]
+
+
+@pytest.mark.parametrize("update, message", [
+    (lambda temperature, mode: {"weights": SCORES[0, 0], "row": {"query 0": SCORES[0, 0]}},
+     r"must be 2-D \(n_queries, n_keys\); got shape \(3,\)"),
+    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0]},
+     r"update returned panels \['weights'\]; declared \['weights', 'row'\]"),
+    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0], "row": {"query 0": [0.1, 0.2]}},
+     r"series 'query 0' of 'row': expected shape \(3,\) \(one y per x\); got \(2,\)"),
+    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0], "row": {"other": [0, 1, 2]}},
+     r"returned series \['other'\]; declared \['query 0'\]"),
+    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0] * 0.7, "row": {"query 0": [0, 1, 2]}},
+     r"row 0 sums to 0\.700000; rows must sum to 1"),
+    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0] * float("nan"), "row": {"query 0": [0, 1, 2]}},
+     r"NaN or infinite"),
+    (lambda temperature, mode: {"weights": 2 * masked_softmax(SCORES)[0], "row": {"query 0": [0, 1, 2]}},
+     r"outside its colour range \[0\.0, 1\.0\]"),
+    (lambda temperature, mode: {"weights": masked_softmax(SCORES[:, :, : 2 + (temperature > 1)])[0],
+                                "row": {"query 0": [0, 1, 2]}},
+     r"every frame must have the same shape"),
+    (lambda temperature, mode: [1, 2],
+     r"update must return a dict panel -> data; got list"),
+])
+def test_update_returning_bad_data_raises(update, message):
+    with pytest.raises(ExplorerError, match=message):
+        Explorer(_decl(update=update))
+
+
+def test_heatmap_label_counts_are_checked():
+    with pytest.raises(ExplorerError, match="3 columns but 2 col_labels"):
+        Explorer(_decl(panels=[Heatmap("weights", col_labels=["a", "b"]),
+                               Lines("row", x=[0.0, 1.0, 2.0], series=["query 0"])]))
+
+
+def test_compute_fills_defaults_and_rejects_unknown_params():
+    decl = _decl()
+    frame = decl.compute(temperature=0.5)
+    expected = masked_softmax(SCORES / 0.5)[0].numpy()
+    np.testing.assert_allclose(frame["weights"], expected, rtol=0, atol=1e-7)
+    with pytest.raises(TypeError, match="unknown parameter"):
+        decl.compute(tau=1.0)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        decl.compute(mode="cubic")
+    assert decl.n_frames == len(TEMPS) * 2
+    assert decl.defaults() == {"temperature": 1.0, "mode": "plain"}
+
+
+# ----------------------------------------------------------------------------- the widget
+
+
+def test_explorer_precomputes_every_frame_in_grid_order():
+    ex = Explorer(_decl())
+    assert len(ex.frames) == 10
+    strides = ex.spec["strides"]
+    assert strides == [2, 1]
+    for t_i, t in enumerate(TEMPS):
+        for m_i, mode in enumerate(["plain", "square"]):
+            f = t_i * strides[0] + m_i * strides[1]
+            assert ex.frame_index(temperature=t, mode=mode) == f
+            direct = _update(t, mode)["weights"].numpy()
+            np.testing.assert_allclose(ex.frames[f]["weights"], direct, rtol=0, atol=1e-7)
+            decoded = ex.decoded(f)
+            assert np.max(np.abs(decoded["weights"] - direct)) < 1e-4
+            assert np.max(np.abs(decoded["row"]["query 0"] - direct[0])) < 1e-4
+
+
+def test_explorer_indices_params_and_set():
+    ex = Explorer(_decl())
+    assert ex.indices == [2, 0]
+    assert ex.params == {"temperature": 1.0, "mode": "plain"}
+    ex.set(temperature=4.0, mode="square")
+    assert ex.indices == [4, 1]
+    with pytest.raises(ValueError, match="not on its grid"):
+        ex.set(temperature=3.0)
+    with pytest.raises(TypeError, match="unknown parameter"):
+        ex.set(tau=1.0)
+
+
+def test_repr_is_short_stable_and_replaces_the_ipywidgets_state_dump():
+    ex = Explorer(_decl())
+    r = repr(ex)
+    assert r == "Explorer('demo': temperature ×5, mode ×2 → heatmap 'weights' 2×3, lines 'row')"
+    assert repr(Explorer(_decl())) == r
+    bundle = ex._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert data["text/plain"] == r
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.model_id
+
+
+def test_widget_state_is_json_serialisable_and_small():
+    ex = Explorer(_decl())
+    state = ex.get_state()
+    text = json.dumps(state)
+    assert "explorer" in state["_esm"] and "render" in state["_esm"]  # ES module source embedded
+    assert len(gzip.compress(text.encode())) < 20_000
+    raw, gz = ex.state_size()
+    assert gz < raw
+
+
+def test_spec_holds_shared_data_once():
+    xs = np.linspace(0, 2, 3)
+    decl = _decl(panels=[Heatmap("weights"),
+                         Lines("row", x=xs, series=["query 0"],
+                               fixed=[FixedSeries("train", [0, 1, 2], [0.2, 0.3, 0.5], style="points")])])
+    ex = Explorer(decl)
+    lines = ex.spec["panels"][1]
+    assert lines["fixed"][0]["y"] == [0.2, 0.3, 0.5]
+    assert lines["x"] == [0.0, 1.0, 2.0]
+    # y range covers every frame and the fixed data, so axes do not jump
+    all_y = np.concatenate([f["row"]["query 0"] for f in ex.frames] + [np.array([0.2, 0.5])])
+    assert lines["ylim"][0] <= all_y.min() and lines["ylim"][1] >= all_y.max()
+
+
+def test_standalone_html_embeds_module_state_and_no_urls():
+    ex = Explorer(_decl())
+    page = standalone_html(ex)
+    assert "export default" in page and '"spec"' in page
+    assert not re.search(r"https?://", page.replace("http://www.w3.org/2000/svg", ""))
+    assert page.count("</script>") == 3
+
+
+def test_esm_is_small_and_has_no_console_calls():
+    from attnlib.widgets import _STATIC
+
+    src = (_STATIC / "explorer.js").read_text()
+    assert len(src.encode()) < 16_000
+    assert "console." not in src
+    assert "import " not in src and "fetch(" not in src  # dependency-free, no network
+
+
+# ----------------------------------------------------------------------------- browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_explorer(browser, explorer):
+    """Render ``explorer`` on its standalone page; returns (page, messages, requests)."""
+    page = browser.new_page()
+    messages, requests = [], []
+    page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
+    page.on("request", lambda r: requests.append(r.url))
+    page.set_content(standalone_html(explorer))
+    page.wait_for_selector(".attn-explorer[data-ready=true]", timeout=10_000)
+    return page, messages, requests
+
+
+READ_CELLS = """root => Array.from(root.querySelectorAll('svg.attn-heatmap')).map(svg => ({
+  panel: svg.dataset.panel,
+  cells: Array.from(svg.querySelectorAll('rect.attn-cell')).map(r => [+r.dataset.row, +r.dataset.col,
+         +r.dataset.value, r.querySelector('title').textContent, r.getAttribute('fill')]),
+  colorbar: svg.querySelector('text.attn-colorbar-label').textContent,
+}))"""
+
+
+@pytest.mark.browser
+def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
+    ex = Explorer(_decl())
+    page, messages, requests = open_explorer(browser, ex)
+    root = page.query_selector(".attn-explorer")
+    assert root.get_attribute("data-explorer") == "demo"
+    assert json.loads(root.get_attribute("data-params")) == {"temperature": 1.0, "mode": "plain"}
+    assert root.get_attribute("data-frame") == str(ex.frame_index())
+    slider = page.query_selector("input.attn-slider[data-param=temperature]")
+    assert (slider.get_attribute("min"), slider.get_attribute("max"), slider.get_attribute("step")) == ("0", "4", "1")
+    assert page.query_selector("output.attn-value[data-param=temperature]").text_content() == "1"
+    choice = page.query_selector("select.attn-choice[data-param=mode]")
+    assert [o.text_content() for o in choice.query_selector_all("option")] == ["plain", "square"]
+
+    for t_i, m_i in [(2, 0), (0, 0), (4, 1), (1, 1), (3, 0)]:
+        page.eval_on_selector("input.attn-slider", f"e => {{ e.value = '{t_i}'; e.dispatchEvent(new Event('input')); }}")
+        page.eval_on_selector("select.attn-choice", f"e => {{ e.value = '{m_i}'; e.dispatchEvent(new Event('change')); }}")
+        params = json.loads(root.get_attribute("data-params"))
+        assert params == {"temperature": TEMPS[t_i], "mode": ["plain", "square"][m_i]}
+        expected = _update(**params)["weights"].numpy()
+        [heat] = root.evaluate(READ_CELLS)
+        assert heat["colorbar"] == "attention weight"
+        assert len(heat["cells"]) == expected.size
+        for i, j, value, title, fill in heat["cells"]:
+            assert abs(value - expected[i, j]) < 1e-4
+            m = re.fullmatch(rf"Queries {i}, Keys {j}: (\d\.\d{{4}})", title)
+            assert m and abs(float(m.group(1)) - expected[i, j]) <= 6e-5
+            assert fill.startswith("rgb(")
+        d = page.get_attribute("path.attn-series[data-series='query 0']", "d")
+        assert d.startswith("M") and d.count("L") == 2
+        assert page.evaluate("window.attnModel.get('indices')") == [t_i, m_i]
+    # the model drives the view too (a second view, or Python setting `indices`)
+    page.evaluate("window.attnModel.set('indices', [0, 1])")
+    assert json.loads(root.get_attribute("data-params")) == {"temperature": 0.25, "mode": "square"}
+    assert page.input_value("input.attn-slider") == "0"
+    assert messages == []
+    assert [u for u in requests if not u.startswith(("blob:", "data:", "about:"))] == []
+    page.close()
