@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 unexport VIRTUAL_ENV
 
-.PHONY: help install book test test-lib test-notebooks test-browser lab bench clean
+.PHONY: help install vendor book test test-lib test-notebooks test-browser lab bench clean
 
 help:
 	@echo "make book   build the book into _build/html"
@@ -27,16 +27,39 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: $(STAMP)
 
-book: $(STAMP)
+# Front-end files the book serves itself (MathJax, require.js, the widgets HTML manager,
+# anywidget): `npm ci` installs exactly web/package-lock.json, web/vendor.mjs copies the few
+# files a page needs into _vendor/ (gitignored; _config.yml serves it as _static/).
+NPM_STAMP := web/node_modules/.package-lock.json
+VENDOR_STAMP := _vendor/lib/VENDORED.json
+
+$(NPM_STAMP): web/package.json web/package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node.js 18+) is needed to vendor the book's JavaScript"; exit 1; }
+	cd web && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $(NPM_STAMP)
+
+$(VENDOR_STAMP): $(NPM_STAMP) web/vendor.mjs web/require-config.js web/book.css web/fontawesome-stub.js
+	cd web && node vendor.mjs
+
+vendor: $(VENDOR_STAMP)
+
+book: $(STAMP) vendor
 	$(VENV)/bin/jupyter-book build -W -n --keep-going .
 	@echo "The book is built: open _build/html/index.html"
 
 test: $(STAMP)
 	$(PY) -m pytest -q tests attnlib --doctest-modules -m "not browser"
 	$(PY) -m pytest -q --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg
+	$(MAKE) test-browser
+
+# Builds the book afresh, then drives every page in headless Chromium (/usr/bin/chromium):
+# no outside requests, no console errors, maths typeset, explorers match attnlib.
+# Screenshots go to _build/screenshots/. Skips locally without Chromium; fails with CI=true.
+test-browser: book
+	$(PY) -m pytest -q tests/browser -m browser
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab chapters/
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis _vendor

@@ -53,3 +53,15 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+_LAZY_SUBMODULES = ("widgets", "explorers", "exercises", "plotting")
+
+
+def __getattr__(name):
+    # ``attnlib.widgets`` / ``attnlib.explorers`` import anywidget and precompute frames;
+    # load them only when first used so ``import attnlib`` stays light.
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"attnlib.{name}")
+    raise AttributeError(f"module 'attnlib' has no attribute {name!r}")

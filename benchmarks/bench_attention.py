@@ -27,19 +27,24 @@ Method.
   two variants are run alternately (A, B, A, B, ...) so that drift in the machine's load
   hits both alike, and the median of the repeats is compared.
 - Peak memory (CPU has no ``torch.cuda.max_memory_allocated``): each variant runs in a
-  fresh Python subprocess. The child imports torch, builds the module and inputs, makes
-  one warm-up call on a 1-query input (loads every code path and thread pool at
-  negligible size), reads ``ru_maxrss`` (the process's peak resident set size, from
-  :func:`resource.getrusage`), makes the measured call and reads ``ru_maxrss`` again.
-  The increase of that high-water mark is the memory the call needed at its peak (its
-  temporaries, what autograd saved, and its output). Large tensors are allocated with
-  mmap and touched when written, so they show up in the resident set. The ratio divides
-  attnlib's increase by the broadcast form's.
+  fresh Python subprocess. The child imports torch, builds the module and inputs and
+  makes one warm-up call on an 8-query input (this loads every code path, the blocked
+  one included, and the thread pools' buffers, about 80 MiB on a first call, at small
+  size). It then resets the kernel's peak-RSS counter (``echo 5 > /proc/self/clear_refs``),
+  reads ``VmRSS`` from /proc/self/status, makes the measured call and reads ``VmHWM``
+  (the peak resident set size since the reset). ``VmHWM - VmRSS`` is the memory the call
+  needed at its peak: its temporaries, what autograd saved, and its output. The child
+  runs with glibc's ``MALLOC_MMAP_THRESHOLD_=65536``, so every allocation above 64 KiB is
+  its own mmap, returned to the OS when freed: the resident set then follows the live
+  tensors instead of malloc's heap (whose dynamic threshold otherwise keeps freed blocks
+  resident and makes the peak depend on allocation order). ``ru_maxrss`` is not used: it
+  survives ``exec`` and so starts at the parent's size. The ratio divides attnlib's
+  increase by the broadcast form's.
 """
 from __future__ import annotations
 
 import json
-import math
+import os
 import statistics
 import subprocess
 import sys
@@ -125,8 +130,8 @@ def _child_peak(variant: str, grad: bool) -> None:
     """Runs inside a fresh subprocess: print the peak-RSS increase (bytes) of one call."""
     import resource
 
-    module, q1, k, v = _additive_inputs(n_queries=1)
-    _run_additive(variant, module, q1, k, v, grad)  # warm-up: code paths, thread pools
+    module, q8, k, v = _additive_inputs(n_queries=8)
+    _run_additive(variant, module, q8, k, v, grad)  # warm-up: code paths, thread pools
     _, q, _, _ = _additive_inputs()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     _run_additive(variant, module, q, k, v, grad)
@@ -135,8 +140,9 @@ def _child_peak(variant: str, grad: bool) -> None:
 
 
 def peak_increase(variant: str, grad: bool) -> int:
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_=str(64 * 1024))
     out = subprocess.run([sys.executable, __file__, "--child", variant, str(int(grad))],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
+                         capture_output=True, text=True, check=True, cwd=ROOT, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])["peak_increase_bytes"]
 
 
@@ -196,7 +202,7 @@ def bench_additive() -> list[dict]:
         t = interleaved_medians(
             {"attnlib": lambda: _run_additive("attnlib", module, q, k, v, grad),
              "broadcast": lambda: _run_additive("broadcast", module, q, k, v, grad)},
-            repeats=5 if grad else 7, warmup=1)
+            repeats=3 if grad else 7, warmup=1)
         mem_ours = peak_increase("attnlib", grad)
         mem_ref = peak_increase("broadcast", grad)
         mem_ratio = mem_ours / mem_ref

@@ -256,7 +256,10 @@ def test_scaling(built):
 
 # ----------------------------------------------------------------------------- browser
 
-from test_widgets import READ_CELLS, browser, open_explorer  # noqa: E402,F401
+try:  # tests/ is not a package: pytest puts it on sys.path
+    from test_widgets import READ_CELLS, browser, open_explorer  # noqa: E402,F401
+except ImportError:  # pragma: no cover - if tests/ becomes a package
+    from tests.test_widgets import READ_CELLS, browser, open_explorer  # noqa: E402,F401
 
 
 @pytest.mark.browser

@@ -109,7 +109,7 @@ function heatmapPanel(spec, parent) {
     el("text", { class: "attn-tick", x: bx + 17, y, "dominant-baseline": "central" }, g, fmt(t));
   }
   el("text", { class: "attn-colorbar-label", x: 0, y: 0, "text-anchor": "middle",
-    transform: `translate(${bx + 58},${barH / 2}) rotate(90)` }, g, spec.colorbar_label);
+    transform: `translate(${bx + 60},${barH / 2}) rotate(-90)` }, g, spec.colorbar_label);
   const yl = spec.ylabel, xl = spec.xlabel;
   const names = cells.map((_, k) => {
     const i = Math.floor(k / C), j = k % C;
