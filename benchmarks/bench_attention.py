@@ -126,17 +126,24 @@ def _run_additive(variant: str, module, q, k, v, grad: bool):
         return module(q, k, v) if variant == "attnlib" else broadcast_additive(module, q, k, v)
 
 
+def _status_kib(field: str) -> int:
+    """A ``VmRSS``/``VmHWM`` line of /proc/self/status, in KiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not found in /proc/self/status")
+
+
 def _child_peak(variant: str, grad: bool) -> None:
     """Runs inside a fresh subprocess: print the peak-RSS increase (bytes) of one call."""
-    import resource
-
     module, q8, k, v = _additive_inputs(n_queries=8)
     _run_additive(variant, module, q8, k, v, grad)  # warm-up: code paths, thread pools
     _, q, _, _ = _additive_inputs()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM (peak RSS) to VmRSS
+    before = _status_kib("VmRSS")
     _run_additive(variant, module, q, k, v, grad)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"peak_increase_bytes": (after - before) * 1024}))  # ru_maxrss is KiB
+    peak = _status_kib("VmHWM")
+    print(json.dumps({"peak_increase_bytes": (peak - before) * 1024}))
 
 
 def peak_increase(variant: str, grad: bool) -> int:
