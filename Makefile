@@ -15,6 +15,7 @@ unexport VIRTUAL_ENV
 help:
 	@echo "make book   build the book into _build/html"
 	@echo "make test   run every test (attnlib, notebooks via nbval, browser)"
+	@echo "make test-browser  rebuild the book, test every page in headless Chromium"
 	@echo "make lab    open the chapters in JupyterLab with live sliders"
 	@echo "make bench  run the speed/memory benchmarks"
 
@@ -29,7 +30,8 @@ install: $(STAMP)
 
 # Front-end files the book serves itself (MathJax, require.js, the widgets HTML manager,
 # anywidget): `npm ci` installs exactly web/package-lock.json, web/vendor.mjs copies the few
-# files a page needs into _vendor/ (gitignored; _config.yml serves it as _static/).
+# files a page needs into _vendor/ (gitignored; _config.yml serves it as _static/);
+# web/subset_icons.py cuts the theme's icon font down to the icons the book shows.
 NPM_STAMP := web/node_modules/.package-lock.json
 VENDOR_STAMP := _vendor/lib/VENDORED.json
 
@@ -38,13 +40,16 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 	cd web && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $(NPM_STAMP)
 
-$(VENDOR_STAMP): $(NPM_STAMP) web/vendor.mjs web/require-config.js web/book.css web/fontawesome-stub.js
+$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/require-config.js web/fontawesome-stub.js web/mathjax-load.js web/subset_icons.py
 	cd web && node vendor.mjs
+	$(PY) web/subset_icons.py || { rm -f $(VENDOR_STAMP); exit 1; }
 
 vendor: $(VENDOR_STAMP)
 
+# --all: a full rebuild. Sphinx otherwise re-reads (and so re-executes) only the pages whose
+# source changed, and keeps stale copies of changed static files.
 book: $(STAMP) vendor
-	$(VENV)/bin/jupyter-book build -W -n --keep-going .
+	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
 	@echo "The book is built: open _build/html/index.html"
 
 test: $(STAMP)
@@ -57,6 +62,12 @@ test: $(STAMP)
 # Screenshots go to _build/screenshots/. Skips locally without Chromium; fails with CI=true.
 test-browser: book
 	$(PY) -m pytest -q tests/browser -m browser
+
+# Speed and memory targets: ratios measured in one run (see each script's docstring).
+bench: $(STAMP) book
+	$(PY) benchmarks/bench_attention.py
+	$(PY) benchmarks/bench_widgets.py
+	$(PY) benchmarks/bench_browser.py
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab chapters/

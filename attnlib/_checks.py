@@ -93,15 +93,18 @@ def check_dim_match(fn: str, name_a: str, a: Tensor, dim_a: int, name_b: str, b:
 
 
 def check_valid_lens(valid_lens: object, batch: int | None, n_queries: int, n_keys: int,
-                     fn: str, name: str = "valid_lens") -> Tensor | None:
+                     fn: str, name: str = "valid_lens", *, return_min: bool = False):
     """Validate ``valid_lens`` and return it as a tensor (or ``None``).
+
+    With ``return_min=True`` return ``(valid_lens, smallest entry)`` (the smallest entry is
+    ``None`` when ``valid_lens`` is ``None`` or empty); it comes free with the range check.
 
     Accepted: ``None``; an integer tensor (or a list of ints) of shape ``(batch,)`` (one
     length per sequence, shared by all its queries) or ``(batch, n_queries)`` (one length
     per query); every entry in ``[0, n_keys]``. ``batch=None`` accepts any batch size.
     """
     if valid_lens is None:
-        return None
+        return (None, None) if return_min else None
     if isinstance(valid_lens, (list, tuple)):
         try:
             valid_lens = torch.tensor(valid_lens)
@@ -127,6 +130,7 @@ def check_valid_lens(valid_lens: object, batch: int | None, n_queries: int, n_ke
     if not ok:
         raise ValueError(f"{fn}: {name} must have shape {expected}; got shape "
                          f"{fmt_shape(valid_lens.shape)}")
+    lo = None
     if valid_lens.numel():
         lo, hi = torch.aminmax(valid_lens)
         lo, hi = int(lo), int(hi)
@@ -135,7 +139,7 @@ def check_valid_lens(valid_lens: object, batch: int | None, n_queries: int, n_ke
         if hi > n_keys:
             raise ValueError(f"{fn}: {name} must be <= n_keys = {n_keys}; got a maximum of "
                              f"{hi}")
-    return valid_lens
+    return (valid_lens, lo) if return_min else valid_lens
 
 
 def check_mask(mask: object, target_shape: Sequence[int], fn: str, name: str = "mask",

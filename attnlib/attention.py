@@ -19,9 +19,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from attnlib._checks import check_dim_match, check_float_tensor, check_same_dtype
-from attnlib.masking import masked_softmax
-from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, additive_scores, dot_product_scores
+from attnlib._checks import check_dim_match, check_float_tensor, check_same_dtype, fmt_shape
+from attnlib.masking import _masked_softmax
+from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, _additive_scores, _dot_product_scores
 
 __all__ = ["attention_pool", "dot_product_attention", "DotProductAttention",
            "AdditiveAttention"]
@@ -47,7 +47,7 @@ def attention_pool(scores: Tensor, values: Tensor, valid_lens: Tensor | None = N
 
     Plain-code reference::
 
-        weights = masked_softmax(scores, valid_lens, mask=mask)
+        weights = attnlib.masked_softmax(scores, valid_lens, mask=mask)
         output = weights @ values
 
     A query with no valid key gets zero weights and therefore a zero output.
@@ -64,6 +64,9 @@ def attention_pool(scores: Tensor, values: Tensor, valid_lens: Tensor | None = N
         ``(output, weights)``: output ``(batch, n_queries, d_v)`` and weights
         ``(batch, n_queries, n_keys)``.
 
+    Shape legend: ``batch`` sequences, ``n_queries`` queries (rows), ``n_keys`` key-value
+    pairs (columns), ``d`` feature size of queries and keys, ``d_v`` of values.
+
     Example::
 
         >>> scores = torch.tensor([[[0.0, 0.0, 5.0]]])            # (1, 1, 3)
@@ -76,7 +79,7 @@ def attention_pool(scores: Tensor, values: Tensor, valid_lens: Tensor | None = N
     scores = check_float_tensor(scores, "scores", fn, ndim=3,
                                 layout="(batch, n_queries, n_keys)")
     values = _check_values(values, scores, "scores", fn, 2)
-    weights = masked_softmax(scores, valid_lens, mask=mask)
+    weights = _masked_softmax(scores, valid_lens, mask, fn, "scores")
     return torch.bmm(weights, values), weights  # (batch, n_queries, d_v)
 
 
@@ -112,6 +115,9 @@ def dot_product_attention(queries: Tensor, keys: Tensor, values: Tensor,
         ``(output, weights)``: output ``(batch, n_queries, d_v)``, weights
         ``(batch, n_queries, n_keys)``.
 
+    Shape legend: ``batch`` sequences, ``n_queries`` queries (rows), ``n_keys`` key-value
+    pairs (columns), ``d`` feature size of queries and keys, ``d_v`` of values.
+
     Example::
 
         >>> q = torch.tensor([[[2.0, 0.0]]])                     # (1, 1, 2)
@@ -122,9 +128,9 @@ def dot_product_attention(queries: Tensor, keys: Tensor, values: Tensor,
         tensor([[[0.9442, 0.0558]]])
     """
     fn = "dot_product_attention"
-    scores = dot_product_scores(queries, keys)  # (batch, n_queries, n_keys); checks q, k
+    scores = _dot_product_scores(queries, keys, fn)  # (batch, n_queries, n_keys)
     values = _check_values(values, keys, "keys", fn, 1)
-    weights = masked_softmax(scores, valid_lens, mask=mask)
+    weights = _masked_softmax(scores, valid_lens, mask, fn, "scores")
     return torch.bmm(weights, values), weights  # (batch, n_queries, d_v)
 
 
@@ -156,6 +162,9 @@ class DotProductAttention(nn.Module):
         output ``(batch, n_queries, d_v)``; ``.attention_weights`` is
         ``(batch, n_queries, n_keys)``.
 
+    Shape legend: ``batch`` sequences, ``n_queries`` queries (rows), ``n_keys`` key-value
+    pairs (columns), ``d`` feature size of queries and keys, ``d_v`` of values.
+
     Example::
 
         >>> attn = DotProductAttention(dropout=0.5).eval()
@@ -176,9 +185,9 @@ class DotProductAttention(nn.Module):
     def forward(self, queries: Tensor, keys: Tensor, values: Tensor,
                 valid_lens: Tensor | None = None, *, mask: Tensor | None = None) -> Tensor:
         fn = "DotProductAttention"
-        scores = dot_product_scores(queries, keys)  # (batch, n_queries, n_keys)
+        scores = _dot_product_scores(queries, keys, fn)  # (batch, n_queries, n_keys)
         values = _check_values(values, keys, "keys", fn, 1)
-        self.attention_weights = masked_softmax(scores, valid_lens, mask=mask)
+        self.attention_weights = _masked_softmax(scores, valid_lens, mask, fn, "scores")
         return torch.bmm(self.dropout(self.attention_weights), values)  # (batch, n_queries, d_v)
 
 
@@ -222,6 +231,9 @@ class AdditiveAttention(nn.Module):
         output ``(batch, n_queries, d_v)``; ``.attention_weights`` is
         ``(batch, n_queries, n_keys)``.
 
+    Shape legend: ``batch`` sequences, ``n_queries`` queries (rows), ``n_keys`` key-value
+    pairs (columns), ``d_q`` / ``d_k`` feature sizes of queries / keys, ``d_v`` of values.
+
     Example::
 
         >>> attn = AdditiveAttention(key_size=3, query_size=2, num_hiddens=4).eval()
@@ -258,13 +270,13 @@ class AdditiveAttention(nn.Module):
         keys = check_float_tensor(keys, "keys", fn, ndim=3, layout="(batch, n_keys, key_size)")
         if queries.shape[-1] != self.W_q.in_features:
             raise ValueError(f"{fn}: queries must have feature size query_size = "
-                             f"{self.W_q.in_features}; got shape {tuple(queries.shape)}")
+                             f"{self.W_q.in_features}; got shape {fmt_shape(queries.shape)}")
         if keys.shape[-1] != self.W_k.in_features:
             raise ValueError(f"{fn}: keys must have feature size key_size = "
-                             f"{self.W_k.in_features}; got shape {tuple(keys.shape)}")
+                             f"{self.W_k.in_features}; got shape {fmt_shape(keys.shape)}")
         values = _check_values(values, keys, "keys", fn, 1)
-        scores = additive_scores(queries, keys, self.W_q.weight, self.W_k.weight,
-                                 self.w_v.weight[0],  # (h,)
-                                 max_block_elements=self.max_block_elements)
-        self.attention_weights = masked_softmax(scores, valid_lens, mask=mask)
+        scores = _additive_scores(queries, keys, self.W_q.weight, self.W_k.weight,
+                                  self.w_v.weight[0],  # (h,)
+                                  self.max_block_elements, fn)  # (batch, n_queries, n_keys)
+        self.attention_weights = _masked_softmax(scores, valid_lens, mask, fn, "scores")
         return torch.bmm(self.dropout(self.attention_weights), values)  # (batch, n_queries, d_v)

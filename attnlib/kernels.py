@@ -234,7 +234,10 @@ def _resolve_kernel(kernel: object, fn: str) -> tuple[str, Callable[[Tensor], Te
             if bool((values < 0).any()):
                 raise ValueError(f"{fn}: kernel values must be >= 0; the callable kernel "
                                  f"returned negative values")
-            return torch.log(values)
+            positive = values > 0
+            # log of 1 where K = 0, then -inf: no 0 * inf = NaN in the backward pass
+            safe = torch.where(positive, values, torch.ones_like(values))
+            return torch.log(safe).masked_fill(~positive, -math.inf)
 
         return getattr(kernel, "__name__", "custom"), _log_custom
     raise TypeError(f"{fn}: kernel must be one of {sorted(LOG_KERNELS)} or a callable K(u); "
@@ -418,6 +421,8 @@ class NadarayaWatson(nn.Module):
 
     Returns:
         ``y_hat`` ``(n_queries,)``; ``.attention_weights`` is ``(n_queries, n_train)``.
+
+    Shape legend: ``n_train`` training points (keys/values), ``n_queries`` queries.
 
     Example::
 

@@ -9,6 +9,8 @@ Shape legend: ``batch`` sequences, ``n_queries`` queries (rows), ``n_keys`` keys
 """
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import Tensor
 
@@ -30,6 +32,28 @@ def _lens_to_ignore(valid_lens: Tensor, n_keys: int, device: torch.device) -> Te
     else:
         lens = valid_lens.to(device).unsqueeze(-1)  # (batch, n_queries, 1)
     return keys >= lens  # (batch, 1 or n_queries, n_keys)
+
+
+def _lens_bias(valid_lens: Tensor, n_keys: int, dtype: torch.dtype,
+               device: torch.device) -> Tensor:
+    """Additive bias: ``0`` where a key is valid, ``-inf`` where it is masked out.
+
+    A fresh tensor, (batch, 1, n_keys) for 1-D ``valid_lens`` and (batch, n_queries, n_keys)
+    for 2-D. For 2-D ``valid_lens`` each row is looked up in a ``(n_keys + 1, n_keys)``
+    table of the possible rows (one gather is cheaper than comparing every position),
+    unless that table would be larger than the bias itself.
+    """
+    lens = valid_lens.to(device)
+    keys = torch.arange(n_keys, device=device)  # (n_keys,)
+    if lens.dim() == 2 and n_keys + 1 <= lens.numel():
+        lengths = torch.arange(n_keys + 1, device=device).unsqueeze(1)  # (n_keys + 1, 1)
+        table = torch.zeros(n_keys + 1, n_keys, dtype=dtype, device=device)
+        table.masked_fill_(keys >= lengths, -math.inf)  # (n_keys + 1, n_keys): row l keeps l keys
+        return torch.nn.functional.embedding(lens, table)  # (batch, n_queries, n_keys)
+    if lens.dim() == 1:
+        lens = lens.view(-1, 1)  # (batch, 1)
+    ignore = keys >= lens.unsqueeze(-1)  # (batch, 1 or n_queries, n_keys)
+    return torch.zeros(ignore.shape, dtype=dtype, device=device).masked_fill_(ignore, -math.inf)
 
 
 def valid_lens_to_mask(valid_lens: Tensor, n_queries: int, n_keys: int) -> Tensor:
@@ -91,18 +115,25 @@ def masked_softmax(X: Tensor, valid_lens: Tensor | None = None, *,
     and ``out[b, i, :] = 0`` for a row where no key is valid (instead of the 0/0 = NaN of
     the formula, or the uniform row that d2l's ``-1e6`` fill produces).
 
-    Plain-code reference (what this computes; the implementation never builds ``-inf``
-    into a fully masked row and so has finite gradients everywhere)::
+    Plain-code reference (what this computes)::
 
         keep = valid_lens_to_mask(valid_lens, n_queries, n_keys) & mask
-        filled = X.masked_fill(~keep, torch.finfo(X.dtype).min)   # a copy, X untouched
-        out = torch.softmax(filled, dim=-1).masked_fill(~keep, 0.0)
+        filled = torch.where(keep, X, torch.finfo(X.dtype).min)   # a copy, X untouched
+        out = torch.where(keep, torch.softmax(filled, dim=-1), 0.0)
 
     ``valid_lens`` and ``mask`` may be given together: they are combined with a logical
     AND (a key is attended to only if both allow it). Filling with ``finfo(dtype).min``
     (rather than a fixed ``-1e6``/``-1e9``) is representable in every float dtype, so
     float16 and bfloat16 scores as large as ``±1e4`` give finite weights. Gradients flow to
-    ``X`` (a leaf tensor that requires grad works too); masked positions get zero gradient.
+    ``X`` (a leaf tensor that requires grad works too); masked positions get zero gradient,
+    and gradients stay finite for fully masked rows.
+
+    Implementation: when every row has at least one valid key the masked scores are sent
+    to ``-inf`` instead (``exp(-inf - max) = 0`` exactly, so no second pass is needed); for
+    ``valid_lens`` alone this is one addition of a ``0``/``-inf`` bias looked up per row
+    (the fast path that ``benchmarks/bench_attention.py`` times). The value of a finite
+    masked score never matters; a NaN or ``+inf`` score, even at a masked position, may
+    make its row NaN (non-finite scores are a bug upstream; they are not hidden).
 
     Args:
         X: attention scores, floating point, shape ``(batch, n_queries, n_keys)``.
@@ -127,21 +158,41 @@ def masked_softmax(X: Tensor, valid_lens: Tensor | None = None, *,
         tensor([[[0.2689, 0.7311, 0.0000],
                  [0.0000, 0.0000, 0.0000]]])
     """
-    fn = "masked_softmax"
-    X = check_float_tensor(X, "X", fn, ndim=3, layout=_SCORES)
+    return _masked_softmax(X, valid_lens, mask, "masked_softmax", "X")
+
+
+def _masked_softmax(X: Tensor, valid_lens: Tensor | None, mask: Tensor | None, fn: str,
+                    x_name: str) -> Tensor:
+    """:func:`masked_softmax`, with error messages naming the caller ``fn`` and ``x_name``."""
+    X = check_float_tensor(X, x_name, fn, ndim=3, layout=_SCORES)
     batch, n_queries, n_keys = X.shape
-    valid_lens = check_valid_lens(valid_lens, batch, n_queries, n_keys, fn)
+    valid_lens, min_len = check_valid_lens(valid_lens, batch, n_queries, n_keys, fn,
+                                           return_min=True)
     mask = check_mask(mask, X.shape, fn)
     if valid_lens is None and mask is None:
         return torch.softmax(X, dim=-1)
+    if mask is None and n_keys > 0 and min_len > 0:
+        # Fast path (valid_lens only, every row has a valid key): adding a 0/-inf bias sends
+        # masked scores to -inf; each row keeps a finite maximum, so exp(-inf - max) is
+        # exactly 0, and the softmax's backward gives masked positions zero gradient (the
+        # add's backward is free).
+        bias = _lens_bias(valid_lens, n_keys, X.dtype, X.device)  # a fresh tensor
+        if bias.shape == X.shape:
+            return torch.softmax(bias.add_(X), dim=-1)  # in place into our bias, not into X
+        return torch.softmax(X + bias, dim=-1)
     ignore = None  # True = masked out, broadcastable to X
     if valid_lens is not None:
         ignore = _lens_to_ignore(valid_lens, n_keys, X.device)
     if mask is not None:
         mask_ignore = ~mask.to(X.device)
         ignore = mask_ignore if ignore is None else (ignore | mask_ignore)
-    # masked_fill returns a new tensor: X is never written into. finfo.min is finite, so a
-    # fully masked row is a uniform softmax of equal values (finite, finite gradients),
-    # which the second masked_fill turns into exact zeros.
-    filled = X.masked_fill(ignore, torch.finfo(X.dtype).min)  # (batch, n_queries, n_keys)
-    return torch.softmax(filled, dim=-1).masked_fill(ignore, 0.0)
+    has_empty_row = bool(ignore.all(dim=-1).any())
+    # torch.where builds a new tensor (X is never written into); it is also faster than
+    # masked_fill on CPU.
+    if not has_empty_row:
+        return torch.softmax(torch.where(ignore, -math.inf, X), dim=-1)
+    # A row with no valid key: fill with finfo.min instead (finite, so that row becomes a
+    # uniform softmax of equal values with finite gradients, never NaN), then zero the
+    # masked positions, which turns the empty rows into all-zero rows.
+    filled = torch.where(ignore, torch.finfo(X.dtype).min, X)  # (batch, n_queries, n_keys)
+    return torch.where(ignore, 0.0, torch.softmax(filled, dim=-1))

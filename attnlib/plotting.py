@@ -180,6 +180,8 @@ def show_heatmaps(
     vmin: float | None = None,
     vmax: float | None = None,
     colorbar_label: str = "attention weight",
+    xticklabels: Sequence[str] | None = None,
+    yticklabels: Sequence[str] | None = None,
 ) -> Figure:
     r"""Draw a grid of matrices (usually attention weights) as heatmaps with one colour bar.
 
@@ -214,6 +216,10 @@ def show_heatmaps(
             value; ``vmax`` is the largest value over all panels. If the two coincide
             (a constant matrix) ``vmax = vmin + 1``.
         colorbar_label: label of the colour bar.
+        xticklabels: optional names of the keys (e.g. the tokens of a sentence), one per
+            column (``len(xticklabels) == n_keys``); default: the indices.
+        yticklabels: optional names of the queries, one per row
+            (``len(yticklabels) == n_queries``); default: the indices.
 
     Shape legend: ``rows`` and ``cols`` are the panel grid, ``n_queries`` the rows and
     ``n_keys`` the columns of each matrix.
@@ -259,6 +265,17 @@ def show_heatmaps(
                 f"(matrices has shape (rows, cols, n_queries, n_keys) = {tuple(data.shape)}), "
                 f"got {len(titles)}"
             )
+    for name, labels, n, what in (("xticklabels", xticklabels, n_keys, "n_keys"),
+                                  ("yticklabels", yticklabels, n_queries, "n_queries")):
+        if labels is None:
+            continue
+        if isinstance(labels, str) or not isinstance(labels, Sequence):
+            raise TypeError(f"{name} must be a list of str, one per {what} ({n}), got {type(labels).__name__}")
+        if len(labels) != n:
+            raise ValueError(
+                f"{name} must have one entry per {what}: expected {n} "
+                f"(matrices has shape (rows, cols, n_queries, n_keys) = {tuple(data.shape)}), got {len(labels)}"
+            )
     figsize = _check_figsize(figsize)
     for name, value in (("vmin", vmin), ("vmax", vmax)):
         if value is not None and not (isinstance(value, numbers.Real) and np.isfinite(value)):
@@ -283,6 +300,10 @@ def show_heatmaps(
             )
             _integer_ticks(ax.xaxis, n_keys)
             _integer_ticks(ax.yaxis, n_queries)
+            if xticklabels is not None:
+                ax.set_xticks(range(n_keys), [str(t) for t in xticklabels], rotation=90)
+            if yticklabels is not None:
+                ax.set_yticks(range(n_queries), [str(t) for t in yticklabels])
             if i == rows - 1:
                 ax.set_xlabel(xlabel)
             if j == 0:

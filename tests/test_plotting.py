@@ -84,6 +84,17 @@ def test_heatmap_large_matrix_gets_integer_ticks():
         assert all(float(t).is_integer() for t in visible)
 
 
+def test_heatmap_tick_labels_name_keys_and_queries():
+    words = ["Hello", "world", "<pad>", "<pad>"]
+    fig = show_heatmaps(torch.rand(2, 3, 4, generator=_gen(9)), "keys", "queries",
+                        xticklabels=words, yticklabels=["q0", "q1", "q2"])
+    panels = _panels(fig)
+    for ax in panels:  # one row of panels: every one shows the key names
+        assert [t.get_text() for t in ax.get_xticklabels()] == words
+    # the y axis is shared: the first column names the queries
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == ["q0", "q1", "q2"]
+
+
 @pytest.mark.parametrize(
     "shape, n_panels",
     [((3, 4), 1), ((5, 3, 4), 5), ((1, 1, 3, 4), 1), ((2, 2, 3, 4), 4)],
@@ -154,6 +165,8 @@ def test_heatmap_figsize_and_text_repr():
         (dict(matrices=torch.rand(2, 2), vmin=1.0, vmax=0.0), ValueError, ["vmax", "vmin"]),
         (dict(matrices=torch.rand(2, 2), figsize=(2,)), ValueError, ["figsize"]),
         (dict(matrices=torch.rand(2, 2, dtype=torch.complex64)), TypeError, ["matrices", "complex"]),
+        (dict(matrices=torch.rand(2, 3), xticklabels=["a", "b"]), ValueError, ["xticklabels", "expected 3", "got 2"]),
+        (dict(matrices=torch.rand(2, 3), yticklabels="ab"), TypeError, ["yticklabels"]),
     ],
 )
 def test_heatmap_bad_inputs_name_the_argument(kwargs, exc, words):

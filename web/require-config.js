@@ -14,6 +14,13 @@
   // both at the folder that holds embed-amd.js and those fonts. (These modules are defined
   // inside embed-amd.js, so the paths below only name their folder; nothing is fetched.)
   window.__jupyter_widgets_assets_path__ = hm;
+  // Fetch anywidget's bundle while the page is still loading; require.js asks for it only
+  // once the widget manager starts rendering (same URL, so the preloaded copy is used).
+  var preload = document.createElement("link");
+  preload.rel = "preload";
+  preload.as = "script";
+  preload.href = here + "anywidget/index.js";
+  document.head.appendChild(preload);
   window.requirejs.config({
     paths: {
       anywidget: here + "anywidget/index",

@@ -8,6 +8,7 @@
 //
 // Writes _vendor/lib/VENDORED.json: package versions and the sha256 of every file copied.
 // Usage: node vendor.mjs   (from web/; `make vendor` runs `npm ci` first)
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync,
@@ -49,6 +50,17 @@ function dropAmdModules(text, names) {
   return outText;
 }
 
+// embed-amd.js ends with a few lines that render the saved widgets once the window's "load"
+// event fires, i.e. after every image and font of the page has arrived. The widget-view
+// scripts are all in the document at DOMContentLoaded, so render then: the explorers become
+// interactive a few hundred ms sooner on a chapter with figures.
+function renderOnDomReady(text) {
+  const from = '"complete"===document.readyState?e.renderWidgets():window.addEventListener("load",(function(){e.renderWidgets()}))';
+  const to = '"loading"!==document.readyState?e.renderWidgets():document.addEventListener("DOMContentLoaded",(function(){e.renderWidgets()}))';
+  if (text.split(from).length !== 2) throw new Error("embed-amd.js: render-on-load snippet not found exactly once");
+  return text.replace(from, to);
+}
+
 function copy(pkg, srcRel, dstRel, { transformJs = true, edit = null } = {}) {
   const src = join(nm, pkg, srcRel);
   const dst = join(out, dstRel);
@@ -85,19 +97,35 @@ rmSync(join(out, ".."), { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 // require.js: the AMD loader the HTML widget manager needs.
+// Minified with r.js (requirejs's own optimizer, bundled UglifyJS): 6.7 kB gzip instead of 21.
 begin("requirejs", "MIT");
-copy("requirejs", "require.js", "requirejs/require.js");
+{
+  const tmp = join(here, "node_modules", ".vendor-require.min.js");
+  execFileSync(process.execPath, [join(nm, "requirejs", "bin", "r.js"), "-o", `baseUrl=${join(nm, "requirejs")}`,
+    "paths.requireLib=require", "name=requireLib", `out=${tmp}`], { stdio: "ignore" });
+  let text = readFileSync(tmp, "utf8");
+  // r.js appends an empty module for the build's entry name; drop it.
+  text = text.replace(/,define\("requireLib",function\(\)\{\}\);\s*$/, ";\n");
+  if (text.length < 10000 || !text.includes("RequireJS 2.3.8")) throw new Error("r.js did not minify require.js");
+  writeFileSync(tmp, text);
+  manifest.packages.requirejs.upstream = { "require.js": sha256(readFileSync(join(nm, "requirejs", "require.js"))) };
+  const dst = join(out, "requirejs", "require.min.js");
+  mkdirSync(dirname(dst), { recursive: true });
+  copyFileSync(tmp, dst);
+  manifest.packages.requirejs.files[relative(out, dst)] = sha256(readFileSync(dst));
+  rmSync(tmp);
+}
 
 // The Jupyter widgets HTML manager (1.0.x goes with ipywidgets 8). Its CSS references
 // font-awesome fonts next to embed-amd.js; modern browsers take the woff2 (woff as fallback).
 begin("@jupyter-widgets/html-manager", "BSD-3-Clause");
 copy("@jupyter-widgets/html-manager", "dist/embed-amd.js", "html-manager/embed-amd.js", {
-  // embed-amd.js bundles six AMD modules; two of them, @jupyter-widgets/base7 and controls7,
-  // only serve widgets saved by ipywidgets 7 (model versions 1.x). The book's widgets use
+  // Two edits (functions above). embed-amd.js bundles six AMD modules; two of them,
+  // @jupyter-widgets/base7 and controls7, only serve widgets saved by ipywidgets 7 (1.x). The book's widgets use
   // @jupyter-widgets/base 2.x (ipywidgets 8), so those two are dropped: 0.23 MB gzip less
   // on every chapter page. (Were one ever asked for, require.js would fetch it from
   // html-manager/ next to this file and the browser tests would see the 404.)
-  edit: (text) => dropAmdModules(text, ["@jupyter-widgets/base7", "@jupyter-widgets/controls7"]),
+  edit: (text) => renderOnDomReady(dropAmdModules(text, ["@jupyter-widgets/base7", "@jupyter-widgets/controls7"])),
 });
 copyDir("@jupyter-widgets/html-manager", "dist", "html-manager", (n) => /\.(woff2?)$/.test(n));
 
@@ -106,23 +134,27 @@ copyDir("@jupyter-widgets/html-manager", "dist", "html-manager", (n) => /\.(woff
 begin("anywidget", "MIT");
 copy("anywidget", "dist/index.js", "anywidget/index.js");
 
-// MathJax 3, TeX input + CommonHTML output only, with the woff-v2 fonts it loads and the TeX
-// extensions its autoload package may fetch (\boldsymbol, \cancel, ...). Menu, a11y and speech
-// components are not shipped (and not requested: see the options in _config.yml).
+// MathJax 3 as separate components: startup.js (loader + startup) loads core, TeX input,
+// CommonHTML output and assistive MathML (for screen readers), listed in mathjax3_config in
+// _config.yml. This leaves out the context menu that the combined tex-chtml.js carries
+// (0.11 MB gzip). Also the woff-v2 fonts CommonHTML loads and the TeX extensions its
+// autoload package may fetch (\boldsymbol, \cancel, ...).
 begin("mathjax", "Apache-2.0");
-copy("mathjax", "es5/tex-chtml.js", "mathjax/tex-chtml.js");
+for (const c of ["startup.js", "core.js", "input/tex.js", "output/chtml.js", "output/chtml/fonts/tex.js",
+  "a11y/assistive-mml.js"]) copy("mathjax", `es5/${c}`, `mathjax/${c}`);
 copyDir("mathjax", "es5/output/chtml/fonts/woff-v2", "mathjax/output/chtml/fonts/woff-v2");
 copyDir("mathjax", "es5/input/tex/extensions", "mathjax/input/tex/extensions");
 
-// The book's own files: the require config (paths relative to the script's own URL), a
-// small stylesheet (see book.css), and a stub that replaces the theme's 0.54 MB (gzip) Font Awesome JavaScript. html_static_path is
+// The book's own files: the require config (paths relative to the script's own URL), the
+// MathJax starter (preloads MathJax's components, then starts it), and a stub that replaces the theme's 0.54 MB (gzip) Font Awesome JavaScript. html_static_path is
 // copied after the theme's static files, so _vendor/scripts/fontawesome.js wins over the
-// theme's _static/scripts/fontawesome.js; icons still come from the theme's CSS + web font.
+// theme's _static/scripts/fontawesome.js; icons still come from the theme's CSS + web font
+// (cut down to the icons shown by subset_icons.py, which `make vendor` runs next).
 manifest.packages["(book)"] = { version: "-", license: "MIT", files: {} };
 for (const [src, dst] of [
   ["require-config.js", "lib/require-config.js"],
   ["fontawesome-stub.js", "scripts/fontawesome.js"],
-  ["book.css", "lib/book.css"],
+  ["mathjax-load.js", "lib/mathjax/load.js"],
 ]) {
   const data = readFileSync(join(here, src));
   const target = join(out, "..", dst);

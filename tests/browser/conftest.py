@@ -139,13 +139,20 @@ def browser(site: Path):
 # Waits until the page is interactive: every widget view rendered as an explorer that has
 # drawn (data-ready), MathJax (when the page loads it) done typesetting, fonts loaded.
 READY_JS = """
-async () => {
+async (timeoutMs) => {
+  const t0 = performance.now();
   const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
-  const ready = () => document.querySelectorAll('.attn-explorer[data-ready="true"]').length >= views;
-  while (!ready()) await new Promise((r) => setTimeout(r, 20));
+  const ready = () => document.querySelectorAll('.attn-explorer[data-ready="true"]').length;
+  const wait = async (cond, what) => {
+    while (!cond()) {
+      if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await wait(() => ready() >= views, `explorers (${views} widget views, ${ready()} explorers drawn)`);
   const usesMathJax = !!document.querySelector('script[src*="mathjax"]');
   if (usesMathJax) {
-    while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) await new Promise((r) => setTimeout(r, 20));
+    await wait(() => window.MathJax && MathJax.startup && MathJax.startup.promise, 'MathJax to start');
     await MathJax.startup.promise;
   }
   await document.fonts.ready;
@@ -183,7 +190,7 @@ def _open(browser, base_url: str, name: str) -> Visit:
     page.on("pageerror", lambda e: v.console.append(("pageerror", str(e), "")))
     try:
         page.goto(v.url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
-        v.info = page.evaluate(READY_JS)
+        v.info = page.evaluate(READY_JS, LOAD_TIMEOUT_MS)
         page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT_MS)
     except Exception as e:  # recorded; every test of the page reports it
         v.load_error = f"{type(e).__name__}: {e}"
