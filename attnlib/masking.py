@@ -9,6 +9,7 @@ Shape legend: ``batch`` sequences, ``n_queries`` queries (rows), ``n_keys`` keys
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -34,6 +35,18 @@ def _lens_to_ignore(valid_lens: Tensor, n_keys: int, device: torch.device) -> Te
     return keys >= lens  # (batch, 1 or n_queries, n_keys)
 
 
+@functools.lru_cache(maxsize=8)
+def _bias_table(n_keys: int, dtype: torch.dtype, device: torch.device) -> Tensor:
+    """(n_keys + 1, n_keys) table whose row ``l`` is 0 on the first ``l`` keys, -inf after.
+
+    Cached (it depends only on its arguments and is never written into).
+    """
+    keys = torch.arange(n_keys, device=device)  # (n_keys,)
+    lengths = torch.arange(n_keys + 1, device=device).unsqueeze(1)  # (n_keys + 1, 1)
+    table = torch.zeros(n_keys + 1, n_keys, dtype=dtype, device=device)
+    return table.masked_fill_(keys >= lengths, -math.inf)  # (n_keys + 1, n_keys)
+
+
 def _lens_bias(valid_lens: Tensor, n_keys: int, dtype: torch.dtype,
                device: torch.device) -> Tensor:
     """Additive bias: ``0`` where a key is valid, ``-inf`` where it is masked out.
@@ -41,15 +54,14 @@ def _lens_bias(valid_lens: Tensor, n_keys: int, dtype: torch.dtype,
     A fresh tensor, (batch, 1, n_keys) for 1-D ``valid_lens`` and (batch, n_queries, n_keys)
     for 2-D. For 2-D ``valid_lens`` each row is looked up in a ``(n_keys + 1, n_keys)``
     table of the possible rows (one gather is cheaper than comparing every position),
-    unless that table would be larger than the bias itself.
+    unless that table would be larger than the bias itself or than 2**18 elements (the
+    cache keeps at most 8 tables, so at most 16 MiB).
     """
     lens = valid_lens.to(device)
-    keys = torch.arange(n_keys, device=device)  # (n_keys,)
-    if lens.dim() == 2 and n_keys + 1 <= lens.numel():
-        lengths = torch.arange(n_keys + 1, device=device).unsqueeze(1)  # (n_keys + 1, 1)
-        table = torch.zeros(n_keys + 1, n_keys, dtype=dtype, device=device)
-        table.masked_fill_(keys >= lengths, -math.inf)  # (n_keys + 1, n_keys): row l keeps l keys
+    if lens.dim() == 2 and n_keys + 1 <= lens.numel() and (n_keys + 1) * n_keys <= 2 ** 18:
+        table = _bias_table(n_keys, dtype, device)  # (n_keys + 1, n_keys)
         return torch.nn.functional.embedding(lens, table)  # (batch, n_queries, n_keys)
+    keys = torch.arange(n_keys, device=device)  # (n_keys,)
     if lens.dim() == 1:
         lens = lens.view(-1, 1)  # (batch, 1)
     ignore = keys >= lens.unsqueeze(-1)  # (batch, 1 or n_queries, n_keys)

@@ -39,8 +39,9 @@ __all__ = [
 ]
 
 #: Largest (batch, block_queries, block_keys, h) intermediate that :func:`additive_scores`
-#: builds at once (2**19 elements = 2 MiB in float32: small enough to stay in cache).
-DEFAULT_BLOCK_ELEMENTS = 2 ** 19
+#: builds at once (2**20 elements = 4 MiB in float32: small enough to stay in cache, large
+#: enough that per-block overhead is negligible).
+DEFAULT_BLOCK_ELEMENTS = 2 ** 20
 
 _Q = "(batch, n_queries, d)"
 _K = "(batch, n_keys, d)"

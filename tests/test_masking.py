@@ -255,3 +255,17 @@ def test_no_magic_fill_constants_in_code():
     assert literals, "the scan found no numeric literal at all"
     big = [v for v in literals if math.isfinite(v) and abs(v) >= 1e4]
     assert big == [], big
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n_queries", [1, 8])  # (batch * n_queries) < or >= n_keys + 1:
+def test_both_2d_fast_paths_all_dtypes(dtype, n_queries):  # computed vs looked-up bias
+    g = _gen(12)
+    X = (torch.randn(3, n_queries, 6, generator=g) * 1e4).to(dtype)
+    lens = torch.randint(1, 7, (3, n_queries), generator=g)
+    w = masked_softmax(X, lens)
+    ref = reference_masked_softmax(X.double(), lens)
+    assert torch.isfinite(w).all()
+    assert torch.equal(w[ref == 0], torch.zeros_like(w[ref == 0]))
+    tol = {torch.float16: 2e-3, torch.bfloat16: 2e-2}.get(dtype, 1e-6)
+    torch.testing.assert_close(w.double(), ref, atol=tol, rtol=0)
