@@ -61,7 +61,7 @@ test: $(STAMP)
 # no outside requests, no console errors, maths typeset, explorers match attnlib.
 # Screenshots go to _build/screenshots/. Skips locally without Chromium; fails with CI=true.
 test-browser: book
-	$(PY) -m pytest -q tests/browser -m browser
+	$(PY) -m pytest -q tests -m browser
 
 # Speed and memory targets: ratios measured in one run (see each script's docstring).
 bench: $(STAMP) book

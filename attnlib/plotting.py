@@ -150,6 +150,17 @@ def _check_mapping(obj, name: str, what: str) -> None:
         raise ValueError(f"{name} must not be empty (a dict mapping label -> {what})")
 
 
+def _labelled_curves(obj, name: str, what: str, n: int, ref: str) -> list[tuple[str, np.ndarray]]:
+    """Validate a dict label -> 1-D values of length ``n`` (that of ``ref``); return (label, array) pairs."""
+    _check_mapping(obj, name, what)
+    curves = []
+    for label, value in obj.items():
+        arr = _to_numpy(value, f"{name}[{label!r}]")
+        _check_1d(arr, f"{name}[{label!r}]", n, ref)
+        curves.append((str(label), arr))
+    return curves
+
+
 def _check_figsize(figsize) -> tuple[float, float]:
     if (
         not isinstance(figsize, Sequence)
@@ -457,12 +468,7 @@ def plot_regression(
     _check_1d(yt, "y_train", xt.shape[0], "x_train")
     xq = _to_numpy(x_query, "x_query")
     _check_1d(xq, "x_query")
-    _check_mapping(fits, "fits", "y_hat of shape (n_queries,)")
-    curves = []
-    for label, value in fits.items():
-        y_hat = _to_numpy(value, f"fits[{label!r}]")
-        _check_1d(y_hat, f"fits[{label!r}]", xq.shape[0], "x_query")
-        curves.append((str(label), y_hat))
+    curves = _labelled_curves(fits, "fits", "y_hat of shape (n_queries,)", xq.shape[0], "x_query")
     true_y = None
     if truth is not None:
         true_y = _to_numpy(truth, "truth")
@@ -586,12 +592,7 @@ def plot_kernels(u, values, figsize: tuple[float, float] = (8, 2)) -> Figure:
     """
     us = _to_numpy(u, "u")
     _check_1d(us, "u")
-    _check_mapping(values, "values", "K(u) of shape (n,)")
-    curves = []
-    for name, value in values.items():
-        k = _to_numpy(value, f"values[{name!r}]")
-        _check_1d(k, f"values[{name!r}]", us.shape[0], "u")
-        curves.append((str(name), k))
+    curves = _labelled_curves(values, "values", "K(u) of shape (n,)", us.shape[0], "u")
     figsize = _check_figsize(figsize)
 
     fig = _new_figure(figsize)

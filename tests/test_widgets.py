@@ -5,11 +5,11 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import os
 import re
 
 import numpy as np
 import pytest
+
 import torch
 
 from attnlib.masking import masked_softmax
@@ -261,21 +261,10 @@ def test_esm_is_small_and_has_no_console_calls():
 
 # ----------------------------------------------------------------------------- browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+@pytest.fixture
+def browser(chromium):
+    """The session's headless Chromium (tests/conftest.py)."""
+    return chromium
 
 
 def open_explorer(browser, explorer):

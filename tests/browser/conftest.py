@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -26,22 +25,11 @@ from pathlib import Path
 
 import pytest
 
+from _chromium import CHROMIUM, unavailable
+
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-default-apps",
-    "--disable-extensions",
-    "--metrics-recording-only",
-]
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 LOAD_TIMEOUT_MS = 60_000
 
 
@@ -70,11 +58,6 @@ LANDING = PAGES[0]
 CHAPTERS = PAGES[1:]
 
 
-def _unavailable(reason: str):
-    if IN_CI:
-        pytest.fail(f"browser tests cannot run with CI=true: {reason}", pytrace=False)
-    pytest.skip(f"browser tests skipped: {reason}")
-
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -86,14 +69,14 @@ def _free_port() -> int:
 def site() -> Path:
     """The built book; skips (fails with CI=true) when it is missing."""
     if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} not found (apt-get install chromium)")
+        unavailable(f"{CHROMIUM} not found (apt-get install chromium)")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        _unavailable("playwright is not installed (pip install -r requirements.txt)")
+        unavailable("playwright is not installed (pip install -r requirements.txt)")
     missing = [p for p in PAGES if not (SITE / p).is_file()]
     if missing:
-        _unavailable(f"the book is not built (missing {', '.join(missing)} in {SITE}; run `make book`)")
+        unavailable(f"the book is not built (missing {', '.join(missing)} in {SITE}; run `make book`)")
     return SITE
 
 
@@ -127,13 +110,9 @@ def base_url(site: Path):
 
 
 @pytest.fixture(scope="session")
-def browser(site: Path):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def browser(site: Path, chromium):
+    """The session's Chromium (tests/conftest.py), once the built book is known to exist."""
+    return chromium
 
 
 # Waits until the page is interactive: every widget view rendered as an explorer that has
