@@ -52,6 +52,8 @@ import anywidget
 import numpy as np
 import traitlets
 
+from attnlib.plotting import OKABE_ITO  # colour-blind-safe line colours, shared with the figures
+
 __all__ = [
     "Slider",
     "Choice",
@@ -72,9 +74,6 @@ _STATIC = pathlib.Path(__file__).parent / "static"
 #: Largest error allowed between a value as stored for the browser and attnlib's value.
 MAX_ENCODING_ERROR = 1e-4
 
-#: Okabe-Ito palette (colour-blind safe), used for line series in order.
-OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
-             "#F0E442"]
 
 
 class ExplorerError(ValueError):
@@ -466,7 +465,7 @@ class Lines:
             ys.append(f.y)
         xlim = self.xlim or _padded_range(np.concatenate(xs), 0.02)
         ylim = self.ylim or _padded_range(np.concatenate(ys), 0.05)
-        colours = iter(OKABE_ITO * 4)
+        colours = iter(list(OKABE_ITO) * 4)
         series_spec = []
         for s, shp in zip(self.series, shape):
             series_spec.append({"name": s.name, "style": s.style, "xy": s.xy,
