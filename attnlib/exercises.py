@@ -686,7 +686,7 @@ def _score_slips(kind: str, args: dict[str, object], want: Tensor) -> list[tuple
         W_q, W_k, w_v = args["W_q"], args["W_k"], args["w_v"]
         pre = (q @ W_q.T).unsqueeze(2) + (k @ W_k.T).unsqueeze(1)  # (batch, n_queries, n_keys, h)
         slips += [
-            ("you left out the tanh: it is w_vᵀ tanh(W_q q + W_k k)", pre @ w_v),
+            ("you left out the tanh, which goes between the sum W_q q + W_k k and w_v", pre @ w_v),
         ]
     return slips
 
