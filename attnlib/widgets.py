@@ -31,7 +31,7 @@ Example::
     ...     name="demo",
     ...     update=update,
     ...     params=[Slider("temperature", [0.5, 1.0, 2.0], default=1.0)],
-    ...     panels=[Heatmap("weights", xlabel="Keys", ylabel="Queries")],
+    ...     panels=[Heatmap("weights", xlabel="keys", ylabel="queries")],
     ... )
     >>> Explorer(decl)
     Explorer('demo': temperature ×3 → heatmap 'weights' 1×3)
@@ -225,8 +225,8 @@ class Heatmap:
     """
 
     name: str
-    xlabel: str = "Keys"
-    ylabel: str = "Queries"
+    xlabel: str = "keys"
+    ylabel: str = "queries"
     colorbar_label: str = "attention weight"
     vmin: float = 0.0
     vmax: float = 1.0

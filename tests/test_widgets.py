@@ -312,7 +312,7 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
         assert len(heat["cells"]) == expected.size
         for i, j, value, title, fill in heat["cells"]:
             assert abs(value - expected[i, j]) < 1e-4
-            m = re.fullmatch(rf"Queries {i}, Keys {j}: (\d\.\d{{4}})", title)
+            m = re.fullmatch(rf"queries {i}, keys {j}: (\d\.\d{{4}})", title)
             assert m and abs(float(m.group(1)) - expected[i, j]) <= 6e-5
             assert fill.startswith("rgb(")
         d = page.get_attribute("path.attn-series[data-series='query 0']", "d")
