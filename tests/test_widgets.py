@@ -300,6 +300,9 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
     assert page.query_selector("output.attn-value[data-param=temperature]").text_content() == "1"
     choice = page.query_selector("select.attn-choice[data-param=mode]")
     assert [o.text_content() for o in choice.query_selector_all("option")] == ["plain", "square"]
+    # JupyterLab must leave the arrow keys to a focused control (not move between cells)
+    for control in (slider, choice):
+        assert control.get_attribute("data-lm-suppress-shortcuts") == "true"
 
     for t_i, m_i in [(2, 0), (0, 0), (4, 1), (1, 1), (3, 0)]:
         page.eval_on_selector("input.attn-slider", f"e => {{ e.value = '{t_i}'; e.dispatchEvent(new Event('input')); }}")

@@ -238,6 +238,10 @@ function render({ model, el: host }) {
         inp.addEventListener("input", () => onMove(k, +inp.value));
         inputs.push(inp); outputs.push(out);
       }
+      // JupyterLab binds the arrow keys to notebook commands (move between cells, collapse
+      // headings) for any focused element that is not a text field; let a focused slider or
+      // choice keep them. No effect outside JupyterLab.
+      inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
     const painters = spec.panels.map((ps) => ({
       frame: decode(data[ps.name]),
