@@ -48,8 +48,13 @@ vendor: $(VENDOR_STAMP)
 
 # --all: a full rebuild. Sphinx otherwise re-reads (and so re-executes) only the pages whose
 # source changed, and keeps stale copies of changed static files.
+# Then web/prerender-math.mjs typesets every formula at build time with the pinned MathJax
+# (CommonHTML + assistive MathML, as the browser would), removes the MathJax <script> tags and
+# links one shared stylesheet (_static/lib/mathjax-chtml.css): pages load no MathJax
+# JavaScript. A TeX error makes it (and so `make book`) fail.
 book: $(STAMP) vendor
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
+	cd web && node prerender-math.mjs ../_build/html
 	@echo "The book is built: open _build/html/index.html"
 
 test: $(STAMP)
