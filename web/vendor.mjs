@@ -146,7 +146,7 @@ copyDir("mathjax", "es5/output/chtml/fonts/woff-v2", "mathjax/output/chtml/fonts
 copyDir("mathjax", "es5/input/tex/extensions", "mathjax/input/tex/extensions");
 
 // The book's own files: the require config (paths relative to the script's own URL), the
-// MathJax starter (preloads MathJax's components, then starts it), and a stub that replaces the theme's 0.54 MB (gzip) Font Awesome JavaScript. html_static_path is
+// page stylesheet (book.css), the MathJax starter (preloads MathJax's components, then starts it), and a stub that replaces the theme's 0.54 MB (gzip) Font Awesome JavaScript. html_static_path is
 // copied after the theme's static files, so _vendor/scripts/fontawesome.js wins over the
 // theme's _static/scripts/fontawesome.js; icons still come from the theme's CSS + web font
 // (cut down to the icons shown by subset_icons.py, which `make vendor` runs next).
@@ -155,6 +155,7 @@ for (const [src, dst] of [
   ["require-config.js", "lib/require-config.js"],
   ["fontawesome-stub.js", "scripts/fontawesome.js"],
   ["mathjax-load.js", "lib/mathjax/load.js"],
+  ["book.css", "lib/book.css"],
 ]) {
   const data = readFileSync(join(here, src));
   const target = join(out, "..", dst);
