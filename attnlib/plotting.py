@@ -267,17 +267,9 @@ def show_heatmaps(
     for name, value in (("xlabel", xlabel), ("ylabel", ylabel), ("colorbar_label", colorbar_label)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    if titles is not None:
-        if isinstance(titles, str) or not isinstance(titles, Sequence):
-            raise TypeError(f"titles must be a list of str, one per column ({cols}), got {type(titles).__name__}")
-        if len(titles) != cols:
-            raise ValueError(
-                f"titles must have one entry per column of panels: expected {cols} "
-                f"(matrices has shape (rows, cols, n_queries, n_keys) = {tuple(data.shape)}), "
-                f"got {len(titles)}"
-            )
-    for name, labels, n, what in (("xticklabels", xticklabels, n_keys, "n_keys"),
-                                  ("yticklabels", yticklabels, n_queries, "n_queries")):
+    for name, labels, n, what in (("titles", titles, cols, "column of panels"),
+                                  ("xticklabels", xticklabels, n_keys, "key (n_keys)"),
+                                  ("yticklabels", yticklabels, n_queries, "query (n_queries)")):
         if labels is None:
             continue
         if isinstance(labels, str) or not isinstance(labels, Sequence):
