@@ -33,7 +33,6 @@ from attnlib.attention import (
 )
 from attnlib import kernels
 from attnlib.kernels import NadarayaWatson, nadaraya_watson
-from attnlib.plotting import show_heatmaps
 
 __all__ = [
     "masked_softmax",
@@ -58,8 +57,13 @@ _LAZY_SUBMODULES = ("widgets", "explorers", "exercises", "plotting")
 
 
 def __getattr__(name):
-    # ``attnlib.widgets`` / ``attnlib.explorers`` import anywidget and precompute frames;
-    # load them only when first used so ``import attnlib`` stays light.
+    # ``attnlib.widgets`` / ``attnlib.explorers`` import anywidget, ``attnlib.plotting``
+    # imports matplotlib (about 0.8 s): load them only when first used, so that
+    # ``import attnlib`` stays light.
+    if name == "show_heatmaps":
+        from attnlib.plotting import show_heatmaps
+
+        return show_heatmaps
     if name in _LAZY_SUBMODULES:
         import importlib
 

@@ -23,6 +23,7 @@ __all__ = [
     "check_same_dtype",
     "check_dim_match",
     "check_valid_lens",
+    "is_tracing",
     "check_mask",
     "check_positive",
 ]
@@ -92,23 +93,52 @@ def check_dim_match(fn: str, name_a: str, a: Tensor, dim_a: int, name_b: str, b:
                          + (f". {hint}" if hint else ""))
 
 
+def is_tracing() -> bool:
+    """True under ``torch.compile`` tracing or inside ``torch.func.vmap``.
+
+    Data-dependent checks (reading a value with ``.item()``) cannot run there: they break
+    a ``fullgraph=True`` compile and fail under ``vmap``. Callers then skip the *range*
+    checks of lengths (shapes and dtypes are still checked) and use branch-free code.
+    """
+    compiler = getattr(torch, "compiler", None)
+    if compiler is not None and compiler.is_compiling():
+        return True
+    return False
+
+
+def _is_batched(x: Tensor) -> bool:
+    """True for a functorch BatchedTensor (an input seen inside ``torch.func.vmap``)."""
+    functorch = getattr(torch._C, "_functorch", None)
+    return bool(functorch is not None and functorch.is_batchedtensor(x))
+
+
 def check_valid_lens(valid_lens: object, batch: int | None, n_queries: int, n_keys: int,
                      fn: str, name: str = "valid_lens", *, return_min: bool = False):
-    """Validate ``valid_lens`` and return it as a tensor (or ``None``).
+    """Validate ``valid_lens`` and return it as an int64 tensor (or ``None``).
 
-    With ``return_min=True`` return ``(valid_lens, smallest entry)`` (the smallest entry is
-    ``None`` when ``valid_lens`` is ``None`` or empty); it comes free with the range check.
+    With ``return_min=True`` return ``(valid_lens, smallest entry)``; the smallest entry is
+    ``None`` when ``valid_lens`` is ``None`` or empty, or when it cannot be read without a
+    data-dependent step (under ``torch.compile`` or ``vmap``, see :func:`is_tracing`).
 
-    Accepted: ``None``; an integer tensor (or a list of ints) of shape ``(batch,)`` (one
+    Accepted: ``None``; a tensor, numpy array, list or tuple of shape ``(batch,)`` (one
     length per sequence, shared by all its queries) or ``(batch, n_queries)`` (one length
-    per query); every entry in ``[0, n_keys]``. ``batch=None`` accepts any batch size.
+    per query) with every entry in ``[0, n_keys]``. Integer dtypes of any width are
+    accepted, and floating-point lengths that hold whole numbers (d2l's BERT passes float32
+    lengths); a non-whole or non-finite float raises ``ValueError``. ``batch=None`` accepts
+    any batch size.
     """
     if valid_lens is None:
         return (None, None) if return_min else None
+    if type(valid_lens).__module__ == "numpy" and hasattr(valid_lens, "dtype"):
+        # numpy arrays are accepted like lists (decision: documented in README)
+        if valid_lens.dtype.kind not in "iuf":
+            raise TypeError(f"{fn}: {name} must hold integer lengths; got a numpy array of "
+                            f"dtype {valid_lens.dtype}")
+        valid_lens = torch.from_numpy(valid_lens.copy())
     if isinstance(valid_lens, (list, tuple)):
         try:
             valid_lens = torch.tensor(valid_lens)
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, RuntimeError) as err:
             raise TypeError(f"{fn}: {name} must be an integer tensor; got a "
                             f"{type(valid_lens).__name__} that torch.tensor cannot convert "
                             f"({err})") from None
@@ -118,7 +148,8 @@ def check_valid_lens(valid_lens: object, batch: int | None, n_queries: int, n_ke
     if valid_lens.dtype == torch.bool:
         raise TypeError(f"{fn}: {name} must be an integer tensor of lengths; got dtype "
                         f"torch.bool. To pass a boolean mask use mask= (True = attend)")
-    if valid_lens.dtype not in _INT_DTYPES:
+    if valid_lens.is_complex() or not (valid_lens.dtype in _INT_DTYPES
+                                       or valid_lens.is_floating_point()):
         raise TypeError(f"{fn}: {name} must be an integer tensor (e.g. torch.int64) of "
                         f"lengths; got dtype {valid_lens.dtype}")
     b = valid_lens.shape[0] if valid_lens.dim() >= 1 else None
@@ -130,8 +161,20 @@ def check_valid_lens(valid_lens: object, batch: int | None, n_queries: int, n_ke
     if not ok:
         raise ValueError(f"{fn}: {name} must have shape {expected}; got shape "
                          f"{fmt_shape(valid_lens.shape)}")
+    traced = is_tracing() or _is_batched(valid_lens)
+    if valid_lens.is_floating_point():
+        if not traced and valid_lens.numel():
+            bad = ~torch.isfinite(valid_lens) | (valid_lens != valid_lens.round())
+            if bool(bad.any()):
+                first = valid_lens[bad].flatten()[0].item()
+                raise ValueError(f"{fn}: {name} holds lengths, so its entries must be whole "
+                                 f"numbers; got {first} (dtype {valid_lens.dtype})")
+        valid_lens = valid_lens.round()
+    # int64 everywhere below: index lookups (embedding) take int32/int64 only, and narrow
+    # dtypes (int8, uint8, int16) would overflow in comparisons with n_keys
+    valid_lens = valid_lens.to(torch.int64)
     lo = None
-    if valid_lens.numel():
+    if valid_lens.numel() and not traced:
         lo, hi = torch.aminmax(valid_lens)
         lo, hi = int(lo), int(hi)
         if lo < 0:

@@ -191,6 +191,51 @@ class DotProductAttention(nn.Module):
         return torch.bmm(self.dropout(self.attention_weights), values)  # (batch, n_queries, d_v)
 
 
+def _additive_signature(args: tuple, kwargs: dict) -> tuple:
+    """Read both d2l constructors of AdditiveAttention.
+
+    ``(num_hiddens, dropout=0)`` (d2l today, lazily sized) or ``(key_size, query_size,
+    num_hiddens, dropout=0)`` (d2l <= 0.17), positionally or by keyword. Returns
+    ``(key_size, query_size, num_hiddens, dropout)`` with ``key_size = query_size = None``
+    for the lazy form.
+    """
+    fn = "AdditiveAttention"
+    names_old = ("key_size", "query_size", "num_hiddens", "dropout")
+    names_new = ("num_hiddens", "dropout")
+    unknown = set(kwargs) - set(names_old)
+    if unknown:
+        raise TypeError(f"{fn}: unexpected keyword argument(s) {sorted(unknown)}; use "
+                        f"AdditiveAttention(num_hiddens, dropout) or AdditiveAttention("
+                        f"key_size, query_size, num_hiddens, dropout)")
+    old_form = len(args) >= 3 or "key_size" in kwargs or "query_size" in kwargs
+    names = names_old if old_form else names_new
+    if len(args) > len(names):
+        raise TypeError(f"{fn}: takes at most {len(names_old)} positional arguments (key_size, "
+                        f"query_size, num_hiddens, dropout); got {len(args)}")
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in bound:
+            raise TypeError(f"{fn}: got multiple values for argument {k!r}")
+        bound[k] = v
+    if old_form and not {"key_size", "query_size", "num_hiddens"} <= set(bound):
+        raise TypeError(f"{fn}: the four-argument form needs key_size, query_size and "
+                        f"num_hiddens; got {sorted(bound)}")
+    if "num_hiddens" not in bound:
+        raise TypeError(f"{fn}: missing num_hiddens: use AdditiveAttention(num_hiddens, "
+                        f"dropout) (d2l today) or AdditiveAttention(key_size, query_size, "
+                        f"num_hiddens, dropout) (d2l <= 0.17)")
+    sizes = [n for n in ("key_size", "query_size", "num_hiddens") if n in bound]
+    for name in sizes:
+        v = bound[name]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{fn}: {name} must be a positive int; got {v!r}")
+    dropout = bound.get("dropout", 0.0)
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
+            or not 0.0 <= dropout <= 1.0:
+        raise ValueError(f"{fn}: dropout must be a probability in [0, 1]; got {dropout!r}")
+    return bound.get("key_size"), bound.get("query_size"), bound["num_hiddens"], float(dropout)
+
+
 class AdditiveAttention(nn.Module):
     r"""Additive (Bahdanau) attention module (d2l's ``AdditiveAttention``).
 
@@ -201,7 +246,7 @@ class AdditiveAttention(nn.Module):
     Queries and keys may have different feature sizes. Scores are computed by
     :func:`attnlib.additive_scores` in blocks, so the ``(batch, n_queries, n_keys,
     num_hiddens)`` tensor of the broadcast form is never materialised, neither in the
-    forward pass nor (thanks to per-block checkpointing) in what autograd keeps for
+    forward pass nor (its backward recomputes each block) in what autograd keeps for
     backward.
 
     Plain-code reference::
@@ -214,11 +259,23 @@ class AdditiveAttention(nn.Module):
     The parameters have d2l's names and layouts (``W_k``, ``W_q``, ``w_v``: bias-free
     ``nn.Linear`` layers), so a d2l state dict loads into this module.
 
+    Two constructors, both d2l's:
+
+    - ``AdditiveAttention(num_hiddens, dropout)``, d2l today (since d2l PR #2110, 2022):
+      ``W_q``, ``W_k`` and ``w_v`` are :class:`torch.nn.LazyLinear` layers sized by the
+      first call (in d2l's order W_q, W_k, w_v, so seeded initial weights match d2l's).
+      Run one forward pass before creating the optimizer, as d2l does; a state dict loads
+      into an unsized module too.
+    - ``AdditiveAttention(key_size, query_size, num_hiddens, dropout)``, d2l <= 0.17:
+      sized at construction.
+
+    The parameter names and shapes are the same either way, so state dicts load both ways.
+
     Args:
-        key_size: feature size ``d_k`` of the keys.
-        query_size: feature size ``d_q`` of the queries.
         num_hiddens: hidden size ``h``.
         dropout: probability of zeroing a weight during training (default 0).
+        key_size: (four-argument form) feature size ``d_k`` of the keys.
+        query_size: (four-argument form) feature size ``d_q`` of the queries.
         max_block_elements: keyword-only; largest intermediate block (elements), see
             :func:`attnlib.additive_scores`.
 
@@ -247,20 +304,33 @@ class AdditiveAttention(nn.Module):
         tensor([[[0.3894, 0.6106]]])
     """
 
-    def __init__(self, key_size: int, query_size: int, num_hiddens: int,
-                 dropout: float = 0.0, *,
-                 max_block_elements: int = DEFAULT_BLOCK_ELEMENTS) -> None:
+    def __init__(self, *args, max_block_elements: int = DEFAULT_BLOCK_ELEMENTS,
+                 **kwargs) -> None:
         super().__init__()
-        for name, v in (("key_size", key_size), ("query_size", query_size),
-                        ("num_hiddens", num_hiddens)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"AdditiveAttention: {name} must be a positive int; got {v!r}")
-        self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
-        self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
-        self.w_v = nn.Linear(num_hiddens, 1, bias=False)
+        key_size, query_size, num_hiddens, dropout = _additive_signature(args, kwargs)
+        if key_size is None:
+            # d2l today: layers sized on the first call, like nn.LazyLinear (which they are)
+            self.W_k = nn.LazyLinear(num_hiddens, bias=False)
+            self.W_q = nn.LazyLinear(num_hiddens, bias=False)
+            self.w_v = nn.LazyLinear(1, bias=False)
+        else:
+            self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
+            self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
+            self.w_v = nn.Linear(num_hiddens, 1, bias=False)
+        self.num_hiddens = num_hiddens
         self.dropout = nn.Dropout(dropout)
         self.max_block_elements = max_block_elements
         self.attention_weights: Tensor | None = None
+
+    def _materialise(self, queries: Tensor, keys: Tensor) -> None:
+        """Size lazy layers from the first inputs, in d2l's order (W_q, W_k, then w_v), so
+        that a seeded d2l model and this one draw the same initial weights."""
+        if isinstance(self.W_q, nn.LazyLinear):
+            self.W_q(queries[:, :0])  # (batch, 0, query_size): sizes W_q, computes nothing
+        if isinstance(self.W_k, nn.LazyLinear):
+            self.W_k(keys[:, :0])  # (batch, 0, key_size)
+        if isinstance(self.w_v, nn.LazyLinear):
+            self.w_v(queries.new_zeros(0, self.num_hiddens))  # (0, num_hiddens)
 
     def forward(self, queries: Tensor, keys: Tensor, values: Tensor,
                 valid_lens: Tensor | None = None, *, mask: Tensor | None = None) -> Tensor:
@@ -268,6 +338,10 @@ class AdditiveAttention(nn.Module):
         queries = check_float_tensor(queries, "queries", fn, ndim=3,
                                      layout="(batch, n_queries, query_size)")
         keys = check_float_tensor(keys, "keys", fn, ndim=3, layout="(batch, n_keys, key_size)")
+        if queries.is_complex() or keys.is_complex():
+            raise TypeError(f"{fn}: queries and keys must be real floating-point tensors; got "
+                            f"{queries.dtype} and {keys.dtype}")
+        self._materialise(queries, keys)
         if queries.shape[-1] != self.W_q.in_features:
             raise ValueError(f"{fn}: queries must have feature size query_size = "
                              f"{self.W_q.in_features}; got shape {fmt_shape(queries.shape)}")

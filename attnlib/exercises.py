@@ -148,6 +148,9 @@ def _as_input_tensor(x: object, name: str, fn: str) -> Tensor:
 
 def _as_answer(x: object) -> Tensor | str:
     """A learner's returned value as a tensor, or a description of why it is not one."""
+    if isinstance(x, Tensor) and (x.is_complex() or x.dtype == torch.bool):
+        return (f"a tensor of dtype {x.dtype} (attention scores, weights and kernel values "
+                f"are real numbers: return a real floating-point tensor)")
     if isinstance(x, Tensor):
         return x
     if isinstance(x, tuple):

@@ -183,12 +183,15 @@ def _log_gaussian(u: Tensor) -> Tensor:
 
 
 def _log_boxcar(u: Tensor) -> Tensor:
+    # piecewise constant: its gradient is 0, but it stays in the graph (u_safe * 0), so a
+    # trainable bandwidth gets a zero gradient instead of "does not require grad"
     inside = u.abs() <= 1.0
-    return torch.zeros_like(u).fill_(math.log(0.5)).masked_fill(~inside, -math.inf)
+    u_safe = torch.where(inside, u, torch.zeros_like(u))
+    return (u_safe * 0.0 + math.log(0.5)).masked_fill(~inside, -math.inf)
 
 
 def _log_constant(u: Tensor) -> Tensor:
-    return torch.zeros_like(u)
+    return torch.where(torch.isfinite(u), u, torch.zeros_like(u)) * 0.0  # 0, in the graph
 
 
 def _log_epanechnikov(u: Tensor) -> Tensor:
@@ -373,7 +376,11 @@ def nadaraya_watson(x_train: Tensor, y_train: Tensor, x_query: Tensor,
                              f"mask/exclude_self leaves query {i} with none")
 
     diff = x_query.unsqueeze(1) - x_train.unsqueeze(0)  # (n_queries, n_train)
-    logits = log_k(diff / bandwidth)  # (n_queries, n_train)
+    # u = diff / h, with u = 0 where diff = 0: a bandwidth that underflows in the data's
+    # dtype (1e-50 in float32, 1e-8 in float16) would otherwise give 0/0 = NaN there; the
+    # other entries become +-inf, outside every kernel's support (the h -> 0 limit).
+    u = torch.where(diff == 0, torch.zeros_like(diff), diff / bandwidth)  # (n_queries, n_train)
+    logits = log_k(u)  # (n_queries, n_train)
     if allowed is not None:
         logits = logits.masked_fill(~allowed, -math.inf)
     # Empty-window rule: a row with no finite log-kernel value keeps only its nearest
@@ -464,3 +471,13 @@ class NadarayaWatson(nn.Module):
         name = self.kernel if isinstance(self.kernel, str) else getattr(
             self.kernel, "__name__", "custom")
         return f"kernel={name!r}, bandwidth={self.bandwidth.item():.4g}"
+
+
+def __getattr__(name: str):
+    if name in ("epanechikov", "epanechikov_kernel"):
+        raise AttributeError(
+            f"attnlib.kernels has no {name!r}: d2l's 'epanechikov' is really the triangular "
+            f"kernel max(0, 1 - |u|) (d2l issue 2440). Use attnlib.kernels.triangular for "
+            f"d2l's numbers, or attnlib.kernels.epanechnikov for the real Epanechnikov kernel "
+            f"3/4 (1 - u^2) on |u| <= 1.")
+    raise AttributeError(f"module 'attnlib.kernels' has no attribute {name!r}")

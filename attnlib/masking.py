@@ -15,7 +15,8 @@ import math
 import torch
 from torch import Tensor
 
-from attnlib._checks import check_float_tensor, check_mask, check_valid_lens, check_tensor
+from attnlib._checks import (_is_batched, check_float_tensor, check_mask, check_tensor,
+                             check_valid_lens, is_tracing)
 
 __all__ = ["masked_softmax", "valid_lens_to_mask"]
 
@@ -141,18 +142,24 @@ def masked_softmax(X: Tensor, valid_lens: Tensor | None = None, *,
     and gradients stay finite for fully masked rows.
 
     Implementation: when every row has at least one valid key the masked scores are sent
-    to ``-inf`` instead (``exp(-inf - max) = 0`` exactly, so no second pass is needed); for
-    ``valid_lens`` alone this is one addition of a ``0``/``-inf`` bias looked up per row
-    (the fast path that ``benchmarks/bench_attention.py`` times). The value of a finite
-    masked score never matters; a NaN or ``+inf`` score, even at a masked position, may
-    make its row NaN (non-finite scores are a bug upstream; they are not hidden).
+    to ``-inf`` instead (``exp(-inf - max) = 0`` exactly, so no second pass is needed; the
+    fast path that ``benchmarks/bench_attention.py`` times). Masked positions are replaced,
+    never added to, so their values never matter: a NaN or ``+inf`` score at a masked
+    position leaves its row finite, with ``valid_lens`` and ``mask=`` alike (the behaviour
+    of SDPA's boolean ``attn_mask``). A NaN or ``+inf`` at a *valid* position still makes
+    its row NaN: non-finite scores are a bug upstream, and they are not hidden.
+
+    Under ``torch.compile`` (``fullgraph=True`` works) and ``torch.func.vmap`` the lengths'
+    range is not checked (that needs a data-dependent read) and the branch-free path is
+    taken; out-of-range lengths then act as clamped to ``[0, n_keys]``.
 
     Args:
         X: attention scores, floating point, shape ``(batch, n_queries, n_keys)``.
-        valid_lens: optional integer tensor of shape ``(batch,)`` (all queries of sequence
+        valid_lens: optional lengths of shape ``(batch,)`` (all queries of sequence
             ``b`` see the first ``valid_lens[b]`` keys) or ``(batch, n_queries)`` (query
             ``i`` of sequence ``b`` sees the first ``valid_lens[b, i]`` keys). Entries in
-            ``[0, n_keys]``.
+            ``[0, n_keys]``. A tensor of any integer dtype, or of a float dtype holding
+            whole numbers (as d2l's BERT passes), a list, or a numpy array.
         mask: optional boolean tensor broadcastable to ``(batch, n_queries, n_keys)``;
             ``True`` = attend (the convention of
             :func:`torch.nn.functional.scaled_dot_product_attention`).
@@ -183,26 +190,31 @@ def _masked_softmax(X: Tensor, valid_lens: Tensor | None, mask: Tensor | None, f
     mask = check_mask(mask, X.shape, fn)
     if valid_lens is None and mask is None:
         return torch.softmax(X, dim=-1)
-    if mask is None and n_keys > 0 and min_len > 0:
-        # Fast path (valid_lens only, every row has a valid key): adding a 0/-inf bias sends
-        # masked scores to -inf; each row keeps a finite maximum, so exp(-inf - max) is
-        # exactly 0, and the softmax's backward gives masked positions zero gradient (the
-        # add's backward is free).
-        bias = _lens_bias(valid_lens, n_keys, X.dtype, X.device)  # a fresh tensor
-        if bias.shape == X.shape:
-            return torch.softmax(bias.add_(X), dim=-1)  # in place into our bias, not into X
-        return torch.softmax(X + bias, dim=-1)
+    if X.numel() == 0:  # an empty batch, no queries or no keys: nothing to weigh
+        return torch.softmax(X, dim=-1)
+    traced = is_tracing() or _is_batched(X) or (valid_lens is not None
+                                                 and _is_batched(valid_lens))
+    if not traced and mask is None and min_len > 0:
+        # Fast path (valid_lens only, every row has a valid key): add a 0/-inf bias looked
+        # up per row; exp(-inf - max) is exactly 0 and the add's backward is free. Adding
+        # cannot hide a NaN or +inf at a masked position (NaN + -inf = NaN), so the row
+        # maxima are checked (cheap: one value per row); only then the replacing path below.
+        biased = _lens_bias(valid_lens, n_keys, X.dtype, X.device)  # a fresh tensor
+        biased = biased.add_(X) if biased.shape == X.shape else biased + X  # never into X
+        if not bool(biased.amax(dim=-1).isnan().any()):
+            return torch.softmax(biased, dim=-1)
     ignore = None  # True = masked out, broadcastable to X
     if valid_lens is not None:
         ignore = _lens_to_ignore(valid_lens, n_keys, X.device)
     if mask is not None:
         mask_ignore = ~mask.to(X.device)
         ignore = mask_ignore if ignore is None else (ignore | mask_ignore)
-    has_empty_row = bool(ignore.all(dim=-1).any())
-    # torch.where builds a new tensor (X is never written into); it is also faster than
-    # masked_fill on CPU.
-    if not has_empty_row:
-        return torch.softmax(torch.where(ignore, -math.inf, X), dim=-1)
+    # Masked positions are replaced (a new tensor; X is never written into), so their
+    # values never matter, NaN and +-inf included, with valid_lens and mask= alike (as
+    # with SDPA's boolean attn_mask).
+    if not traced and not bool(ignore.all(dim=-1).any()):
+        # every row keeps a valid key, so a finite maximum: exp(-inf - max) is exactly 0
+        return torch.softmax(X.masked_fill(ignore, -math.inf), dim=-1)
     # A row with no valid key: fill with finfo.min instead (finite, so that row becomes a
     # uniform softmax of equal values with finite gradients, never NaN), then zero the
     # masked positions, which turns the empty rows into all-zero rows.

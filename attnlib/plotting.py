@@ -1,10 +1,13 @@
 """Figures for the book: attention-weight heatmaps, curves, regressions, histograms, kernels.
 
-Every function here builds a :class:`matplotlib.figure.Figure` directly, without
-``matplotlib.pyplot``. Nothing is added to pyplot's list of open figures, no global
-``rcParams`` are touched and nothing is shown: a notebook displays the returned figure
-exactly once when it is the last expression of a cell (``fig``), and a script saves it
-with ``fig.savefig(path)``.
+Every function here draws on a figure that pyplot manages, as d2l's ``show_heatmaps``
+does (``plt.figure``): in Jupyter the inline backend shows it when the cell ends, also
+inside a loop or after a trailing ``;``, and in a script ``plt.savefig``/``plt.gcf``
+see it. The figure is also returned, for ``fig.savefig(path)`` or further drawing. So,
+as with any pyplot figure, do not end a cell with the figure itself (``fig``): Jupyter
+would show it twice (once as the cell's value, once by the inline backend). Nothing here
+calls ``plt.show()`` or changes the global ``rcParams``; pyplot itself is imported on
+first use only, so ``import attnlib`` does not load matplotlib.
 
 The functions draw only; they do no arithmetic on the data. Callers pass values already
 computed (for example with :func:`attnlib.masked_softmax`). Tensors may live on any
@@ -55,16 +58,12 @@ LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8
 
 
 class NotebookFigure(Figure):
-    """A :class:`matplotlib.figure.Figure` that Jupyter can display without pyplot.
+    """The :class:`matplotlib.figure.Figure` subclass of attnlib's figures.
 
-    Jupyter shows a figure through a PNG formatter that matplotlib's inline backend
-    registers only once pyplot has been imported and set up. A figure built directly from
-    ``Figure`` in a notebook that never imports pyplot would therefore show as text only.
-    This subclass adds ``_repr_png_``, which IPython uses when no formatter is registered
-    for figures; when the inline backend is active its formatter takes precedence. Either
-    way the figure is displayed exactly once, and only when it is a cell's value (figures
-    built here are never in pyplot's list, so the inline backend never re-shows them).
-    The text repr is the usual ``<Figure size 250x250 with 2 Axes>``.
+    A plain pyplot figure (created with ``plt.figure(FigureClass=NotebookFigure)``) with a
+    text repr that does not depend on the backend's DPI, ``<Figure size 250x250 with 2
+    Axes>``, so notebook outputs compare equal everywhere, and a ``_repr_png_`` for
+    front ends that have no figure formatter.
     """
 
     def __repr__(self) -> str:
@@ -86,7 +85,11 @@ DPI = 100
 
 
 def _new_figure(figsize) -> NotebookFigure:
-    return NotebookFigure(figsize=_check_figsize(figsize), dpi=DPI, layout="constrained")
+    """A new pyplot-managed figure (what ``plt.figure`` makes; d2l draws on pyplot too)."""
+    import matplotlib.pyplot as plt  # on first use: importing attnlib loads no matplotlib
+
+    return plt.figure(figsize=_check_figsize(figsize), dpi=DPI, layout="constrained",
+                      FigureClass=NotebookFigure)
 
 
 def _styles():

@@ -20,7 +20,6 @@ import math
 
 import torch
 from torch import Tensor
-from torch.utils.checkpoint import checkpoint
 
 from attnlib._checks import (
     check_dim_match,
@@ -104,6 +103,10 @@ def _dot_product_scores(queries: Tensor, keys: Tensor, fn: str) -> Tensor:
             f"{fmt_shape(keys.shape)} (d = {d_k}). For queries and keys of different sizes "
             f"use attnlib.bilinear_scores(queries, keys, M) with M of shape ({d_q}, {d_k}) "
             f"or attnlib.AdditiveAttention(key_size={d_k}, query_size={d_q}, num_hiddens=...)")
+    if d_q == 0:
+        raise ValueError(f"{fn}: queries and keys must have a feature size d >= 1 (the "
+                         f"scores divide by sqrt(d)); got queries of shape "
+                         f"{fmt_shape(queries.shape)} and keys of shape {fmt_shape(keys.shape)}")
     # alpha folds the 1/sqrt(d) into the matmul (no extra pass over the scores)
     out = queries.new_empty(())  # ignored: beta=0
     return torch.baddbmm(out, queries, keys.transpose(1, 2),  # (batch, d, n_keys)
@@ -201,12 +204,25 @@ def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) 
     sigma = check_positive(sigma, "sigma", fn)
     if isinstance(sigma, Tensor):
         sigma = sigma.to(queries.dtype).reshape(())  # ()
+    out_dtype = queries.dtype
+    if out_dtype in (torch.float16, torch.bfloat16):
+        # the squared norms below overflow float16 near |x| = 256 (and lose all digits in
+        # bfloat16): compute in float32, round once at the end
+        queries, keys = queries.float(), keys.float()
+        if isinstance(sigma, Tensor):
+            sigma = sigma.float()
+    # Translate both by the keys' mean: distances do not change, but the expanded form
+    # below no longer cancels catastrophically far from the origin (q = 1000 vs
+    # k = 1000.01 keeps its digits in float32).
+    if keys.shape[1] > 0:
+        center = keys.detach().mean(dim=1, keepdim=True)  # (batch, 1, d)
+        queries, keys = queries - center, keys - center
     q_sq = (queries * queries).sum(-1, keepdim=True)  # (batch, n_queries, 1)
     k_sq = (keys * keys).sum(-1).unsqueeze(1)  # (batch, 1, n_keys)
     cross = torch.bmm(queries, keys.transpose(1, 2))  # (batch, n_queries, n_keys)
     # rounding can make the expanded distance slightly negative: clamp to the true bound
     sq_dist = (q_sq + k_sq - 2.0 * cross).clamp_min(0.0)  # (batch, n_queries, n_keys)
-    return -sq_dist / (2.0 * sigma * sigma) + 0.0  # + 0.0 turns -0.0 into 0.0 for display
+    return (-sq_dist / (2.0 * sigma * sigma) + 0.0).to(out_dtype)  # + 0.0: no -0.0
 
 
 def _additive_block(q_proj: Tensor, k_proj: Tensor, w_v: Tensor) -> Tensor:
@@ -252,11 +268,11 @@ def additive_scores(queries: Tensor, keys: Tensor, W_q: Tensor, W_k: Tensor, w_v
     - without autograd (``torch.no_grad()`` or no input requiring grad) one block-sized
       buffer is reused, with an in-place ``tanh``; the blocks stay in cache, which makes
       this faster than the broadcast form as well as smaller;
-    - when autograd is recording, each block runs under
-      :func:`torch.utils.checkpoint.checkpoint` (non-reentrant), so backward recomputes
-      the block's tanh instead of keeping every block's activations alive: peak memory
-      stays bounded by the block size in training too, at the cost of computing the
-      blocks twice.
+    - when autograd is recording, a custom autograd function keeps only the projections
+      and its backward recomputes each block's tanh in one reused buffer, accumulating the
+      gradients block by block: peak memory stays bounded by the block size in training
+      too (measured by ``benchmarks/bench_attention.py``), at the cost of computing the
+      blocks twice. It is differentiable once (no double backward).
 
     Inputs small enough to fit in one block take the plain broadcast path.
 
@@ -325,11 +341,51 @@ def _additive_scores(queries: Tensor, keys: Tensor, W_q: Tensor, W_k: Tensor, w_
         q_proj.requires_grad or k_proj.requires_grad or w_v.requires_grad)
     if not needs_grad:
         return _additive_blocks_no_grad(q_proj, k_proj, w_v, block_q, block_k)
-    rows = []
-    for i in range(0, n_queries, block_q):
-        q_blk = q_proj[:, i:i + block_q]  # (batch, bq, h)
-        cols = [checkpoint(_additive_block, q_blk, k_proj[:, j:j + block_k], w_v,  # (batch, bk, h)
-                           use_reentrant=False, preserve_rng_state=False)
-                for j in range(0, n_keys, block_k)]
-        rows.append(cols[0] if len(cols) == 1 else torch.cat(cols, dim=2))
-    return torch.cat(rows, dim=1)  # (batch, n_queries, n_keys)
+    return _BlockedAdditive.apply(q_proj, k_proj, w_v, block_q, block_k)
+
+
+class _BlockedAdditive(torch.autograd.Function):
+    """Blocked additive scores whose backward recomputes each block's tanh.
+
+    Forward keeps only the projections (``(batch, n, h)``, small) and reuses one
+    block-sized buffer; backward reuses one buffer too and accumulates the gradients block
+    by block. Unlike per-block ``torch.utils.checkpoint`` (which allocates fresh block
+    tensors, and whose freed memory the default CPU allocator keeps), peak memory stays
+    one block plus the projections in training as well. Differentiable once (no
+    double backward).
+    """
+
+    @staticmethod
+    def forward(ctx, q_proj, k_proj, w_v, block_q, block_k):
+        ctx.save_for_backward(q_proj, k_proj, w_v)
+        ctx.blocks = (block_q, block_k)
+        return _additive_blocks_no_grad(q_proj, k_proj, w_v, block_q, block_k)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        q_proj, k_proj, w_v = ctx.saved_tensors
+        block_q, block_k = ctx.blocks
+        batch, n_queries, h = q_proj.shape
+        n_keys = k_proj.shape[1]
+        grad = grad.contiguous()  # (batch, n_queries, n_keys)
+        grad_q = torch.zeros_like(q_proj)  # (batch, n_queries, h)
+        grad_k = torch.zeros_like(k_proj)  # (batch, n_keys, h)
+        grad_w = torch.zeros_like(w_v)  # (h,)
+        buffer = q_proj.new_empty(batch * block_q * block_k * h)  # reused by every block
+        for i in range(0, n_queries, block_q):
+            bq = min(block_q, n_queries - i)
+            for j in range(0, n_keys, block_k):
+                bk = min(block_k, n_keys - j)
+                t = buffer[:batch * bq * bk * h].view(batch, bq, bk, h)  # (batch, bq, bk, h)
+                torch.add(q_proj[:, i:i + bq].unsqueeze(2),  # (batch, bq, 1, h)
+                          k_proj[:, j:j + bk].unsqueeze(1), out=t)  # (batch, 1, bk, h)
+                t.tanh_()
+                g = grad[:, i:i + bq, j:j + bk]  # (batch, bq, bk)
+                # d score / d w_v = tanh(...): sum over every (b, i, j) of g * t
+                grad_w += torch.mv(t.reshape(-1, h).t(), g.reshape(-1))  # (h,)
+                # d score / d pre-activation = w_v * (1 - t^2), times g: in place into t
+                t.mul_(t).neg_().add_(1.0).mul_(w_v).mul_(g.unsqueeze(-1))  # (batch, bq, bk, h)
+                grad_q[:, i:i + bq] += t.sum(dim=2)  # (batch, bq, h)
+                grad_k[:, j:j + bk] += t.sum(dim=1)  # (batch, bk, h)
+        return grad_q, grad_k, grad_w, None, None

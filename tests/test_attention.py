@@ -90,8 +90,8 @@ def test_dot_product_attention_bad_inputs():
         dot_product_attention(q, k[..., :4], v)
     with pytest.raises(ValueError, match=r"^dot_product_attention: valid_lens.*<= n_keys = 4"):
         dot_product_attention(q, k, v, torch.tensor([5, 1]))
-    with pytest.raises(TypeError, match=r"^DotProductAttention: valid_lens.*torch.float32"):
-        DotProductAttention()(q, k, v, torch.tensor([1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"^DotProductAttention: valid_lens.*whole.*2.5"):
+        DotProductAttention()(q, k, v, torch.tensor([1.0, 2.5]))
     with pytest.raises(ValueError, match=r"^attention_pool: valid_lens must have shape"):
         attention_pool(torch.zeros(2, 3, 4, dtype=torch.float64), v, torch.tensor([1, 2, 3]))
 

@@ -205,7 +205,9 @@ def test_bad_X(X, exc, words):
 
 
 @pytest.mark.parametrize("lens, exc, words", [
-    (torch.tensor([1.0, 2.0]), TypeError, ["valid_lens", "integer", "torch.float32"]),
+    (torch.tensor([1.5, 2.0]), ValueError, ["valid_lens", "whole numbers", "1.5"]),
+    (torch.tensor([1.0, float("nan")]), ValueError, ["valid_lens", "whole numbers", "nan"]),
+    (torch.tensor([1 + 0j, 2 + 0j]), TypeError, ["valid_lens", "integer", "complex"]),
     (torch.tensor([True, False]), TypeError, ["valid_lens", "torch.bool", "mask="]),
     (torch.tensor([1, -1]), ValueError, ["valid_lens", ">= 0", "-1"]),
     (torch.tensor([1, 4]), ValueError, ["valid_lens", "n_keys = 3", "4"]),

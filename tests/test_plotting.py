@@ -1,4 +1,4 @@
-"""Tests for attnlib.plotting: figures built without pyplot state, data drawn unchanged."""
+"""Tests for attnlib.plotting: pyplot-managed figures (as d2l), data drawn unchanged."""
 from __future__ import annotations
 
 import copy
@@ -266,8 +266,9 @@ def test_plot_kernels_one_panel_per_kernel():
 
 
 # --------------------------------------------------------------------------- global state
-def test_no_pyplot_figures_and_no_rcparams_change():
-    before_nums = plt.get_fignums()
+def test_figures_are_pyplot_figures_and_rcparams_unchanged(tmp_path):
+    """Like d2l's show_heatmaps: pyplot knows every figure, plt.savefig sees the latest."""
+    plt.close("all")
     before_rc = _rc_snapshot()
     x = torch.linspace(0, 1, 10, requires_grad=True)
     figs = [
@@ -277,33 +278,46 @@ def test_no_pyplot_figures_and_no_rcparams_change():
         plot_histograms({"a": x}, xlabel="x"),
         plot_kernels(x, {"k": x}),
     ]
+    assert plt.get_fignums() == [f.number for f in figs]  # registered, in order
+    assert all(f.canvas.manager is not None for f in figs)
+    assert plt.gcf() is figs[-1]
+    path = tmp_path / "last.png"
+    plt.savefig(path)  # what a d2l script does after show_heatmaps
+    assert path.read_bytes().startswith(b"\x89PNG")
     for fig in figs:
         fig._repr_png_()  # rendering must not touch global state either
-    assert plt.get_fignums() == before_nums
-    assert all(fig.canvas.manager is None for fig in figs)  # not registered with pyplot
     after_rc = _rc_snapshot()
     changed = {k for k in before_rc if before_rc[k] != after_rc[k]}
     assert not changed
+    plt.close("all")
 
 
-def test_notebook_displays_each_figure_exactly_once():
-    """Run a tiny notebook with the real kernel: one PNG per displaying cell, stable text."""
+def test_importing_attnlib_loads_no_matplotlib():
+    import subprocess
+    import sys
+
+    code = ("import sys, attnlib\n"
+            "assert 'matplotlib' not in sys.modules, 'import attnlib loaded matplotlib'\n"
+            "attnlib.show_heatmaps  # lazily available\n"
+            "assert 'matplotlib' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_notebook_shows_figures_like_d2l():
+    """A real kernel: figures show in loops and after `;`, once each, never plt.show()."""
     import nbformat
     from nbclient import NotebookClient
 
     cells = [
-        "import torch, attnlib\nfig = attnlib.show_heatmaps(torch.eye(3).reshape(1, 1, 3, 3), 'keys', 'queries')\nfig",
-        "import matplotlib.pyplot as plt\n%matplotlib inline\nfig",  # inline backend active
-        "from attnlib.plotting import plot_lines\n_ = plot_lines(torch.arange(3.0), {'a': torch.arange(3.0)}, xlabel='x', ylabel='y')",
-        "plt.get_fignums()",
+        "import torch, attnlib\nattnlib.show_heatmaps(torch.eye(3).reshape(1, 1, 3, 3), 'keys', 'queries');",
+        "for i in range(3):\n    attnlib.show_heatmaps(torch.eye(3).reshape(1, 1, 3, 3), 'keys', 'queries')",
+        "from attnlib.plotting import plot_lines\nfig = plot_lines(torch.arange(3.0), {'a': torch.arange(3.0)}, xlabel='x', ylabel='y')\nx = 1",
+        "import matplotlib.pyplot as plt\nplt.get_fignums()",  # the inline backend closed them
     ]
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
-    outputs = [cell.outputs for cell in nb.cells]
-    for out in outputs[:2]:
-        assert len(out) == 1
-        assert "image/png" in out[0]["data"]
-        assert out[0]["data"]["text/plain"] == "<Figure size 250x250 with 2 Axes>"
-    assert outputs[2] == []  # an assigned figure is not shown
-    assert outputs[3][0]["data"]["text/plain"] == "[]"
+    images = [[o for o in cell.outputs if "image/png" in o.get("data", {})] for cell in nb.cells]
+    assert [len(i) for i in images] == [1, 3, 1, 0]
+    assert images[0][0]["data"]["text/plain"] == "<Figure size 250x250 with 2 Axes>"
+    assert nb.cells[3].outputs[0]["data"]["text/plain"] == "[]"
