@@ -629,8 +629,13 @@ class Declaration:
 # ----------------------------------------------------------------------------- encoding
 
 
-def encode_frames(values: np.ndarray) -> dict:
+def encode_frames(values: np.ndarray, where: str = "") -> dict:
     """Compact, JSON-friendly encoding of ``values`` (n_frames, n) with error < 1e-4.
+
+    ``where`` names the explorer and panel in error messages (e.g. ``"explorer 'x', panel
+    'weights'"``). Values whose span (max - min) is too wide for 32-bit steps of 1e-4,
+    about 4e5, raise :class:`ExplorerError`: rescale the panel (e.g. plot log values or
+    divide by a unit) or split it.
 
     Values are quantised to unsigned integers, ``value ≈ offset + q * scale``: 16 bits when
     that keeps the error below ``MAX_ENCODING_ERROR / 2`` (always the case for weights in
@@ -663,6 +668,13 @@ def encode_frames(values: np.ndarray) -> dict:
         bits, scale = 16, span / 65535
     else:
         bits, scale = 32, span / 4294967295
+        if not np.isfinite(span) or scale / 2 + abs(hi) * 2e-16 >= MAX_ENCODING_ERROR / 2:
+            raise ExplorerError(
+                f"{where or 'explorer'}: the values span {lo:.6g} .. {hi:.6g} (a range of "
+                f"{span:.3g}); the frame encoding keeps every value within "
+                f"{MAX_ENCODING_ERROR:g} with 32-bit steps, which holds a range of at most "
+                f"{4294967295 * MAX_ENCODING_ERROR:.3g}. Fix: rescale this panel (plot "
+                f"log values, or divide by a unit and say so in its label) or split it")
     q = np.round((stored - lo) / scale)
     dtype = np.dtype("<u2") if bits == 16 else np.dtype("<u4")
     q = np.clip(q, 0, np.iinfo(dtype).max).astype(dtype)  # (n_stored, n)
@@ -671,8 +683,9 @@ def encode_frames(values: np.ndarray) -> dict:
     enc = {"bits": bits, "offset": lo, "scale": scale, "n": int(n), "n_stored": len(rows),
            "data": blob, "index": index if len(rows) < n_frames else None}
     err = float(np.max(np.abs(decode_frames(enc) - values))) if values.size else 0.0
-    if not err < MAX_ENCODING_ERROR:  # pragma: no cover - guarded by the choice of bits
-        raise ExplorerError(f"encoding error {err:.3g} exceeds {MAX_ENCODING_ERROR}")
+    if not err < MAX_ENCODING_ERROR:  # pragma: no cover - guarded by the span check
+        raise ExplorerError(f"{where or 'explorer'}: encoding error {err:.3g} exceeds "
+                            f"{MAX_ENCODING_ERROR}; rescale this panel's values")
     return enc
 
 
@@ -737,7 +750,7 @@ class Explorer(anywidget.AnyWidget):
         data, panel_specs = {}, []
         for p in decl.panels:
             flat = np.stack([p.flatten(fr[p.name]) for fr in frames])  # (n_frames, n)
-            data[p.name] = encode_frames(flat)
+            data[p.name] = encode_frames(flat, f"explorer {decl.name!r}, panel {p.name!r}")
             if isinstance(p, Lines):
                 panel_specs.append(p.spec(shapes[p.name], flat))
             else:

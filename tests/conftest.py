@@ -20,3 +20,13 @@ def chromium():
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def _close_pyplot_figures():
+    """attnlib draws on pyplot (as d2l does): close each test's figures afterwards."""
+    yield
+    import sys
+
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
