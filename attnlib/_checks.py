@@ -161,7 +161,8 @@ def check_valid_lens(valid_lens: object, batch: int | None, n_queries: int, n_ke
     if not ok:
         raise ValueError(f"{fn}: {name} must have shape {expected}; got shape "
                          f"{fmt_shape(valid_lens.shape)}")
-    traced = is_tracing() or _is_batched(valid_lens)
+    # no data-dependent reads under torch.compile / vmap, or on the "meta" device
+    traced = is_tracing() or _is_batched(valid_lens) or valid_lens.device.type == "meta"
     if valid_lens.is_floating_point():
         if not traced and valid_lens.numel():
             bad = ~torch.isfinite(valid_lens) | (valid_lens != valid_lens.round())

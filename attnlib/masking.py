@@ -15,8 +15,8 @@ import math
 import torch
 from torch import Tensor
 
-from attnlib._checks import (_is_batched, check_float_tensor, check_mask, check_tensor,
-                             check_valid_lens, is_tracing)
+from attnlib._checks import (_is_batched, check_float_tensor, check_mask, check_valid_lens,
+                             is_tracing)
 
 __all__ = ["masked_softmax", "valid_lens_to_mask"]
 
@@ -86,8 +86,9 @@ def valid_lens_to_mask(valid_lens: Tensor, n_queries: int, n_keys: int) -> Tenso
     :func:`torch.nn.functional.scaled_dot_product_attention` expects (same convention).
 
     Args:
-        valid_lens: integer tensor of shape ``(batch,)`` (one length per sequence) or
-            ``(batch, n_queries)`` (one length per query), entries in ``[0, n_keys]``.
+        valid_lens: lengths of shape ``(batch,)`` (one length per sequence) or
+            ``(batch, n_queries)`` (one length per query), entries in ``[0, n_keys]``; as
+            in :func:`masked_softmax` (any integer dtype, whole floats, list, numpy).
         n_queries: number of queries (rows).
         n_keys: number of keys (columns).
 
@@ -111,7 +112,9 @@ def valid_lens_to_mask(valid_lens: Tensor, n_queries: int, n_keys: int) -> Tenso
     for name, v in (("n_queries", n_queries), ("n_keys", n_keys)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise TypeError(f"{fn}: {name} must be a non-negative int; got {v!r}")
-    valid_lens = check_tensor(valid_lens, "valid_lens", fn)
+    if valid_lens is None:
+        raise TypeError(f"{fn}: valid_lens must be a tensor, list or numpy array of lengths; "
+                        f"got None")
     valid_lens = check_valid_lens(valid_lens, None, n_queries, n_keys, fn)
     ignore = _lens_to_ignore(valid_lens, n_keys, valid_lens.device)
     return (~ignore).expand(valid_lens.shape[0], n_queries, n_keys)  # (batch, n_queries, n_keys)
@@ -188,12 +191,18 @@ def _masked_softmax(X: Tensor, valid_lens: Tensor | None, mask: Tensor | None, f
     valid_lens, min_len = check_valid_lens(valid_lens, batch, n_queries, n_keys, fn,
                                            return_min=True)
     mask = check_mask(mask, X.shape, fn)
+    traced = (is_tracing() or _is_batched(X) or X.device.type == "meta"
+              or (valid_lens is not None and _is_batched(valid_lens)))
     if valid_lens is None and mask is None:
-        return torch.softmax(X, dim=-1)
+        out = torch.softmax(X, dim=-1)
+        # A row whose every score is -inf (e.g. Gaussian scores with a tiny bandwidth) has
+        # no key with positive weight: like a row with no valid key it gets zeros, not the
+        # 0/0 = NaN of the formula.
+        if not traced and X.numel() and bool(torch.isneginf(X.amax(dim=-1)).any()):
+            out = out.masked_fill(torch.isneginf(X.amax(dim=-1, keepdim=True)), 0.0)
+        return out
     if X.numel() == 0:  # an empty batch, no queries or no keys: nothing to weigh
         return torch.softmax(X, dim=-1)
-    traced = is_tracing() or _is_batched(X) or (valid_lens is not None
-                                                 and _is_batched(valid_lens))
     if not traced and mask is None and min_len > 0:
         # Fast path (valid_lens only, every row has a valid key): add a 0/-inf bias looked
         # up per row; exp(-inf - max) is exactly 0 and the add's backward is free. Adding

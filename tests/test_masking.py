@@ -241,8 +241,14 @@ def test_bad_valid_lens_to_mask():
         valid_lens_to_mask(torch.tensor([4]), n_queries=1, n_keys=3)
     with pytest.raises(TypeError, match="n_keys"):
         valid_lens_to_mask(torch.tensor([1]), n_queries=1, n_keys=3.0)
-    with pytest.raises(TypeError, match="valid_lens"):
+    with pytest.raises(ValueError, match="valid_lens.*whole numbers"):
         valid_lens_to_mask([1.5], n_queries=1, n_keys=3)
+    with pytest.raises(TypeError, match="valid_lens.*None"):
+        valid_lens_to_mask(None, n_queries=1, n_keys=3)
+    import numpy as np
+    assert valid_lens_to_mask(np.array([1, 3]), 1, 3).tolist() == [[[True, False, False]], [[True, True, True]]]
+
+
 
 
 def test_no_magic_fill_constants_in_code():

@@ -291,3 +291,32 @@ def test_additive_training_peak_rss_stays_far_below_the_broadcast_tensor():
     peak = json.loads(out.stdout.strip().splitlines()[-1])["peak_increase_bytes"]
     broadcast_tensor = 4 * 1024 * 1024 * 128 * 4
     assert peak <= 0.25 * broadcast_tensor, f"peak RSS increase {peak / 2**20:.0f} MiB"
+
+
+def test_rows_of_all_minus_inf_scores_get_zero_weights_not_nan():
+    # found in the sweep: Gaussian scores with a tiny bandwidth are all -inf in a row
+    scores = gaussian_scores(torch.randn(1, 2, 3, generator=_gen(13)),
+                             torch.randn(1, 4, 3, generator=_gen(14)), sigma=1e-30)
+    assert torch.isneginf(scores).all()
+    w = masked_softmax(scores)
+    assert (w == 0).all()
+
+
+def test_meta_tensors_skip_data_dependent_checks():
+    # found in the sweep: shape inference on the "meta" device called .item()
+    out = masked_softmax(torch.zeros(2, 3, 4, device="meta"), torch.tensor([1, 2], device="meta"))
+    assert out.shape == (2, 3, 4) and out.device.type == "meta"
+
+
+def test_non_contiguous_inputs_give_the_contiguous_result():
+    q = torch.randn(2, 4, 3, generator=_gen(15)).transpose(1, 2)  # (2, 3, 4), a view
+    k = torch.randn(5, 2, 4, generator=_gen(16)).transpose(0, 1)  # (2, 5, 4), a view
+    v = torch.randn(2, 5, 6, generator=_gen(17))
+    lens = torch.tensor([2, 5])
+    for fn in (lambda a, b: dot_product_attention(a, b, v, lens)[0],
+               lambda a, b: gaussian_scores(a, b),
+               lambda a, b: AdditiveAttention(4, 4, 8).requires_grad_(False)(a, b, v)):
+        torch.manual_seed(0)
+        got = fn(q, k)
+        torch.manual_seed(0)
+        torch.testing.assert_close(got, fn(q.contiguous(), k.contiguous()))
