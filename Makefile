@@ -10,12 +10,14 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 unexport VIRTUAL_ENV
 
-.PHONY: help install vendor book test test-lib test-notebooks test-browser lab bench clean
+.PHONY: help install vendor book chapters test test-lib test-notebooks test-browser lab bench clean
 
 help:
 	@echo "make book   build the book into _build/html"
 	@echo "make test   run every test (attnlib, notebooks via nbval, browser)"
 	@echo "make test-browser  rebuild the book, test every page in headless Chromium"
+	@echo "make chapters  sync chapters/*.md into the .ipynb twins and re-execute them"
+	@echo "               (one chapter: make chapters CH=03)"
 	@echo "make lab    open the chapters in JupyterLab with live sliders"
 	@echo "make bench  run the speed/memory benchmarks"
 
@@ -56,6 +58,21 @@ book: $(STAMP) vendor
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
 	@echo "The book is built: open _build/html/index.html"
+
+# Chapters are edited as MyST Markdown (chapters/NN_name.md); the executed .ipynb twins keep
+# the outputs that nbval compares and the book shows. This copies each .md's cells into its
+# .ipynb (jupytext --update keeps outputs and cell ids) and re-executes the notebook in place.
+CH ?=
+CHAPTER_MD = $(sort $(wildcard chapters/$(CH)*.md))
+chapters: $(STAMP)
+	@test -n "$(CHAPTER_MD)" || { echo "no chapter matches CH=$(CH)"; exit 1; }
+	@for md in $(CHAPTER_MD); do \
+	  nb=$${md%.md}.ipynb; \
+	  $(VENV)/bin/jupytext --quiet --to ipynb --update --output $$nb $$md || exit 1; \
+	  echo "executing $$nb"; \
+	  $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.timeout=600 $$nb --log-level=WARN || exit 1; \
+	done
 
 test: $(STAMP)
 	$(PY) -m pytest -q tests attnlib --doctest-modules -m "not browser"
