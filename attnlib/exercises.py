@@ -172,7 +172,7 @@ def _require_callable(fn: object, checker: str) -> None:
 
 
 # --------------------------------------------------------------------------- check_weights
-def check_weights(weights, valid_lens=None) -> CheckResult:
+def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> CheckResult:
     r"""Check that ``weights`` are attention weights: what softmax over valid keys gives.
 
     Requirements, checked in this order (the message reports the first that fails, with
@@ -183,7 +183,12 @@ def check_weights(weights, valid_lens=None) -> CheckResult:
     3. a row (query) with no valid key is all zeros;
     4. masked keys (``j >= valid_lens``) have weight exactly 0;
     5. each other row sums to 1 over its valid keys (tolerance
-       ``max(1e-6, 4 · n_keys · eps(dtype))``).
+       ``max(1e-6, 4 · n_keys · eps(dtype))``);
+    6. with ``scores=``: the weights are the (masked) softmax of those scores, i.e. the
+       conversion itself is checked, not only the result's form (a uniform row or
+       ``|s| / sum |s|`` is valid-looking but wrong, and the message says which slip it is);
+    7. with ``expected=``: the weights equal the expected weights (e.g. a module's
+       ``.attention_weights``) within ``1e-5``.
 
     Reference::
 
@@ -196,6 +201,10 @@ def check_weights(weights, valid_lens=None) -> CheckResult:
             (a tensor that requires grad is fine).
         valid_lens: ``None`` (every key valid); for 3-D weights ``(batch,)`` or
             ``(batch, n_queries)``; for 2-D weights an int or ``(n_queries,)``.
+        scores: optional scores of the weights' shape that the weights must be the masked
+            softmax of (keyword only).
+        expected: optional weights of the same shape that the answer must equal (keyword
+            only).
 
     Returns:
         :class:`CheckResult`. Weights of the wrong shape give a failed result (the shape is
@@ -297,6 +306,28 @@ def check_weights(weights, valid_lens=None) -> CheckResult:
         return _fail(f"{row(b, i)} sums to {got}; weights must sum to 1 over the valid keys{keys}"
                      + (f"; {int(off.sum())} rows are off" if off.sum() > 1 else ""))
 
+    if scores is not None:
+        S = _as_input_tensor(scores, "scores", fn).to(torch.float64)
+        S = S.unsqueeze(0) if S.dim() == 2 else S
+        if S.shape != W.shape:
+            raise ValueError(f"{fn}: scores must have the weights' shape "
+                             f"{fmt_shape(W.shape)}; got {fmt_shape(S.shape)}")
+        from attnlib.masking import masked_softmax
+
+        want = masked_softmax(S, None if lens is None else row_lens)
+        result = _compare_to(W, want, row, "the softmax of the scores gives", S, keep)
+        if result is not None:
+            return result
+    if expected is not None:
+        E = _as_input_tensor(expected, "expected", fn).to(torch.float64)
+        E = E.unsqueeze(0) if E.dim() == 2 else E
+        if E.shape != W.shape:
+            raise ValueError(f"{fn}: expected must have the weights' shape "
+                             f"{fmt_shape(W.shape)}; got {fmt_shape(E.shape)}")
+        result = _compare_to(W, E, row, "the expected weight there is", None, keep)
+        if result is not None:
+            return result
+
     n_rows = batch * n_queries
     n_empty = int(empty_rows.sum())
     parts = [f"all {n_rows} rows are valid attention weights: finite, nonnegative"]
@@ -305,7 +336,38 @@ def check_weights(weights, valid_lens=None) -> CheckResult:
     parts.append("each row sums to 1 over its valid keys")
     if n_empty:
         parts.append(f"the {n_empty} row(s) with no valid key are all zeros")
+    if scores is not None:
+        parts.append("and they are the softmax of the scores")
+    if expected is not None:
+        parts.append("and they equal the expected weights")
     return _pass(", ".join(parts))
+
+
+def _compare_to(W: Tensor, want: Tensor, row, what: str, S: Tensor | None,
+                     keep: Tensor) -> CheckResult | None:
+    """None if W equals want (atol 1e-5), else a failed result naming the first difference
+    and, when the scores are known, the slip that explains it."""
+    diff = (W - want).abs() > 1e-5
+    if not diff.any():
+        return None
+    b, i, j = _first(diff)
+    slip = ""
+    if S is not None:
+        r, k = W[b, i], keep[b, i]
+        s = S[b, i]
+        n = int(k.sum())
+        if n and torch.allclose(r[k], torch.full((n,), 1.0 / n, dtype=r.dtype), atol=1e-6):
+            slip = "; the row is uniform: it ignores the scores"
+        elif n and torch.allclose(r[k], s[k].abs() / s[k].abs().sum(), atol=1e-6):
+            slip = ("; it is |s| / sum |s|: that keeps the form of weights but not their order "
+                    "(a very negative score gets a large weight). Exponentiate instead")
+        elif n and (s[k].sum() != 0) and torch.allclose(r[k], s[k] / s[k].sum(), atol=1e-6):
+            slip = "; it is s / sum s, not a softmax"
+        elif n and torch.allclose(r[k], s[k].clamp_min(0) / s[k].clamp_min(0).sum(), atol=1e-6):
+            slip = "; it clips negative scores to 0 and divides by the sum: not a softmax"
+    return _fail(f"the weight at {row(b, i)}, key {j} is {_num(W[b, i, j])} but {what} "
+                 f"{_num(want[b, i, j])}{slip}"
+                 + (f" ({int(diff.sum())} entries differ)" if diff.sum() > 1 else ""))
 
 
 # --------------------------------------------------------------------------- masked softmax
@@ -615,6 +677,13 @@ def check_kernel(fn: Callable, name: str) -> CheckResult:
     got_s, want_s = _pair(got[k], want[k])
     edge = (u.abs() - 1).abs() <= 1e-8
     if bool((bad <= edge).all()):
+        outside = bad & (u.abs() > 1) & (got != 0)
+        if bool(outside.any()):  # the window reaches past |u| = 1 (e.g. |u| <= 1.0001)
+            (k,) = _first(outside)
+            return _fail(f"your K(u) differs only just outside the window: at u = "
+                         f"{_num(u[k], 9)} (|u| > 1) you give {_num(got[k])}, expected 0. Your "
+                         f"window is too wide: the kernel is 0 for every |u| > 1, so test "
+                         f"|u| <= 1 exactly, with no tolerance ({formula})")
         return _fail(f"your K(u) differs only at the window edges |u| = 1: at u = {_num(u[k], 9)} "
                      f"you give {got_s}, expected {want_s}. The window includes its edges: use "
                      f"|u| <= 1, not < 1 ({formula})")

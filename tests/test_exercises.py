@@ -298,3 +298,50 @@ def test_check_scores_rejects_unusable_input():
         check_scores(scoring.dot_product_scores, "cosine")
     with pytest.raises(TypeError, match="callable"):
         check_scores(np.zeros(3), "dot_product")
+
+
+# ------------------------------------------------------------ issue 9: checkers that can fail
+_S = torch.tensor([[[2.0, 1.0, 0.5, -0.5], [0.3, -1.2, 2.0, 1.0]]])  # (1, 2, 4)
+
+
+def _softmax64(s):
+    e = torch.exp(s.double() - s.double().amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True)
+
+
+@pytest.mark.parametrize("answer, words", [
+    (torch.full((1, 2, 4), 0.25), ["uniform", "ignores the scores"]),
+    (_S.abs() / _S.abs().sum(-1, keepdim=True), ["|s| / sum |s|"]),
+    (_S.clamp_min(0) / _S.clamp_min(0).sum(-1, keepdim=True), ["clips negative scores"]),
+    (_softmax64(_S * 2), ["softmax of the scores gives"]),
+])
+def test_check_weights_with_scores_checks_the_conversion(answer, words):
+    result = check_weights(answer, scores=_S)
+    assert not result.ok
+    for w in words:
+        assert w in result.message
+    assert check_weights(answer).ok  # each is valid-looking: only scores= catches it
+
+
+def test_check_weights_with_scores_accepts_the_softmax_and_respects_valid_lens():
+    assert check_weights(_softmax64(_S), scores=_S).ok
+    lens = torch.tensor([2])
+    masked = torch.zeros(1, 2, 4, dtype=torch.float64)
+    masked[..., :2] = _softmax64(_S[..., :2])
+    assert check_weights(masked, lens, scores=_S).ok
+    assert not check_weights(_softmax64(_S), lens, scores=_S).ok  # masked keys nonzero
+
+
+def test_check_weights_with_expected():
+    assert check_weights(_softmax64(_S), expected=_softmax64(_S)).ok
+    result = check_weights(_softmax64(_S), expected=_softmax64(_S * 1.1))
+    assert not result.ok and "expected weight there is" in result.message
+    with pytest.raises(ValueError, match="expected must have the weights' shape"):
+        check_weights(_softmax64(_S), expected=torch.zeros(3, 4))
+
+
+def test_check_kernel_too_wide_window_gets_the_right_advice():
+    result = check_kernel(lambda u: 0.5 * (u.abs() <= 1.0001).to(u.dtype), "boxcar")
+    assert not result.ok and "too wide" in result.message and "not < 1" not in result.message
+    result = check_kernel(lambda u: 0.5 * (u.abs() < 1).to(u.dtype), "boxcar")
+    assert not result.ok and "not < 1" in result.message
