@@ -393,13 +393,21 @@ EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "scaling": scaling_explorer,
 }
 
-#: name -> declaration builder (cheap: computes no frame).
+def _alignment_playback_declaration() -> Declaration:
+    """Chapter 6's playback: trains the chapter's model once (about 10 s, then cached)."""
+    from attnlib.seq2seq_explorer import chapter_playback_declaration
+
+    return chapter_playback_declaration()
+
+
+#: name -> declaration builder (cheap: computes no frame; chapter 6's trains its model once).
 DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "softmax_temperature": softmax_temperature_declaration,
     "kernel_regression": kernel_regression_declaration,
     "masking": masking_declaration,
     "additive_attention": additive_attention_declaration,
     "scaling": scaling_declaration,
+    "alignment_playback": _alignment_playback_declaration,
 }
 
 
