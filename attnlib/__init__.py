@@ -1,6 +1,6 @@
 """attnlib: attention scoring functions, masking, kernel regression and heatmaps.
 
-The library behind the book *Attention Scoring Functions* (following chapter 11.1-11.3
+The library behind the book *Attention Scoring Functions* (following chapter 11.1-11.4
 of Dive into Deep Learning, https://d2l.ai). Readers of d2l can replace ``d2l.X`` with
 ``attnlib.X``.
 
@@ -14,8 +14,9 @@ Shape vocabulary, used everywhere in the package:
 
 Modules: :mod:`attnlib.masking`, :mod:`attnlib.scoring`, :mod:`attnlib.attention`,
 :mod:`attnlib.kernels`, :mod:`attnlib.plotting`, :mod:`attnlib.exercises`,
-:mod:`attnlib.widgets` (slider explorers) and :mod:`attnlib.explorers` (the book's
-explorers). The widget modules are imported on first use, so ``import attnlib`` stays
+:mod:`attnlib.widgets` (slider explorers), :mod:`attnlib.explorers` (the book's
+explorers), :mod:`attnlib.diagrams` (the pipeline picture) and, for chapter 6,
+:mod:`attnlib.seq2seq` (a date-rewriting encoder-decoder with additive attention). The widget modules are imported on first use, so ``import attnlib`` stays
 light.
 """
 from attnlib.masking import masked_softmax, valid_lens_to_mask
