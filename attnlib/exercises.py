@@ -306,24 +306,24 @@ def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> Ch
         return _fail(f"{row(b, i)} sums to {got}; weights must sum to 1 over the valid keys{keys}"
                      + (f"; {int(off.sum())} rows are off" if off.sum() > 1 else ""))
 
+    def like_weights(x: object, name: str) -> Tensor:
+        t = _as_input_tensor(x, name, fn).to(torch.float64)
+        t = t.unsqueeze(0) if t.dim() == 2 else t  # (n_queries, n_keys) -> (1, ., .)
+        if t.shape != W.shape:
+            raise ValueError(f"{fn}: {name} must have the weights' shape "
+                             f"{fmt_shape(W.shape)}; got {fmt_shape(t.shape)}")
+        return t
+
     if scores is not None:
-        S = _as_input_tensor(scores, "scores", fn).to(torch.float64)
-        S = S.unsqueeze(0) if S.dim() == 2 else S
-        if S.shape != W.shape:
-            raise ValueError(f"{fn}: scores must have the weights' shape "
-                             f"{fmt_shape(W.shape)}; got {fmt_shape(S.shape)}")
         from attnlib.masking import masked_softmax
 
+        S = like_weights(scores, "scores")
         want = masked_softmax(S, None if lens is None else row_lens)
         result = _compare_to(W, want, row, "the softmax of the scores gives", S, keep)
         if result is not None:
             return result
     if expected is not None:
-        E = _as_input_tensor(expected, "expected", fn).to(torch.float64)
-        E = E.unsqueeze(0) if E.dim() == 2 else E
-        if E.shape != W.shape:
-            raise ValueError(f"{fn}: expected must have the weights' shape "
-                             f"{fmt_shape(W.shape)}; got {fmt_shape(E.shape)}")
+        E = like_weights(expected, "expected")
         result = _compare_to(W, E, row, "the expected weight there is", None, keep)
         if result is not None:
             return result
