@@ -4,7 +4,8 @@ The task is generated in code (no download): rewrite ``"22 Nov 2026"`` as
 ``"2026-11-22"``, character by character. Its right alignment is known and not monotone:
 the output starts with the year, which comes last in the input. The model follows d2l's
 Bahdanau encoder-decoder (Zhang et al., *Dive into Deep Learning*, https://d2l.ai,
-section 11.4): a GRU encoder, and a GRU decoder whose state at each step is the **query**
+section 11.4) with the bidirectional encoder of Bahdanau, Cho and Bengio (2014): a GRU
+encoder that reads both ways, and a GRU decoder whose state at each step is the **query**
 of :class:`attnlib.AdditiveAttention`, with the encoder's states as **keys and values**.
 
 Shapes (one vocabulary with the rest of attnlib):
@@ -138,24 +139,36 @@ def implied_alignment(source: str) -> Tensor:
 
 # ----------------------------------------------------------------------------- the model
 class DateEncoder(nn.Module):
-    """Embedding + GRU over the source characters (d2l's ``Seq2SeqEncoder``, batch first).
+    """Embedding + bidirectional GRU over the source characters, as in Bahdanau et al.
+
+    d2l's ``Seq2SeqEncoder`` reads left to right only, so the state at a character knows
+    nothing of what follows it; reading both ways (``h / 2`` units per direction, joined)
+    gives every character a state that describes it in its whole context, which is what an
+    alignment needs. Padding never reaches a state: the sequences are packed.
 
     Returns the states ``(batch, n_in, h)`` (keys and values) and the final hidden state
-    ``(num_layers, batch, h)``.
+    ``(num_layers, batch, h)`` (both directions' last states, joined), the decoder's start.
     """
 
     def __init__(self, embed_size: int, num_hiddens: int, num_layers: int = 1) -> None:
         super().__init__()
+        if num_hiddens % 2:
+            raise ValueError(f"DateEncoder: num_hiddens must be even (h / 2 per direction); "
+                             f"got {num_hiddens}")
         self.embedding = nn.Embedding(len(SRC_CHARS), embed_size, padding_idx=PAD)
-        self.rnn = nn.GRU(embed_size, num_hiddens, num_layers, batch_first=True)
+        self.rnn = nn.GRU(embed_size, num_hiddens // 2, num_layers, batch_first=True,
+                          bidirectional=True)
 
     def forward(self, src: Tensor, src_lens: Tensor) -> tuple[Tensor, Tensor]:
         packed = nn.utils.rnn.pack_padded_sequence(self.embedding(src), src_lens.cpu(),
                                                    batch_first=True, enforce_sorted=False)
-        out, hidden = self.rnn(packed)
+        out, hidden = self.rnn(packed)  # hidden: (2 * num_layers, batch, h / 2)
         states, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True,
-                                                     total_length=src.shape[1])
-        return states, hidden  # (batch, n_in, h), (num_layers, batch, h)
+                                                     total_length=src.shape[1])  # (batch, n_in, h)
+        layers = hidden.shape[0] // 2
+        hidden = hidden.view(layers, 2, *hidden.shape[1:])  # (num_layers, 2, batch, h / 2)
+        hidden = torch.cat([hidden[:, 0], hidden[:, 1]], dim=-1)  # (num_layers, batch, h)
+        return states, hidden
 
 
 class AttentionDecoder(nn.Module):
@@ -182,7 +195,7 @@ class AttentionDecoder(nn.Module):
 
 
 class ContextDecoder(nn.Module):
-    """The same decoder without attention: one fixed context, the encoder's final state
+    """The same decoder without attention: one fixed context, the encoder's final states
     (d2l's ``Seq2SeqDecoder``), joins every input character."""
 
     def __init__(self, embed_size: int, num_hiddens: int, num_layers: int = 1,
@@ -228,9 +241,8 @@ class DateModel(nn.Module):
         """
         states, hidden = self.encoder(src, src_lens)  # (batch, n_in, h), (layers, batch, h)
         if not self.uses_attention:
-            # the encoder state after each sequence's last real character
-            last = states[torch.arange(src.shape[0]), src_lens - 1]  # (batch, h)
-            self.decoder.context = last.unsqueeze(1)  # (batch, 1, h)
+            # one fixed summary: the encoder's final states, both directions joined
+            self.decoder.context = hidden[-1].unsqueeze(1)  # (batch, h) -> (batch, 1, h)
         token = torch.full((src.shape[0],), BOS, dtype=torch.long)
         logits, weights = [], []
         for t in range(N_OUT):

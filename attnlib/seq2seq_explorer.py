@@ -70,7 +70,7 @@ def chapter_playback_declaration() -> Declaration:
     """The playback explorer of chapter 6, recomputed from scratch (about 10 s).
 
     Mirrors the chapter's cells exactly (data seeds, model seed, the lazy layers sized by a
-    first call, 400 steps, checkpoints every 20): the browser tests compare the page with
+    first call, 200 steps, checkpoints every 10): the browser tests compare the page with
     this, so a drift between the chapter and the library shows up as a failure.
     """
     return _chapter_playback()
@@ -91,7 +91,7 @@ def _chapter_playback() -> Declaration:
     tgt = s2s.encode_targets([s2s.format_target(d) for d in train_dates])
     model(src[:2], lens[:2], tgt[:2])  # size the lazy layers (the chapter does it earlier)
     watch = "Thursday, 5 November 2026"
-    log = s2s.train(model, src, lens, tgt, steps=400, batch_size=64, lr=0.01,
+    log = s2s.train(model, src, lens, tgt, steps=200, batch_size=64, lr=0.01,
                     generator=torch.Generator().manual_seed(1),
-                    watch=s2s.encode_sources([watch]), every=20)
+                    watch=s2s.encode_sources([watch]), every=10)
     return alignment_playback_declaration(log, watch, "2026-11-05")
