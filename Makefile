@@ -42,7 +42,7 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 	cd web && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $(NPM_STAMP)
 
-$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/require-config.js web/fontawesome-stub.js web/mathjax-load.js web/book.css web/subset_icons.py
+$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/require-config.js web/fontawesome-stub.js web/mathjax-load.js web/book.css web/book.js web/subset_icons.py
 	cd web && node vendor.mjs
 	$(PY) web/subset_icons.py || { rm -f $(VENDOR_STAMP); exit 1; }
 

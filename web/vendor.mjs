@@ -156,6 +156,7 @@ for (const [src, dst] of [
   ["fontawesome-stub.js", "scripts/fontawesome.js"],
   ["mathjax-load.js", "lib/mathjax/load.js"],
   ["book.css", "lib/book.css"],
+  ["book.js", "lib/book.js"],
 ]) {
   const data = readFileSync(join(here, src));
   const target = join(out, "..", dst);

@@ -176,9 +176,6 @@ def _open(browser, base_url: str, name: str) -> Visit:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shot = SCREENSHOTS / (name.replace("/", "__").removesuffix(".html") + ".png")
     with contextlib.suppress(Exception):
-        # web/book.css lets off-screen sections skip rendering until scrolled to; a
-        # full-page capture does not scroll, so render every section for the picture.
-        page.add_style_tag(content=".bd-article section { content-visibility: visible !important; }")
         page.screenshot(path=str(shot), full_page=True)
         v.screenshot = shot
     return v
