@@ -93,7 +93,8 @@ def softmax_temperature_declaration(*, seed: int = 0, n_queries: int = 4, n_keys
     return Declaration(
         name="softmax_temperature",
         update=update,
-        params=[Slider("temperature", temperatures, label="temperature T",
+        params=[Slider("temperature", temperatures, label="temperature",
+                       value_labels=[f"T = {t:g}" for t in temperatures],
                        default=min(temperatures, key=lambda t: abs(t - 1.0)))],
         panels=[
             Heatmap("weights", xlabel="keys", ylabel="queries", rows_sum_to_one=True,
@@ -152,7 +153,8 @@ def kernel_regression_declaration(*, seed: int = 0, n_train: int = 40, n_heat_qu
         name="kernel_regression",
         update=update,
         params=[Choice("kernel", kernels, default="gaussian"),
-                Slider("bandwidth", bandwidths, label="bandwidth h",
+                Slider("bandwidth", bandwidths, label="bandwidth",
+                       value_labels=[f"h = {b:g}" for b in bandwidths],
                        default=min(bandwidths, key=lambda b: abs(b - 0.5)))],
         panels=[
             Lines("fit", x=xf, series=[Series("Nadaraya-Watson", color="#D55E00")],
@@ -208,7 +210,10 @@ def masking_declaration(*, seed: int = 0, n_queries: int = 3) -> Declaration:
     return Declaration(
         name="masking",
         update=update,
-        params=[Slider(f"valid_len_{b + 1}", list(range(n_keys + 1)), label=f"valid_len[{b}]",
+        params=[Slider(f"valid_len_{b + 1}", list(range(n_keys + 1)),
+                       label="valid length of '" + " ".join(w for w in SENTENCES[b] if w != "<pad>")
+                       + "'",
+                       value_labels=[f"{n} of {n_keys} keys" for n in range(n_keys + 1)],
                        default=true_lens[b]) for b in range(len(SENTENCES))],
         panels=[Heatmap(f"sentence_{b + 1}", xlabel="keys", ylabel="queries",
                         col_labels=s, title=" ".join(s), rows_sum_to_one=True,
@@ -274,9 +279,11 @@ def additive_attention_declaration(*, seed: int = 0, n_keys: int = 8,
         update=update,
         params=[Slider("angle", angles, label="query angle",
                        value_labels=[f"{int(a)}°" for a in angles], default=angles[len(angles) // 8]),
-                Slider("valid_len", list(range(1, n_keys + 1)), label="valid_len",
+                Slider("valid_len", list(range(1, n_keys + 1)), label="valid length",
+                       value_labels=[f"{n} of {n_keys} keys" for n in range(1, n_keys + 1)],
                        default=n_keys),
-                Slider("num_hiddens", list(hiddens), label="num_hiddens",
+                Slider("num_hiddens", list(hiddens), label="hidden units",
+                       value_labels=[f"h = {h}" for h in hiddens],
                        default=hiddens[len(hiddens) // 2])],
         panels=[
             Lines("plane", series=[Series("query", style="points", xy=True, color="#D55E00")],
@@ -348,7 +355,8 @@ def scaling_declaration(*, seed: int = 0, n_samples: int = 200, n_queries: int =
     return Declaration(
         name="scaling",
         update=update,
-        params=[Slider("d", list(dims), label="d (feature size)", default=dims[len(dims) // 2])],
+        params=[Slider("d", list(dims), label="feature size",
+                       value_labels=[f"d = {d}" for d in dims], default=dims[len(dims) // 2])],
         panels=[
             Lines("spread", x=step_x, series=[Series("q·k", color="#D55E00"),
                                              Series("q·k/√d", color="#0072B2")],

@@ -45,7 +45,8 @@ def alignment_playback_declaration(log: TrainLog, source: str, target: str,
     return Declaration(
         name="alignment_playback",
         update=update,
-        params=[Slider("step", steps, label="training step", default=steps[-1])],
+        params=[Slider("step", steps, label="training step", default=steps[-1],
+                       value_labels=[f"step {s}" for s in steps])],
         panels=[
             Heatmap("weights", xlabel="input characters (keys)",
                     ylabel="output characters (queries)",

@@ -254,7 +254,7 @@ def test_esm_is_small_and_has_no_console_calls():
     from attnlib.widgets import _STATIC
 
     src = (_STATIC / "explorer.js").read_text()
-    assert len(src.encode()) < 16_000
+    assert len(src.encode()) < 24_000  # raw; it rides in every explorer's saved state
     assert "console." not in src
     assert "import " not in src and "fetch(" not in src  # dependency-free, no network
 

@@ -17,6 +17,29 @@ const LUT = (() => {
   }
   return out;
 })();
+// On a dark page the colour scale runs from the page's dark background (small weights)
+// to bright yellow (large), so small weights recede as they do on white ("inferno"-like).
+const DARK = ["#1b1b1f", "#2c1650", "#57106e", "#8a226a", "#ba3655", "#e35933", "#f98e09",
+  "#f8c932", "#fcffa4"];
+const lut = (hexes) => {
+  const rgb = hexes.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+  const out = [];
+  for (let k = 0; k < 256; k++) {
+    const t = (k / 255) * (rgb.length - 1), i = Math.min(Math.floor(t), rgb.length - 2), f = t - i;
+    const c = [0, 1, 2].map((j) => Math.round(rgb[i][j] + f * (rgb[i + 1][j] - rgb[i][j])));
+    out.push(`rgb(${c[0]},${c[1]},${c[2]})`);
+  }
+  return out;
+};
+const LUT_DARK = lut(DARK);
+// Dark when the book's theme says so (pydata: html[data-theme=dark]) or JupyterLab's does.
+function isDark(node) {
+  const doc = node.ownerDocument, html = doc && doc.documentElement;
+  if (!html) return false;
+  if (html.getAttribute("data-theme") === "dark") return true;
+  const body = doc.body;
+  return !!(body && body.getAttribute("data-jp-theme-light") === "false");
+}
 let uid = 0;
 
 function el(tag, attrs, parent, text) {
@@ -51,7 +74,7 @@ function decode(enc) {
   };
 }
 
-function heatmapPanel(spec, parent) {
+function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols;
   const cell = Math.max(5, Math.min(40, Math.floor(Math.min(360 / C, 260 / R))));
   const charW = 6.5;
@@ -68,8 +91,13 @@ function heatmapPanel(spec, parent) {
   const W = C * cell, H = R * cell, barH = Math.max(H, 90);
   const bottom = (rotate ? maxCol * charW * 0.75 + 14 : 18) + 20;
   const width = left + W + 14 + 12 + 48 + 16, height = top + Math.max(H + bottom, barH + 8);
+  const wrap = html("div", "attn-panel", parent);
   const svg = el("svg", { class: "attn-heatmap", "data-panel": spec.name, width, height,
-    viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": spec.title || spec.name }, parent);
+    viewBox: `0 0 ${width} ${height}`, role: "img", tabindex: "0",
+    "aria-label": `${spec.title || spec.name}: heatmap, ${R} ${spec.ylabel} (rows) by ${C} ` +
+      `${spec.xlabel} (columns). Arrow keys move between cells; the line below reads the cell.` }, wrap);
+  const readout = html("div", "attn-readout", wrap);
+  readout.setAttribute("data-panel", spec.name);
   if (spec.title) el("text", { class: "attn-title", x: left + W / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   const cells = [];
@@ -100,7 +128,7 @@ function heatmapPanel(spec, parent) {
   const gid = `attn-grad-${++uid}`;
   const defs = el("defs", {}, svg);
   const grad = el("linearGradient", { id: gid, x1: 0, y1: 1, x2: 0, y2: 0 }, defs);
-  REDS.forEach((c, k) => el("stop", { offset: k / (REDS.length - 1), "stop-color": c }, grad));
+  const stops = REDS.map((c, k) => el("stop", { offset: k / (REDS.length - 1), "stop-color": c }, grad));
   const bx = W + 14, span = spec.vmax - spec.vmin;
   el("rect", { class: "attn-colorbar", x: bx, y: 0, width: 12, height: barH, fill: `url(#${gid})` }, g);
   for (const t of spec.colorbar_ticks) {
@@ -115,19 +143,61 @@ function heatmapPanel(spec, parent) {
     const i = Math.floor(k / C), j = k % C;
     return `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
   });
+  // The cell being read: by hover, tap, or arrow keys when the heatmap has focus.
+  const cursor = el("rect", { class: "attn-cursor", width: cell, height: cell, fill: "none",
+    visibility: "hidden" }, g);
+  let current = [0, 0], last = null;
+  const read = () => {
+    const [i, j] = current, k = i * C + j;
+    if (!last) return;
+    cursor.setAttribute("x", j * cell);
+    cursor.setAttribute("y", i * cell);
+    readout.textContent = names[k] + fmt(last[k]);
+    readout.setAttribute("data-row", i);
+    readout.setAttribute("data-col", j);
+  };
+  const show = (i, j) => {
+    current = [Math.max(0, Math.min(R - 1, i)), Math.max(0, Math.min(C - 1, j))];
+    cursor.setAttribute("visibility", "visible");
+    read();
+  };
+  const pick = (ev) => {
+    const t = ev.target;
+    if (t && t.getAttribute && t.getAttribute("data-row") !== null && t.classList.contains("attn-cell")) {
+      show(+t.getAttribute("data-row"), +t.getAttribute("data-col"));
+    }
+  };
+  svg.addEventListener("mouseover", pick);
+  svg.addEventListener("click", pick);
+  svg.addEventListener("focus", () => show(current[0], current[1]));
+  svg.addEventListener("keydown", (ev) => {
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
+      Home: [0, -C], End: [0, C] };
+    const m = moves[ev.key];
+    if (!m) return;
+    ev.preventDefault();
+    show(current[0] + m[0], current[1] + m[1]);
+  });
+  svg.setAttribute("data-lm-suppress-shortcuts", "true");
+  ui.heatmaps.push({ spec, names, rowTxt, colTxt, values: () => last });
   return (values) => {
+    const dark = isDark(svg), table = dark ? LUT_DARK : LUT, ramp = dark ? DARK : REDS;
+    stops.forEach((st, k) => st.setAttribute("stop-color", ramp[k]));
     for (let k = 0; k < cells.length; k++) {
       const v = values[k];
       const u = Math.min(1, Math.max(0, (v - spec.vmin) / span));
       const [r, t] = cells[k];
-      r.setAttribute("fill", LUT[Math.round(u * 255)]);
+      r.setAttribute("fill", table[Math.round(u * 255)]);
       r.setAttribute("data-value", v.toFixed(6));
       t.textContent = names[k] + v.toFixed(4);
     }
+    last = values;
+    if (!readout.textContent) readout.textContent = `Point at a cell, tap it, or focus the heatmap and use the arrow keys to read its weight.`;
+    else read();
   };
 }
 
-function linesPanel(spec, parent) {
+function linesPanel(spec, parent, ui) {
   const [x0, x1] = spec.xlim, [y0, y1] = spec.ylim;
   let pw = 300, ph = 200;
   if (spec.equal_aspect) {
@@ -140,7 +210,8 @@ function linesPanel(spec, parent) {
   const width = left + pw + 14 + legW, height = top + ph + 42;
   const X = (x) => ((x - x0) / (x1 - x0)) * pw, Y = (y) => ph - ((y - y0) / (y1 - y0)) * ph;
   const svg = el("svg", { class: "attn-lines", "data-panel": spec.name, width, height,
-    viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": spec.title || spec.name }, parent);
+    viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": `${spec.title || spec.name}: ${spec.ylabel} against ${spec.xlabel}` }, html("div", "attn-panel", parent));
   if (spec.title) el("text", { class: "attn-title", x: left + pw / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   const cid = `attn-clip-${++uid}`;
@@ -217,7 +288,11 @@ function render({ model, el: host }) {
     if (spec.title) html("div", "attn-caption", root, spec.title);
     const controls = html("div", "attn-controls", root);
     const panelsDiv = html("div", "attn-panels", root);
+    const live = html("p", "attn-live", root);
+    live.setAttribute("aria-live", "polite");
+    const ui = { heatmaps: [] };
     const idx = (model.get("indices") || []).slice();
+    const initial = idx.slice();  // what Reset returns to: the positions the explorer opened at
     const inputs = [], outputs = [];
     spec.params.forEach((p, k) => {
       const label = html("label", null, controls, p.label + " ");
@@ -235,6 +310,7 @@ function render({ model, el: host }) {
         inp.value = String(idx[k]);
         const out = html("output", "attn-value", label);
         out.setAttribute("data-param", p.name);
+        inp.setAttribute("aria-label", p.label);
         inp.addEventListener("input", () => onMove(k, +inp.value));
         inputs.push(inp); outputs.push(out);
       }
@@ -243,19 +319,49 @@ function render({ model, el: host }) {
       // choice keep them. No effect outside JupyterLab.
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
+    const reset = html("button", "attn-reset", controls, "Reset");
+    reset.type = "button";
+    reset.setAttribute("aria-label", "Reset: every control back to where it started");
+    reset.addEventListener("click", () => {
+      spec.params.forEach((p, k) => {
+        const d = initial[k];
+        if (idx[k] !== d) { idx[k] = d; inputs[k].value = String(d); }
+      });
+      redraw();
+      model.set("indices", idx.slice());
+      model.save_changes();
+    });
     const painters = spec.panels.map((ps) => ({
       frame: decode(data[ps.name]),
-      paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv) : linesPanel(ps, panelsDiv),
+      paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui),
     }));
+    // One sentence that says what changed, for screen readers (and everyone).
+    const sentence = (params) => {
+      const where = spec.params.map((p, k) => `${p.label} ${p.labels[idx[k]]}`).join(", ");
+      const h = ui.heatmaps[0];
+      if (!h || !h.values()) return `${where}.`;
+      const v = h.values(), C = h.spec.cols;
+      let best = 0;
+      for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
+      const one = (t) => t.replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key")
+        .replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character");
+      const rowName = one(h.spec.ylabel), colName = one(h.spec.xlabel);
+      return `${where}: ${rowName} ${h.rowTxt(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} ` +
+        `of its weight on ${colName} ${h.colTxt(best)}.`;
+    };
     const redraw = () => {
       let f = 0;
       const params = {};
       spec.params.forEach((p, k) => {
         f += idx[k] * spec.strides[k];
         params[p.name] = p.values[idx[k]];
-        if (outputs[k]) outputs[k].textContent = p.labels[idx[k]];
+        if (outputs[k]) {
+          outputs[k].textContent = p.labels[idx[k]];
+          inputs[k].setAttribute("aria-valuetext", p.labels[idx[k]]);
+        }
       });
       for (const p of painters) p.paint(p.frame(f));
+      live.textContent = sentence(params);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));
       root.setAttribute("data-ready", "true");
@@ -279,6 +385,14 @@ function render({ model, el: host }) {
     };
     model.on("change:indices", onIndices);
     cleanup.push(() => model.off("change:indices", onIndices));
+    // Repaint with the other colour scale when the reader switches the theme.
+    const doc = root.ownerDocument, view = doc && doc.defaultView;
+    if (view && typeof view.MutationObserver === "function") {
+      const obs = new view.MutationObserver(() => redraw());
+      obs.observe(doc.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+      if (doc.body) obs.observe(doc.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+      cleanup.push(() => obs.disconnect());
+    }
     redraw();
   };
   const rebuild = () => { cleanup.forEach((f) => f()); cleanup = []; build(); };

@@ -1,0 +1,170 @@
+"""Explorers for keyboard and screen-reader users, and in dark mode.
+
+Each slider says its value in words (``aria-valuetext`` equals the value shown next to it) and
+has a label in words; each heatmap can be walked with the arrow keys and has a readout line
+that names the row, the column and the weight; each explorer has an ``aria-live`` sentence
+that follows the controls and a Reset button; with the OS in dark mode the explorers are
+drawn dark.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import CHAPTERS
+from .test_book import MOVE_JS, SNAPSHOT_JS
+
+pytestmark = pytest.mark.browser
+
+CONTROLS_JS = """
+() => [...document.querySelectorAll('.attn-explorer')].map((ex) => ({
+  name: ex.dataset.explorer,
+  live: (ex.querySelector('.attn-live[aria-live]') || {}).textContent || null,
+  reset: !!ex.querySelector('button.attn-reset'),
+  sliders: [...ex.querySelectorAll('.attn-slider')].map((s) => ({
+    param: s.dataset.param, index: +s.value, max: +s.max,
+    valuetext: s.getAttribute('aria-valuetext'),
+    label: s.closest('label') ? s.closest('label').firstChild.textContent.trim() : s.getAttribute('aria-label'),
+    shown: (ex.querySelector(`output.attn-value[data-param="${s.dataset.param}"]`) || {}).textContent,
+  })),
+  choices: [...ex.querySelectorAll('.attn-choice')].map((c) => ({
+    param: c.dataset.param, label: c.closest('label') ? c.closest('label').firstChild.textContent.trim() : null,
+  })),
+}))
+"""
+
+
+def _explorers(page):
+    return page.evaluate(CONTROLS_JS)
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_sliders_say_their_value_in_words(visits, name):
+    page = visits(name).page
+    for k, ex in enumerate(_explorers(page)):
+        for s in ex["sliders"]:
+            where = f"{name} explorer #{k} ({ex['name']}), slider {s['param']!r}"
+            assert s["label"] and not re.search(r"\w_\w|\[\d+\]", s["label"]), (
+                f"{where}: label {s['label']!r} reads like code")
+            for i in sorted({0, s["max"] // 2, s["max"], s["index"]}):
+                page.evaluate(MOVE_JS, [k, s["param"], i])
+                now = next(x for x in _explorers(page)[k]["sliders"] if x["param"] == s["param"])
+                assert now["shown"] and now["valuetext"] == now["shown"], (
+                    f"{where} at position {i}: aria-valuetext {now['valuetext']!r} but the page shows "
+                    f"{now['shown']!r}")
+        for c in ex["choices"]:
+            assert c["label"] and not re.search(r"\w_\w", c["label"]), f"{name}: choice label {c['label']!r}"
+
+
+READOUT_JS = """
+(k) => {
+  const svg = document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap');
+  const r = svg.parentElement.querySelector('.attn-readout');
+  const cell = r.dataset.row === undefined ? null
+    : svg.querySelector(`rect.attn-cell[data-row="${r.dataset.row}"][data-col="${r.dataset.col}"]`);
+  return {text: r.textContent, row: r.dataset.row, col: r.dataset.col,
+          value: cell ? cell.dataset.value : null, focused: document.activeElement === svg};
+}
+"""
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_heatmap_cells_walk_with_the_arrow_keys(visits, name):
+    page = visits(name).page
+    n = page.evaluate("() => document.querySelectorAll('.attn-explorer').length")
+    tested = 0
+    for k in range(n):
+        has = page.evaluate("(k) => !!document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap')", k)
+        if not has:
+            continue
+        tested += 1
+        page.evaluate("(k) => document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap').focus()", k)
+        first = page.evaluate(READOUT_JS, k)
+        assert first["focused"], f"{name} explorer #{k}: the heatmap cannot take keyboard focus"
+        assert (first["row"], first["col"]) == ("0", "0"), f"{name} explorer #{k}: focus does not read cell (0, 0)"
+        seen = [(first["row"], first["col"])]
+        for key in ("ArrowRight", "ArrowDown", "ArrowLeft", "End"):
+            page.keyboard.press(key)
+            seen.append((page.evaluate(READOUT_JS, k)["row"], page.evaluate(READOUT_JS, k)["col"]))
+        now = page.evaluate(READOUT_JS, k)
+        assert len(set(seen)) >= 2, f"{name} explorer #{k}: the arrow keys do not move the readout ({seen})"
+        nums = re.findall(r"-?\d+(?:\.\d+)?", now["text"])
+        assert nums and abs(float(nums[-1]) - float(now["value"])) <= 1e-3, (
+            f"{name} explorer #{k}: readout {now['text']!r} does not give the weight {now['value']} of its cell")
+    if name != CHAPTERS[1]:  # chapter 2's explorers draw lines, not heatmaps
+        assert tested, f"{name}: no heatmap explorer"
+
+
+def _fresh(browser, visits, name, **context):
+    """The page loaded anew (the session's copy has had its sliders moved by other tests)."""
+    visits(name)  # the page builds and is ready in the default (light) run
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
+    page = ctx.new_page()
+    page.goto(f"{visits.base_url}/{name}", wait_until="load")
+    page.wait_for_function("() => document.querySelectorAll('.attn-explorer[data-ready=true]').length > 0")
+    return ctx, page
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_reset_and_live_sentence(browser, visits, name):
+    ctx, page = _fresh(browser, visits, name)
+    try:
+        _reset_and_live_sentence(page, name)
+    finally:
+        ctx.close()
+
+
+def _reset_and_live_sentence(page, name):
+    for k, ex in enumerate(_explorers(page)):
+        where = f"{name} explorer #{k} ({ex['name']})"
+        assert ex["reset"], f"{where}: no Reset button"
+        assert ex["live"] and len(ex["live"]) > 10, f"{where}: no aria-live sentence ({ex['live']!r})"
+        start = page.evaluate(SNAPSHOT_JS, k)
+        s = ex["sliders"][0] if ex["sliders"] else None
+        if s is None:
+            continue
+        target = 0 if s["index"] != 0 else s["max"]
+        page.evaluate(MOVE_JS, [k, s["param"], target])
+        moved = _explorers(page)[k]
+        assert moved["live"] != ex["live"], f"{where}: the aria-live sentence did not follow the slider"
+        page.evaluate("(k) => document.querySelectorAll('.attn-explorer')[k].querySelector('button.attn-reset').click()", k)
+        back = page.evaluate(SNAPSHOT_JS, k)
+        assert back["params"] == start["params"], f"{where}: Reset gave {back['params']}, expected {start['params']}"
+        assert _explorers(page)[k]["live"] == ex["live"], f"{where}: after Reset the sentence differs"
+
+
+DARK_JS = """
+() => {
+  const lum = (c) => { const m = c.match(/\\d+(\\.\\d+)?/g).map(Number);
+    return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255; };
+  const bodyBg = getComputedStyle(document.body).backgroundColor;
+  return {
+    theme: document.documentElement.dataset.theme,
+    body: lum(bodyBg),
+    explorers: [...document.querySelectorAll('.attn-explorer')].map((ex) => {
+      const cells = [...ex.querySelectorAll('rect.attn-cell')];
+      const low = cells.length ? cells.reduce((a, b) => (+a.dataset.value <= +b.dataset.value ? a : b)) : null;
+      return {bg: lum(getComputedStyle(ex).backgroundColor), fg: lum(getComputedStyle(ex).color),
+              lowCell: low ? lum(low.getAttribute('fill')) : null};
+    }),
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_explorers_are_dark_in_dark_mode(browser, visits, name):
+    ctx, page = _fresh(browser, visits, name, color_scheme="dark")
+    try:
+        d = page.evaluate(DARK_JS)
+        assert d["theme"] == "dark", f"{name}: with the OS in dark mode the page's theme is {d['theme']!r}"
+        assert d["body"] < 0.2, f"{name}: page background luminance {d['body']:.2f} in dark mode"
+        for k, ex in enumerate(d["explorers"]):
+            assert ex["bg"] < 0.2 and ex["fg"] > 0.6, (
+                f"{name} explorer #{k}: background luminance {ex['bg']:.2f}, text {ex['fg']:.2f} in dark mode")
+            if ex["lowCell"] is not None:  # small weights recede into the dark background
+                assert ex["lowCell"] < 0.3, f"{name} explorer #{k}: the smallest weight is drawn bright ({ex['lowCell']:.2f})"
+    finally:
+        ctx.close()
