@@ -30,8 +30,8 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: $(STAMP)
 
-# Front-end files the book serves itself (MathJax, require.js, the widgets HTML manager,
-# anywidget): `npm ci` installs exactly web/package-lock.json, web/vendor.mjs copies the few
+# Front-end files the book serves itself (MathJax, the explorers' module and loader; axe-core
+# is installed for the browser tests only): `npm ci` installs exactly web/package-lock.json, web/vendor.mjs copies the few
 # files a page needs into _vendor/ (gitignored; _config.yml serves it as _static/);
 # web/subset_icons.py cuts the theme's icon font down to the icons the book shows.
 NPM_STAMP := web/node_modules/.package-lock.json
@@ -42,7 +42,7 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 	cd web && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $(NPM_STAMP)
 
-$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/require-config.js web/fontawesome-stub.js web/mathjax-load.js web/book.css web/book.js web/subset_icons.py
+$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/explorer-boot.js attnlib/static/explorer.js attnlib/static/explorer.css web/fontawesome-stub.js web/mathjax-load.js web/book.css web/book.js web/subset_icons.py
 	cd web && node vendor.mjs
 	$(PY) web/subset_icons.py || { rm -f $(VENDOR_STAMP); exit 1; }
 
@@ -53,10 +53,12 @@ vendor: $(VENDOR_STAMP)
 # Then web/prerender-math.mjs typesets every formula at build time with the pinned MathJax
 # (CommonHTML + assistive MathML, as the browser would), removes the MathJax <script> tags and
 # links one shared stylesheet (_static/lib/mathjax-chtml.css): pages load no MathJax
-# JavaScript. A TeX error makes it (and so `make book`) fail.
+# JavaScript. A TeX error makes it (and so `make book`) fail. web/prerender-explorers.mjs draws
+# each explorer's starting picture into its page (shown at first paint and without JavaScript).
 book: $(STAMP) vendor
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
+	cd web && node prerender-explorers.mjs ../_build/html
 	@echo "The book is built: open _build/html/index.html"
 
 # Chapters are edited as MyST Markdown (chapters/NN_name.md); the executed .ipynb twins keep

@@ -2,16 +2,15 @@
 // Copies the few front-end files the built book needs from web/node_modules (installed by
 // `npm ci` from package-lock.json) into ../_vendor/lib/. _config.yml lists _vendor in
 // html_static_path, so Sphinx serves them as _build/html/_static/lib/... on every page that
-// asks for them: MathJax 3 for the maths; require.js, a tiny require config and the Jupyter
-// widgets HTML manager plus anywidget's AMD bundle for the explorers. Nothing is fetched from a
-// CDN at run time. (Not under _static/: Jupyter Book 1 would inject every .js there into every page.)
+// asks for them: MathJax 3 for the maths, and the explorers' ES module (attnlib/static/explorer.js)
+// with its stylesheet and a small loader (explorer-boot.js) that renders them from the state
+// saved in each page, without a widget manager. Nothing is fetched from a CDN at run time. (Not under _static/: Jupyter Book 1 would inject every .js there into every page.)
 //
 // Writes _vendor/lib/VENDORED.json: package versions and the sha256 of every file copied.
 // Usage: node vendor.mjs   (from web/; `make vendor` runs `npm ci` first)
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
-  copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync,
+  existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync,
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,31 +34,6 @@ const sha256 = (buf) => createHash("sha256").update(buf).digest("hex");
 
 // Source-map comments point at files we do not ship; drop them so nothing asks for a missing file.
 const stripMaps = (text) => text.replace(/^\/\/# sourceMappingURL=.*$/gm, "");
-
-// Removes the named top-level `define("name", ...)` modules (each with its licence comment)
-// from a bundle of named AMD modules; fails loudly when the bundle does not look as expected.
-function dropAmdModules(text, names) {
-  const starts = [...text.matchAll(/(?:\/\*! For license[^\n]*\*\/\n)?define\("([^"]+)",\[/g)];
-  const found = starts.map((m) => m[1]);
-  for (const n of names) if (!found.includes(n)) throw new Error(`module ${n} not found in bundle (has ${found})`);
-  let outText = text.slice(0, starts[0].index);
-  starts.forEach((m, k) => {
-    const end = k + 1 < starts.length ? starts[k + 1].index : text.length;
-    if (!names.includes(m[1])) outText += text.slice(m.index, end);
-  });
-  return outText;
-}
-
-// embed-amd.js ends with a few lines that render the saved widgets once the window's "load"
-// event fires, i.e. after every image and font of the page has arrived. The widget-view
-// scripts are all in the document at DOMContentLoaded, so render then: the explorers become
-// interactive a few hundred ms sooner on a chapter with figures.
-function renderOnDomReady(text) {
-  const from = '"complete"===document.readyState?e.renderWidgets():window.addEventListener("load",(function(){e.renderWidgets()}))';
-  const to = '"loading"!==document.readyState?e.renderWidgets():document.addEventListener("DOMContentLoaded",(function(){e.renderWidgets()}))';
-  if (text.split(from).length !== 2) throw new Error("embed-amd.js: render-on-load snippet not found exactly once");
-  return text.replace(from, to);
-}
 
 function copy(pkg, srcRel, dstRel, { transformJs = true, edit = null } = {}) {
   const src = join(nm, pkg, srcRel);
@@ -96,44 +70,6 @@ function begin(pkg, license) {
 rmSync(join(out, ".."), { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-// require.js: the AMD loader the HTML widget manager needs.
-// Minified with r.js (requirejs's own optimizer, bundled UglifyJS): 6.7 kB gzip instead of 21.
-begin("requirejs", "MIT");
-{
-  const tmp = join(here, "node_modules", ".vendor-require.min.js");
-  execFileSync(process.execPath, [join(nm, "requirejs", "bin", "r.js"), "-o", `baseUrl=${join(nm, "requirejs")}`,
-    "paths.requireLib=require", "name=requireLib", `out=${tmp}`], { stdio: "ignore" });
-  let text = readFileSync(tmp, "utf8");
-  // r.js appends an empty module for the build's entry name; drop it.
-  text = text.replace(/,define\("requireLib",function\(\)\{\}\);\s*$/, ";\n");
-  if (text.length < 10000 || !text.includes("RequireJS 2.3.8")) throw new Error("r.js did not minify require.js");
-  writeFileSync(tmp, text);
-  manifest.packages.requirejs.upstream = { "require.js": sha256(readFileSync(join(nm, "requirejs", "require.js"))) };
-  const dst = join(out, "requirejs", "require.min.js");
-  mkdirSync(dirname(dst), { recursive: true });
-  copyFileSync(tmp, dst);
-  manifest.packages.requirejs.files[relative(out, dst)] = sha256(readFileSync(dst));
-  rmSync(tmp);
-}
-
-// The Jupyter widgets HTML manager (1.0.x goes with ipywidgets 8). Its CSS references
-// font-awesome fonts next to embed-amd.js; modern browsers take the woff2 (woff as fallback).
-begin("@jupyter-widgets/html-manager", "BSD-3-Clause");
-copy("@jupyter-widgets/html-manager", "dist/embed-amd.js", "html-manager/embed-amd.js", {
-  // Two edits (functions above). embed-amd.js bundles six AMD modules; two of them,
-  // @jupyter-widgets/base7 and controls7, only serve widgets saved by ipywidgets 7 (1.x). The book's widgets use
-  // @jupyter-widgets/base 2.x (ipywidgets 8), so those two are dropped: 0.23 MB gzip less
-  // on every chapter page. (Were one ever asked for, require.js would fetch it from
-  // html-manager/ next to this file and the browser tests would see the 404.)
-  edit: (text) => renderOnDomReady(dropAmdModules(text, ["@jupyter-widgets/base7", "@jupyter-widgets/controls7"])),
-});
-copyDir("@jupyter-widgets/html-manager", "dist", "html-manager", (n) => /\.(woff2?)$/.test(n));
-
-// anywidget's AMD bundle: the front end of the anywidget 0.11.0 Python package
-// (its widgets report _model_module "anywidget", version "~0.11.*").
-begin("anywidget", "MIT");
-copy("anywidget", "dist/index.js", "anywidget/index.js");
-
 // MathJax 3 as separate components: startup.js (loader + startup) loads core, TeX input,
 // CommonHTML output and assistive MathML (for screen readers), listed in mathjax3_config in
 // _config.yml. This leaves out the context menu that the combined tex-chtml.js carries
@@ -145,14 +81,18 @@ for (const c of ["startup.js", "core.js", "input/tex.js", "output/chtml.js", "ou
 copyDir("mathjax", "es5/output/chtml/fonts/woff-v2", "mathjax/output/chtml/fonts/woff-v2");
 copyDir("mathjax", "es5/input/tex/extensions", "mathjax/input/tex/extensions");
 
-// The book's own files: the require config (paths relative to the script's own URL), the
+// The book's own files: the explorers' module, stylesheet and loader, the
 // page stylesheet (book.css), the MathJax starter (preloads MathJax's components, then starts it), and a stub that replaces the theme's 0.54 MB (gzip) Font Awesome JavaScript. html_static_path is
 // copied after the theme's static files, so _vendor/scripts/fontawesome.js wins over the
 // theme's _static/scripts/fontawesome.js; icons still come from the theme's CSS + web font
 // (cut down to the icons shown by subset_icons.py, which `make vendor` runs next).
 manifest.packages["(book)"] = { version: "-", license: "MIT", files: {} };
 for (const [src, dst] of [
-  ["require-config.js", "lib/require-config.js"],
+  // the explorers: attnlib's own module and stylesheet (the files anywidget loads in
+  // JupyterLab) and the loader that renders them from each page's saved state
+  ["../attnlib/static/explorer.js", "lib/explorer.js"],
+  ["../attnlib/static/explorer.css", "lib/explorer.css"],
+  ["explorer-boot.js", "lib/explorer-boot.js"],
   ["fontawesome-stub.js", "scripts/fontawesome.js"],
   ["mathjax-load.js", "lib/mathjax/load.js"],
   ["book.css", "lib/book.css"],
