@@ -54,11 +54,15 @@ vendor: $(VENDOR_STAMP)
 # (CommonHTML + assistive MathML, as the browser would), removes the MathJax <script> tags and
 # links one shared stylesheet (_static/lib/mathjax-chtml.css): pages load no MathJax
 # JavaScript. A TeX error makes it (and so `make book`) fail. web/prerender-explorers.mjs draws
-# each explorer's starting picture into its page (shown at first paint and without JavaScript).
+# each explorer's starting picture into its page (shown at first paint and without JavaScript);
+# web/optimize_images.py stores the 2x figure PNGs as palettes when that is faithful;
+# web/make_404.py writes the "page not found" page.
 book: $(STAMP) vendor
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
 	cd web && node prerender-explorers.mjs ../_build/html
+	$(PY) web/optimize_images.py _build/html
+	$(PY) web/make_404.py _build/html
 	@echo "The book is built: open _build/html/index.html"
 
 # Chapters are edited as MyST Markdown (chapters/NN_name.md); the executed .ipynb twins keep

@@ -219,7 +219,7 @@ def masking_declaration(*, seed: int = 0, n_queries: int = 3) -> Declaration:
                         col_labels=s, title=" ".join(s), rows_sum_to_one=True,
                         allow_zero_rows=True)
                 for b, s in enumerate(SENTENCES)],
-        title="Masked softmax: keys beyond valid_len get weight exactly 0",
+        title="Masked softmax: keys past a sentence's valid length get weight exactly 0",
         meta={"scores": scores},
     )
 

@@ -23,9 +23,34 @@
       });
     });
   }
+  // A display formula wider than the column scrolls sideways (book.css). Keyboard users
+  // can scroll it only if it can take focus: give exactly those formulas a tab stop and a
+  // name, and take it away again when the window grows wide enough (axe-core:
+  // scrollable-region-focusable).
+  function scrollableMath() {
+    var all = document.querySelectorAll('mjx-container[display="true"]');
+    Array.prototype.forEach.call(all, function (m) {
+      if (m.scrollWidth > m.clientWidth + 1) {
+        m.setAttribute("tabindex", "0");
+        m.setAttribute("role", "region");
+        m.setAttribute("aria-label", "formula, scrolls sideways");
+      } else if (m.getAttribute("role") === "region") {
+        m.removeAttribute("tabindex");
+        m.removeAttribute("role");
+        m.removeAttribute("aria-label");
+      }
+    });
+  }
+  var pending = null;
   function ready() {
     forward(".primary-toggle");
     forward(".secondary-toggle");
+    scrollableMath();
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(scrollableMath); // widths change
+    window.addEventListener("resize", function () {
+      if (pending) clearTimeout(pending);
+      pending = setTimeout(scrollableMath, 150);
+    });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();

@@ -1,0 +1,175 @@
+"""The published pages as readers meet them, beyond a desktop with a mouse.
+
+- axe-core (vendored through npm, web/package-lock.json) finds no serious or critical
+  violation on any page, in light and in dark mode;
+- with JavaScript off, every explorer shows its starting picture (drawn at build time by
+  web/prerender-explorers.mjs), and that picture is the one the live explorer draws;
+- at phone size (390 x 844) in dark mode the explorers load, redraw and match attnlib;
+- every figure has alt text that says something (not its file name);
+- the book has a 404 page.
+
+Screenshots of every page at phone size in dark mode, and with JavaScript off, go to
+_build/screenshots/ next to the desktop ones.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from .conftest import CHAPTERS, PAGES, ROOT, SCREENSHOTS
+from .test_book import MOVE_JS, SNAPSHOT_JS, _check_frame, _picture
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def _load(browser, base_url, name, shot=None, **context):
+    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context})
+    page = ctx.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base_url}/{name}", wait_until="load")
+    if context.get("java_script_enabled", True):
+        page.wait_for_function(
+            "() => document.querySelectorAll('script[type=\"application/vnd.jupyter.widget-view+json\"]').length"
+            " <= document.querySelectorAll('.attn-explorer[data-ready=true]').length")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+    if shot:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / (name.replace("/", "__").removesuffix(".html") + f"__{shot}.png")),
+                        full_page=True)
+    return ctx, page, errors
+
+
+# ----------------------------------------------------------------------------- axe-core
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("name", PAGES)
+def test_axe_finds_no_serious_violations(browser, visits, name, scheme):
+    assert AXE.is_file(), f"{AXE} missing: run `make vendor` (npm ci in web/)"
+    visits(name)
+    ctx, page, _ = _load(browser, visits.base_url, name, color_scheme=scheme)
+    try:
+        assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
+        # colours are checked once the theme's CSS transitions (e.g. on the search button) end
+        page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)))"
+                      ".then(() => true)")
+        page.add_script_tag(content=AXE.read_text(encoding="utf8"))
+        found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
+          .violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.length} element(s), e.g. ${v.nodes[0].target.join(' ')}`)""")
+        assert not found, f"{name} ({scheme}): axe-core violations:\n  " + "\n  ".join(found)
+    finally:
+        ctx.close()
+
+
+# ----------------------------------------------------------------------------- no JavaScript
+
+STATIC_JS = """
+() => [...document.querySelectorAll('.attn-static .attn-explorer')].map((ex) => ({
+  name: ex.dataset.explorer, params: ex.dataset.params,
+  cells: [...ex.querySelectorAll('rect.attn-cell')].map((r) => r.getAttribute('fill')),
+  paths: [...ex.querySelectorAll('.attn-series:not(.attn-fixed)')].map((s) =>
+    s.getAttribute('d') || [...s.querySelectorAll('circle')].map((c) => c.getAttribute('cx') + ',' + c.getAttribute('cy')).join(' ')),
+  box: ex.getBoundingClientRect().height,
+}))
+"""
+LIVE_JS = STATIC_JS.replace(".attn-static .attn-explorer", ".attn-explorer")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_explorers_show_their_picture_without_javascript(browser, visits, name):
+    v = visits(name)
+    views = v.info.get("views", 0)
+    if name in CHAPTERS:
+        assert views >= 1, f"{name}: no explorer"
+    ctx, page, _ = _load(browser, visits.base_url, name, shot="nojs", java_script_enabled=False)
+    try:
+        static = page.evaluate(STATIC_JS)
+    finally:
+        ctx.close()
+    assert len(static) == views, f"{name}: {views} explorers, {len(static)} static pictures without JavaScript"
+    ctx, page, _ = _load(browser, visits.base_url, name)
+    try:
+        live = page.evaluate(LIVE_JS)
+    finally:
+        ctx.close()
+    for k, (s, lv) in enumerate(zip(static, live)):
+        where = f"{name} explorer #{k} ({s['name']})"
+        assert s["box"] > 100, f"{where}: the static picture is {s['box']} px tall"
+        assert s["cells"] or s["paths"], f"{where}: nothing drawn in the static picture"
+        assert all(c and c.startswith("rgb(") for c in s["cells"]), f"{where}: unfilled cells"
+        assert s["params"] == lv["params"], f"{where}: static at {s['params']}, live starts at {lv['params']}"
+        assert s["cells"] == lv["cells"] and s["paths"] == lv["paths"], (
+            f"{where}: the static picture differs from what the live explorer draws")
+
+
+# ----------------------------------------------------------------------------- phone, dark
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_explorers_work_on_a_phone_in_dark_mode(browser, visits, name):
+    visits(name)
+    ctx, page, errors = _load(browser, visits.base_url, name, shot="phone-dark", color_scheme="dark",
+                              viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= 390, f"{name}: page is {wide} px wide on a 390 px phone"
+        n = page.evaluate("() => document.querySelectorAll('.attn-explorer').length")
+        for k in range(n):
+            snap = page.evaluate(SNAPSHOT_JS, k)
+            where = f"{name} explorer #{k} ({snap['name']}) at 390 px, dark"
+            _check_frame(snap, where)
+            for ctl in snap["controls"]:
+                before = page.evaluate(SNAPSHOT_JS, k)
+                target = 0 if ctl["index"] != 0 else ctl["n"] - 1
+                page.evaluate(MOVE_JS, [k, ctl["param"], target])
+                after = page.evaluate(SNAPSHOT_JS, k)
+                assert _picture(after) != _picture(before), f"{where}: {ctl['param']} did not redraw"
+                _check_frame(after, f"{where}, {ctl['param']} -> {target}")
+        assert not errors, f"{name}: console errors at phone size: {errors}"
+    finally:
+        ctx.close()
+
+
+# ----------------------------------------------------------------------------- figures, 404
+
+ALT_JS = """
+() => [...document.querySelectorAll('main img')].map((i) => ({
+  src: i.getAttribute('src'), alt: i.getAttribute('alt'), natural: i.naturalWidth, shown: i.width}))
+"""
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_figures_have_alt_text_and_are_sharp(visits, name):
+    imgs = [i for i in visits(name).page.evaluate(ALT_JS) if "_images/" in (i["src"] or "")]
+    assert imgs, f"{name}: no figures"
+    for i in imgs:
+        alt = (i["alt"] or "").strip()
+        assert len(alt) >= 40 and not re.search(r"\.(png|svg|jpe?g)$", alt) and "_images" not in alt, (
+            f"{name}: figure {i['src']} has alt text {alt!r}")
+        assert i["shown"] and i["natural"] >= 1.9 * i["shown"], (
+            f"{name}: figure {i['src']} is {i['natural']} px wide shown at {i['shown']} px (not 2x)")
+
+
+def test_404_page(visits):
+    v = visits(PAGES[0])
+    page = v.page.context.new_page()
+    try:
+        page.goto(f"{visits.base_url}/404.html", wait_until="load")
+        text = page.evaluate("() => document.querySelector('main').innerText")
+        assert "not found" in text.lower(), f"404.html says: {text[:200]!r}"
+        links = page.evaluate("() => [...document.querySelectorAll('main a[href]')].map((a) => a.href)")
+        assert any(h.endswith("intro.html") for h in links), f"404.html links to {links}, not the landing page"
+        css = page.evaluate("() => [...document.styleSheets].filter((s) => s.href).length")
+        assert css >= 2, "404.html is unstyled"
+    finally:
+        page.close()
