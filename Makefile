@@ -53,13 +53,15 @@ vendor: $(VENDOR_STAMP)
 # Then web/prerender-math.mjs typesets every formula at build time with the pinned MathJax
 # (CommonHTML + assistive MathML, as the browser would), removes the MathJax <script> tags and
 # links one shared stylesheet (_static/lib/mathjax-chtml.css): pages load no MathJax
-# JavaScript. A TeX error makes it (and so `make book`) fail. web/prerender-explorers.mjs draws
+# JavaScript. A TeX error makes it (and so `make book`) fail. web/subset_math_fonts.py cuts
+# MathJax's fonts down to the characters the formulas use. web/prerender-explorers.mjs draws
 # each explorer's starting picture into its page (shown at first paint and without JavaScript);
 # web/optimize_images.py stores the 2x figure PNGs as palettes when that is faithful;
 # web/make_404.py writes the "page not found" page.
 book: $(STAMP) vendor
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
+	$(PY) web/subset_math_fonts.py _build/html
 	cd web && node prerender-explorers.mjs ../_build/html
 	$(PY) web/optimize_images.py _build/html
 	$(PY) web/make_404.py _build/html

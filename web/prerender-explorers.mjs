@@ -103,6 +103,7 @@ export function staticPicture(state) {
   walk(host, (e) => {
     if (e.tag === "input" || e.tag === "select" || e.tag === "button") e.setAttribute("disabled", "");
     if (e.getAttribute("tabindex") !== null) e.removeAttribute("tabindex");
+    e.removeAttribute("data-value"); // the live explorer's test hook: not needed in a picture
     if (e.getAttribute("data-ready") !== null) { e.removeAttribute("data-ready"); e.setAttribute("data-static", "true"); }
     if (e.getAttribute("aria-live") !== null) { e.removeAttribute("aria-live"); e.textContent = ""; }
   });

@@ -105,8 +105,7 @@ function heatmapPanel(spec, parent, ui) {
     for (let j = 0; j < C; j++) {
       const r = el("rect", { class: "attn-cell", "data-row": i, "data-col": j, x: j * cell, y: i * cell,
         width: cell, height: cell }, g);
-      const t = el("title", {}, r);
-      cells.push([r, t]);
+      cells.push(r);
     }
   }
   el("rect", { x: 0, y: 0, width: W, height: H, fill: "none", class: "attn-frame" }, g);
@@ -147,6 +146,7 @@ function heatmapPanel(spec, parent, ui) {
   const cursor = el("rect", { class: "attn-cursor", width: cell, height: cell, fill: "none",
     visibility: "hidden" }, g);
   let current = [0, 0], last = null;
+  const titled = new Set();  // cells that have a tooltip (the pointer has been there)
   const read = () => {
     const [i, j] = current, k = i * C + j;
     if (!last) return;
@@ -164,7 +164,13 @@ function heatmapPanel(spec, parent, ui) {
   const pick = (ev) => {
     const t = ev.target;
     if (t && t.getAttribute && t.getAttribute("data-row") !== null && t.classList.contains("attn-cell")) {
-      show(+t.getAttribute("data-row"), +t.getAttribute("data-col"));
+      const i = +t.getAttribute("data-row"), j = +t.getAttribute("data-col");
+      // The hover tooltip is written when the pointer reaches the cell, not on every redraw
+      // (thousands of text nodes made a redraw of chapter 2's 51 x 50 map 4x slower).
+      const title = t.firstChild || el("title", {}, t);
+      titled.add(i * C + j);
+      if (last) title.textContent = names[i * C + j] + fmt(last[i * C + j]);
+      show(i, j);
     }
   };
   svg.addEventListener("mouseover", pick);
@@ -186,11 +192,11 @@ function heatmapPanel(spec, parent, ui) {
     for (let k = 0; k < cells.length; k++) {
       const v = values[k];
       const u = Math.min(1, Math.max(0, (v - spec.vmin) / span));
-      const [r, t] = cells[k];
+      const r = cells[k];
       r.setAttribute("fill", table[Math.round(u * 255)]);
       r.setAttribute("data-value", v.toFixed(6));
-      t.textContent = names[k] + v.toFixed(4);
     }
+    for (const k of titled) cells[k].firstChild.textContent = names[k] + fmt(values[k]);
     last = values;
     if (!readout.textContent) readout.textContent = `Point at a cell, tap it, or focus the heatmap and use the arrow keys to read its weight.`;
     else read();

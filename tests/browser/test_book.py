@@ -212,10 +212,10 @@ def _check_frame(snap: dict, where: str) -> None:
         got = np.full(want.shape, np.nan)
         for i, j, value, _fill, title in h["cells"]:
             got[i, j] = float(value)
-            nums = re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", title or "")
-            assert title and nums, f"{what}: cell ({i}, {j}) has no hover text with its value: {title!r}"
-            assert abs(float(nums[-1]) - float(value)) <= TITLE_TOL, (
-                f"{what}: hover text {title!r} does not show the cell's value {value}")
+            if title is not None:  # written when the pointer reaches the cell (test_explorer_access)
+                nums = re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", title)
+                assert nums and abs(float(nums[-1]) - float(value)) <= TITLE_TOL, (
+                    f"{what}: hover text {title!r} does not show the cell's value {value}")
         assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
             f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix")
         err = np.abs(got - want).max()

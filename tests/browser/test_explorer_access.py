@@ -168,3 +168,39 @@ def test_explorers_are_dark_in_dark_mode(browser, visits, name):
                 assert ex["lowCell"] < 0.3, f"{name} explorer #{k}: the smallest weight is drawn bright ({ex['lowCell']:.2f})"
     finally:
         ctx.close()
+
+
+HOVER_JS = """
+(k) => {
+  const ex = document.querySelectorAll('.attn-explorer')[k];
+  const r = ex.querySelector('rect.attn-cell[data-row="0"][data-col="1"]') || ex.querySelector('rect.attn-cell');
+  const t = r.querySelector('title');
+  return {value: r.dataset.value, title: t ? t.textContent : null,
+          readout: r.closest('.attn-panel').querySelector('.attn-readout').textContent};
+}
+"""
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_hovering_a_cell_shows_its_weight(browser, visits, name):
+    ctx, page = _fresh(browser, visits, name)
+    try:
+        for k, ex in enumerate(_explorers(page)):
+            cell = page.locator(".attn-explorer").nth(k).locator("rect.attn-cell").first
+            if not cell.count() or not ex["sliders"]:
+                continue
+            cell.hover()
+            got = page.evaluate(HOVER_JS.replace('[data-row="0"][data-col="1"]', '[data-row="0"][data-col="0"]'), k)
+            where = f"{name} explorer #{k} ({ex['name']})"
+            for text in (got["title"], got["readout"]):
+                nums = re.findall(r"-?\d+(?:\.\d+)?", text or "")
+                assert nums and abs(float(nums[-1]) - float(got["value"])) <= 1e-3, (
+                    f"{where}: hover shows {text!r}, the cell's weight is {got['value']}")
+            s = ex["sliders"][0]
+            page.evaluate(MOVE_JS, [k, s["param"], 0 if s["index"] else s["max"]])
+            now = page.evaluate(HOVER_JS.replace('[data-row="0"][data-col="1"]', '[data-row="0"][data-col="0"]'), k)
+            nums = re.findall(r"-?\d+(?:\.\d+)?", now["title"] or "")
+            assert nums and abs(float(nums[-1]) - float(now["value"])) <= 1e-3, (
+                f"{where}: after a redraw the tooltip says {now['title']!r}, the weight is {now['value']}")
+    finally:
+        ctx.close()
