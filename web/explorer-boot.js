@@ -30,30 +30,45 @@ function model(state) {
   };
 }
 
-function boot() {
-  if (![...document.styleSheets].some((s) => s.href && s.href.endsWith("/explorer.css"))
-      && !document.querySelector('link[href$="explorer.css"]')) {
-    const link = document.createElement("link");
-    link.rel = "stylesheet";
-    link.href = STYLE;
-    document.head.appendChild(link);
-  }
+let state = null;
+function savedState() {
+  if (state) return state;
   const saved = document.querySelector('script[type="application/vnd.jupyter.widget-state+json"]');
-  if (!saved) return;
-  const state = JSON.parse(saved.textContent).state || {};
+  if (saved) state = JSON.parse(saved.textContent).state || {};
+  return state;
+}
+
+function ensureStyle() {
+  if (document.querySelector('link[href*="explorer.css"]')) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = STYLE;
+  document.head.appendChild(link);
+}
+
+// Renders every widget view the parser has reached and that is not rendered yet. Runs when
+// this module is first evaluated (web/prerender-explorers.mjs imports it with an async
+// <script type="module"> right after each view, so an explorer works before the rest of a
+// long page is parsed), again from the small inline script after each later view, and at
+// DOMContentLoaded.
+function renderPending() {
+  ensureStyle();
+  const all = savedState();
+  if (!all) return;
   for (const view of document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')) {
-    const id = JSON.parse(view.textContent).model_id;
-    const entry = state[id];
+    if (view.hasAttribute("data-rendered")) continue;
+    view.setAttribute("data-rendered", "");
+    const entry = all[JSON.parse(view.textContent).model_id];
     if (!entry || !entry.state || !entry.state.spec) continue;  // not an attnlib explorer
     const prev = view.previousElementSibling;
-    const host = prev && prev.classList.contains("attn-static") ? prev : document.createElement("div");
-    if (host !== prev) view.parentNode.insertBefore(host, view);
     const live = document.createElement("div");
     live.className = "attn-host";
     explorer.render({ model: model(entry.state), el: live });
-    host.replaceWith(live);
+    if (prev && prev.classList.contains("attn-static")) prev.replaceWith(live);
+    else view.parentNode.insertBefore(live, view);
   }
 }
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
-else boot();
+window.attnExplorers = { render: renderPending };
+renderPending();
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", renderPending);

@@ -131,14 +131,25 @@ function staticDir(site, file) {
   return rel || "_static";
 }
 
+// After each view: import the loader as soon as it is fetched (an async module runs before
+// the parser reaches the end of a long page; same URL as the loader in <head>, so the module
+// is evaluated once), then render the views parsed so far if the loader is already running.
+function early(html) {
+  const m = html.match(/<script type="module" src="([^"]*explorer-boot\.js[^"]*)"><\/script>/);
+  if (!m) return "";
+  return `<script type="module" async>import "${m[1]}";</script>` +
+    "<script>window.attnExplorers && window.attnExplorers.render();</script>";
+}
+
 function prerender(html, state, css) {
   let views = 0;
+  const after = early(html);
   html = html.replace(STATE_RE, () => `<script type="application/vnd.jupyter.widget-state+json">${scriptJson({ version_major: 2, version_minor: 0, state })}</script>`);
   html = html.replace(VIEW_RE, (whole, body) => {
     const id = JSON.parse(body).model_id;
     if (!state[id]) return whole;
     views++;
-    return staticPicture(state[id].state) + whole;
+    return staticPicture(state[id].state) + whole + after;
   });
   if (views && !html.includes(`href="${css}"`)) html = html.replace("</head>", `  <link rel="stylesheet" href="${css}" />\n</head>`);
   return { html, views };
