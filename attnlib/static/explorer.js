@@ -57,6 +57,9 @@ function html(tag, cls, parent, text) {
   return e;
 }
 const fmt = (v) => String(+(+v).toFixed(4));
+// "queries" -> "query" when naming one row or column ("query 2, key 5: 0.31").
+const one = (t) => String(t).replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key")
+  .replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character");
 
 // Decode one panel's frames (see attnlib.widgets.encode_frames): byte planes of
 // little-endian unsigned integers, value = offset + q * scale; `index` maps frames.
@@ -137,7 +140,7 @@ function heatmapPanel(spec, parent, ui) {
   }
   el("text", { class: "attn-colorbar-label", x: 0, y: 0, "text-anchor": "middle",
     transform: `translate(${bx + 60},${barH / 2}) rotate(-90)` }, g, spec.colorbar_label);
-  const yl = spec.ylabel, xl = spec.xlabel;
+  const yl = one(spec.ylabel), xl = one(spec.xlabel);
   const names = cells.map((_, k) => {
     const i = Math.floor(k / C), j = k % C;
     return `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
@@ -145,11 +148,11 @@ function heatmapPanel(spec, parent, ui) {
   // The cell being read: by hover, tap, or arrow keys when the heatmap has focus.
   const cursor = el("rect", { class: "attn-cursor", width: cell, height: cell, fill: "none",
     visibility: "hidden" }, g);
-  let current = [0, 0], last = null;
+  let current = [0, 0], last = null, picked = false;
   const titled = new Set();  // cells that have a tooltip (the pointer has been there)
   const read = () => {
     const [i, j] = current, k = i * C + j;
-    if (!last) return;
+    if (!last || !picked) return;  // nothing read yet: keep the instructions
     cursor.setAttribute("x", j * cell);
     cursor.setAttribute("y", i * cell);
     readout.textContent = names[k] + fmt(last[k]);
@@ -158,6 +161,7 @@ function heatmapPanel(spec, parent, ui) {
   };
   const show = (i, j) => {
     current = [Math.max(0, Math.min(R - 1, i)), Math.max(0, Math.min(C - 1, j))];
+    picked = true;
     cursor.setAttribute("visibility", "visible");
     read();
   };
@@ -349,8 +353,6 @@ function render({ model, el: host }) {
       const v = h.values(), C = h.spec.cols;
       let best = 0;
       for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
-      const one = (t) => t.replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key")
-        .replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character");
       const rowName = one(h.spec.ylabel), colName = one(h.spec.xlabel);
       return `${where}: ${rowName} ${h.rowTxt(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} ` +
         `of its weight on ${colName} ${h.colTxt(best)}.`;
