@@ -293,9 +293,10 @@ def test_rendered_explorer_matches_compute(browser, built, name):  # noqa: F811
             want = np.asarray(expected[h["panel"]])
             assert len(h["cells"]) == want.size
             assert h["colorbar"]
-            for i, j, value, title, _ in h["cells"]:
+            for i, j, value, readout, _, title in h["cells"]:
                 assert abs(value - want[i, j]) < 1e-4, (h["panel"], i, j)
-                assert abs(float(title.rsplit(": ", 1)[1]) - want[i, j]) <= 6e-5
+                assert abs(float(readout.rsplit(": ", 1)[1]) - want[i, j]) <= 6e-5
+                assert title == readout
         for p in decl.panels:
             if p.kind == "lines":
                 for s in p.series:

@@ -279,12 +279,21 @@ def open_explorer(browser, explorer):
     return page, messages, requests
 
 
-READ_CELLS = """root => Array.from(root.querySelectorAll('svg.attn-heatmap')).map(svg => ({
-  panel: svg.dataset.panel,
-  cells: Array.from(svg.querySelectorAll('rect.attn-cell')).map(r => [+r.dataset.row, +r.dataset.col,
-         +r.dataset.value, r.querySelector('title').textContent, r.getAttribute('fill')]),
-  colorbar: svg.querySelector('text.attn-colorbar-label').textContent,
-}))"""
+# Each cell is pointed at (a mouseover, as a reader's pointer), which writes its tooltip and
+# the panel's readout line; the readout is what the test reads.
+READ_CELLS = """root => Array.from(root.querySelectorAll('svg.attn-heatmap')).map(svg => {
+  const panel = svg.parentElement, readout = panel.querySelector('.attn-readout');
+  return {
+    panel: svg.dataset.panel,
+    cells: Array.from(svg.querySelectorAll('rect.attn-cell')).map(r => {
+      r.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
+      const title = r.querySelector('title');
+      return [+r.dataset.row, +r.dataset.col, +r.dataset.value, readout.textContent, r.getAttribute('fill'),
+              title && title.textContent];
+    }),
+    colorbar: panel.querySelector('text.attn-colorbar-label').textContent,
+  };
+})"""
 
 
 @pytest.mark.browser
@@ -313,10 +322,11 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
         [heat] = root.evaluate(READ_CELLS)
         assert heat["colorbar"] == "attention weight"
         assert len(heat["cells"]) == expected.size
-        for i, j, value, title, fill in heat["cells"]:
+        for i, j, value, readout, fill, title in heat["cells"]:
             assert abs(value - expected[i, j]) < 1e-4
-            m = re.fullmatch(rf"queries {i}, keys {j}: (\d\.\d{{4}})", title)
+            m = re.fullmatch(rf"query {i}, key {j}: (\d\.\d{{4}})", readout)
             assert m and abs(float(m.group(1)) - expected[i, j]) <= 6e-5
+            assert title == readout  # the hover tooltip says the same
             assert fill.startswith("rgb(")
         d = page.get_attribute("path.attn-series[data-series='query 0']", "d")
         assert d.startswith("M") and d.count("L") == 2

@@ -93,12 +93,17 @@ function heatmapPanel(spec, parent, ui) {
   const left = 26 + maxRow * charW + 6, top = spec.title ? 24 : 8;
   const W = C * cell, H = R * cell, barH = Math.max(H, 90);
   const bottom = (rotate ? maxCol * charW * 0.75 + 14 : 18) + 20;
-  const width = left + W + 14 + 12 + 48 + 16, height = top + Math.max(H + bottom, barH + 8);
+  const width = left + W + 8, height = top + Math.max(H + bottom, barH + 8);
+  // The panel is a wrapping row: the map, then its colour bar (a second SVG), which moves
+  // below the map when the column is too narrow for both (phones); the readout line last.
   const wrap = html("div", "attn-panel", parent);
   const svg = el("svg", { class: "attn-heatmap", "data-panel": spec.name, width, height,
     viewBox: `0 0 ${width} ${height}`, role: "img", tabindex: "0",
     "aria-label": `${spec.title || spec.name}: heatmap, ${R} ${spec.ylabel} (rows) by ${C} ` +
       `${spec.xlabel} (columns). Arrow keys move between cells; the line below reads the cell.` }, wrap);
+  const barW = 90, bar = el("svg", { class: "attn-colorbar-svg", "data-panel": spec.name, width: barW,
+    height: top + barH + 8, viewBox: `0 0 ${barW} ${top + barH + 8}`, role: "img",
+    "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}` }, wrap);
   const readout = html("div", "attn-readout", wrap);
   readout.setAttribute("data-panel", spec.name);
   if (spec.title) el("text", { class: "attn-title", x: left + W / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
@@ -128,18 +133,19 @@ function heatmapPanel(spec, parent, ui) {
     transform: `translate(${-left + 12},${H / 2}) rotate(-90)` }, g, spec.ylabel);
   // colour bar
   const gid = `attn-grad-${++uid}`;
-  const defs = el("defs", {}, svg);
+  const defs = el("defs", {}, bar);
   const grad = el("linearGradient", { id: gid, x1: 0, y1: 1, x2: 0, y2: 0 }, defs);
   const stops = REDS.map((c, k) => el("stop", { offset: k / (REDS.length - 1), "stop-color": c }, grad));
-  const bx = W + 14, span = spec.vmax - spec.vmin;
-  el("rect", { class: "attn-colorbar", x: bx, y: 0, width: 12, height: barH, fill: `url(#${gid})` }, g);
+  const bg = el("g", { transform: `translate(0,${top})` }, bar);
+  const bx = 6, span = spec.vmax - spec.vmin;
+  el("rect", { class: "attn-colorbar", x: bx, y: 0, width: 12, height: barH, fill: `url(#${gid})` }, bg);
   for (const t of spec.colorbar_ticks) {
     const y = barH - ((t - spec.vmin) / span) * barH;
-    el("line", { x1: bx + 12, x2: bx + 15, y1: y, y2: y, class: "attn-axis" }, g);
-    el("text", { class: "attn-tick", x: bx + 17, y, "dominant-baseline": "central" }, g, fmt(t));
+    el("line", { x1: bx + 12, x2: bx + 15, y1: y, y2: y, class: "attn-axis" }, bg);
+    el("text", { class: "attn-tick", x: bx + 17, y, "dominant-baseline": "central" }, bg, fmt(t));
   }
   el("text", { class: "attn-colorbar-label", x: 0, y: 0, "text-anchor": "middle",
-    transform: `translate(${bx + 60},${barH / 2}) rotate(-90)` }, g, spec.colorbar_label);
+    transform: `translate(${bx + 60},${barH / 2}) rotate(-90)` }, bg, spec.colorbar_label);
   const yl = one(spec.ylabel), xl = one(spec.xlabel);
   const names = cells.map((_, k) => {
     const i = Math.floor(k / C), j = k % C;
@@ -155,7 +161,7 @@ function heatmapPanel(spec, parent, ui) {
     if (!last || !picked) return;  // nothing read yet: keep the instructions
     cursor.setAttribute("x", j * cell);
     cursor.setAttribute("y", i * cell);
-    readout.textContent = names[k] + fmt(last[k]);
+    readout.textContent = names[k] + last[k].toFixed(4);
     readout.setAttribute("data-row", i);
     readout.setAttribute("data-col", j);
   };
@@ -173,7 +179,7 @@ function heatmapPanel(spec, parent, ui) {
       // (thousands of text nodes made a redraw of chapter 2's 51 x 50 map 4x slower).
       const title = t.firstChild || el("title", {}, t);
       titled.add(i * C + j);
-      if (last) title.textContent = names[i * C + j] + fmt(last[i * C + j]);
+      if (last) title.textContent = names[i * C + j] + last[i * C + j].toFixed(4);
       show(i, j);
     }
   };
@@ -200,7 +206,7 @@ function heatmapPanel(spec, parent, ui) {
       r.setAttribute("fill", table[Math.round(u * 255)]);
       r.setAttribute("data-value", v.toFixed(6));
     }
-    for (const k of titled) cells[k].firstChild.textContent = names[k] + fmt(values[k]);
+    for (const k of titled) cells[k].firstChild.textContent = names[k] + values[k].toFixed(4);
     last = values;
     if (!readout.textContent) readout.textContent = `Point at a cell, tap it, or focus the heatmap and use the arrow keys to read its weight.`;
     else read();
@@ -217,11 +223,12 @@ function linesPanel(spec, parent, ui) {
   const all = spec.fixed.concat(spec.series);
   const maxName = Math.max(...all.map((s) => s.name.length));
   const left = 52, top = spec.title ? 24 : 10, legW = 30 + maxName * 6.5;
-  const width = left + pw + 14 + legW, height = top + ph + 42;
+  const width = left + pw + 10, height = top + ph + 42;
   const X = (x) => ((x - x0) / (x1 - x0)) * pw, Y = (y) => ph - ((y - y0) / (y1 - y0)) * ph;
+  const wrap = html("div", "attn-panel", parent);  // the plot, then its legend (below when narrow)
   const svg = el("svg", { class: "attn-lines", "data-panel": spec.name, width, height,
     viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": `${spec.title || spec.name}: ${spec.ylabel} against ${spec.xlabel}` }, html("div", "attn-panel", parent));
+    "aria-label": `${spec.title || spec.name}: ${spec.ylabel} against ${spec.xlabel}` }, wrap);
   if (spec.title) el("text", { class: "attn-title", x: left + pw / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   const cid = `attn-clip-${++uid}`;
@@ -266,7 +273,11 @@ function linesPanel(spec, parent, ui) {
   }
   const live = spec.series.map((s) => draw(s, "attn-series"));
   // legend
-  const lg = el("g", { class: "attn-legend", transform: `translate(${pw + 14},4)` }, g);
+  const legH = top + all.length * 16 + 8;  // entries start level with the plot's top
+  const legend = el("svg", { class: "attn-legend-svg", "data-panel": spec.name, width: legW + 4, height: legH,
+    viewBox: `0 0 ${legW + 4} ${legH}`, role: "img",
+    "aria-label": `legend: ${all.map((s) => s.name).join("; ")}` }, wrap);
+  const lg = el("g", { class: "attn-legend", transform: `translate(2,${top + 4})` }, legend);
   all.forEach((s, k) => {
     const y = k * 16 + 6;
     if (s.style === "line") {

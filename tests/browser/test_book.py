@@ -142,7 +142,7 @@ SNAPSHOT_JS = """
     })),
     heatmaps: [...ex.querySelectorAll('svg.attn-heatmap')].map((svg) => ({
       panel: svg.dataset.panel,
-      colorbarLabel: text(svg.querySelector('text.attn-colorbar-label')),
+      colorbarLabel: text(svg.parentElement.querySelector('text.attn-colorbar-label')),  // the panel's colour bar
       cells: [...svg.querySelectorAll('rect.attn-cell')].map((r) => [
         +r.dataset.row, +r.dataset.col, r.dataset.value, r.getAttribute('fill'), text(r.querySelector('title'))]),
     })),
