@@ -7,12 +7,18 @@ palette holds them almost exactly at well under half the bytes. Each image is co
 faithful: mean colour error <= 1.0 and 99.5th percentile <= 12 (of 255) per channel. The
 files keep their names (myst-nb names them by the hash of the notebook output).
 
+Then, in every page, each figure's <img> (myst-nb writes its 1x size as an inline style) gets
+width/height attributes, so the browser reserves its box before the file arrives (no layout
+shift, anchors stay put), and loading="lazy": a figure is fetched when the reader scrolls
+near it, not with the page.
+
 Usage: python web/optimize_images.py _build/html   (`make book` runs it)
 """
 
 from __future__ import annotations
 
 import io
+import re
 import sys
 from pathlib import Path
 
@@ -49,6 +55,23 @@ def shrink(data: bytes) -> tuple[bytes, float, float] | None:
     return new, mean, p995
 
 
+IMG = re.compile(r'<img ([^>]*?)src="([^"]*_images/[^"]+)" style="width: (\d+)px; height: (\d+)px;" ?/>')
+
+
+def lazy_figures(site: str) -> int:
+    """Adds width, height, loading="lazy" and decoding="async" to the figures of every page."""
+    n = 0
+    for page in Path(site).rglob("*.html"):
+        html = page.read_text(encoding="utf8")
+        new, k = IMG.subn(lambda m: f'<img {m.group(1)}src="{m.group(2)}" width="{m.group(3)}" height="{m.group(4)}" '
+                          f'style="width: {m.group(3)}px; height: {m.group(4)}px;" loading="lazy" decoding="async" />',
+                          html)
+        if k:
+            page.write_text(new, encoding="utf8")
+            n += k
+    return n
+
+
 def main(site: str) -> int:
     images = sorted(Path(site, "_images").glob("*.png"))
     before = after = 0
@@ -63,7 +86,7 @@ def main(site: str) -> int:
             kept += 1
         after += len(data)
     print(f"optimize_images: {kept} of {len(images)} PNGs as palettes, "
-          f"{before / 1e6:.2f} MB -> {after / 1e6:.2f} MB")
+          f"{before / 1e6:.2f} MB -> {after / 1e6:.2f} MB; {lazy_figures(site)} figures load lazily")
     return 0
 
 

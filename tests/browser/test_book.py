@@ -89,11 +89,30 @@ def test_maths_is_typeset(visits, name):
     assert not left, f"{name}: untypeset inline maths visible: {left[:5]}"
 
 
+# Figures load lazily (loading="lazy"): bring each into view, as a reader scrolling would,
+# and wait until it has loaded or failed; then back to the top.
+SCROLL_IMAGES_JS = """
+async () => {
+  for (const i of [...document.images]) {
+    i.scrollIntoView({block: 'center'});
+    if (!i.complete) {
+      await Promise.race([new Promise((r) => { i.addEventListener('load', r, {once: true});
+                                               i.addEventListener('error', r, {once: true}); }),
+                          new Promise((r) => setTimeout(r, 10000))]);
+    }
+  }
+  window.scrollTo(0, 0);
+  return [...document.images].map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0,
+                                         alt: i.getAttribute('alt'), natural: i.naturalWidth, shown: i.width,
+                                         lazy: i.loading === 'lazy', sized: i.hasAttribute('width') && i.hasAttribute('height')}));
+}
+"""
+
+
 @pytest.mark.parametrize("name", PAGES)
 def test_images_load(visits, name):
     v = visits(name)
-    imgs = v.page.evaluate(
-        "() => [...document.images].map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0}))")
+    imgs = v.page.evaluate(SCROLL_IMAGES_JS)
     bad = [i["src"] for i in imgs if not i["ok"]]
     assert not bad, f"{name}: images that did not load: {bad}"
 

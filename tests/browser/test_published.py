@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import CHAPTERS, PAGES, ROOT, SCREENSHOTS
-from .test_book import MOVE_JS, SNAPSHOT_JS, _check_frame, _picture
+from .test_book import MOVE_JS, SCROLL_IMAGES_JS, SNAPSHOT_JS, _check_frame, _picture
 
 pytestmark = pytest.mark.browser
 
@@ -142,17 +142,12 @@ def test_explorers_work_on_a_phone_in_dark_mode(browser, visits, name):
 
 # ----------------------------------------------------------------------------- figures, 404
 
-ALT_JS = """
-() => [...document.querySelectorAll('main img')].map((i) => ({
-  src: i.getAttribute('src'), alt: i.getAttribute('alt'), natural: i.naturalWidth, shown: i.width}))
-"""
-
-
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_figures_have_alt_text_and_are_sharp(visits, name):
-    imgs = [i for i in visits(name).page.evaluate(ALT_JS) if "_images/" in (i["src"] or "")]
+    imgs = [i for i in visits(name).page.evaluate(SCROLL_IMAGES_JS) if "_images/" in (i["src"] or "")]
     assert imgs, f"{name}: no figures"
     for i in imgs:
+        assert i["lazy"] and i["sized"], f"{name}: figure {i['src']} is not lazy with a reserved size"
         alt = (i["alt"] or "").strip()
         assert len(alt) >= 40 and not re.search(r"\.(png|svg|jpe?g)$", alt) and "_images" not in alt, (
             f"{name}: figure {i['src']} has alt text {alt!r}")
