@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import torch
+from _heatmap_js import CELLS, HOVER
 
 from attnlib.masking import masked_softmax
 from attnlib.widgets import (
@@ -279,21 +280,23 @@ def open_explorer(browser, explorer):
     return page, messages, requests
 
 
-# Each cell is pointed at (a mouseover, as a reader's pointer), which writes its tooltip and
-# the panel's readout line; the readout is what the test reads.
-READ_CELLS = """root => Array.from(root.querySelectorAll('svg.attn-heatmap')).map(svg => {
-  const panel = svg.parentElement, readout = panel.querySelector('.attn-readout');
-  return {
-    panel: svg.dataset.panel,
-    cells: Array.from(svg.querySelectorAll('rect.attn-cell')).map(r => {
-      r.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
-      const title = r.querySelector('title');
-      return [+r.dataset.row, +r.dataset.col, +r.dataset.value, readout.textContent, r.getAttribute('fill'),
-              title && title.textContent];
-    }),
-    colorbar: panel.querySelector('text.attn-colorbar-label').textContent,
-  };
-})"""
+# Each cell is pointed at (the pointer moved to its centre on screen, as a reader's), which
+# writes the panel's readout line and the map's tooltip; the readout is what the test reads.
+# The colour is the pixel the map paints for the cell (tests/_heatmap_js.py).
+READ_CELLS = """async root => {
+  const readCells = """ + CELLS + """, hover = """ + HOVER + """;
+  return Promise.all(Array.from(root.querySelectorAll('svg.attn-heatmap')).map(async svg => {
+    const cells = await readCells(svg);
+    return {
+      panel: svg.dataset.panel,
+      cells: cells.map(([i, j, value, colour]) => {
+        const said = hover(svg, i, j);
+        return [i, j, value, said.readout, colour, said.tip];
+      }),
+      colorbar: svg.parentElement.querySelector('text.attn-colorbar-label').textContent,
+    };
+  }));
+}"""
 
 
 @pytest.mark.browser
@@ -327,7 +330,7 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
             m = re.fullmatch(rf"query {i}, key {j}: (\d\.\d{{4}})", readout)
             assert m and abs(float(m.group(1)) - expected[i, j]) <= 6e-5
             assert title == readout  # the hover tooltip says the same
-            assert fill.startswith("rgb(")
+            assert re.fullmatch(r"rgb\(\d+,\d+,\d+\)", fill)
         d = page.get_attribute("path.attn-series[data-series='query 0']", "d")
         assert d.startswith("M") and d.count("L") == 2
         assert page.evaluate("window.attnModel.get('indices')") == [t_i, m_i]

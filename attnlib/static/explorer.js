@@ -2,36 +2,80 @@
 // attnlib and synced in the model; this module only selects the frame for the current
 // slider positions and draws it as SVG (colour mapping and layout, no other maths).
 // No dependencies, no network, no console output.
+// What scripts and tests may read: each explorer's data-explorer / data-params / data-frame /
+// data-ready; each heatmap's svg.attnValues (the weights shown, row by row), data-rows,
+// data-cols and its cells' image (image.attn-cells, one pixel per cell); the readout line.
 
 const SVG = "http://www.w3.org/2000/svg";
 // matplotlib "Reds" (ColorBrewer Reds, 9 classes): sequential, colour-blind safe.
 const REDS = ["#fff5f0", "#fee0d2", "#fcbba1", "#fc9272", "#fb6a4a", "#ef3b2c", "#cb181d",
   "#a50f15", "#67000d"];
-const LUT = (() => {
-  const rgb = REDS.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
-  const out = [];
-  for (let k = 0; k < 256; k++) {
-    const t = (k / 255) * (rgb.length - 1), i = Math.min(Math.floor(t), rgb.length - 2), f = t - i;
-    const c = [0, 1, 2].map((j) => Math.round(rgb[i][j] + f * (rgb[i + 1][j] - rgb[i][j])));
-    out.push(`rgb(${c[0]},${c[1]},${c[2]})`);
-  }
-  return out;
-})();
 // On a dark page the colour scale runs from the page's dark background (small weights)
 // to bright yellow (large), so small weights recede as they do on white ("inferno"-like).
 const DARK = ["#1b1b1f", "#2c1650", "#57106e", "#8a226a", "#ba3655", "#e35933", "#f98e09",
   "#f8c932", "#fcffa4"];
+// 256 colours interpolated between the stops, as r, g, b bytes.
 const lut = (hexes) => {
   const rgb = hexes.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
-  const out = [];
+  const out = new Uint8Array(256 * 3);
   for (let k = 0; k < 256; k++) {
     const t = (k / 255) * (rgb.length - 1), i = Math.min(Math.floor(t), rgb.length - 2), f = t - i;
-    const c = [0, 1, 2].map((j) => Math.round(rgb[i][j] + f * (rgb[i + 1][j] - rgb[i][j])));
-    out.push(`rgb(${c[0]},${c[1]},${c[2]})`);
+    for (let j = 0; j < 3; j++) out[3 * k + j] = Math.round(rgb[i][j] + f * (rgb[i + 1][j] - rgb[i][j]));
   }
   return out;
 };
-const LUT_DARK = lut(DARK);
+const LUT = lut(REDS), LUT_DARK = lut(DARK);
+
+// A heatmap's cells are one image with a pixel per cell, scaled up without smoothing: a
+// redraw changes one attribute instead of one per cell (800 cells cost 30 ms of style work
+// per redraw on a phone-class CPU; the image costs under 1 ms). The PNG is written here,
+// uncompressed ("stored" deflate blocks), so the same code runs in the browser and in Node
+// (the book's static pictures) with no canvas.
+const CRC = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+function pngDataUrl(w, h, rgb) {
+  const stride = 1 + 3 * w, raw = new Uint8Array(h * stride);  // each row: filter 0, then pixels
+  for (let y = 0; y < h; y++) raw.set(rgb.subarray(3 * w * y, 3 * w * (y + 1)), y * stride + 1);
+  const nb = Math.max(1, Math.ceil(raw.length / 65535));
+  const z = new Uint8Array(2 + 5 * nb + raw.length + 4);
+  z[0] = 0x78; z[1] = 0x01;  // zlib header: deflate, no dictionary
+  let o = 2;
+  for (let k = 0; k < nb; k++) {
+    const s = k * 65535, n = Math.min(65535, raw.length - s);
+    z.set([k === nb - 1 ? 1 : 0, n & 255, n >>> 8, ~n & 255, (~n >>> 8) & 255], o);
+    z.set(raw.subarray(s, s + n), o + 5);
+    o += 5 + n;
+  }
+  let a = 1, b = 0;
+  for (let i = 0; i < raw.length; i++) { a = (a + raw[i]) % 65521; b = (b + a) % 65521; }
+  const be = (v) => [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255];
+  z.set(be(((b << 16) | a) >>> 0), o);
+  const chunk = (type, data) => {
+    const c = new Uint8Array(12 + data.length);
+    c.set(be(data.length), 0);
+    for (let i = 0; i < 4; i++) c[4 + i] = type.charCodeAt(i);
+    c.set(data, 8);
+    let crc = 0xffffffff;
+    for (let i = 4; i < 8 + data.length; i++) crc = CRC[(crc ^ c[i]) & 255] ^ (crc >>> 8);
+    c.set(be((crc ^ 0xffffffff) >>> 0), 8 + data.length);
+    return c;
+  };
+  const ihdr = new Uint8Array([...be(w), ...be(h), 8, 2, 0, 0, 0]);  // 8-bit RGB
+  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", ihdr), chunk("IDAT", z),
+    chunk("IEND", new Uint8Array(0))];
+  let bin = "";
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i += 8192) bin += String.fromCharCode.apply(null, part.subarray(i, i + 8192));
+  }
+  return "data:image/png;base64," + btoa(bin);
+}
 // Dark when the book's theme says so (pydata: html[data-theme=dark]) or JupyterLab's does.
 function isDark(node) {
   const doc = node.ownerDocument, html = doc && doc.documentElement;
@@ -97,7 +141,7 @@ function heatmapPanel(spec, parent, ui) {
   // The panel is a wrapping row: the map, then its colour bar (a second SVG), which moves
   // below the map when the column is too narrow for both (phones); the readout line last.
   const wrap = html("div", "attn-panel", parent);
-  const svg = el("svg", { class: "attn-heatmap", "data-panel": spec.name, width, height,
+  const svg = el("svg", { class: "attn-heatmap", "data-panel": spec.name, "data-rows": R, "data-cols": C, width, height,
     viewBox: `0 0 ${width} ${height}`, role: "img", tabindex: "0",
     "aria-label": `${spec.title || spec.name}: heatmap, ${R} ${spec.ylabel} (rows) by ${C} ` +
       `${spec.xlabel} (columns). Arrow keys move between cells; the line below reads the cell.` }, wrap);
@@ -108,14 +152,11 @@ function heatmapPanel(spec, parent, ui) {
   readout.setAttribute("data-panel", spec.name);
   if (spec.title) el("text", { class: "attn-title", x: left + W / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
-  const cells = [];
-  for (let i = 0; i < R; i++) {
-    for (let j = 0; j < C; j++) {
-      const r = el("rect", { class: "attn-cell", "data-row": i, "data-col": j, x: j * cell, y: i * cell,
-        width: cell, height: cell }, g);
-      cells.push(r);
-    }
-  }
+  // The cells: one pixel each, drawn crisp (see pngDataUrl); the pointer's cell is found
+  // from its position. The image's one tooltip names the cell under the pointer.
+  const img = el("image", { class: "attn-cells", x: 0, y: 0, width: W, height: H, preserveAspectRatio: "none",
+    "image-rendering": "optimizeSpeed", style: "image-rendering: pixelated" }, g);
+  const tip = el("title", {}, img);
   el("rect", { x: 0, y: 0, width: W, height: H, fill: "none", class: "attn-frame" }, g);
   for (let i = 0; i < R; i += stepR) {
     el("text", { class: "attn-tick", x: -4, y: i * cell + cell / 2, "text-anchor": "end",
@@ -147,21 +188,19 @@ function heatmapPanel(spec, parent, ui) {
   el("text", { class: "attn-colorbar-label", x: 0, y: 0, "text-anchor": "middle",
     transform: `translate(${bx + 60},${barH / 2}) rotate(-90)` }, bg, spec.colorbar_label);
   const yl = one(spec.ylabel), xl = one(spec.xlabel);
-  const names = cells.map((_, k) => {
-    const i = Math.floor(k / C), j = k % C;
-    return `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
-  });
+  const name = (i, j) => `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
   // The cell being read: by hover, tap, or arrow keys when the heatmap has focus.
   const cursor = el("rect", { class: "attn-cursor", width: cell, height: cell, fill: "none",
     visibility: "hidden" }, g);
   let current = [0, 0], last = null, picked = false;
-  const titled = new Set();  // cells that have a tooltip (the pointer has been there)
   const read = () => {
-    const [i, j] = current, k = i * C + j;
+    const [i, j] = current;
     if (!last || !picked) return;  // nothing read yet: keep the instructions
+    const text = name(i, j) + last[i * C + j].toFixed(4);
     cursor.setAttribute("x", j * cell);
     cursor.setAttribute("y", i * cell);
-    readout.textContent = names[k] + last[k].toFixed(4);
+    readout.textContent = text;
+    tip.textContent = text;
     readout.setAttribute("data-row", i);
     readout.setAttribute("data-col", j);
   };
@@ -171,20 +210,15 @@ function heatmapPanel(spec, parent, ui) {
     cursor.setAttribute("visibility", "visible");
     read();
   };
-  const pick = (ev) => {
-    const t = ev.target;
-    if (t && t.getAttribute && t.getAttribute("data-row") !== null && t.classList.contains("attn-cell")) {
-      const i = +t.getAttribute("data-row"), j = +t.getAttribute("data-col");
-      // The hover tooltip is written when the pointer reaches the cell, not on every redraw
-      // (thousands of text nodes made a redraw of chapter 2's 51 x 50 map 4x slower).
-      const title = t.firstChild || el("title", {}, t);
-      titled.add(i * C + j);
-      if (last) title.textContent = names[i * C + j] + last[i * C + j].toFixed(4);
-      show(i, j);
-    }
+  const pick = (ev) => {  // the cell under the pointer, in the map's own units (any CSS scale)
+    const m = g.getScreenCTM && g.getScreenCTM();
+    if (!m) return;
+    const p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
+    const i = Math.floor(p.y / cell), j = Math.floor(p.x / cell);
+    if (i >= 0 && i < R && j >= 0 && j < C && (i !== current[0] || j !== current[1] || !picked)) show(i, j);
   };
-  svg.addEventListener("mouseover", pick);
-  svg.addEventListener("click", pick);
+  img.addEventListener("mousemove", pick);
+  img.addEventListener("click", pick);
   svg.addEventListener("focus", () => show(current[0], current[1]));
   svg.addEventListener("keydown", (ev) => {
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
@@ -195,18 +229,18 @@ function heatmapPanel(spec, parent, ui) {
     show(current[0] + m[0], current[1] + m[1]);
   });
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
-  ui.heatmaps.push({ spec, names, rowTxt, colTxt, values: () => last });
+  ui.heatmaps.push({ spec, rowTxt, colTxt, values: () => last });
+  const rgb = new Uint8Array(R * C * 3);
   return (values) => {
     const dark = isDark(svg), table = dark ? LUT_DARK : LUT, ramp = dark ? DARK : REDS;
     stops.forEach((st, k) => st.setAttribute("stop-color", ramp[k]));
-    for (let k = 0; k < cells.length; k++) {
-      const v = values[k];
-      const u = Math.min(1, Math.max(0, (v - spec.vmin) / span));
-      const r = cells[k];
-      r.setAttribute("fill", table[Math.round(u * 255)]);
-      r.setAttribute("data-value", v.toFixed(6));
+    for (let k = 0; k < R * C; k++) {
+      const u = Math.min(1, Math.max(0, (values[k] - spec.vmin) / span)), t = 3 * Math.round(u * 255);
+      rgb[3 * k] = table[t]; rgb[3 * k + 1] = table[t + 1]; rgb[3 * k + 2] = table[t + 2];
     }
-    for (const k of titled) cells[k].firstChild.textContent = names[k] + values[k].toFixed(4);
+    img.setAttribute("href", pngDataUrl(C, R, rgb));
+    // What the map shows, for scripts and tests: the weights, row by row (queries are rows).
+    svg.attnValues = values;
     last = values;
     if (!readout.textContent) readout.textContent = `Point at a cell, tap it, or focus the heatmap and use the arrow keys to read its weight.`;
     else read();

@@ -15,12 +15,13 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
+from _heatmap_js import CELLS
 
 from .conftest import CHAPTERS, LANDING, PAGES
 
 pytestmark = pytest.mark.browser
 
-TOL = 1e-4  # data-value vs attnlib (the DOM contract)
+TOL = 1e-4  # the weights a heatmap shows (svg.attnValues) vs attnlib
 TITLE_TOL = 1e-3  # hover text shows 3-4 decimals
 PIXEL_TOL = 0.07  # line coordinates are written with one decimal (least-squares slack)
 
@@ -148,22 +149,29 @@ def test_launch_buttons_are_plain_links(visits, name):
 # ----------------------------------------------------------------------------- explorers
 
 SNAPSHOT_JS = """
-(k) => {
+async (k) => {
+  const readCells = """ + CELLS + """;
   const ex = document.querySelectorAll('.attn-explorer')[k];
   const text = (e) => (e ? e.textContent : null);
   return {
     name: ex.dataset.explorer, params: ex.dataset.params, frame: ex.dataset.frame, ready: ex.dataset.ready,
+    dark: document.documentElement.dataset.theme === 'dark',
     controls: [...ex.querySelectorAll('.attn-slider, .attn-choice')].map((c) => ({
       param: c.dataset.param, kind: c.tagName === 'SELECT' ? 'choice' : 'slider',
       n: c.tagName === 'SELECT' ? c.options.length : +c.max + 1, index: +c.value,
       shown: c.tagName === 'SELECT' ? c.options[c.selectedIndex].textContent
                                     : text(ex.querySelector(`output.attn-value[data-param="${c.dataset.param}"]`)),
     })),
-    heatmaps: [...ex.querySelectorAll('svg.attn-heatmap')].map((svg) => ({
-      panel: svg.dataset.panel,
-      colorbarLabel: text(svg.parentElement.querySelector('text.attn-colorbar-label')),  // the panel's colour bar
-      cells: [...svg.querySelectorAll('rect.attn-cell')].map((r) => [
-        +r.dataset.row, +r.dataset.col, r.dataset.value, r.getAttribute('fill'), text(r.querySelector('title'))]),
+    heatmaps: await Promise.all([...ex.querySelectorAll('svg.attn-heatmap')].map(async (svg) => {
+      const readout = svg.parentElement.querySelector('.attn-readout');
+      return {
+        panel: svg.dataset.panel,
+        colorbarLabel: text(svg.parentElement.querySelector('text.attn-colorbar-label')),  // the panel's colour bar
+        cells: await readCells(svg),
+        // the cell being read (hover, tap or keys) and what the readout and the tooltip say of it
+        read: readout.dataset.row === undefined ? null
+          : [+readout.dataset.row, +readout.dataset.col, readout.textContent, text(svg.querySelector('image.attn-cells title'))],
+      };
     })),
     lines: [...ex.querySelectorAll('svg.attn-lines')].map((svg) => ({
       panel: svg.dataset.panel,
@@ -217,6 +225,28 @@ def _check_affine(pix: list[float], data: list[float], what: str) -> None:
         f"best affine fit)")
 
 
+def _luminance(rgb: str) -> float:
+    r, g, b = (int(t) for t in re.findall(r"\d+", rgb)[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+def _check_colours(cells: list, dark: bool, what: str) -> None:
+    """The painted pixels follow the weights: a larger weight is never lighter on a light page
+    (never darker on a dark one), and weights 0.2 or more apart are not painted alike.
+    Slack: each colour channel is rounded to a byte (1/255 of luminance)."""
+    sign = -1.0 if dark else 1.0  # light page: luminance falls as the weight grows
+    by_value = sorted(cells, key=lambda c: c[2])
+    lum = [sign * _luminance(c[3]) for c in by_value]
+    for (a, la), (b, lb) in zip(zip(by_value, lum), zip(by_value[1:], lum[1:])):
+        assert lb <= la + 1 / 255 + 1e-9, (
+            f"{what}: cell {b[:2]} (weight {b[2]:.4f}) is painted {b[3]}, against {a[3]} for cell {a[:2]} "
+            f"(weight {a[2]:.4f}): the colour does not follow the weight")
+    if by_value[-1][2] - by_value[0][2] > 0.2:
+        rgb = [[int(t) for t in re.findall(r"\d+", c[3])[:3]] for c in (by_value[0], by_value[-1])]
+        far = sum((a - b) ** 2 for a, b in zip(*rgb)) ** 0.5
+        assert far > 40, f"{what}: weights from {by_value[0][2]:.2f} to {by_value[-1][2]:.2f} painted alike"
+
+
 def _check_frame(snap: dict, where: str) -> None:
     from attnlib.explorers import compute
 
@@ -229,14 +259,18 @@ def _check_frame(snap: dict, where: str) -> None:
         want = np.asarray(expected[h["panel"]], dtype=float)
         assert want.ndim == 2, f"{what}: attnlib returned shape {want.shape}"
         got = np.full(want.shape, np.nan)
-        for i, j, value, _fill, title in h["cells"]:
+        assert h["cells"] and len(h["cells"][0]) == 4, f"{what}: the cells' image is missing or misshapen: {h['cells'][:1]}"
+        for i, j, value, _colour in h["cells"]:
             got[i, j] = float(value)
-            if title is not None:  # written when the pointer reaches the cell (test_explorer_access)
-                nums = re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", title)
-                assert nums and abs(float(nums[-1]) - float(value)) <= TITLE_TOL, (
-                    f"{what}: hover text {title!r} does not show the cell's value {value}")
         assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
             f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix")
+        _check_colours(h["cells"], snap["dark"], what)
+        if h["read"] is not None:  # a cell is being read: the readout and tooltip give its weight
+            i, j, readout, tip = h["read"]
+            for said in (readout, tip):
+                nums = re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", said or "")
+                assert nums and abs(float(nums[-1]) - got[i, j]) <= TITLE_TOL, (
+                    f"{what}: the cell ({i}, {j}) is read as {said!r}, its weight is {got[i, j]}")
         err = np.abs(got - want).max()
         assert err <= TOL, f"{what}: page shows weights differing from attnlib by {err:.2e}\npage:\n{got}\nattnlib:\n{want}"
     for ln in snap["lines"]:

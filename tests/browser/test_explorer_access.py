@@ -13,6 +13,8 @@ import re
 
 import pytest
 
+from _heatmap_js import CELLS
+
 from .conftest import CHAPTERS
 from .test_book import MOVE_JS, SNAPSHOT_JS
 
@@ -62,10 +64,9 @@ READOUT_JS = """
 (k) => {
   const svg = document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap');
   const r = svg.parentElement.querySelector('.attn-readout');
-  const cell = r.dataset.row === undefined ? null
-    : svg.querySelector(`rect.attn-cell[data-row="${r.dataset.row}"][data-col="${r.dataset.col}"]`);
+  const value = r.dataset.row === undefined ? null : svg.attnValues[+r.dataset.row * +svg.dataset.cols + +r.dataset.col];
   return {text: r.textContent, row: r.dataset.row, col: r.dataset.col,
-          value: cell ? cell.dataset.value : null, focused: document.activeElement === svg};
+          value, focused: document.activeElement === svg};
 }
 """
 
@@ -136,19 +137,21 @@ def _reset_and_live_sentence(page, name):
 
 
 DARK_JS = """
-() => {
+async () => {
+  const readCells = """ + CELLS + """;
   const lum = (c) => { const m = c.match(/\\d+(\\.\\d+)?/g).map(Number);
     return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255; };
   const bodyBg = getComputedStyle(document.body).backgroundColor;
   return {
     theme: document.documentElement.dataset.theme,
     body: lum(bodyBg),
-    explorers: [...document.querySelectorAll('.attn-explorer')].map((ex) => {
-      const cells = [...ex.querySelectorAll('rect.attn-cell')];
-      const low = cells.length ? cells.reduce((a, b) => (+a.dataset.value <= +b.dataset.value ? a : b)) : null;
+    explorers: await Promise.all([...document.querySelectorAll('.attn-explorer')].map(async (ex) => {
+      const svg = ex.querySelector('svg.attn-heatmap');
+      const cells = svg ? await readCells(svg) : [];
+      const low = cells.length ? cells.reduce((a, b) => (a[2] <= b[2] ? a : b)) : null;  // the smallest weight
       return {bg: lum(getComputedStyle(ex).backgroundColor), fg: lum(getComputedStyle(ex).color),
-              lowCell: low ? lum(low.getAttribute('fill')) : null};
-    }),
+              lowCell: low ? lum(low[3]) : null};
+    })),
   };
 }
 """
@@ -172,11 +175,10 @@ def test_explorers_are_dark_in_dark_mode(browser, visits, name):
 
 HOVER_JS = """
 (k) => {
-  const ex = document.querySelectorAll('.attn-explorer')[k];
-  const r = ex.querySelector('rect.attn-cell[data-row="0"][data-col="1"]') || ex.querySelector('rect.attn-cell');
-  const t = r.querySelector('title');
-  return {value: r.dataset.value, title: t ? t.textContent : null,
-          readout: r.closest('.attn-panel').querySelector('.attn-readout').textContent};
+  const svg = document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap');
+  const r = svg.parentElement.querySelector('.attn-readout'), t = svg.querySelector('image.attn-cells title');
+  const value = r.dataset.row === undefined ? null : svg.attnValues[+r.dataset.row * +svg.dataset.cols + +r.dataset.col];
+  return {value, row: r.dataset.row, col: r.dataset.col, title: t ? t.textContent : null, readout: r.textContent};
 }
 """
 
@@ -186,19 +188,29 @@ def test_hovering_a_cell_shows_its_weight(browser, visits, name):
     ctx, page = _fresh(browser, visits, name)
     try:
         for k, ex in enumerate(_explorers(page)):
-            cell = page.locator(".attn-explorer").nth(k).locator("rect.attn-cell").first
-            if not cell.count() or not ex["sliders"]:
+            cells = page.locator(".attn-explorer").nth(k).locator("svg.attn-heatmap image.attn-cells")
+            if not cells.count() or not ex["sliders"]:
                 continue
-            cell.hover()
-            got = page.evaluate(HOVER_JS.replace('[data-row="0"][data-col="1"]', '[data-row="0"][data-col="0"]'), k)
+            cells.first.scroll_into_view_if_needed()
+            box = cells.first.bounding_box()
+            cells.first.hover(position={"x": 2, "y": 2})  # the real pointer, over the first cell
+            got = page.evaluate(HOVER_JS, k)
             where = f"{name} explorer #{k} ({ex['name']})"
+            assert (got["row"], got["col"]) == ("0", "0"), f"{where}: the pointer over cell (0, 0) reads {got}"
             for text in (got["title"], got["readout"]):
                 nums = re.findall(r"-?\d+(?:\.\d+)?", text or "")
                 assert nums and abs(float(nums[-1]) - float(got["value"])) <= 1e-3, (
                     f"{where}: hover shows {text!r}, the cell's weight is {got['value']}")
+            # the last cell, bottom right, by position on the scaled picture
+            cells.first.hover(position={"x": box["width"] - 2, "y": box["height"] - 2})
+            far = page.evaluate(HOVER_JS, k)
+            rows, cols = page.evaluate("(k) => { const s = document.querySelectorAll('.attn-explorer')[k]"
+                                       ".querySelector('svg.attn-heatmap'); return [+s.dataset.rows, +s.dataset.cols]; }", k)
+            assert (far["row"], far["col"]) == (str(rows - 1), str(cols - 1)), (
+                f"{where}: the pointer over the last cell reads {far['row']}, {far['col']}")
             s = ex["sliders"][0]
             page.evaluate(MOVE_JS, [k, s["param"], 0 if s["index"] else s["max"]])
-            now = page.evaluate(HOVER_JS.replace('[data-row="0"][data-col="1"]', '[data-row="0"][data-col="0"]'), k)
+            now = page.evaluate(HOVER_JS, k)
             nums = re.findall(r"-?\d+(?:\.\d+)?", now["title"] or "")
             assert nums and abs(float(nums[-1]) - float(now["value"])) <= 1e-3, (
                 f"{where}: after a redraw the tooltip says {now['title']!r}, the weight is {now['value']}")

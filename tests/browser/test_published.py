@@ -75,7 +75,7 @@ def test_axe_finds_no_serious_violations(browser, visits, name, scheme):
 STATIC_JS = """
 () => [...document.querySelectorAll('.attn-static .attn-explorer')].map((ex) => ({
   name: ex.dataset.explorer, params: ex.dataset.params,
-  cells: [...ex.querySelectorAll('rect.attn-cell')].map((r) => r.getAttribute('fill')),
+  cells: [...ex.querySelectorAll('svg.attn-heatmap image.attn-cells')].map((i) => i.getAttribute('href')),
   paths: [...ex.querySelectorAll('.attn-series:not(.attn-fixed)')].map((s) =>
     s.getAttribute('d') || [...s.querySelectorAll('circle')].map((c) => c.getAttribute('cx') + ',' + c.getAttribute('cy')).join(' ')),
   box: ex.getBoundingClientRect().height,
@@ -105,7 +105,7 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, name):
         where = f"{name} explorer #{k} ({s['name']})"
         assert s["box"] > 100, f"{where}: the static picture is {s['box']} px tall"
         assert s["cells"] or s["paths"], f"{where}: nothing drawn in the static picture"
-        assert all(c and c.startswith("rgb(") for c in s["cells"]), f"{where}: unfilled cells"
+        assert all(c and c.startswith("data:image/png;base64,") for c in s["cells"]), f"{where}: a heatmap without cells"
         assert s["params"] == lv["params"], f"{where}: static at {s['params']}, live starts at {lv['params']}"
         assert s["cells"] == lv["cells"] and s["paths"] == lv["paths"], (
             f"{where}: the static picture differs from what the live explorer draws")

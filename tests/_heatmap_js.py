@@ -1,0 +1,39 @@
+"""JavaScript the browser tests share to read an explorer's heatmap as a reader sees it.
+
+A heatmap's cells are one image with a pixel per cell (`image.attn-cells`, see
+attnlib/static/explorer.js); the weights it shows are `svg.attnValues` (row by row, queries
+are rows) and its size is `svg.dataset.rows` x `svg.dataset.cols`.
+
+CELLS: async (svg) -> [[row, col, value, "rgb(r,g,b)"], ...], the colour being the pixel
+actually painted (the image decoded in a canvas).
+HOVER: (svg, i, j) -> {readout, tip, row, col}: a pointer moved over cell (i, j), at the
+cell's centre on screen, and what the readout line and the tooltip then say.
+"""
+
+CELLS = """async (svg) => {
+  const R = +svg.dataset.rows, C = +svg.dataset.cols;
+  const values = Array.from(svg.attnValues || []);
+  const img = svg.querySelector('image.attn-cells');
+  if (!img || !img.getAttribute('href')) return [];
+  const im = new Image();
+  im.src = img.getAttribute('href');
+  await im.decode();
+  const cv = document.createElement('canvas');
+  cv.width = C; cv.height = R;
+  const ctx = cv.getContext('2d');
+  ctx.drawImage(im, 0, 0);
+  const px = ctx.getImageData(0, 0, C, R).data;
+  if (im.naturalWidth !== C || im.naturalHeight !== R) return [['size', im.naturalWidth, im.naturalHeight]];
+  return values.map((v, k) => [Math.floor(k / C), k % C, v,
+    `rgb(${px[4 * k]},${px[4 * k + 1]},${px[4 * k + 2]})`]);
+}"""
+
+HOVER = """(svg, i, j) => {
+  const R = +svg.dataset.rows, C = +svg.dataset.cols;
+  const img = svg.querySelector('image.attn-cells');
+  const b = img.getBoundingClientRect();
+  img.dispatchEvent(new MouseEvent('mousemove', {bubbles: true,
+    clientX: b.left + (j + 0.5) * b.width / C, clientY: b.top + (i + 0.5) * b.height / R}));
+  const r = svg.parentElement.querySelector('.attn-readout'), t = img.querySelector('title');
+  return {readout: r.textContent, tip: t ? t.textContent : null, row: r.dataset.row, col: r.dataset.col};
+}"""
