@@ -32,20 +32,24 @@ import numpy as np
 import torch
 
 from attnlib.kernels import KERNELS, nadaraya_watson
+from attnlib.live import LiveAttention
 from attnlib.masking import masked_softmax
-from attnlib.scoring import additive_scores, dot_product_scores
+from attnlib.scoring import additive_scores, dot_product_scores, gaussian_scores
 from attnlib.widgets import (
     Choice,
     Declaration,
     Explorer,
     FixedSeries,
+    Handle,
     Heatmap,
     Lines,
     Series,
     Slider,
+    Spokes,
 )
 
 __all__ = [
+    "soft_lookup_explorer",
     "softmax_temperature_explorer",
     "kernel_regression_explorer",
     "masking_explorer",
@@ -123,6 +127,77 @@ def softmax_temperature_explorer(**kwargs: Any) -> Explorer:
     Keyword args (optional): ``seed``, ``n_queries``, ``n_keys``, ``n_temperatures``.
     """
     return Explorer(softmax_temperature_declaration(**kwargs))
+
+
+def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
+    """Declaration of :func:`soft_lookup_explorer` (computed in the browser, see attnlib.live)."""
+    g = _generator(seed)
+    keys = 3.6 * torch.rand(n_keys, 2, generator=g, dtype=torch.float64) - 1.8  # (n_keys, 2)
+    # values on a circle, in a shuffled order: every value is a corner of their convex hull
+    angles = 2 * math.pi * (torch.arange(n_keys, dtype=torch.float64) + 0.3 * torch.rand(n_keys, generator=g,
+                                                                                          dtype=torch.float64)) / n_keys
+    order = torch.randperm(n_keys, generator=g)
+    values = 1.6 * torch.stack([torch.cos(angles), torch.sin(angles)], dim=1)[order]  # (n_keys, 2)
+    hull = values[torch.argsort(torch.atan2(values[:, 1], values[:, 0]))]  # (n_keys, 2): corners in turn
+    hull = torch.cat([hull, hull[:1]])  # (n_keys + 1, 2): closed
+    grid = [round(-2.5 + 0.05 * i, 2) for i in range(101)]
+    temperatures = [0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 1000]
+    names = [str(j) for j in range(n_keys)]
+
+    def update(score: str, temperature: float, query_x: float, query_y: float) -> dict[str, Any]:
+        q = torch.tensor([[[query_x, query_y]]], dtype=torch.float64)  # (1, 1, 2)
+        k = keys[None]  # (1, n_keys, 2)
+        s = gaussian_scores(q, k) if score == "gaussian" else dot_product_scores(q, k)  # (1, 1, n_keys)
+        w = masked_softmax(s / temperature)  # (1, 1, n_keys)
+        out = torch.bmm(w, values[None])  # (1, 1, 2)
+        return {"weights": _np(w[0]), "keys": {}, "values": {"output": _np(out[0].T)}}  # output (2, 1)
+
+    kv = _np(keys)
+    vv = _np(values)
+    return Declaration(
+        name="soft_lookup",
+        update=update,
+        params=[Choice("score", ["gaussian", "scaled_dot"], label="scoring function",
+                       option_labels=["Gaussian: -|q - k|\u00b2 / 2", "scaled dot product: q\u00b7k / \u221a2"]),
+                Slider("temperature", temperatures, label="temperature", default=1,
+                       value_labels=[f"T = {t:g}" for t in temperatures]),
+                Slider("query_x", grid, label="query x", default=0.5, value_labels=[f"{v:.2f}" for v in grid]),
+                Slider("query_y", grid, label="query y", default=-0.5, value_labels=[f"{v:.2f}" for v in grid])],
+        panels=[
+            Lines("keys", xlabel="feature 1", ylabel="feature 2", title="drag the query among the keys",
+                  fixed=[FixedSeries("keys", kv[:, 0], kv[:, 1], style="points", color="#0072B2", labels=names)],
+                  xlim=(-2.6, 2.6), ylim=(-2.6, 2.6), equal_aspect=True,
+                  handle=Handle("query_x", "query_y", label="query"), spokes=Spokes("keys", "weights")),
+            Heatmap("weights", xlabel="keys", ylabel="query", rows_sum_to_one=True, title="attention weights"),
+            Lines("values", series=[Series("output", style="points", xy=True, color="#D55E00")],
+                  xlabel="value 1", ylabel="value 2", title="output: weighted average of values",
+                  fixed=[FixedSeries("convex hull of the values", _np(hull[:, 0]), _np(hull[:, 1]),
+                                     dash="4 3", color="#888888"),
+                         FixedSeries("values", vv[:, 0], vv[:, 1], style="points", color="#009E73", labels=names)],
+                  xlim=(-2, 2), ylim=(-2, 2), equal_aspect=True),
+        ],
+        title="Soft lookup: drag the query; the output moves inside the values' convex hull",
+        live=LiveAttention(keys=kv, values=vv, query=("query_x", "query_y"), weights="weights",
+                           output=("values", "output"), score=None, score_param="score",
+                           temperature="temperature"),
+        meta={"keys": keys, "values": values},
+    )
+
+
+def soft_lookup_explorer(**kwargs: Any) -> Explorer:
+    """Attention as a soft lookup (chapter 1): the reader drags the query.
+
+    Seven seeded keys in the plane and seven 2-D values on a circle (all corners of their
+    convex hull). The query is a point the reader drags (or moves with the arrow keys, or
+    with its two sliders); the weights show as lines from the query to each key, with
+    opacity equal to the weight, and as a heatmap row; the output, the weighted average of
+    the values, moves inside their convex hull. Low temperature: one-hot, the output sits
+    on a corner; high temperature: uniform, the output sits at the centroid. The page
+    computes each frame itself (``attnlib.live``); :func:`compute` gives attnlib's.
+
+    Keyword args (optional): ``seed``, ``n_keys``.
+    """
+    return Explorer(soft_lookup_declaration(**kwargs))
 
 
 # ----------------------------------------------------------------------------- chapter 2
@@ -394,6 +469,7 @@ def scaling_explorer(**kwargs: Any) -> Explorer:
 
 #: name -> builder (no arguments) returning an Explorer.
 EXPLORERS: dict[str, Callable[..., Explorer]] = {
+    "soft_lookup": soft_lookup_explorer,
     "softmax_temperature": softmax_temperature_explorer,
     "kernel_regression": kernel_regression_explorer,
     "masking": masking_explorer,
@@ -410,6 +486,7 @@ def _alignment_playback_declaration() -> Declaration:
 
 #: name -> declaration builder (cheap: computes no frame; chapter 6's trains its model once).
 DECLARATIONS: dict[str, Callable[..., Declaration]] = {
+    "soft_lookup": soft_lookup_declaration,
     "softmax_temperature": softmax_temperature_declaration,
     "kernel_regression": kernel_regression_declaration,
     "masking": masking_declaration,

@@ -25,11 +25,11 @@ from attnlib.widgets import (
     Lines,
     Series,
     Slider,
-    _nice_ticks,
     decode_frames,
     encode_frames,
     standalone_html,
 )
+from attnlib.widgets.panels import _nice_ticks
 
 SCORES = torch.tensor([[[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]])  # (1, 2, 3)
 TEMPS = [0.25, 0.5, 1.0, 2.0, 4.0]
@@ -255,7 +255,9 @@ def test_esm_is_small_and_has_no_console_calls():
     from attnlib.widgets import _STATIC
 
     src = (_STATIC / "explorer.js").read_text()
-    assert len(src.encode()) < 24_000  # raw; it rides in every explorer's saved state
+    # raw; it rides in every explorer's saved state in the notebooks (the published pages load
+    # it once, about 9 kB gzip). 24 kB until the PNG cells, live frames and the handle arrived.
+    assert len(src.encode()) < 32_000
     assert "console." not in src
     assert "import " not in src and "fetch(" not in src  # dependency-free, no network
 

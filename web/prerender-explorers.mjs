@@ -47,6 +47,15 @@ class Element {
   hasAttribute(k) { return this.attrs.has(k); }
   get childNodes() { return this.children; }
   appendChild(c) { c.parentNode = this; this.children.push(c); return c; }
+  insertBefore(c, ref) {
+    const i = this.children.indexOf(c);
+    if (i >= 0) this.children.splice(i, 1);
+    const at = ref ? this.children.indexOf(ref) : -1;
+    c.parentNode = this;
+    if (at < 0) this.children.push(c); else this.children.splice(at, 0, c);
+    return c;
+  }
+  get firstChild() { return this.children[0] || null; }
   addEventListener() {}
   removeEventListener() {}
   set className(v) { this.setAttribute("class", v); }
@@ -103,6 +112,11 @@ export function staticPicture(state) {
   walk(host, (e) => {
     if (e.tag === "input" || e.tag === "select" || e.tag === "button") e.setAttribute("disabled", "");
     if (e.getAttribute("tabindex") !== null) e.removeAttribute("tabindex");
+    if (e.getAttribute("data-handle") !== null) {  // a picture of the point, not a control yet
+      for (const a of ["role", "aria-label", "aria-valuemin", "aria-valuemax", "aria-valuenow", "aria-valuetext"]) {
+        e.removeAttribute(a);
+      }
+    }
     e.removeAttribute("data-value"); // the live explorer's test hook: not needed in a picture
     if (e.getAttribute("data-ready") !== null) { e.removeAttribute("data-ready"); e.setAttribute("data-static", "true"); }
     if (e.getAttribute("aria-live") !== null) { e.removeAttribute("aria-live"); e.textContent = ""; }

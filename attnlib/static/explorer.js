@@ -121,6 +121,28 @@ function decode(enc) {
   };
 }
 
+// Attention's primitives for live explorers (attnlib.live): the page computes a frame
+// itself, one query (the reader's handle) against fixed keys and values. The browser tests
+// compare these numbers with attnlib's at random positions (within 1e-4).
+const SCORES = {
+  gaussian: (q, k) => { let s = 0; for (let i = 0; i < q.length; i++) s -= (q[i] - k[i]) ** 2; return s / 2; },
+  scaled_dot: (q, k) => { let s = 0; for (let i = 0; i < q.length; i++) s += q[i] * k[i]; return s / Math.sqrt(q.length); },
+};
+function softmax(s) {
+  const m = Math.max(...s), e = s.map((v) => Math.exp(v - m)), z = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / z);
+}
+function liveFrame(live, params) {
+  const q = live.query.map((n) => params[n]);                              // (d,)
+  const score = SCORES[live.score_param ? params[live.score_param] : live.score];
+  const t = live.temperature ? params[live.temperature] : 1;
+  const w = softmax(live.keys.map((k) => score(q, k) / t));                // (n_keys,)
+  const out = [0, 0];                                                      // sum_j w_j v_j
+  w.forEach((wj, j) => { out[0] += wj * live.values[j][0]; out[1] += wj * live.values[j][1]; });
+  return { [live.weights]: Float64Array.from(w), [live.output[0]]: Float64Array.from(out) };
+}
+const EMPTY = new Float64Array(0);
+
 function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols;
   const cell = Math.max(5, Math.min(40, Math.floor(Math.min(360 / C, 260 / R))));
@@ -249,7 +271,7 @@ function heatmapPanel(spec, parent, ui) {
 
 function linesPanel(spec, parent, ui) {
   const [x0, x1] = spec.xlim, [y0, y1] = spec.ylim;
-  let pw = 300, ph = 200;
+  let pw = 300, ph = spec.equal_aspect ? 260 : 200;
   if (spec.equal_aspect) {
     const k = Math.min(pw / (x1 - x0), ph / (y1 - y0));
     pw = k * (x1 - x0); ph = k * (y1 - y0);
@@ -260,8 +282,9 @@ function linesPanel(spec, parent, ui) {
   const width = left + pw + 10, height = top + ph + 42;
   const X = (x) => ((x - x0) / (x1 - x0)) * pw, Y = (y) => ph - ((y - y0) / (y1 - y0)) * ph;
   const wrap = html("div", "attn-panel", parent);  // the plot, then its legend (below when narrow)
+  // a plot with a point to drag is a group holding that control; otherwise a picture
   const svg = el("svg", { class: "attn-lines", "data-panel": spec.name, width, height,
-    viewBox: `0 0 ${width} ${height}`, role: "img",
+    viewBox: `0 0 ${width} ${height}`, role: spec.handle ? "group" : "img",
     "aria-label": `${spec.title || spec.name}: ${spec.ylabel} against ${spec.xlabel}` }, wrap);
   if (spec.title) el("text", { class: "attn-title", x: left + pw / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
@@ -279,7 +302,8 @@ function linesPanel(spec, parent, ui) {
   el("text", { class: "attn-axis-label", x: pw / 2, y: ph + 32, "text-anchor": "middle" }, g, spec.xlabel);
   el("text", { class: "attn-axis-label", x: 0, y: 0, "text-anchor": "middle",
     transform: `translate(${-40},${ph / 2}) rotate(-90)` }, g, spec.ylabel);
-  const plot = el("g", { "clip-path": `url(#${cid})` }, g), dots = el("g", {}, g);
+  const plot = el("g", { "clip-path": `url(#${cid})` }, g);
+  const spokes = spec.spokes ? el("g", { class: "attn-spokes" }, g) : null, dots = el("g", {}, g);
   const pathD = (xs, ys) => {
     let d = "";
     for (let i = 0; i < xs.length; i++) d += (i ? "L" : "M") + X(xs[i]).toFixed(1) + " " + Y(ys[i]).toFixed(1);
@@ -303,8 +327,16 @@ function linesPanel(spec, parent, ui) {
   for (const f of spec.fixed) {
     const e = draw(f, "attn-series attn-fixed");
     if (f.style === "line") e.setAttribute("d", pathD(f.x, f.y));
-    else points(e, f.x, f.y, 2.5);
+    else points(e, f.x, f.y, f.labels ? 4 : 2.5);
+    (f.labels || []).forEach((t, i) => el("text", { class: "attn-point-label", x: (X(f.x[i]) + 6).toFixed(1),
+      y: (Y(f.y[i]) - 6).toFixed(1) }, dots, t));
   }
+  const spokeLines = spec.spokes ? (() => {
+    const to = spec.fixed.find((f) => f.name === spec.spokes.to);
+    return to.x.map((x, j) => el("line", { x2: X(x).toFixed(1), y2: Y(to.y[j]).toFixed(1),
+      stroke: spec.handle.color, "stroke-linecap": "round" }, spokes));
+  })() : [];
+  const handle = spec.handle ? handlePanel(spec, svg, g, ui, X, Y, pw, ph) : null;
   const live = spec.series.map((s) => draw(s, "attn-series"));
   // legend
   const legH = top + all.length * 16 + 8;  // entries start level with the plot's top
@@ -320,7 +352,18 @@ function linesPanel(spec, parent, ui) {
     } else el("circle", { cx: 10, cy: y, r: 3.5, fill: s.color }, lg);
     el("text", { class: "attn-tick", x: 25, y, "dominant-baseline": "central" }, lg, s.name);
   });
-  return (values) => {
+  return (values, ctx) => {
+    if (handle) {
+      const [hx, hy] = handle.paint(ctx.params);
+      if (spokeLines.length) {
+        const w = ctx.values[spec.spokes.weights];
+        spokeLines.forEach((ln, j) => {
+          ln.setAttribute("x1", hx); ln.setAttribute("y1", hy);
+          ln.setAttribute("stroke-opacity", Math.min(1, w[j]).toFixed(3));
+          ln.setAttribute("stroke-width", (0.5 + 6 * w[j]).toFixed(2));
+        });
+      }
+    }
     let at = 0;
     spec.series.forEach((s, k) => {
       let xs, ys;
@@ -329,6 +372,69 @@ function linesPanel(spec, parent, ui) {
       if (s.style === "line") live[k].setAttribute("d", pathD(xs, ys));
       else points(live[k], xs, ys, 4);
     });
+  };
+}
+
+// The point the reader drags: bound to two sliders (spec.handle.x, .y); a drag or a tap on the
+// plot snaps to the nearest grid values, the arrow keys move it one grid step.
+function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
+  const h = spec.handle, [x0, x1] = spec.xlim, [y0, y1] = spec.ylim;
+  const area = el("rect", { class: "attn-drag-area", x: 0, y: 0, width: pw, height: ph, fill: "transparent" }, g);
+  area.parentNode.insertBefore(area, area.parentNode.firstChild);  // under the grid and the points
+  const knob = el("g", { class: "attn-handle", tabindex: "0", role: "slider", "data-handle": h.label,
+    "aria-label": `${h.label}: drag it, tap the plot, or use the arrow keys`,
+    "aria-valuemin": 0, "aria-valuemax": ui.values(h.x).length - 1 }, g);
+  el("circle", { class: "attn-handle-hit", r: 22, fill: "transparent" }, knob);  // a 44 px target
+  el("circle", { class: "attn-handle-dot", r: 8, fill: h.color }, knob);
+  const nearest = (vals, v) => {
+    let best = 0;
+    for (let i = 1; i < vals.length; i++) if (Math.abs(vals[i] - v) < Math.abs(vals[best] - v)) best = i;
+    return best;
+  };
+  const plotPoint = (ev) => {  // the pointer in the plot's own units (any CSS scale), or null
+    const m = g.getScreenCTM && g.getScreenCTM();
+    return m ? new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse()) : null;
+  };
+  const moveTo = (ev) => {
+    const p = plotPoint(ev);
+    if (!p) return;
+    const x = x0 + (p.x / pw) * (x1 - x0), y = y0 + ((ph - p.y) / ph) * (y1 - y0);
+    ui.move({ [h.x]: nearest(ui.values(h.x), x), [h.y]: nearest(ui.values(h.y), y) });
+  };
+  let dragging = null;
+  // A press anywhere on the plot (on a key, a label or empty space) puts the point there and
+  // starts a drag; the axes and titles around it do nothing.
+  svg.addEventListener("pointerdown", (ev) => {
+    const p = plotPoint(ev), onKnob = knob.contains(ev.target);
+    if ((ev.button !== undefined && ev.button !== 0) || !p) return;
+    if (!onKnob && (p.x < 0 || p.x > pw || p.y < 0 || p.y > ph)) return;
+    dragging = ev.pointerId;
+    if (svg.setPointerCapture) svg.setPointerCapture(ev.pointerId);
+    if (!onKnob) moveTo(ev);
+    if (onKnob || ev.pointerType !== "touch") ev.preventDefault();
+  });
+  svg.addEventListener("pointermove", (ev) => { if (dragging === ev.pointerId) moveTo(ev); });
+  const stop = (ev) => { if (dragging === ev.pointerId) dragging = null; };
+  svg.addEventListener("pointerup", stop);
+  svg.addEventListener("pointercancel", stop);
+  knob.addEventListener("keydown", (ev) => {
+    const big = ev.key.startsWith("Page") ? 10 : 1;
+    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1],
+      PageUp: [0, big], PageDown: [0, -big] }[ev.key];
+    if (!steps) return;
+    ev.preventDefault();
+    const clamp = (name, i) => Math.max(0, Math.min(ui.values(name).length - 1, i));
+    ui.move({ [h.x]: clamp(h.x, ui.index(h.x) + steps[0]), [h.y]: clamp(h.y, ui.index(h.y) + steps[1]) });
+  });
+  knob.setAttribute("data-lm-suppress-shortcuts", "true");
+  return {
+    paint: (params) => {
+      const hx = X(params[h.x]).toFixed(1), hy = Y(params[h.y]).toFixed(1);
+      knob.setAttribute("transform", `translate(${hx},${hy})`);
+      knob.setAttribute("aria-valuenow", ui.index(h.x));
+      knob.setAttribute("aria-valuetext", `${h.label} at x = ${fmt(params[h.x])}, y = ${fmt(params[h.y])}`);
+      return [hx, hy];
+    },
   };
 }
 
@@ -345,8 +451,26 @@ function render({ model, el: host }) {
     const panelsDiv = html("div", "attn-panels", root);
     const live = html("p", "attn-live", root);
     live.setAttribute("aria-live", "polite");
-    const ui = { heatmaps: [] };
     const idx = (model.get("indices") || []).slice();
+    const pos = (name) => spec.params.findIndex((p) => p.name === name);
+    const ui = {
+      heatmaps: [],
+      values: (name) => spec.params[pos(name)].values,
+      index: (name) => idx[pos(name)],
+      // several controls at once (a dragged point moves two sliders), one redraw
+      move: (changes) => {
+        let any = false;
+        for (const [name, i] of Object.entries(changes)) {
+          const k = pos(name);
+          if (k < 0 || !(i >= 0 && i < spec.params[k].values.length) || idx[k] === i) continue;
+          idx[k] = i; inputs[k].value = String(i); any = true;
+        }
+        if (!any) return;
+        redraw();
+        model.set("indices", idx.slice());
+        model.save_changes();
+      },
+    };
     const initial = idx.slice();  // what Reset returns to: the positions the explorer opened at
     const inputs = [], outputs = [];
     spec.params.forEach((p, k) => {
@@ -387,7 +511,8 @@ function render({ model, el: host }) {
       model.save_changes();
     });
     const painters = spec.panels.map((ps) => ({
-      frame: decode(data[ps.name]),
+      name: ps.name,
+      frame: spec.live ? null : decode(data[ps.name]),
       paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui),
     }));
     // One sentence that says what changed, for screen readers (and everyone).
@@ -413,7 +538,9 @@ function render({ model, el: host }) {
           inputs[k].setAttribute("aria-valuetext", p.labels[idx[k]]);
         }
       });
-      for (const p of painters) p.paint(p.frame(f));
+      const computed = spec.live ? liveFrame(spec.live, params) : null, values = {};
+      for (const p of painters) values[p.name] = computed ? computed[p.name] || EMPTY : p.frame(f);
+      for (const p of painters) p.paint(values[p.name], { params, values });
       live.textContent = sentence(params);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));

@@ -175,6 +175,7 @@ async (k) => {
     })),
     lines: [...ex.querySelectorAll('svg.attn-lines')].map((svg) => ({
       panel: svg.dataset.panel,
+      handle: svg.querySelector('.attn-handle') && svg.querySelector('.attn-handle').getAttribute('transform'),
       series: [...svg.querySelectorAll('.attn-series:not(.attn-fixed)')].map((s) => ({
         name: s.dataset.series, d: s.getAttribute('d'),
         points: [...s.querySelectorAll('circle')].map((c) => [+c.getAttribute('cx'), +c.getAttribute('cy')]),
@@ -195,9 +196,9 @@ MOVE_JS = """
 
 
 def _picture(snap: dict) -> str:
-    """Everything drawn that depends on the parameters: cell fills, paths, points."""
+    """Everything drawn that depends on the parameters: cell fills, paths, points, a dragged point."""
     return json.dumps([[c[3] for c in h["cells"]] for h in snap["heatmaps"]]
-                      + [[(s["d"], s["points"]) for s in ln["series"]] for ln in snap["lines"]])
+                      + [[(s["d"], s["points"]) for s in ln["series"]] + [ln["handle"]] for ln in snap["lines"]])
 
 
 def _positions(n: int, start: int) -> list[int]:
@@ -288,23 +289,22 @@ def _check_frame(snap: dict, where: str) -> None:
             else:
                 assert len(pts) == w.size, f"{what}: series {sname!r} has {len(pts)} points, attnlib {w.size}"
                 ys_pix += list(pts[:, 1]); ys_dat += list(w)
+        if not ys_dat:  # a panel of fixed series only (e.g. the keys a dragged query moves among)
+            continue
         _check_affine(ys_pix, ys_dat, f"{what} (y)")
         if xs_dat:
             _check_affine(xs_pix, xs_dat, f"{what} (x)")
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
-def test_explorers_redraw_and_match_attnlib(visits, name):
-    v = visits(name)
-    page = v.page
+def _walk_every_control(page, name: str, views: int, mode: str) -> None:
+    """Every control of every explorer on the page, moved to several positions: the picture
+    redraws and shows attnlib's weights (and colours that follow them) each time."""
     n = page.evaluate("() => document.querySelectorAll('.attn-explorer').length")
-    views = v.info.get("views", 0)
     assert n >= 1, f"{name}: no explorer on the page"
     assert n == views, f"{name}: {views} widget views but {n} explorers rendered"
-    seen_requests, seen_failed, seen_console = len(v.requests), len(v.failed), len(v.console_errors())
     for k in range(n):
         snap = page.evaluate(SNAPSHOT_JS, k)
-        where = f"{name} explorer #{k} ({snap['name']})"
+        where = f"{name} explorer #{k} ({snap['name']}, {mode})"
         assert snap["controls"], f"{where}: no slider or choice"
         assert snap["heatmaps"] or snap["lines"], f"{where}: no panel drawn"
         _check_frame(snap, where)
@@ -322,8 +322,38 @@ def test_explorers_redraw_and_match_attnlib(visits, name):
                 assert _picture(after) != _picture(before), f"{w}: the picture did not change"
                 _check_frame(after, w)
                 before = after
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_explorers_redraw_and_match_attnlib(visits, name):
+    v = visits(name)
+    seen_requests, seen_failed, seen_console = len(v.requests), len(v.failed), len(v.console_errors())
+    _walk_every_control(v.page, name, v.info.get("views", 0), "desktop, light")
     # Moving the controls asked for nothing and logged nothing.
     assert len(v.requests) == seen_requests, f"{name}: requests while moving sliders: {v.requests[seen_requests:]}"
     assert len(v.failed) == seen_failed, f"{name}: failures while moving sliders: {v.failed[seen_failed:]}"
     assert len(v.console_errors()) == seen_console, (
         f"{name}: console errors while moving sliders: {v.console_errors()[seen_console:]}")
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, visits, name):
+    """The same walk at 390 x 844 (touch, mobile viewport) with the OS in dark mode."""
+    v = visits(name)
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                              color_scheme="dark", service_workers="block")
+    page = ctx.new_page()
+    errors, requests = [], []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{visits.base_url}/{name}", wait_until="load")
+        page.wait_for_function("(n) => document.querySelectorAll('.attn-explorer[data-ready=true]').length >= n",
+                               arg=v.info.get("views", 1))
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", f"{name}: not dark"
+        page.on("request", lambda r: requests.append(r.url))
+        _walk_every_control(page, name, v.info.get("views", 0), "390 px, dark")
+        assert not requests, f"{name}: requests while moving sliders on a phone: {requests}"
+        assert not errors, f"{name}: console errors on a phone in dark mode: {errors}"
+    finally:
+        ctx.close()

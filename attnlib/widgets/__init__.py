@@ -1,0 +1,75 @@
+"""Slider explorers: every frame computed in Python, the browser only selects and draws.
+
+An explorer is declared once, from
+
+- a pure Python *update function* ``update(**params) -> {panel name: data}`` that computes
+  what the panels show with :mod:`attnlib`,
+- a list of parameters: :class:`Slider` (a numeric slider over an explicit list of values)
+  or :class:`Choice` (a choice among string options),
+- a list of panels: :class:`Heatmap` (a matrix, queries are rows) or :class:`Lines`
+  (line/point series over a shared x axis, plus fixed series such as training points; a
+  :class:`Handle` the reader drags, bound to two sliders, and :class:`Spokes` from it to
+  a fixed series, weighted by a heatmap's row).
+
+A declaration with ``live=`` (:class:`attnlib.live.LiveAttention`) stores no frame: the
+page computes each one (see :mod:`attnlib.live`).
+
+:class:`Explorer` (an `anywidget <https://anywidget.dev>`_ widget) evaluates the update
+function on every point of the product of the parameter grids, validates every frame
+(finite, right shapes, optional "rows sum to 1" check) and syncs all frames to the browser
+in a compact form: values quantised to 16-bit (or 32-bit) integers with an error below
+``1e-4``, identical frames stored once, data shared by all frames (axes, ticks, fixed
+series) stored once. The ES module ``attnlib/static/explorer.js`` only picks the frame of
+the current slider positions and redraws an SVG; it does no maths beyond colour mapping
+and layout. The same widget therefore works live in JupyterLab and in the static HTML
+book, which renders widgets from their saved state with no kernel, and the numbers it
+shows are attnlib's numbers.
+
+Example::
+
+    >>> import torch
+    >>> from attnlib import masked_softmax
+    >>> scores = torch.tensor([[[1.0, 2.0, 3.0]]])  # (1, 1, 3)
+    >>> def update(temperature):
+    ...     return {"weights": masked_softmax(scores / temperature)[0]}
+    >>> decl = Declaration(
+    ...     name="demo",
+    ...     update=update,
+    ...     params=[Slider("temperature", [0.5, 1.0, 2.0], default=1.0)],
+    ...     panels=[Heatmap("weights", xlabel="keys", ylabel="queries")],
+    ... )
+    >>> Explorer(decl)
+    Explorer('demo': temperature ×3 → heatmap 'weights' 1×3)
+
+The package keeps one concern per module: ``controls`` (what the reader moves),
+``panels`` (what is drawn), ``declaration``, ``encoding`` (frames for the browser),
+``widget`` (the anywidget class) and ``page`` (a standalone HTML page); a live
+explorer's browser-side maths is described in :mod:`attnlib.live`.
+"""
+
+from __future__ import annotations
+
+from attnlib.widgets.controls import Choice, ExplorerError, Slider
+from attnlib.widgets.declaration import Declaration
+from attnlib.widgets.encoding import MAX_ENCODING_ERROR, decode_frames, encode_frames
+from attnlib.widgets.page import standalone_html
+from attnlib.widgets.panels import FixedSeries, Handle, Heatmap, Lines, Series, Spokes
+from attnlib.widgets.widget import _STATIC, Explorer  # noqa: F401  (_STATIC: the module's files, for tests)
+
+__all__ = [
+    "Slider",
+    "Choice",
+    "Heatmap",
+    "Lines",
+    "Series",
+    "FixedSeries",
+    "Handle",
+    "Spokes",
+    "Declaration",
+    "Explorer",
+    "encode_frames",
+    "decode_frames",
+    "ExplorerError",
+    "standalone_html",
+    "MAX_ENCODING_ERROR",
+]

@@ -1,0 +1,132 @@
+"""What the reader controls: :class:`Slider` and :class:`Choice` (see :mod:`attnlib.widgets`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+class ExplorerError(ValueError):
+    """A declaration is invalid or an update function returned unusable data."""
+
+
+# ----------------------------------------------------------------------------- parameters
+
+
+def _format_number(v: float) -> str:
+    """Short label for a slider value, e.g. 0.05, 1.5, 20, 512."""
+    if float(v).is_integer() and abs(v) < 1e6:
+        return str(int(v))
+    return f"{v:.3g}"
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A numeric parameter: a slider over an explicit list of values.
+
+    Args:
+        name: keyword passed to the update function.
+        values: the values the slider can take, in slider order (non-empty, finite,
+            distinct). Integers stay ints, so ``update`` may use them as lengths.
+        label: text shown before the slider (default: ``name``).
+        default: initial value (must be one of ``values``; default: the middle one).
+        value_labels: optional text shown for each value (default: a short number).
+    """
+
+    name: str
+    values: Sequence[float]
+    label: str | None = None
+    default: float | None = None
+    value_labels: Sequence[str] | None = None
+
+    kind = "slider"
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "Slider")
+        vals = list(self.values) if self.values is not None else []
+        if not vals:
+            raise ExplorerError(f"Slider {self.name!r}: values must be a non-empty list; got {self.values!r}")
+        clean = []
+        for v in vals:
+            if hasattr(v, "item"):
+                v = v.item()
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ExplorerError(f"Slider {self.name!r}: every value must be a finite number; got {v!r}")
+            clean.append(v)
+        if len(set(clean)) != len(clean):
+            raise ExplorerError(f"Slider {self.name!r}: values must be distinct; got {clean!r}")
+        object.__setattr__(self, "values", tuple(clean))
+        if self.value_labels is not None and len(self.value_labels) != len(clean):
+            raise ExplorerError(f"Slider {self.name!r}: value_labels has {len(self.value_labels)} "
+                                f"entries, expected one per value ({len(clean)})")
+        if self.default is not None and self.default not in clean:
+            raise ExplorerError(f"Slider {self.name!r}: default {self.default!r} is not one of the values")
+
+    @property
+    def options(self) -> tuple:
+        return self.values
+
+    def labels(self) -> list[str]:
+        if self.value_labels is not None:
+            return [str(s) for s in self.value_labels]
+        return [_format_number(v) for v in self.values]
+
+    def default_index(self) -> int:
+        if self.default is None:
+            return (len(self.values) - 1) // 2
+        return self.values.index(self.default)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A parameter chosen among string options (a drop-down list).
+
+    Args:
+        name: keyword passed to the update function.
+        options: the strings the update function accepts (non-empty, distinct).
+        label: text shown before the list (default: ``name``).
+        default: initial option (default: the first).
+        option_labels: optional text shown for each option (default: the option itself).
+    """
+
+    name: str
+    options: Sequence[str]
+    label: str | None = None
+    default: str | None = None
+    option_labels: Sequence[str] | None = None
+
+    kind = "choice"
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "Choice")
+        opts = list(self.options) if self.options is not None else []
+        if not opts:
+            raise ExplorerError(f"Choice {self.name!r}: options must be a non-empty list; got {self.options!r}")
+        if not all(isinstance(o, str) for o in opts):
+            raise ExplorerError(f"Choice {self.name!r}: options must be strings; got {opts!r}")
+        if len(set(opts)) != len(opts):
+            raise ExplorerError(f"Choice {self.name!r}: options must be distinct; got {opts!r}")
+        object.__setattr__(self, "options", tuple(opts))
+        if self.option_labels is not None and len(self.option_labels) != len(opts):
+            raise ExplorerError(f"Choice {self.name!r}: option_labels has {len(self.option_labels)} "
+                                f"entries, expected one per option ({len(opts)})")
+        if self.default is not None and self.default not in opts:
+            raise ExplorerError(f"Choice {self.name!r}: default {self.default!r} is not one of {opts!r}")
+
+    @property
+    def values(self) -> tuple:
+        return self.options
+
+    def labels(self) -> list[str]:
+        if self.option_labels is not None:
+            return [str(s) for s in self.option_labels]
+        return list(self.options)
+
+    def default_index(self) -> int:
+        return 0 if self.default is None else self.options.index(self.default)
+
+
+def _check_name(name: object, what: str) -> None:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ExplorerError(f"{what}: name must be a Python identifier string; got {name!r}")

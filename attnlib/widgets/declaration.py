@@ -1,0 +1,114 @@
+"""An explorer's :class:`Declaration`: update function, controls, panels (see :mod:`attnlib.widgets`)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from attnlib.widgets.controls import Choice, ExplorerError, Slider, _check_name
+from attnlib.widgets.panels import Heatmap, _as_panel
+
+
+# ----------------------------------------------------------------------------- declaration
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """Everything that defines an explorer; cheap to build (computes no frame).
+
+    Args:
+        name: short identifier (e.g. ``"softmax_temperature"``).
+        update: pure function ``update(**params) -> {panel name: data}``.
+        params: :class:`Slider` / :class:`Choice` parameters, in display order.
+        panels: :class:`Heatmap` / :class:`Lines` panels (or dicts with a ``"kind"``).
+        title: optional caption shown above the controls.
+        live: optional :class:`attnlib.live.LiveAttention`: the browser computes each frame
+            itself, with one small implementation of attention's primitives, instead of
+            receiving precomputed frames; ``update`` stays the reference it is tested
+            against (so the grids may be fine: nothing is precomputed).
+    """
+
+    name: str
+    update: Callable[..., Mapping[str, Any]]
+    params: Sequence[Slider | Choice]
+    panels: Sequence[Any]
+    title: str | None = None
+    meta: dict = field(default_factory=dict)
+    live: Any = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "Declaration")
+        if not callable(self.update):
+            raise ExplorerError(f"explorer {self.name!r}: update must be callable; got {type(self.update).__name__}")
+        params = tuple(self.params)
+        if not params:
+            raise ExplorerError(f"explorer {self.name!r}: declare at least one parameter")
+        for p in params:
+            if not isinstance(p, (Slider, Choice)):
+                raise ExplorerError(f"explorer {self.name!r}: parameters must be Slider or Choice; "
+                                    f"got {type(p).__name__}")
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise ExplorerError(f"explorer {self.name!r}: parameter names must be distinct; got {names!r}")
+        object.__setattr__(self, "params", params)
+        panels = tuple(_as_panel(p) for p in self.panels)
+        if not panels:
+            raise ExplorerError(f"explorer {self.name!r}: declare at least one panel")
+        pnames = [p.name for p in panels]
+        if len(set(pnames)) != len(pnames):
+            raise ExplorerError(f"explorer {self.name!r}: panel names must be distinct; got {pnames!r}")
+        object.__setattr__(self, "panels", panels)
+        byname = {p.name: p for p in params}
+        for panel in panels:
+            h = getattr(panel, "handle", None)
+            for axis in ((h.x, h.y) if h else ()):
+                if not isinstance(byname.get(axis), Slider):
+                    raise ExplorerError(f"explorer {self.name!r}: the handle of panel {panel.name!r} is bound "
+                                        f"to {axis!r}, which is not a Slider of this explorer")
+            sp = getattr(panel, "spokes", None)
+            if sp and not any(isinstance(q, Heatmap) and q.name == sp.weights for q in panels):
+                raise ExplorerError(f"explorer {self.name!r}: spokes of panel {panel.name!r} take their "
+                                    f"weights from {sp.weights!r}, which is not a Heatmap panel")
+        if self.live is not None:
+            self.live.check(self)
+
+    @property
+    def n_frames(self) -> int:
+        return math.prod(len(p.values) for p in self.params)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.values[p.default_index()] for p in self.params}
+
+    def grid(self):
+        """Yield ``(frame index, params dict)`` over the product grid (first parameter slowest)."""
+        for i, combo in enumerate(itertools.product(*(p.values for p in self.params))):
+            yield i, dict(zip((p.name for p in self.params), combo))
+
+    def compute(self, **params: Any) -> dict[str, Any]:
+        """One frame, validated: ``{panel: 2-D ndarray | {series: ndarray}}``.
+
+        Missing parameters take their default; unknown ones raise ``TypeError``.
+        """
+        known = {p.name for p in self.params}
+        unknown = set(params) - known
+        if unknown:
+            raise TypeError(f"explorer {self.name!r}: unknown parameter(s) {sorted(unknown)}; "
+                            f"expected {[p.name for p in self.params]}")
+        for p in self.params:
+            if isinstance(p, Choice) and p.name in params and params[p.name] not in p.options:
+                raise ValueError(f"explorer {self.name!r}: {p.name} must be one of {list(p.options)}; "
+                                 f"got {params[p.name]!r}")
+        full = {**self.defaults(), **params}
+        return self._normalise(self.update(**full), full)
+
+    def _normalise(self, result: Any, params: dict) -> dict[str, Any]:
+        where = f"explorer {self.name!r} at {params}"
+        if not isinstance(result, Mapping):
+            raise ExplorerError(f"{where}: update must return a dict panel -> data; got {type(result).__name__}")
+        want = [p.name for p in self.panels]
+        if set(result) != set(want):
+            raise ExplorerError(f"{where}: update returned panels {sorted(result)!r}; declared {want!r}")
+        return {p.name: p.normalise(result[p.name], where) for p in self.panels}

@@ -1,0 +1,92 @@
+"""Frames for the browser: 16- or 32-bit quantised byte planes, error below
+:data:`MAX_ENCODING_ERROR` (see :mod:`attnlib.widgets`)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping
+
+import numpy as np
+
+from attnlib.widgets.controls import ExplorerError
+
+#: Largest error allowed between a value as stored for the browser and attnlib's value.
+MAX_ENCODING_ERROR = 1e-4
+
+
+# ----------------------------------------------------------------------------- encoding
+
+
+def encode_frames(values: np.ndarray, where: str = "") -> dict:
+    """Compact, JSON-friendly encoding of ``values`` (n_frames, n) with error < 1e-4.
+
+    ``where`` names the explorer and panel in error messages (e.g. ``"explorer 'x', panel
+    'weights'"``). Values whose span (max - min) is too wide for 32-bit steps of 1e-4,
+    about 4e5, raise :class:`ExplorerError`: rescale the panel (e.g. plot log values or
+    divide by a unit) or split it.
+
+    Values are quantised to unsigned integers, ``value ≈ offset + q * scale``: 16 bits when
+    that keeps the error below ``MAX_ENCODING_ERROR / 2`` (always the case for weights in
+    [0, 1]: error ≤ 7.7e-6), exactly for small integers (histogram counts), else 32 bits.
+    Identical frames are stored once (``index`` maps frame -> stored frame). The integers
+    are stored little-endian, split into byte planes (all low bytes, then all high bytes,
+    which gzip compresses much better) and base64-encoded.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n_frames, n = values.shape
+    # Deduplicate identical frames.
+    uniq: dict[bytes, int] = {}
+    index = []
+    rows = []
+    for f in range(n_frames):
+        key = hashlib.sha1(values[f].tobytes()).digest()
+        if key not in uniq:
+            uniq[key] = len(rows)
+            rows.append(values[f])
+        index.append(uniq[key])
+    stored = np.stack(rows) if rows else values[:0]  # (n_stored, n)
+    lo = float(stored.min()) if stored.size else 0.0
+    hi = float(stored.max()) if stored.size else 0.0
+    span = hi - lo
+    if stored.size and np.all(stored == np.round(stored)) and span < 65536:
+        bits, scale = 16, 1.0
+    elif span == 0.0:
+        bits, scale = 16, 1.0
+    elif span / 65535 / 2 <= MAX_ENCODING_ERROR / 2:
+        bits, scale = 16, span / 65535
+    else:
+        bits, scale = 32, span / 4294967295
+        if not np.isfinite(span) or scale / 2 + abs(hi) * 2e-16 >= MAX_ENCODING_ERROR / 2:
+            raise ExplorerError(
+                f"{where or 'explorer'}: the values span {lo:.6g} .. {hi:.6g} (a range of "
+                f"{span:.3g}); the frame encoding keeps every value within "
+                f"{MAX_ENCODING_ERROR:g} with 32-bit steps, which holds a range of at most "
+                f"{4294967295 * MAX_ENCODING_ERROR:.3g}. Fix: rescale this panel (plot "
+                f"log values, or divide by a unit and say so in its label) or split it")
+    q = np.round((stored - lo) / scale)
+    dtype = np.dtype("<u2") if bits == 16 else np.dtype("<u4")
+    q = np.clip(q, 0, np.iinfo(dtype).max).astype(dtype)  # (n_stored, n)
+    planes = q.reshape(-1).view(np.uint8).reshape(-1, dtype.itemsize).T  # (bytes, n_stored*n)
+    blob = base64.b64encode(np.ascontiguousarray(planes).tobytes()).decode("ascii")
+    enc = {"bits": bits, "offset": lo, "scale": scale, "n": int(n), "n_stored": len(rows),
+           "data": blob, "index": index if len(rows) < n_frames else None}
+    err = float(np.max(np.abs(decode_frames(enc) - values))) if values.size else 0.0
+    if not err < MAX_ENCODING_ERROR:  # pragma: no cover - guarded by the span check
+        raise ExplorerError(f"{where or 'explorer'}: encoding error {err:.3g} exceeds "
+                            f"{MAX_ENCODING_ERROR}; rescale this panel's values")
+    return enc
+
+
+def decode_frames(enc: Mapping) -> np.ndarray:
+    """Inverse of :func:`encode_frames` (what explorer.js does): (n_frames, n) float64."""
+    nbytes = enc["bits"] // 8
+    raw = np.frombuffer(base64.b64decode(enc["data"]), dtype=np.uint8)
+    n_stored, n = enc["n_stored"], enc["n"]
+    planes = raw.reshape(nbytes, n_stored * n)  # (bytes, n_stored*n)
+    q = np.zeros(n_stored * n, dtype=np.float64)
+    for b in range(nbytes):
+        q += planes[b].astype(np.float64) * (256.0 ** b)
+    stored = (enc["offset"] + q * enc["scale"]).reshape(n_stored, n)  # (n_stored, n)
+    index = enc["index"] if enc["index"] is not None else list(range(n_stored))
+    return stored[np.asarray(index, dtype=np.int64)]

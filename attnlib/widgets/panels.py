@@ -1,0 +1,420 @@
+"""What is drawn: :class:`Heatmap` and :class:`Lines` panels, their series, the dragged
+:class:`Handle` and its :class:`Spokes` (see :mod:`attnlib.widgets`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attnlib.plotting import OKABE_ITO  # colour-blind-safe line colours, shared with the figures
+from attnlib.widgets.controls import ExplorerError, _check_name
+
+
+# ----------------------------------------------------------------------------- panels
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """A matrix drawn as coloured cells (queries are rows, keys are columns).
+
+    The update function returns a 2-D array (tensor, ndarray or nested list) of the same
+    shape for every frame.
+
+    Args:
+        name: panel name (key of the update function's result).
+        xlabel, ylabel: axis labels (columns, rows).
+        colorbar_label: label of the colour bar.
+        vmin, vmax: values mapped to the ends of the colour scale; every value must lie
+            in ``[vmin, vmax]``.
+        row_labels, col_labels: optional tick labels (e.g. words); default: indices.
+        title: optional title above the panel.
+        rows_sum_to_one: check that every row sums to 1 (attention weights).
+        allow_zero_rows: with ``rows_sum_to_one``, also accept an all-zero row (a query
+            with no valid key).
+    """
+
+    name: str
+    xlabel: str = "keys"
+    ylabel: str = "queries"
+    colorbar_label: str = "attention weight"
+    vmin: float = 0.0
+    vmax: float = 1.0
+    row_labels: Sequence[str] | None = None
+    col_labels: Sequence[str] | None = None
+    title: str | None = None
+    rows_sum_to_one: bool = False
+    allow_zero_rows: bool = False
+
+    kind = "heatmap"
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "Heatmap")
+        if not (math.isfinite(self.vmin) and math.isfinite(self.vmax) and self.vmin < self.vmax):
+            raise ExplorerError(f"Heatmap {self.name!r}: need finite vmin < vmax; got {self.vmin}, {self.vmax}")
+        for attr in ("row_labels", "col_labels"):
+            v = getattr(self, attr)
+            if v is not None:
+                object.__setattr__(self, attr, tuple(str(s) for s in v))
+
+    def describe(self, shape: tuple[int, ...]) -> str:
+        return f"heatmap {self.name!r} {shape[0]}×{shape[1]}"
+
+    def normalise(self, value: Any, where: str) -> np.ndarray:
+        a = _to_array(value, f"{where}: heatmap {self.name!r}")
+        if a.ndim != 2:
+            raise ExplorerError(f"{where}: heatmap {self.name!r} must be 2-D (n_queries, n_keys); "
+                                f"got shape {tuple(a.shape)}")
+        if self.row_labels is not None and len(self.row_labels) != a.shape[0]:
+            raise ExplorerError(f"{where}: heatmap {self.name!r} has {a.shape[0]} rows but "
+                                f"{len(self.row_labels)} row_labels")
+        if self.col_labels is not None and len(self.col_labels) != a.shape[1]:
+            raise ExplorerError(f"{where}: heatmap {self.name!r} has {a.shape[1]} columns but "
+                                f"{len(self.col_labels)} col_labels")
+        tol = 1e-6
+        if a.size and (a.min() < self.vmin - tol or a.max() > self.vmax + tol):
+            raise ExplorerError(f"{where}: heatmap {self.name!r} has values in [{a.min():.4g}, "
+                                f"{a.max():.4g}], outside its colour range [{self.vmin}, {self.vmax}]")
+        if self.rows_sum_to_one:
+            sums = a.sum(axis=1)
+            ok = np.abs(sums - 1.0) <= 1e-5
+            if self.allow_zero_rows:
+                ok |= np.all(a == 0.0, axis=1)
+            if not ok.all():
+                i = int(np.flatnonzero(~ok)[0])
+                raise ExplorerError(f"{where}: heatmap {self.name!r} row {i} sums to {sums[i]:.6f}; "
+                                    "rows must sum to 1" + (" (or be all zeros)" if self.allow_zero_rows else ""))
+        return a
+
+    def flatten(self, a: np.ndarray) -> np.ndarray:
+        return a.reshape(-1)  # (n_queries * n_keys,)
+
+    def unflatten(self, flat: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        return flat.reshape(shape)  # (n_queries, n_keys)
+
+    def spec(self, shape: tuple[int, ...]) -> dict:
+        return {
+            "kind": "heatmap", "name": self.name, "title": self.title,
+            "xlabel": self.xlabel, "ylabel": self.ylabel, "colorbar_label": self.colorbar_label,
+            "vmin": float(self.vmin), "vmax": float(self.vmax),
+            "rows": int(shape[0]), "cols": int(shape[1]),
+            "row_labels": list(self.row_labels) if self.row_labels is not None else None,
+            "col_labels": list(self.col_labels) if self.col_labels is not None else None,
+            "colorbar_ticks": _nice_ticks(self.vmin, self.vmax, 5),
+        }
+
+
+@dataclass(frozen=True)
+class Series:
+    """A series of a :class:`Lines` panel that changes with the parameters.
+
+    Args:
+        name: key in the update function's dict for this panel (also the legend label).
+        style: ``"line"`` or ``"points"``.
+        xy: if False (default) the update returns y values on the panel's shared ``x``;
+            if True it returns a ``(2, n)`` array of (x, y) coordinates.
+        color: CSS colour (default: the next Okabe-Ito colour).
+        dash: SVG dash pattern, e.g. ``"4 3"``.
+        width: line width in px.
+    """
+
+    name: str
+    style: str = "line"
+    xy: bool = False
+    color: str | None = None
+    dash: str | None = None
+    width: float = 2.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ExplorerError(f"Series: name must be a non-empty string; got {self.name!r}")
+        if self.style not in ("line", "points"):
+            raise ExplorerError(f"Series {self.name!r}: style must be 'line' or 'points'; got {self.style!r}")
+
+
+@dataclass(frozen=True)
+class FixedSeries:
+    """Data drawn on a :class:`Lines` panel in every frame (e.g. training points, truth).
+
+    Args:
+        name: legend label.
+        x, y: 1-D coordinates of equal length.
+        style, color, dash, width: as for :class:`Series`.
+        labels: optional text written next to each point (one per point).
+    """
+
+    name: str
+    x: Any
+    y: Any
+    style: str = "line"
+    color: str | None = None
+    dash: str | None = None
+    width: float = 1.5
+    labels: Sequence[str] | None = None
+
+    def __post_init__(self) -> None:
+        x = _to_array(self.x, f"FixedSeries {self.name!r}: x")
+        y = _to_array(self.y, f"FixedSeries {self.name!r}: y")
+        if x.ndim != 1 or y.shape != x.shape:
+            raise ExplorerError(f"FixedSeries {self.name!r}: x and y must be 1-D of equal length; "
+                                f"got shapes {tuple(x.shape)} and {tuple(y.shape)}")
+        if self.style not in ("line", "points"):
+            raise ExplorerError(f"FixedSeries {self.name!r}: style must be 'line' or 'points'; got {self.style!r}")
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "y", y)
+        if self.labels is not None and len(self.labels) != x.size:
+            raise ExplorerError(f"FixedSeries {self.name!r}: labels has {len(self.labels)} entries, "
+                                f"expected one per point ({x.size})")
+
+
+@dataclass(frozen=True)
+class Handle:
+    """A point on a :class:`Lines` panel that the reader drags (mouse, touch) or moves with
+    the arrow keys; it is bound to two :class:`Slider` parameters, its x and its y.
+
+    Dragging snaps to the sliders' grids (the nearest value of each), so the explorer's
+    parameters stay on the declared grid and ``compute`` can check every position.
+
+    Args:
+        x, y: names of the two sliders holding the point's coordinates.
+        label: what the point is, in words (e.g. ``"query"``); used in its accessible name
+            and in the position it announces ("query at x = 0.5, y = -1").
+        color: CSS colour.
+    """
+
+    x: str
+    y: str
+    label: str = "point"
+    color: str = "#D55E00"
+
+    def spec(self) -> dict:
+        return {"x": self.x, "y": self.y, "label": self.label, "color": self.color}
+
+
+@dataclass(frozen=True)
+class Spokes:
+    """Lines from a panel's :class:`Handle` to each point of one of its fixed series, drawn
+    with opacity and width proportional to a weight (Distill's attention lines).
+
+    Args:
+        to: name of the :class:`FixedSeries` (style ``"points"``) the lines run to.
+        weights: name of the :class:`Heatmap` panel whose first row gives one weight per
+            point of ``to``.
+    """
+
+    to: str
+    weights: str
+
+    def spec(self) -> dict:
+        return {"to": self.to, "weights": self.weights}
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Line (or point) series over a shared x axis.
+
+    The update function returns ``{series name: y}`` with ``y`` 1-D of length ``len(x)``
+    (or a ``(2, n)`` array of coordinates for a series declared with ``xy=True``, ``n``
+    the same in every frame).
+
+    Args:
+        name: panel name.
+        x: shared x coordinates of the series that are not ``xy`` (1-D).
+        series: the changing series (:class:`Series` or plain names).
+        xlabel, ylabel, title: labels.
+        fixed: series drawn unchanged in every frame (:class:`FixedSeries`).
+        xlim, ylim: axis ranges; default: the range of all frames and fixed data, so the
+            axes do not jump when a slider moves.
+        equal_aspect: draw x and y with the same scale (for 2-D geometry).
+        handle: optional :class:`Handle`, a point the reader drags on this panel.
+        spokes: optional :class:`Spokes` from the handle to a fixed series (needs ``handle``).
+    """
+
+    name: str
+    x: Any = None
+    series: Sequence[Series | str] = ()
+    xlabel: str = "x"
+    ylabel: str = "y"
+    title: str | None = None
+    fixed: Sequence[FixedSeries] = ()
+    xlim: tuple[float, float] | None = None
+    ylim: tuple[float, float] | None = None
+    equal_aspect: bool = False
+    handle: Handle | None = None
+    spokes: Spokes | None = None
+
+    kind = "lines"
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "Lines")
+        series = tuple(s if isinstance(s, Series) else Series(s) for s in self.series)
+        if not series and self.handle is None:
+            raise ExplorerError(f"Lines {self.name!r}: declare at least one series (or a handle)")
+        names = [s.name for s in series]
+        if len(set(names)) != len(names):
+            raise ExplorerError(f"Lines {self.name!r}: series names must be distinct; got {names!r}")
+        object.__setattr__(self, "series", series)
+        if self.x is not None:
+            x = _to_array(self.x, f"Lines {self.name!r}: x")
+            if x.ndim != 1 or x.size == 0:
+                raise ExplorerError(f"Lines {self.name!r}: x must be a non-empty 1-D array; got shape {tuple(x.shape)}")
+            object.__setattr__(self, "x", x)
+        elif any(not s.xy for s in series):
+            raise ExplorerError(f"Lines {self.name!r}: give x (shared x coordinates) for series without xy=True")
+        fixed = tuple(self.fixed)
+        for f in fixed:
+            if not isinstance(f, FixedSeries):
+                raise ExplorerError(f"Lines {self.name!r}: fixed must hold FixedSeries; got {type(f).__name__}")
+        object.__setattr__(self, "fixed", fixed)
+        if self.handle is not None and not isinstance(self.handle, Handle):
+            raise ExplorerError(f"Lines {self.name!r}: handle must be a Handle; got {type(self.handle).__name__}")
+        if self.spokes is not None:
+            if not isinstance(self.spokes, Spokes):
+                raise ExplorerError(f"Lines {self.name!r}: spokes must be Spokes; got {type(self.spokes).__name__}")
+            if self.handle is None:
+                raise ExplorerError(f"Lines {self.name!r}: spokes run from the handle; declare handle=Handle(...)")
+            targets = {f.name: f for f in fixed}
+            if self.spokes.to not in targets or targets[self.spokes.to].style != "points":
+                raise ExplorerError(f"Lines {self.name!r}: spokes.to={self.spokes.to!r} must name a fixed "
+                                    f"series of points; fixed series: {sorted(targets)!r}")
+
+    def describe(self, shape: tuple[int, ...]) -> str:
+        return f"lines {self.name!r}"
+
+    def normalise(self, value: Any, where: str) -> dict[str, np.ndarray]:
+        if not isinstance(value, Mapping):
+            raise ExplorerError(f"{where}: lines panel {self.name!r} needs a dict series -> y; "
+                                f"got {type(value).__name__}")
+        want = [s.name for s in self.series]
+        if set(value) != set(want):
+            raise ExplorerError(f"{where}: lines panel {self.name!r} returned series {sorted(value)!r}; "
+                                f"declared {want!r}")
+        out = {}
+        for s in self.series:
+            a = _to_array(value[s.name], f"{where}: series {s.name!r} of {self.name!r}")
+            if s.xy:
+                if a.ndim != 2 or a.shape[0] != 2:
+                    raise ExplorerError(f"{where}: series {s.name!r} of {self.name!r} is xy: expected "
+                                        f"shape (2, n); got {tuple(a.shape)}")
+            elif a.shape != self.x.shape:
+                raise ExplorerError(f"{where}: series {s.name!r} of {self.name!r}: expected shape "
+                                    f"{tuple(self.x.shape)} (one y per x); got {tuple(a.shape)}")
+            out[s.name] = a
+        return out
+
+    def shape_of(self, value: dict[str, np.ndarray]) -> tuple:
+        return tuple(tuple(value[s.name].shape) for s in self.series)
+
+    def flatten(self, value: dict[str, np.ndarray]) -> np.ndarray:
+        return np.concatenate([np.zeros(0)] + [value[s.name].reshape(-1) for s in self.series])  # (total,)
+
+    def unflatten(self, flat: np.ndarray, shape: tuple) -> dict[str, np.ndarray]:
+        out, start = {}, 0
+        for s, shp in zip(self.series, shape):
+            n = int(np.prod(shp))
+            out[s.name] = flat[start:start + n].reshape(shp)  # series shape
+            start += n
+        return out
+
+    def spec(self, shape: tuple, all_values: np.ndarray) -> dict:
+        # all_values: (n_frames, total) flattened frames, used for default axis ranges.
+        xs, ys = [], []
+        if self.x is not None:
+            xs.append(self.x)
+        start = 0
+        for s, shp in zip(self.series, shape):
+            n = int(np.prod(shp))
+            block = all_values[:, start:start + n]
+            if s.xy:
+                half = n // 2
+                xs.append(block[:, :half].reshape(-1))
+                ys.append(block[:, half:].reshape(-1))
+            else:
+                ys.append(block.reshape(-1))
+            start += n
+        for f in self.fixed:
+            xs.append(f.x)
+            ys.append(f.y)
+        xlim = self.xlim or _padded_range(np.concatenate(xs), 0.02)
+        ylim = self.ylim or _padded_range(np.concatenate(ys), 0.05)
+        colours = iter(list(OKABE_ITO) * 4)
+        series_spec = []
+        for s, shp in zip(self.series, shape):
+            series_spec.append({"name": s.name, "style": s.style, "xy": s.xy,
+                                "n": int(shp[-1]), "color": s.color or next(colours),
+                                "dash": s.dash, "width": s.width})
+        fixed_spec = []
+        for f in self.fixed:
+            fixed_spec.append({"name": f.name, "style": f.style, "color": f.color or next(colours),
+                               "dash": f.dash, "width": f.width,
+                               "x": _round_list(f.x), "y": _round_list(f.y),
+                               "labels": [str(t) for t in f.labels] if f.labels is not None else None})
+        return {
+            "kind": "lines", "name": self.name, "title": self.title,
+            "xlabel": self.xlabel, "ylabel": self.ylabel,
+            "x": _round_list(self.x) if self.x is not None else None,
+            "xlim": [float(xlim[0]), float(xlim[1])], "ylim": [float(ylim[0]), float(ylim[1])],
+            "xticks": _nice_ticks(*xlim), "yticks": _nice_ticks(*ylim),
+            "equal_aspect": bool(self.equal_aspect),
+            "series": series_spec, "fixed": fixed_spec,
+            "handle": self.handle.spec() if self.handle else None,
+            "spokes": self.spokes.spec() if self.spokes else None,
+        }
+
+
+_PANEL_KINDS = {"heatmap": Heatmap, "lines": Lines}
+
+
+def _to_array(value: Any, where: str) -> np.ndarray:
+    if hasattr(value, "detach"):  # torch tensor
+        value = value.detach().cpu().numpy()
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ExplorerError(f"{where}: expected numbers; got {type(value).__name__} ({exc})") from None
+    if not np.all(np.isfinite(a)):
+        raise ExplorerError(f"{where}: contains NaN or infinite values")
+    return a
+
+
+def _round_list(a: np.ndarray, decimals: int = 6) -> list[float]:
+    return [float(v) for v in np.round(np.asarray(a, dtype=np.float64), decimals)]
+
+
+def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
+    lo, hi = float(np.min(a)), float(np.max(a))
+    if hi == lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    span = hi - lo
+    return lo - pad * span, hi + pad * span
+
+
+def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
+    """About ``target`` round tick positions within [lo, hi] (1, 2, 2.5, 5 × 10^k steps)."""
+    span = hi - lo
+    raw = span / max(target - 1, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    first = math.ceil(lo / step - 1e-9) * step
+    ticks = []
+    t = first
+    while t <= hi + 1e-9 * span:
+        ticks.append(float(round(t, 10)))
+        t += step
+    return ticks
+
+
+def _as_panel(p: Any) -> Heatmap | Lines:
+    if isinstance(p, (Heatmap, Lines)):
+        return p
+    if isinstance(p, Mapping):
+        kind = p.get("kind")
+        if kind not in _PANEL_KINDS:
+            raise ExplorerError(f"unknown panel kind {kind!r} for panel {p.get('name')!r}; "
+                                f"expected one of {sorted(_PANEL_KINDS)}")
+        return _PANEL_KINDS[kind](**{k: v for k, v in p.items() if k != "kind"})
+    raise ExplorerError(f"unknown panel {p!r}: expected Heatmap, Lines or a dict with 'kind' in "
+                        f"{sorted(_PANEL_KINDS)}")

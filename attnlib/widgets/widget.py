@@ -1,0 +1,154 @@
+"""The anywidget :class:`Explorer`: computes and syncs the frames (see :mod:`attnlib.widgets`)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+import anywidget
+import numpy as np
+import traitlets
+
+from attnlib.widgets.controls import ExplorerError
+from attnlib.widgets.declaration import Declaration
+from attnlib.widgets.encoding import decode_frames, encode_frames
+from attnlib.widgets.panels import Lines
+
+_STATIC = pathlib.Path(__file__).resolve().parents[1] / "static"
+
+
+# ----------------------------------------------------------------------------- widget
+
+
+class Explorer(anywidget.AnyWidget):
+    """A slider explorer whose frames are all precomputed in Python (see module docs).
+
+    Args:
+        declaration: the explorer's :class:`Declaration`.
+
+    Attributes:
+        declaration: the declaration.
+        frames: list of frames (dict panel -> validated data), in grid order.
+        params: current parameter values (follows the sliders in a live kernel).
+
+    Synced state: ``name``, ``spec`` (parameters, panel layout, shared data), ``data``
+    (per panel: encoded frames, see :func:`encode_frames`) and ``indices`` (current index
+    of each parameter; the browser writes it when a slider moves, Python may set it).
+    """
+
+    _esm = _STATIC / "explorer.js"
+    _css = _STATIC / "explorer.css"
+
+    name = traitlets.Unicode("").tag(sync=True)
+    spec = traitlets.Dict().tag(sync=True)
+    data = traitlets.Dict().tag(sync=True)
+    indices = traitlets.List(traitlets.Int()).tag(sync=True)
+
+    def __init__(self, declaration: Declaration, **kwargs: Any) -> None:
+        if not isinstance(declaration, Declaration):
+            raise TypeError(f"Explorer: declaration must be an attnlib.widgets.Declaration; "
+                            f"got {type(declaration).__name__}")
+        decl = declaration
+        frames, shapes = [], {}
+        if decl.live is not None:  # computed in the browser: one frame here, for the shapes
+            grid = [(0, decl.defaults())]
+        else:
+            grid = decl.grid()
+        for _, params in grid:
+            frame = decl._normalise(decl.update(**params), params)
+            for p in decl.panels:
+                shp = p.shape_of(frame[p.name]) if isinstance(p, Lines) else tuple(frame[p.name].shape)
+                if p.name not in shapes:
+                    shapes[p.name] = shp
+                elif shapes[p.name] != shp:
+                    raise ExplorerError(f"explorer {decl.name!r} at {params}: panel {p.name!r} has "
+                                        f"shape {shp}, but {shapes[p.name]} in the first frame; "
+                                        "every frame must have the same shape")
+            frames.append(frame)
+        data, panel_specs = {}, []
+        for p in decl.panels:
+            flat = np.stack([p.flatten(fr[p.name]) for fr in frames])  # (n_frames, n)
+            if decl.live is None:
+                data[p.name] = encode_frames(flat, f"explorer {decl.name!r}, panel {p.name!r}")
+            if isinstance(p, Lines):
+                panel_specs.append(p.spec(shapes[p.name], flat))
+            else:
+                panel_specs.append(p.spec(shapes[p.name]))
+        param_specs = []
+        for p in decl.params:
+            param_specs.append({
+                "name": p.name, "kind": p.kind, "label": p.label or p.name,
+                "values": list(p.values), "labels": p.labels(),
+            })
+        spec = {"title": decl.title, "params": param_specs, "panels": panel_specs,
+                "strides": _strides([len(p.values) for p in decl.params])}
+        if decl.live is not None:
+            spec["live"] = decl.live.spec()
+            frames = []  # nothing precomputed: see frame() for any position
+        super().__init__(name=decl.name, spec=spec, data=data,
+                         indices=[p.default_index() for p in decl.params], **kwargs)
+        self.declaration = decl
+        self.frames = frames
+        self._shapes = shapes
+
+    # -- Python-side helpers
+    @property
+    def params(self) -> dict[str, Any]:
+        """Current parameter values."""
+        return {p.name: p.values[i] for p, i in zip(self.declaration.params, self.indices)}
+
+    def set(self, **params: Any) -> None:
+        """Move sliders to the given values (each must be on its grid)."""
+        idx = list(self.indices)
+        for k, v in params.items():
+            pos = [p.name for p in self.declaration.params]
+            if k not in pos:
+                raise TypeError(f"explorer {self.name!r}: unknown parameter {k!r}; expected {pos}")
+            p = self.declaration.params[pos.index(k)]
+            if v not in p.values:
+                raise ValueError(f"explorer {self.name!r}: {k}={v!r} is not on its grid {list(p.values)}")
+            idx[pos.index(k)] = p.values.index(v)
+        self.indices = idx
+
+    def frame_index(self, **params: Any) -> int:
+        """Index of the frame for the given parameter values (defaults for missing ones)."""
+        full = {**self.declaration.defaults(), **params}
+        strides = self.spec["strides"]
+        return sum(p.values.index(full[p.name]) * s for p, s in zip(self.declaration.params, strides))
+
+    def decoded(self, frame: int) -> dict[str, Any]:
+        """The frame as the browser sees it (decoded from the synced state)."""
+        if self.declaration.live is not None:
+            raise ExplorerError(f"explorer {self.name!r} computes its frames in the browser; nothing is "
+                                "encoded (use declaration.compute(**params) for attnlib's frame)")
+        out = {}
+        for p in self.declaration.panels:
+            flat = decode_frames(self.data[p.name])[frame]
+            out[p.name] = p.unflatten(flat, self._shapes[p.name])
+        return out
+
+    def state_size(self) -> tuple[int, int]:
+        """(raw bytes, gzip bytes) of the synced state as JSON (what a page embeds)."""
+        import gzip
+
+        state = {"name": self.name, "spec": self.spec, "data": self.data, "indices": self.indices,
+                 "_esm": str(self._esm), "_css": str(self._css)}
+        raw = json.dumps(state, separators=(",", ":")).encode()
+        return len(raw), len(gzip.compress(raw, 9))
+
+    def __repr__(self) -> str:
+        decl = self.declaration if hasattr(self, "declaration") else None
+        if decl is None:
+            return "Explorer(<uninitialised>)"
+        params = ", ".join(f"{p.name} ×{len(p.values)}" for p in decl.params)
+        panels = ", ".join(p.describe(self._shapes[p.name]) for p in decl.panels)
+        return f"Explorer({decl.name!r}: {params} → {panels})"
+
+
+def _strides(sizes: list[int]) -> list[int]:
+    strides, acc = [], 1
+    for s in reversed(sizes):
+        strides.append(acc)
+        acc *= s
+    return strides[::-1]

@@ -1,0 +1,146 @@
+"""Chapter 1's soft-lookup explorer in the built book: the page computes its frames itself
+(attnlib/static/explorer.js, `liveFrame`); the reader drags the query with a mouse, a finger
+or the arrow keys. Checked against attnlib's reference (`attnlib.explorers.compute`)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from .conftest import CHAPTERS
+from .test_book import MOVE_JS, _check_affine
+
+pytestmark = pytest.mark.browser
+
+PAGE = CHAPTERS[0]
+NAME = "soft_lookup"
+TOL = 1e-4
+
+STATE_JS = """
+() => {
+  const ex = document.querySelector('.attn-explorer[data-explorer="soft_lookup"]');
+  const k = [...document.querySelectorAll('.attn-explorer')].indexOf(ex);
+  const svg = ex.querySelector('svg.attn-heatmap');
+  const out = ex.querySelector('svg.attn-lines[data-panel="values"] .attn-series:not(.attn-fixed) circle');
+  const knob = ex.querySelector('.attn-handle');
+  return {k, params: JSON.parse(ex.dataset.params), weights: Array.from(svg.attnValues),
+          out: [+out.getAttribute('cx'), +out.getAttribute('cy')],
+          spokes: [...ex.querySelectorAll('.attn-spokes line')].map((l) => +l.getAttribute('stroke-opacity')),
+          valuetext: knob.getAttribute('aria-valuetext'), role: knob.getAttribute('role'),
+          live: ex.querySelector('.attn-live').textContent};
+}
+"""
+# where key j's dot is on screen
+KEY_JS = """
+(j) => {
+  const ex = document.querySelector('.attn-explorer[data-explorer="soft_lookup"]');
+  const dot = ex.querySelector('svg.attn-lines[data-panel="keys"] .attn-fixed[data-series="keys"]').children[j];
+  const b = dot.getBoundingClientRect();
+  return [b.left + b.width / 2, b.top + b.height / 2];
+}
+"""
+
+
+def _page(browser, visits, **context):
+    visits(PAGE)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
+    page = ctx.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{visits.base_url}/{PAGE}", wait_until="load")
+    page.wait_for_function("() => document.querySelector('.attn-explorer[data-explorer=soft_lookup][data-ready=true]')")
+    return ctx, page, errors
+
+
+def _expected(params: dict):
+    from attnlib.explorers import compute
+
+    return compute(NAME, **params)
+
+
+def test_the_page_computes_what_attnlib_computes_at_random_positions(browser, visits):
+    from attnlib.explorers import soft_lookup_declaration
+
+    decl = soft_lookup_declaration()
+    ctx, page, errors = _page(browser, visits)
+    try:
+        k = page.evaluate(STATE_JS)["k"]
+        rng = random.Random(7)
+        xs_pix, xs_dat, ys_pix, ys_dat = [], [], [], []
+        for _ in range(40):
+            for p in decl.params:
+                page.evaluate(MOVE_JS, [k, p.name, rng.randrange(len(p.values))])
+            s = page.evaluate(STATE_JS)
+            want = _expected(s["params"])
+            err = np.abs(np.array(s["weights"]) - want["weights"][0]).max()
+            assert err <= TOL, f"at {s['params']}: the page's weights differ from attnlib's by {err:.2e}"
+            np.testing.assert_allclose(s["spokes"], np.minimum(1, want["weights"][0]), atol=1e-3,
+                                       err_msg=f"at {s['params']}: line opacities are not the weights")
+            xs_pix.append(s["out"][0]); xs_dat.append(want["values"]["output"][0, 0])
+            ys_pix.append(s["out"][1]); ys_dat.append(want["values"]["output"][1, 0])
+        # the output point is drawn where attnlib's weighted average is (one affine map per axis)
+        _check_affine(xs_pix, xs_dat, "soft lookup output (x)")
+        _check_affine(ys_pix, ys_dat, "soft lookup output (y)")
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+def test_dragging_the_query_onto_a_key_gives_that_key_the_most_weight(browser, visits):
+    ctx, page, errors = _page(browser, visits)
+    try:
+        page.locator('.attn-explorer[data-explorer="soft_lookup"] svg.attn-lines[data-panel="keys"]').scroll_into_view_if_needed()
+        start = page.evaluate(STATE_JS)
+        assert start["role"] == "slider" and start["valuetext"] == "query at x = 0.5, y = -0.5"
+        knob = page.locator('.attn-explorer[data-explorer="soft_lookup"] .attn-handle')
+        for j in (3, 0, 6):
+            box = knob.bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            tx, ty = page.evaluate(KEY_JS, j)
+            page.mouse.move(tx, ty, steps=8)
+            page.mouse.up()
+            s = page.evaluate(STATE_JS)
+            assert int(np.argmax(s["weights"])) == j, f"dragged onto key {j}: weights {np.round(s['weights'], 3)}"
+            err = np.abs(np.array(s["weights"]) - _expected(s["params"])["weights"][0]).max()
+            assert err <= TOL
+            assert s["valuetext"] == f"query at x = {s['params']['query_x']:g}, y = {s['params']['query_y']:g}"
+            assert s["live"].startswith("scoring function") and f"on key {j}" in s["live"], s["live"]
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+def test_a_tap_puts_the_query_there(browser, visits):
+    ctx, page, errors = _page(browser, visits, has_touch=True, is_mobile=True)
+    try:
+        page.locator('.attn-explorer[data-explorer="soft_lookup"] svg.attn-lines[data-panel="keys"]').scroll_into_view_if_needed()
+        tx, ty = page.evaluate(KEY_JS, 1)
+        page.touchscreen.tap(tx + 2, ty + 2)  # next to the dot: the plot under it takes the tap
+        s = page.evaluate(STATE_JS)
+        assert int(np.argmax(s["weights"])) == 1, f"tapped key 1: {s['params']}, {np.round(s['weights'], 3)}"
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+def test_the_arrow_keys_move_the_query_one_grid_step(browser, visits):
+    ctx, page, errors = _page(browser, visits)
+    try:
+        page.locator('.attn-explorer[data-explorer="soft_lookup"] .attn-handle').focus()
+        for key in ["ArrowRight"] * 3 + ["ArrowUp"] * 2 + ["ArrowDown"]:
+            page.keyboard.press(key)
+        s = page.evaluate(STATE_JS)
+        assert (s["params"]["query_x"], s["params"]["query_y"]) == (0.65, -0.45), s["params"]
+        assert s["valuetext"] == "query at x = 0.65, y = -0.45"
+        for _ in range(80):  # 63 steps reach the edge; held there, it stays on the grid
+            page.keyboard.press("ArrowLeft")
+        assert page.evaluate(STATE_JS)["params"]["query_x"] == -2.5
+        assert json.dumps(page.evaluate(STATE_JS)["params"])  # still a well-formed frame
+        assert not errors, errors
+    finally:
+        ctx.close()

@@ -1,0 +1,121 @@
+"""attnlib.live: explorers whose frames the page computes (chapter 1's soft lookup).
+
+The browser's numbers are compared with attnlib's in tests/browser/test_live_explorer.py;
+here: the declaration, the reference update function and the errors."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from attnlib.explorers import compute, soft_lookup_declaration, soft_lookup_explorer
+from attnlib.live import LiveAttention
+from attnlib.widgets import (
+    Choice,
+    Declaration,
+    ExplorerError,
+    FixedSeries,
+    Handle,
+    Heatmap,
+    Lines,
+    Series,
+    Slider,
+    Spokes,
+)
+
+
+@pytest.fixture(scope="module")
+def lookup():
+    return soft_lookup_explorer()
+
+
+def test_nothing_is_precomputed_and_the_state_is_small(lookup):
+    assert lookup.frames == [] and lookup.data == {}
+    live = lookup.spec["live"]
+    assert np.array(live["keys"]).shape == (7, 2) and np.array(live["values"]).shape == (7, 2)
+    assert live["query"] == ["query_x", "query_y"] and live["score_param"] == "score"
+    sizes = [len(p["values"]) for p in lookup.spec["params"]]
+    assert sizes == [2, 13, 101, 101]  # 265 226 positions, none stored
+    gz = len(gzip.compress(json.dumps(lookup.get_state()).encode(), 9))
+    assert gz < 20_000, f"{gz} bytes gzip"
+    with pytest.raises(ExplorerError, match="computes its frames in the browser"):
+        lookup.decoded(0)
+    handle = next(p for p in lookup.spec["panels"] if p["name"] == "keys")["handle"]
+    assert handle == {"x": "query_x", "y": "query_y", "label": "query", "color": "#D55E00"}
+
+
+def test_the_reference_is_attention_pooling():
+    """compute() is softmax(score / T) @ values, written here with plain torch."""
+    d = soft_lookup_declaration()
+    K, V = d.meta["keys"], d.meta["values"]  # (7, 2) each
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        score = str(rng.choice(["gaussian", "scaled_dot"]))
+        T = float(rng.choice(d.params[1].values))
+        x, y = (float(rng.choice(d.params[2].values)) for _ in range(2))
+        q = torch.tensor([x, y], dtype=torch.float64)
+        s = -((q - K) ** 2).sum(1) / 2 if score == "gaussian" else (K @ q) / 2 ** 0.5  # (7,)
+        w = torch.softmax(s / T, dim=0)  # (7,)
+        got = compute("soft_lookup", score=score, temperature=T, query_x=x, query_y=y)
+        np.testing.assert_allclose(got["weights"][0], w.numpy(), atol=1e-12)
+        np.testing.assert_allclose(got["values"]["output"][:, 0], (w @ V).numpy(), atol=1e-12)
+
+
+def test_the_extremes_are_a_corner_and_the_centroid():
+    d = soft_lookup_declaration()
+    K, V = d.meta["keys"].numpy(), d.meta["values"].numpy()
+    for j, (kx, ky) in enumerate(K):
+        x, y = round(kx * 20) / 20, round(ky * 20) / 20  # the grid point nearest key j
+        out = compute("soft_lookup", temperature=0.02, query_x=x, query_y=y)
+        assert out["weights"][0].argmax() == j and out["weights"][0, j] > 0.99
+        np.testing.assert_allclose(out["values"]["output"][:, 0], V[j], atol=0.02)
+    out = compute("soft_lookup", temperature=1000, query_x=2.5, query_y=-2.5)
+    np.testing.assert_allclose(out["values"]["output"][:, 0], V.mean(0), atol=5e-3)  # even at a far corner
+
+
+def _decl(**live_kwargs):
+    params = [Slider("qx", [0.0, 1.0]), Slider("qy", [0.0, 1.0]), Choice("mode", ["a", "b"])]
+    panels = [Lines("plane", handle=Handle("qx", "qy"), xlim=(0, 1), ylim=(0, 1),
+                    fixed=[FixedSeries("keys", [0, 1], [0, 1], style="points")], spokes=Spokes("keys", "w")),
+              Heatmap("w"),
+              Lines("out", series=[Series("o", style="points", xy=True)], xlim=(0, 1), ylim=(0, 1))]
+    kw = dict(keys=[[0, 0], [1, 1]], values=[[0, 0], [1, 1]], query=("qx", "qy"), weights="w", output=("out", "o"))
+    kw.update(live_kwargs)
+    return Declaration("toy", update=lambda **p: {}, params=params, panels=panels, live=LiveAttention(**kw))
+
+
+def test_a_well_formed_toy_declares():
+    assert _decl().live.spec()["score"] == "gaussian"
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"keys": [[0, 0, 0]]}, r"keys must have shape \(n_keys, 2\).*got \(1, 3\)"),
+    ({"values": [[0, 0]]}, r"values must have shape \(n_keys, 2\) = \(2, 2\).*got \(1, 2\)"),
+    ({"score": "cosine"}, r"score must be one of \('gaussian', 'scaled_dot'\); got 'cosine'"),
+    ({"query": ("qx", "nope")}, r"explorer 'toy' \(live\): query coordinate 'nope' is not a Slider"),
+    ({"weights": "out"}, r"weights 'out' is not a Heatmap panel"),
+    ({"output": ("plane", "o")}, r"output \('plane', 'o'\) must be the one xy series of a Lines panel"),
+    ({"score_param": "mode"}, r"score_param 'mode' must be a Choice among .*unknown options \['a', 'b'\]"),
+    ({"temperature": "mode"}, r"temperature 'mode' must be a Slider of positive values"),
+])
+def test_bad_live_declarations_say_what_is_wrong(kwargs, match):
+    with pytest.raises(ExplorerError, match=match):
+        _decl(**kwargs)
+
+
+def test_bad_handles_and_spokes_say_what_is_wrong():
+    with pytest.raises(ExplorerError, match=r"Lines 'p': declare at least one series \(or a handle\)"):
+        Lines("p", xlim=(0, 1), ylim=(0, 1))
+    with pytest.raises(ExplorerError, match=r"spokes run from the handle"):
+        Lines("p", series=["s"], x=[0, 1], spokes=Spokes("keys", "w"))
+    with pytest.raises(ExplorerError, match=r"spokes.to='keys' must name a fixed series of points"):
+        Lines("p", handle=Handle("a", "b"), spokes=Spokes("keys", "w"),
+              fixed=[FixedSeries("keys", [0, 1], [0, 1], style="line")])
+    with pytest.raises(ExplorerError, match=r"handle of panel 'p' is bound to 'b', which is not a Slider"):
+        Declaration("toy", update=lambda **p: {}, params=[Slider("a", [0, 1])],
+                    panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 1), ylim=(0, 1))])
+    with pytest.raises(ExplorerError, match=r"labels has 1 entries, expected one per point \(2\)"):
+        FixedSeries("keys", [0, 1], [0, 1], labels=["a"])
