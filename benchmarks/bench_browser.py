@@ -52,12 +52,15 @@ TTI_INIT = """
   const t = {};
   window.__bench = t;
   // the first explorer whose sliders redraw (possibly while the rest of the page is parsed):
-  // a MutationObserver's callback runs right after the script that set data-ready
+  // a MutationObserver's callback runs right after the script that set data-ready on an
+  // explorer in the page, or inserted an explorer drawn (and ready) before it was attached
+  const ready = (n) => n.nodeType === 1 && (n.getAttribute('data-ready') === 'true' ||
+    !!(n.querySelector && n.querySelector('.attn-explorer[data-ready="true"]')));
   new MutationObserver((records, obs) => {
-    if (records.some((r) => r.target.getAttribute && r.target.getAttribute('data-ready') === 'true')) {
+    if (records.some((r) => (r.type === 'attributes' ? ready(r.target) : [...r.addedNodes].some(ready)))) {
       t.slider = performance.now(); obs.disconnect();
     }
-  }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-ready']});
+  }).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ['data-ready']});
   const tick = () => {
     if (document.readyState === 'loading') return setTimeout(tick, 2);
     if (t.slider === undefined && !document.querySelector('script[type="application/vnd.jupyter.widget-view+json"]')) t.slider = performance.now();

@@ -149,7 +149,7 @@ function staticDir(site, file) {
 // the parser reaches the end of a long page; same URL as the loader in <head>, so the module
 // is evaluated once), then render the views parsed so far if the loader is already running.
 function early(html) {
-  const m = html.match(/<script type="module" src="([^"]*explorer-boot\.js[^"]*)"><\/script>/);
+  const m = html.match(/<script (?:async="async" )?type="module"(?: async="async")? src="([^"]*explorer-boot\.js[^"]*)"(?: async="async")?><\/script>/);
   if (!m) return "";
   return `<script type="module" async>import "${m[1]}";</script>` +
     "<script>window.attnExplorers && window.attnExplorers.render();</script>";
