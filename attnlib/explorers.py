@@ -34,7 +34,7 @@ import torch
 from attnlib.kernels import KERNELS, nadaraya_watson
 from attnlib.live import LiveAttention
 from attnlib.masking import masked_softmax
-from attnlib.scoring import additive_scores, dot_product_scores, gaussian_scores
+from attnlib.scoring import additive_scores, bilinear_scores, dot_product_scores, gaussian_scores
 from attnlib.widgets import (
     Choice,
     Declaration,
@@ -55,6 +55,7 @@ __all__ = [
     "masking_explorer",
     "additive_attention_explorer",
     "scaling_explorer",
+    "scoring_comparison_explorer",
     "EXPLORERS",
     "DECLARATIONS",
     "compute",
@@ -467,6 +468,71 @@ def scaling_explorer(**kwargs: Any) -> Explorer:
 
 # ----------------------------------------------------------------------------- registry
 
+# ----------------------------------------------------------------------------- chapter 5, live
+
+SCORING_ROWS = ["dot", "scaled_dot", "gaussian", "additive"]
+SCORING_LABELS = ["dot q\u00b7k", "scaled q\u00b7k/\u221a2", "Gaussian", "additive"]
+
+
+def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> Declaration:
+    """Declaration of :func:`scoring_comparison_explorer` (computed in the browser)."""
+    angles = torch.tensor([20.0, 95.0, 160.0, 230.0, 300.0, 50.0], dtype=torch.float64) * math.pi / 180
+    radii = torch.tensor([1.2, 1.2, 1.2, 1.2, 1.2, 2.6], dtype=torch.float64)  # key 5 is long
+    keys = radii[:, None] * torch.stack([torch.cos(angles), torch.sin(angles)], dim=1)  # (6, 2)
+    g = _generator(seed)
+    W_q = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
+    W_k = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
+    w_v = torch.randn(num_hiddens, generator=g, dtype=torch.float64)  # (h,)
+    grid = [round(-2.5 + 0.05 * i, 2) for i in range(101)]
+
+    def update(query_x: float, query_y: float) -> dict[str, Any]:
+        q = torch.tensor([[[query_x, query_y]]], dtype=torch.float64)  # (1, 1, 2)
+        k = keys[None]  # (1, 6, 2)
+        rows = [bilinear_scores(q, k, torch.eye(2, dtype=torch.float64)),  # q.k, (1, 1, 6)
+                dot_product_scores(q, k),  # q.k / sqrt(2)
+                gaussian_scores(q, k),  # -|q - k|^2 / 2
+                additive_scores(q, k, W_q, W_k, w_v)]
+        w = masked_softmax(torch.cat(rows, dim=1))  # (1, 4, 6): one row per scoring function
+        return {"weights": _np(w[0]), "keys": {}}
+
+    kv = _np(keys)
+    return Declaration(
+        name="scoring_comparison",
+        update=update,
+        params=[Slider("query_x", grid, label="query x", default=1.0, value_labels=[f"{v:.2f}" for v in grid]),
+                Slider("query_y", grid, label="query y", default=0.5, value_labels=[f"{v:.2f}" for v in grid])],
+        panels=[
+            Lines("keys", xlabel="feature 1", ylabel="feature 2", title="drag the query",
+                  fixed=[FixedSeries("circle of radius 1.2", 1.2 * np.cos(np.linspace(0, 2 * np.pi, 61)),
+                                     1.2 * np.sin(np.linspace(0, 2 * np.pi, 61)), dash="3 3", color="#888888"),
+                         FixedSeries("keys", kv[:, 0], kv[:, 1], style="points", color="#0072B2",
+                                     labels=[str(j) for j in range(len(kv))])],
+                  xlim=(-2.8, 2.8), ylim=(-2.8, 2.8), equal_aspect=True,
+                  handle=Handle("query_x", "query_y", label="query")),
+            Heatmap("weights", xlabel="keys", ylabel="scoring functions", rows_sum_to_one=True,
+                    title="weights of one query, four ways", row_labels=SCORING_LABELS),
+        ],
+        title="One query, four scoring functions: where they agree and where they part",
+        live=LiveAttention(keys=kv, values=kv, query=("query_x", "query_y"), weights="weights",
+                           compare=tuple(SCORING_ROWS), score=None, additive=(W_q, W_k, w_v)),
+        meta={"keys": keys, "W_q": W_q, "W_k": W_k, "w_v": w_v},
+    )
+
+
+def scoring_comparison_explorer(**kwargs: Any) -> Explorer:
+    """Four scoring functions side by side (chapter 5): the reader drags one query.
+
+    Six keys: five on a circle of radius 1.2 and one long key (5, radius 2.6). Each row of
+    the heatmap is the softmax of one scoring function for the same query: the dot product
+    q.k, the scaled dot product q.k/sqrt(2), the Gaussian -|q - k|^2/2 and additive
+    attention w_v.tanh(W_q q + W_k k) with fixed seeded weights (8 hidden units). Computed
+    in the page (``attnlib.live``); :func:`compute` gives attnlib's numbers.
+
+    Keyword args (optional): ``seed``, ``num_hiddens``.
+    """
+    return Explorer(scoring_comparison_declaration(**kwargs))
+
+
 #: name -> builder (no arguments) returning an Explorer.
 EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "soft_lookup": soft_lookup_explorer,
@@ -475,6 +541,7 @@ EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "masking": masking_explorer,
     "additive_attention": additive_attention_explorer,
     "scaling": scaling_explorer,
+    "scoring_comparison": scoring_comparison_explorer,
 }
 
 def _alignment_playback_declaration() -> Declaration:
@@ -492,6 +559,7 @@ DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "masking": masking_declaration,
     "additive_attention": additive_attention_declaration,
     "scaling": scaling_declaration,
+    "scoring_comparison": scoring_comparison_declaration,
     "alignment_playback": _alignment_playback_declaration,
 }
 

@@ -13,11 +13,14 @@ The primitives, for a query :math:`q` (the handle), keys :math:`k_j` and values 
 
     scores  s_j = a(q, k_j) / temperature     a: "gaussian"   -||q - k_j||^2 / 2
                                                  "scaled_dot" q . k_j / sqrt(d)
+                                                 "dot"        q . k_j
+                                                 "additive"   w_v . tanh(W_q q + W_k k_j)
     weights w   = softmax(s)                  (the largest score subtracted first)
     output  o   = sum_j w_j v_j               (inside the convex hull of the values)
 
 Shapes: keys ``(n_keys, d)``, values ``(n_keys, d_v)``, weights ``(1, n_keys)`` (one query,
-a row), output ``(2, 1)`` as an ``xy`` series (``d_v = 2``).
+a row), output ``(2, 1)`` as an ``xy`` series (``d_v = 2``). With ``compare``, the weights
+are ``(n_scorings, n_keys)``: the same query scored by each function, one row each.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from attnlib.widgets.panels import _round_list, _to_array
 __all__ = ["LiveAttention", "SCORINGS"]
 
 # The scoring functions explorer.js implements (its `SCORES` table), by name.
-SCORINGS = ("gaussian", "scaled_dot")
+SCORINGS = ("gaussian", "scaled_dot", "dot", "additive")
 
 
 @dataclass(frozen=True)
@@ -51,16 +54,22 @@ class LiveAttention:
         score_param: the name of a :class:`~attnlib.widgets.Choice` whose options are
             scoring names.
         temperature: name of a Slider the scores are divided by (optional).
+        compare: instead of one scoring function, several (names from :data:`SCORINGS`):
+            the weights panel gets one row per function, and there is no output.
+        additive: ``(W_q, W_k, w_v)`` of shapes ``(h, 2)``, ``(h, 2)``, ``(h,)``, needed by
+            the ``"additive"`` scoring function.
     """
 
     keys: Any
     values: Any
     query: tuple[str, str]
     weights: str
-    output: tuple[str, str]
+    output: tuple[str, str] | None = None
     score: str | None = "gaussian"
     score_param: str | None = None
     temperature: str | None = None
+    compare: tuple[str, ...] | None = None
+    additive: tuple[Any, Any, Any] | None = None
 
     def __post_init__(self) -> None:
         keys = _to_array(self.keys, "LiveAttention: keys")
@@ -73,8 +82,27 @@ class LiveAttention:
                                 f"one 2-D value per key; got {tuple(values.shape)}")
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "values", values)
-        if self.score_param is None and self.score not in SCORINGS:
+        if self.compare is not None:
+            bad = [c for c in self.compare if c not in SCORINGS]
+            if not self.compare or bad:
+                raise ExplorerError(f"LiveAttention: compare must list scoring functions from {SCORINGS}; "
+                                    f"got {self.compare!r}")
+            object.__setattr__(self, "compare", tuple(self.compare))
+        elif self.score_param is None and self.score not in SCORINGS:
             raise ExplorerError(f"LiveAttention: score must be one of {SCORINGS}; got {self.score!r}")
+        if self.output is None and self.compare is None:
+            raise ExplorerError("LiveAttention: give output=(lines panel, series) for the weighted average")
+        if self.additive is not None:
+            W_q, W_k, w_v = (_to_array(a, f"LiveAttention: additive {n}") for a, n in
+                             zip(self.additive, ("W_q", "W_k", "w_v")))
+            h = w_v.shape[0] if w_v.ndim == 1 else -1
+            if W_q.shape != (h, 2) or W_k.shape != (h, 2):
+                raise ExplorerError(f"LiveAttention: additive needs W_q (h, 2), W_k (h, 2), w_v (h,); got "
+                                    f"{tuple(W_q.shape)}, {tuple(W_k.shape)}, {tuple(w_v.shape)}")
+            object.__setattr__(self, "additive", (W_q, W_k, w_v))
+        uses = set(self.compare or ()) | {self.score}
+        if "additive" in uses and self.additive is None:
+            raise ExplorerError("LiveAttention: the additive scoring function needs additive=(W_q, W_k, w_v)")
 
     def check(self, decl: Any) -> None:
         """Every name refers to a parameter or panel of the declaration, of the right kind."""
@@ -95,18 +123,29 @@ class LiveAttention:
             if not isinstance(c, Choice) or bad:
                 raise ExplorerError(f"{where}: score_param {self.score_param!r} must be a Choice among "
                                     f"{SCORINGS}; unknown options {bad!r}")
+            if "additive" in c.options and self.additive is None:
+                raise ExplorerError(f"{where}: the additive scoring function needs additive=(W_q, W_k, w_v)")
         if not isinstance(panels.get(self.weights), Heatmap):
             raise ExplorerError(f"{where}: weights {self.weights!r} is not a Heatmap panel")
-        panel, series = self.output
-        lines = panels.get(panel)
-        if not isinstance(lines, Lines) or [(s.name, s.xy) for s in lines.series] != [(series, True)]:
-            raise ExplorerError(f"{where}: output {self.output!r} must be the one xy series of a Lines panel")
+        panel = None
+        if self.output is not None:
+            panel, series = self.output
+            lines = panels.get(panel)
+            if not isinstance(lines, Lines) or [(s.name, s.xy) for s in lines.series] != [(series, True)]:
+                raise ExplorerError(f"{where}: output {self.output!r} must be the one xy series of a Lines panel")
         for p in decl.panels:
             if isinstance(p, Lines) and p.name != panel and p.series:
                 raise ExplorerError(f"{where}: panel {p.name!r} has changing series the browser does not "
                                     "compute; only the output panel may")
 
     def spec(self) -> dict:
+        add = None
+        if self.additive is not None:
+            W_q, W_k, w_v = self.additive
+            add = {"W_q": [_round_list(r, 8) for r in W_q], "W_k": [_round_list(r, 8) for r in W_k],
+                   "w_v": _round_list(w_v, 8)}
         return {"keys": [_round_list(k) for k in self.keys], "values": [_round_list(v) for v in self.values],
-                "query": list(self.query), "weights": self.weights, "output": list(self.output),
-                "score": self.score, "score_param": self.score_param, "temperature": self.temperature}
+                "query": list(self.query), "weights": self.weights,
+                "output": list(self.output) if self.output else None,
+                "score": self.score, "score_param": self.score_param, "temperature": self.temperature,
+                "compare": list(self.compare) if self.compare else None, "additive": add}

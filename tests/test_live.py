@@ -94,7 +94,7 @@ def test_a_well_formed_toy_declares():
 @pytest.mark.parametrize("kwargs, match", [
     ({"keys": [[0, 0, 0]]}, r"keys must have shape \(n_keys, 2\).*got \(1, 3\)"),
     ({"values": [[0, 0]]}, r"values must have shape \(n_keys, 2\) = \(2, 2\).*got \(1, 2\)"),
-    ({"score": "cosine"}, r"score must be one of \('gaussian', 'scaled_dot'\); got 'cosine'"),
+    ({"score": "cosine"}, r"score must be one of \('gaussian', 'scaled_dot', 'dot', 'additive'\); got 'cosine'"),
     ({"query": ("qx", "nope")}, r"explorer 'toy' \(live\): query coordinate 'nope' is not a Slider"),
     ({"weights": "out"}, r"weights 'out' is not a Heatmap panel"),
     ({"output": ("plane", "o")}, r"output \('plane', 'o'\) must be the one xy series of a Lines panel"),
@@ -119,3 +119,34 @@ def test_bad_handles_and_spokes_say_what_is_wrong():
                     panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 1), ylim=(0, 1))])
     with pytest.raises(ExplorerError, match=r"labels has 1 entries, expected one per point \(2\)"):
         FixedSeries("keys", [0, 1], [0, 1], labels=["a"])
+
+
+def test_scoring_comparison_rows_are_attnlib_s_four_scoring_functions():
+    """Each row: softmax of one scoring function, written here with plain torch."""
+    from attnlib.explorers import scoring_comparison_declaration
+
+    d = scoring_comparison_declaration()
+    K, W_q, W_k, w_v = (d.meta[k] for k in ("keys", "W_q", "W_k", "w_v"))  # (6, 2), (8, 2), (8, 2), (8,)
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        x, y = (float(rng.choice(d.params[0].values)) for _ in range(2))
+        q = torch.tensor([x, y], dtype=torch.float64)
+        rows = [K @ q, K @ q / 2 ** 0.5, -((q - K) ** 2).sum(1) / 2,
+                torch.tanh(W_q @ q + K @ W_k.T) @ w_v]  # 4 x (6,)
+        want = torch.softmax(torch.stack(rows), dim=1).numpy()  # (4, 6)
+        got = compute("scoring_comparison", query_x=x, query_y=y)["weights"]
+        np.testing.assert_allclose(got, want, atol=1e-12)
+        # the story the chapter tells: on the five keys of equal length (0-4) the dot product and
+        # the Gaussian give proportional weights; only the long key 5 tells them apart
+        ratio = got[0, :5] / got[2, :5]
+        np.testing.assert_allclose(ratio, ratio[0], rtol=1e-9)
+
+
+def test_additive_scoring_needs_its_weights():
+    with pytest.raises(ExplorerError, match=r"the additive scoring function needs additive=\(W_q, W_k, w_v\)"):
+        LiveAttention(keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("dot", "additive"))
+    with pytest.raises(ExplorerError, match=r"additive needs W_q \(h, 2\), W_k \(h, 2\), w_v \(h,\); got \(3, 2\), \(2, 2\), \(3,\)"):
+        LiveAttention(keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("additive",),
+                      additive=(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros(3)))
+    with pytest.raises(ExplorerError, match=r"compare must list scoring functions"):
+        LiveAttention(keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("cosine",))

@@ -103,7 +103,7 @@ function html(tag, cls, parent, text) {
 const fmt = (v) => String(+(+v).toFixed(4));
 // "queries" -> "query" when naming one row or column ("query 2, key 5: 0.31").
 const one = (t) => String(t).replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key")
-  .replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character");
+  .replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character").replace(/\bfunctions\b/, "function");
 
 // Decode one panel's frames (see attnlib.widgets.encode_frames): byte planes of
 // little-endian unsigned integers, value = offset + q * scale; `index` maps frames.
@@ -124,9 +124,16 @@ function decode(enc) {
 // Attention's primitives for live explorers (attnlib.live): the page computes a frame
 // itself, one query (the reader's handle) against fixed keys and values. The browser tests
 // compare these numbers with attnlib's at random positions (within 1e-4).
+const dot = (a, b) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * b[i]; return s; };
 const SCORES = {
   gaussian: (q, k) => { let s = 0; for (let i = 0; i < q.length; i++) s -= (q[i] - k[i]) ** 2; return s / 2; },
-  scaled_dot: (q, k) => { let s = 0; for (let i = 0; i < q.length; i++) s += q[i] * k[i]; return s / Math.sqrt(q.length); },
+  scaled_dot: (q, k) => dot(q, k) / Math.sqrt(q.length),
+  dot: (q, k) => dot(q, k),
+  additive: (q, k, { W_q, W_k, w_v }) => {                                 // w_v . tanh(W_q q + W_k k)
+    let s = 0;
+    for (let r = 0; r < w_v.length; r++) s += w_v[r] * Math.tanh(dot(W_q[r], q) + dot(W_k[r], k));
+    return s;
+  },
 };
 function softmax(s) {
   const m = Math.max(...s), e = s.map((v) => Math.exp(v - m)), z = e.reduce((a, b) => a + b, 0);
@@ -134,9 +141,10 @@ function softmax(s) {
 }
 function liveFrame(live, params) {
   const q = live.query.map((n) => params[n]);                              // (d,)
-  const score = SCORES[live.score_param ? params[live.score_param] : live.score];
   const t = live.temperature ? params[live.temperature] : 1;
-  const w = softmax(live.keys.map((k) => score(q, k) / t));                // (n_keys,)
+  const weights = (name) => softmax(live.keys.map((k) => SCORES[name](q, k, live.additive) / t));  // (n_keys,)
+  if (live.compare) return { [live.weights]: Float64Array.from(live.compare.flatMap(weights)) };  // (n_scorings * n_keys,)
+  const w = weights(live.score_param ? params[live.score_param] : live.score);
   const out = [0, 0];                                                      // sum_j w_j v_j
   w.forEach((wj, j) => { out[0] += wj * live.values[j][0]; out[1] += wj * live.values[j][1]; });
   return { [live.weights]: Float64Array.from(w), [live.output[0]]: Float64Array.from(out) };

@@ -1,6 +1,7 @@
-"""Chapter 1's soft-lookup explorer in the built book: the page computes its frames itself
-(attnlib/static/explorer.js, `liveFrame`); the reader drags the query with a mouse, a finger
-or the arrow keys. Checked against attnlib's reference (`attnlib.explorers.compute`)."""
+"""The live explorers in the built book (chapter 1's soft lookup, chapter 5's four scoring
+functions): the page computes their frames itself (attnlib/static/explorer.js, `liveFrame`);
+the reader drags the query with a mouse, a finger or the arrow keys. Checked against
+attnlib's reference (`attnlib.explorers.compute`)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,17 @@ PAGE = CHAPTERS[0]
 NAME = "soft_lookup"
 TOL = 1e-4
 
+LIVE = [(CHAPTERS[0], "soft_lookup"), (CHAPTERS[4], "scoring_comparison")]
+
 STATE_JS = """
-() => {
-  const ex = document.querySelector('.attn-explorer[data-explorer="soft_lookup"]');
+(name) => {
+  const ex = document.querySelector(`.attn-explorer[data-explorer="${name || 'soft_lookup'}"]`);
   const k = [...document.querySelectorAll('.attn-explorer')].indexOf(ex);
   const svg = ex.querySelector('svg.attn-heatmap');
   const out = ex.querySelector('svg.attn-lines[data-panel="values"] .attn-series:not(.attn-fixed) circle');
   const knob = ex.querySelector('.attn-handle');
   return {k, params: JSON.parse(ex.dataset.params), weights: Array.from(svg.attnValues),
-          out: [+out.getAttribute('cx'), +out.getAttribute('cy')],
+          out: out ? [+out.getAttribute('cx'), +out.getAttribute('cy')] : null,
           spokes: [...ex.querySelectorAll('.attn-spokes line')].map((l) => +l.getAttribute('stroke-opacity')),
           valuetext: knob.getAttribute('aria-valuetext'), role: knob.getAttribute('role'),
           live: ex.querySelector('.attn-live').textContent};
@@ -44,47 +47,51 @@ KEY_JS = """
 """
 
 
-def _page(browser, visits, **context):
-    visits(PAGE)
+def _page(browser, visits, page_name=PAGE, name=NAME, **context):
+    visits(page_name)
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
     page = ctx.new_page()
     errors = []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{visits.base_url}/{PAGE}", wait_until="load")
-    page.wait_for_function("() => document.querySelector('.attn-explorer[data-explorer=soft_lookup][data-ready=true]')")
+    page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
+    page.wait_for_function(f"() => document.querySelector('.attn-explorer[data-explorer={name}][data-ready=true]')")
     return ctx, page, errors
 
 
-def _expected(params: dict):
+def _expected(params: dict, name: str = NAME):
     from attnlib.explorers import compute
 
-    return compute(NAME, **params)
+    return compute(name, **params)
 
 
-def test_the_page_computes_what_attnlib_computes_at_random_positions(browser, visits):
-    from attnlib.explorers import soft_lookup_declaration
+@pytest.mark.parametrize("page_name, name", LIVE)
+def test_the_page_computes_what_attnlib_computes_at_random_positions(browser, visits, page_name, name):
+    from attnlib.explorers import DECLARATIONS
 
-    decl = soft_lookup_declaration()
-    ctx, page, errors = _page(browser, visits)
+    decl = DECLARATIONS[name]()
+    ctx, page, errors = _page(browser, visits, page_name, name)
     try:
-        k = page.evaluate(STATE_JS)["k"]
+        k = page.evaluate(STATE_JS, name)["k"]
         rng = random.Random(7)
         xs_pix, xs_dat, ys_pix, ys_dat = [], [], [], []
         for _ in range(40):
             for p in decl.params:
                 page.evaluate(MOVE_JS, [k, p.name, rng.randrange(len(p.values))])
-            s = page.evaluate(STATE_JS)
-            want = _expected(s["params"])
-            err = np.abs(np.array(s["weights"]) - want["weights"][0]).max()
-            assert err <= TOL, f"at {s['params']}: the page's weights differ from attnlib's by {err:.2e}"
-            np.testing.assert_allclose(s["spokes"], np.minimum(1, want["weights"][0]), atol=1e-3,
-                                       err_msg=f"at {s['params']}: line opacities are not the weights")
-            xs_pix.append(s["out"][0]); xs_dat.append(want["values"]["output"][0, 0])
-            ys_pix.append(s["out"][1]); ys_dat.append(want["values"]["output"][1, 0])
-        # the output point is drawn where attnlib's weighted average is (one affine map per axis)
-        _check_affine(xs_pix, xs_dat, "soft lookup output (x)")
-        _check_affine(ys_pix, ys_dat, "soft lookup output (y)")
+            s = page.evaluate(STATE_JS, name)
+            want = _expected(s["params"], name)
+            w = np.asarray(want["weights"])  # (rows, n_keys)
+            err = np.abs(np.array(s["weights"]) - w.reshape(-1)).max()
+            assert err <= TOL, f"{name} at {s['params']}: the page's weights differ from attnlib's by {err:.2e}"
+            if s["spokes"]:
+                np.testing.assert_allclose(s["spokes"], np.minimum(1, w[0]), atol=1e-3,
+                                           err_msg=f"at {s['params']}: line opacities are not the weights")
+            if s["out"] is not None:
+                xs_pix.append(s["out"][0]); xs_dat.append(want["values"]["output"][0, 0])
+                ys_pix.append(s["out"][1]); ys_dat.append(want["values"]["output"][1, 0])
+        if xs_dat:  # the output point is drawn where attnlib's weighted average is (one affine map per axis)
+            _check_affine(xs_pix, xs_dat, f"{name} output (x)")
+            _check_affine(ys_pix, ys_dat, f"{name} output (y)")
         assert not errors, errors
     finally:
         ctx.close()
