@@ -256,8 +256,8 @@ def test_esm_is_small_and_has_no_console_calls():
 
     src = (_STATIC / "explorer.js").read_text()
     # raw; it rides in every explorer's saved state in the notebooks (the published pages load
-    # it once, about 9 kB gzip). 24 kB until the PNG cells, live frames and the handle arrived.
-    assert len(src.encode()) < 32_000
+    # it once, 11 kB gzip). 24 kB until the PNG cells, live frames, the handle and Play arrived.
+    assert len(src.encode()) < 36_000
     assert "console." not in src
     assert "import " not in src and "fetch(" not in src  # dependency-free, no network
 
@@ -343,3 +343,12 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
     assert messages == []
     assert [u for u in requests if not u.startswith(("blob:", "data:", "about:"))] == []
     page.close()
+
+
+def test_play_is_declared_on_a_slider_and_reaches_the_spec():
+    decl = _decl(params=[Slider("temperature", TEMPS, play=True), Choice("mode", ["plain", "square"])])
+    spec = Explorer(decl).spec
+    assert [p["play"] for p in spec["params"]] == [True, False]
+    from attnlib.explorers import DECLARATIONS
+
+    assert next(p for p in DECLARATIONS["additive_attention"]().params if p.name == "angle").play

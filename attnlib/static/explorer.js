@@ -481,6 +481,44 @@ function render({ model, el: host }) {
     };
     const initial = idx.slice();  // what Reset returns to: the positions the explorer opened at
     const inputs = [], outputs = [];
+    // Play / pause over a slider's values (Slider(play=True)): one step per tick at the chosen
+    // speed, stopping at the last value. With prefers-reduced-motion the button steps once
+    // per press instead ("Next step"), and nothing moves on its own.
+    const win = host.ownerDocument && host.ownerDocument.defaultView;
+    const reducedMotion = () => !!(win && win.matchMedia && win.matchMedia("(prefers-reduced-motion: reduce)").matches);
+    let timer = null, playing = null;
+    const stopPlaying = () => {
+      if (timer !== null) { clearTimeout(timer); timer = null; }
+      if (playing) { playing.textContent = "Play"; playing.setAttribute("aria-pressed", "false"); playing = null; }
+    };
+    cleanup.push(stopPlaying);
+    const playButton = (p, k) => {
+      const box = html("span", "attn-play", controls);
+      const btn = html("button", "attn-play-button", box, reducedMotion() ? "Next step" : "Play");
+      btn.type = "button";
+      btn.setAttribute("data-param", p.name);
+      btn.setAttribute("aria-pressed", "false");
+      const speed = html("select", "attn-speed", box);
+      speed.setAttribute("aria-label", `playback speed of ${p.label}`);
+      [["slow", 700], ["normal", 300], ["fast", 100]].forEach(([t, ms]) => { html("option", null, speed, t).value = String(ms); });
+      speed.value = "300";
+      if (reducedMotion()) speed.hidden = true;
+      const last = p.values.length - 1;
+      const tick = () => {
+        timer = null;
+        if (idx[k] >= last) return stopPlaying();
+        ui.move({ [p.name]: idx[k] + 1 });
+        if (idx[k] >= last) stopPlaying(); else timer = setTimeout(tick, +speed.value);
+      };
+      btn.addEventListener("click", () => {
+        if (reducedMotion()) { ui.move({ [p.name]: idx[k] >= last ? 0 : idx[k] + 1 }); return; }
+        if (playing === btn) { stopPlaying(); return; }
+        stopPlaying();
+        if (idx[k] >= last) ui.move({ [p.name]: 0 });  // from the start again
+        playing = btn; btn.textContent = "Pause"; btn.setAttribute("aria-pressed", "true");
+        timer = setTimeout(tick, +speed.value);
+      });
+    };
     spec.params.forEach((p, k) => {
       const label = html("label", null, controls, p.label + " ");
       if (p.kind === "choice") {
@@ -498,8 +536,9 @@ function render({ model, el: host }) {
         const out = html("output", "attn-value", label);
         out.setAttribute("data-param", p.name);
         inp.setAttribute("aria-label", p.label);
-        inp.addEventListener("input", () => onMove(k, +inp.value));
+        inp.addEventListener("input", () => { stopPlaying(); onMove(k, +inp.value); });
         inputs.push(inp); outputs.push(out);
+        if (p.play) playButton(p, k);
       }
       // JupyterLab binds the arrow keys to notebook commands (move between cells, collapse
       // headings) for any focused element that is not a text field; let a focused slider or
@@ -510,6 +549,7 @@ function render({ model, el: host }) {
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
+      stopPlaying();
       spec.params.forEach((p, k) => {
         const d = initial[k];
         if (idx[k] !== d) { idx[k] = d; inputs[k].value = String(d); }

@@ -32,6 +32,9 @@ class Slider:
         label: text shown before the slider (default: ``name``).
         default: initial value (must be one of ``values``; default: the middle one).
         value_labels: optional text shown for each value (default: a short number).
+        play: show a Play button (and a speed choice) that steps through the values to the
+            last one, e.g. training steps or a sweep; with prefers-reduced-motion it steps
+            once per press instead.
     """
 
     name: str
@@ -39,6 +42,7 @@ class Slider:
     label: str | None = None
     default: float | None = None
     value_labels: Sequence[str] | None = None
+    play: bool = False
 
     kind = "slider"
 

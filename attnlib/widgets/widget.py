@@ -79,7 +79,7 @@ class Explorer(anywidget.AnyWidget):
         for p in decl.params:
             param_specs.append({
                 "name": p.name, "kind": p.kind, "label": p.label or p.name,
-                "values": list(p.values), "labels": p.labels(),
+                "values": list(p.values), "labels": p.labels(), "play": bool(getattr(p, "play", False)),
             })
         spec = {"title": decl.title, "params": param_specs, "panels": panel_specs,
                 "strides": _strides([len(p.values) for p in decl.params])}
