@@ -91,6 +91,7 @@ class Element {
 const doc = {
   createElement: (tag) => new Element(tag, false),
   createElementNS: (_ns, tag) => new Element(tag, true),
+  createTextNode: (text) => ({ text: String(text) }),
   documentElement: new Element("html", false),
   body: null,
   defaultView: null,

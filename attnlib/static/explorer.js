@@ -234,12 +234,14 @@ function heatmapPanel(spec, parent, ui) {
     readout.setAttribute("data-row", i);
     readout.setAttribute("data-col", j);
   };
-  const show = (i, j) => {
+  const show = (i, j, quiet) => {
     current = [Math.max(0, Math.min(R - 1, i)), Math.max(0, Math.min(C - 1, j))];
     picked = true;
     cursor.setAttribute("visibility", "visible");
     read();
+    if (!quiet) ui.column(current[1], spec.name, C);  // linked views: the same key elsewhere
   };
+  ui.onColumn.push((j, from, n) => { if (from !== spec.name && n === C) show(current[0], j, true); });
   const pick = (ev) => {  // the cell under the pointer, in the map's own units (any CSS scale)
     const m = g.getScreenCTM && g.getScreenCTM();
     if (!m) return;
@@ -332,8 +334,10 @@ function linesPanel(spec, parent, ui) {
       c.setAttribute("cy", Y(ys[i]).toFixed(1));
     }
   };
+  const fixedEls = [];
   for (const f of spec.fixed) {
     const e = draw(f, "attn-series attn-fixed");
+    fixedEls.push(e);
     if (f.style === "line") e.setAttribute("d", pathD(f.x, f.y));
     else points(e, f.x, f.y, f.labels ? 4 : 2.5);
     (f.labels || []).forEach((t, i) => el("text", { class: "attn-point-label", x: (X(f.x[i]) + 6).toFixed(1),
@@ -345,6 +349,31 @@ function linesPanel(spec, parent, ui) {
       stroke: spec.handle.color, "stroke-linecap": "round" }, spokes));
   })() : [];
   const handle = spec.handle ? handlePanel(spec, svg, g, ui, X, Y, pw, ph) : null;
+  // Linked views: a fixed series of labelled points (the keys, the values) answers to the
+  // heatmap's columns: reading column j rings point j here, and pointing at point j reads
+  // column j there.
+  const linked = spec.fixed.map((f, i) => [f, fixedEls[i]])
+    .filter(([f]) => f.style === "points" && f.labels);
+  linked.forEach(([f, gEl]) => {
+    gEl.setAttribute("data-linked", "true");
+    gEl.addEventListener("mouseover", (ev) => {
+      const j = Array.prototype.indexOf.call(gEl.childNodes, ev.target);
+      if (j >= 0) ui.column(j, spec.name, f.x.length);
+    });
+  });
+  ui.onColumn.push((j, from, n) => linked.forEach(([f, gEl]) => {
+    if (f.x.length !== n) return;
+    gEl.childNodes.forEach((c, i) => c.setAttribute("class", i === j ? "attn-linked" : ""));
+  }));
+  if (spec.spokes) {  // the weight lines can be switched off
+    const box = html("label", "attn-toggle", wrap, "");
+    const cb = html("input", null, box);
+    cb.type = "checkbox";
+    cb.setAttribute("checked", "");
+    cb.setAttribute("data-spokes", spec.name);
+    box.appendChild(box.ownerDocument.createTextNode(` lines from the ${spec.handle.label} to the ${spec.spokes.to}`));
+    cb.addEventListener("change", () => spokes.setAttribute("visibility", cb.checked ? "visible" : "hidden"));
+  }
   const live = spec.series.map((s) => draw(s, "attn-series"));
   // legend
   const legH = top + all.length * 16 + 8;  // entries start level with the plot's top
@@ -463,6 +492,8 @@ function render({ model, el: host }) {
     const pos = (name) => spec.params.findIndex((p) => p.name === name);
     const ui = {
       heatmaps: [],
+      onColumn: [],
+      column: (j, from, n) => ui.onColumn.forEach((f) => f(j, from, n)),
       values: (name) => spec.params[pos(name)].values,
       index: (name) => idx[pos(name)],
       // several controls at once (a dragged point moves two sliders), one redraw

@@ -10,6 +10,7 @@ import random
 
 import numpy as np
 import pytest
+from _heatmap_js import HOVER
 
 from .conftest import CHAPTERS
 from .test_book import MOVE_JS, _check_affine
@@ -148,6 +149,57 @@ def test_the_arrow_keys_move_the_query_one_grid_step(browser, visits):
             page.keyboard.press("ArrowLeft")
         assert page.evaluate(STATE_JS)["params"]["query_x"] == -2.5
         assert json.dumps(page.evaluate(STATE_JS)["params"])  # still a well-formed frame
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+LINK_JS = """
+async (j) => {
+  const ex = document.querySelector('.attn-explorer[data-explorer="soft_lookup"]');
+  const svg = ex.querySelector('svg.attn-heatmap');
+  const hover = """ + HOVER + """;
+  hover(svg, 0, j);                                     // read column j of the heatmap
+  const ringed = (panel) => [...ex.querySelectorAll(`svg.attn-lines[data-panel="${panel}"] [data-linked] circle`)]
+    .map((c, i) => c.classList.contains('attn-linked') ? i : -1).filter((i) => i >= 0);
+  const fromMap = {keys: ringed('keys'), values: ringed('values')};
+  // and back: the pointer on key (j + 2) % 7 in the plot reads that column
+  const other = (j + 2) % 7;
+  ex.querySelector('svg.attn-lines[data-panel="keys"] [data-linked] ').children[other]
+    .dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
+  const r = svg.parentElement.querySelector('.attn-readout');
+  return {fromMap, other, readCol: r.dataset.row === undefined ? null : +r.dataset.col, readout: r.textContent,
+          ringedAfter: ringed('values')};
+}
+"""
+
+
+def test_reading_a_column_rings_its_key_and_value_and_back(browser, visits):
+    ctx, page, errors = _page(browser, visits)
+    try:
+        for j in (1, 4):
+            got = page.evaluate(LINK_JS, j)
+            assert got["fromMap"] == {"keys": [j], "values": [j]}, f"column {j} read: ringed {got['fromMap']}"
+            assert got["readCol"] == got["other"] and f"key {got['other']}" in got["readout"], got
+            assert got["ringedAfter"] == [got["other"]], got
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+def test_the_weight_lines_can_be_switched_off(browser, visits):
+    ctx, page, errors = _page(browser, visits)
+    try:
+        box = page.locator('.attn-explorer[data-explorer="soft_lookup"] input[data-spokes="keys"]')
+        spokes = page.locator('.attn-explorer[data-explorer="soft_lookup"] .attn-spokes')
+        assert box.is_checked() and spokes.get_attribute("visibility") in (None, "visible")
+        label = page.evaluate("() => document.querySelector('input[data-spokes=keys]').parentElement.textContent")
+        assert label.strip() == "lines from the query to the keys"
+        box.click()
+        assert not box.is_checked() and spokes.get_attribute("visibility") == "hidden"
+        assert not spokes.is_visible()
+        box.click()
+        assert box.is_checked() and spokes.get_attribute("visibility") == "visible"
         assert not errors, errors
     finally:
         ctx.close()
