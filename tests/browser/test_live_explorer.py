@@ -5,6 +5,7 @@ attnlib's reference (`attnlib.explorers.compute`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 
@@ -48,16 +49,22 @@ KEY_JS = """
 """
 
 
-def _page(browser, visits, page_name=PAGE, name=NAME, **context):
+@contextlib.contextmanager
+def _opened(browser, visits, page_name=PAGE, name=NAME, **context):
+    """The page, fresh, once the explorer is ready; on leaving, no console error was logged."""
     visits(page_name)
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
     page = ctx.new_page()
     errors = []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
-    page.wait_for_function(f"() => document.querySelector('.attn-explorer[data-explorer={name}][data-ready=true]')")
-    return ctx, page, errors
+    try:
+        page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
+        page.wait_for_function(f"() => document.querySelector('.attn-explorer[data-explorer={name}][data-ready=true]')")
+        yield page
+        assert not errors, f"{page_name}: console errors: {errors}"
+    finally:
+        ctx.close()
 
 
 def _expected(params: dict, name: str = NAME):
@@ -71,8 +78,7 @@ def test_the_page_computes_what_attnlib_computes_at_random_positions(browser, vi
     from attnlib.explorers import DECLARATIONS
 
     decl = DECLARATIONS[name]()
-    ctx, page, errors = _page(browser, visits, page_name, name)
-    try:
+    with _opened(browser, visits, page_name, name) as page:
         k = page.evaluate(STATE_JS, name)["k"]
         rng = random.Random(7)
         xs_pix, xs_dat, ys_pix, ys_dat = [], [], [], []
@@ -93,14 +99,10 @@ def test_the_page_computes_what_attnlib_computes_at_random_positions(browser, vi
         if xs_dat:  # the output point is drawn where attnlib's weighted average is (one affine map per axis)
             _check_affine(xs_pix, xs_dat, f"{name} output (x)")
             _check_affine(ys_pix, ys_dat, f"{name} output (y)")
-        assert not errors, errors
-    finally:
-        ctx.close()
 
 
 def test_dragging_the_query_onto_a_key_gives_that_key_the_most_weight(browser, visits):
-    ctx, page, errors = _page(browser, visits)
-    try:
+    with _opened(browser, visits) as page:
         page.locator('.attn-explorer[data-explorer="soft_lookup"] svg.attn-lines[data-panel="keys"]').scroll_into_view_if_needed()
         start = page.evaluate(STATE_JS)
         assert start["role"] == "slider" and start["valuetext"] == "query at x = 0.5, y = -0.5"
@@ -118,27 +120,19 @@ def test_dragging_the_query_onto_a_key_gives_that_key_the_most_weight(browser, v
             assert err <= TOL
             assert s["valuetext"] == f"query at x = {s['params']['query_x']:g}, y = {s['params']['query_y']:g}"
             assert s["live"].startswith("scoring function") and f"on key {j}" in s["live"], s["live"]
-        assert not errors, errors
-    finally:
-        ctx.close()
 
 
 def test_a_tap_puts_the_query_there(browser, visits):
-    ctx, page, errors = _page(browser, visits, has_touch=True, is_mobile=True)
-    try:
+    with _opened(browser, visits, has_touch=True, is_mobile=True) as page:
         page.locator('.attn-explorer[data-explorer="soft_lookup"] svg.attn-lines[data-panel="keys"]').scroll_into_view_if_needed()
         tx, ty = page.evaluate(KEY_JS, 1)
         page.touchscreen.tap(tx + 2, ty + 2)  # next to the dot: the plot under it takes the tap
         s = page.evaluate(STATE_JS)
         assert int(np.argmax(s["weights"])) == 1, f"tapped key 1: {s['params']}, {np.round(s['weights'], 3)}"
-        assert not errors, errors
-    finally:
-        ctx.close()
 
 
 def test_the_arrow_keys_move_the_query_one_grid_step(browser, visits):
-    ctx, page, errors = _page(browser, visits)
-    try:
+    with _opened(browser, visits) as page:
         page.locator('.attn-explorer[data-explorer="soft_lookup"] .attn-handle').focus()
         for key in ["ArrowRight"] * 3 + ["ArrowUp"] * 2 + ["ArrowDown"]:
             page.keyboard.press(key)
@@ -149,9 +143,6 @@ def test_the_arrow_keys_move_the_query_one_grid_step(browser, visits):
             page.keyboard.press("ArrowLeft")
         assert page.evaluate(STATE_JS)["params"]["query_x"] == -2.5
         assert json.dumps(page.evaluate(STATE_JS)["params"])  # still a well-formed frame
-        assert not errors, errors
-    finally:
-        ctx.close()
 
 
 LINK_JS = """
@@ -175,21 +166,16 @@ async (j) => {
 
 
 def test_reading_a_column_rings_its_key_and_value_and_back(browser, visits):
-    ctx, page, errors = _page(browser, visits)
-    try:
+    with _opened(browser, visits) as page:
         for j in (1, 4):
             got = page.evaluate(LINK_JS, j)
             assert got["fromMap"] == {"keys": [j], "values": [j]}, f"column {j} read: ringed {got['fromMap']}"
             assert got["readCol"] == got["other"] and f"key {got['other']}" in got["readout"], got
             assert got["ringedAfter"] == [got["other"]], got
-        assert not errors, errors
-    finally:
-        ctx.close()
 
 
 def test_the_weight_lines_can_be_switched_off(browser, visits):
-    ctx, page, errors = _page(browser, visits)
-    try:
+    with _opened(browser, visits) as page:
         box = page.locator('.attn-explorer[data-explorer="soft_lookup"] input[data-spokes="keys"]')
         spokes = page.locator('.attn-explorer[data-explorer="soft_lookup"] .attn-spokes')
         assert box.is_checked() and spokes.get_attribute("visibility") in (None, "visible")
@@ -200,6 +186,3 @@ def test_the_weight_lines_can_be_switched_off(browser, visits):
         assert not spokes.is_visible()
         box.click()
         assert box.is_checked() and spokes.get_attribute("visibility") == "visible"
-        assert not errors, errors
-    finally:
-        ctx.close()
