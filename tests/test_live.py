@@ -150,3 +150,42 @@ def test_additive_scoring_needs_its_weights():
                       additive=(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros(3)))
     with pytest.raises(ExplorerError, match=r"compare must list scoring functions"):
         LiveAttention(keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("cosine",))
+
+
+def test_a_handle_must_stay_inside_its_plot():
+    params = [Slider("a", [0.0, 0.5, 2.0]), Slider("b", [0.0, 1.0])]
+    with pytest.raises(ExplorerError, match=r"explorer 'toy', control 'a': its values run from 0 to 2, outside "
+                                            r"panel 'p''s xlim \(0, 1\); the point could leave the plot"):
+        Declaration("toy", update=lambda **p: {}, params=params,
+                    panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 1), ylim=(0, 1))])
+    with pytest.raises(ExplorerError, match=r"panel 'p' has a handle; give its ylim"):
+        Declaration("toy", update=lambda **p: {}, params=params,
+                    panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 2))])
+
+
+def _hull_edges_inward(corners: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(point, inward normal) per edge of a convex polygon given in counter-clockwise order."""
+    out = []
+    for a, b in zip(corners, np.roll(corners, -1, axis=0)):
+        d = b - a
+        out.append((a, np.array([-d[1], d[0]])))  # left of a->b is inside for counter-clockwise
+    return out
+
+
+def test_soft_lookup_over_its_whole_input_range():
+    """Every position of the grid, every temperature, both scoring functions: finite weights
+    that sum to 1, and the output inside the convex hull of the values (the reference formula,
+    tied to compute() by test_the_reference_is_attention_pooling)."""
+    d = soft_lookup_declaration()
+    K, V = d.meta["keys"], d.meta["values"]  # (7, 2) each
+    xs = torch.tensor(d.params[2].values, dtype=torch.float64)  # (101,)
+    q = torch.stack(torch.meshgrid(xs, xs, indexing="ij"), dim=-1).reshape(-1, 2)  # (10201, 2)
+    corners = V[torch.argsort(torch.atan2(V[:, 1], V[:, 0]))].numpy()  # (7, 2), counter-clockwise
+    for score in ("gaussian", "scaled_dot"):
+        s = -((q[:, None, :] - K[None]) ** 2).sum(-1) / 2 if score == "gaussian" else q @ K.T / 2 ** 0.5  # (10201, 7)
+        for T in d.params[1].values:
+            w = torch.softmax(s / T, dim=1)  # (10201, 7)
+            assert torch.isfinite(w).all() and torch.allclose(w.sum(1), torch.ones(len(q), dtype=w.dtype))
+            out = (w @ V).numpy()  # (10201, 2)
+            for a, n in _hull_edges_inward(corners):
+                assert ((out - a) @ n >= -1e-9).all(), f"{score}, T={T}: an output leaves the hull"

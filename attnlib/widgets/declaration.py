@@ -64,10 +64,18 @@ class Declaration:
         byname = {p.name: p for p in params}
         for panel in panels:
             h = getattr(panel, "handle", None)
-            for axis in ((h.x, h.y) if h else ()):
+            for axis, lim, which in ((h.x, panel.xlim, "xlim"), (h.y, panel.ylim, "ylim")) if h else ():
                 if not isinstance(byname.get(axis), Slider):
                     raise ExplorerError(f"explorer {self.name!r}: the handle of panel {panel.name!r} is bound "
                                         f"to {axis!r}, which is not a Slider of this explorer")
+                if lim is None:
+                    raise ExplorerError(f"explorer {self.name!r}: panel {panel.name!r} has a handle; give its "
+                                        f"{which} so the plot does not move while the point is dragged")
+                vals = byname[axis].values
+                if min(vals) < lim[0] or max(vals) > lim[1]:
+                    raise ExplorerError(f"explorer {self.name!r}, control {axis!r}: its values run from "
+                                        f"{min(vals):g} to {max(vals):g}, outside panel {panel.name!r}'s "
+                                        f"{which} {tuple(lim)}; the point could leave the plot")
             sp = getattr(panel, "spokes", None)
             if sp and not any(isinstance(q, Heatmap) and q.name == sp.weights for q in panels):
                 raise ExplorerError(f"explorer {self.name!r}: spokes of panel {panel.name!r} take their "
