@@ -24,6 +24,7 @@ returns one frame (``{panel: data}``) computed directly by attnlib, e.g.::
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.kernels import KERNELS, nadaraya_watson
+from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
 from attnlib.live import LiveAttention
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores, bilinear_scores, dot_product_scores, gaussian_scores
@@ -52,6 +53,7 @@ __all__ = [
     "soft_lookup_explorer",
     "softmax_temperature_explorer",
     "kernel_regression_explorer",
+    "bandwidth_training_explorer",
     "masking_explorer",
     "additive_attention_explorer",
     "scaling_explorer",
@@ -264,6 +266,83 @@ def kernel_regression_explorer(**kwargs: Any) -> Explorer:
     ``noise``.
     """
     return Explorer(kernel_regression_declaration(**kwargs))
+
+
+@functools.lru_cache(maxsize=4)
+def _bandwidth_runs(seed: int, n_train: int, steps: int, lr: float):
+    """Chapter 2's two training runs of NadarayaWatson (Gaussian, h = 1 at the start, Adam):
+    with and without leave-one-out. The data are the chapter's (the same recipe and seed)."""
+    g = _generator(seed)
+    x_train, _ = torch.sort(torch.rand(n_train, generator=g) * 5)  # (n_train,)
+    y_train = _truth(x_train) + 0.5 * torch.randn(n_train, generator=g)  # (n_train,)
+    runs = {}
+    for exclude_self in (True, False):
+        model = NadarayaWatson("gaussian", 1.0, exclude_self=exclude_self)
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+        hs, losses = [], []
+        for step in range(steps + 1):
+            optimizer.zero_grad()
+            loss = ((model(x_train, y_train, x_train) - y_train) ** 2).mean()
+            hs.append(model.bandwidth.item())  # h after `step` updates, and its loss
+            losses.append(loss.item())
+            if step < steps:
+                loss.backward()
+                optimizer.step()
+        runs[exclude_self] = (hs, losses)
+    return x_train, y_train, runs
+
+
+def bandwidth_training_declaration(*, seed: int = 0, n_train: int = 50, steps: int = 100,
+                                   lr: float = 0.1) -> Declaration:
+    """Declaration of :func:`bandwidth_training_explorer` (trains twice, about 0.3 s, cached)."""
+    x_train, y_train, runs = _bandwidth_runs(seed, n_train, steps, lr)
+    x_query = torch.linspace(0.0, 5.0, 51)  # (51,)
+    loo, naive = runs[True], runs[False]
+
+    def update(step: int) -> dict[str, Any]:
+        fits = {}
+        for name, (hs, _) in (("leave-one-out", loo), ("without leave-one-out", naive)):
+            y_hat, _ = nadaraya_watson(x_train, y_train, x_query, kernel="gaussian", bandwidth=hs[step])
+            fits[name] = _np(y_hat)  # (51,)
+        now = np.array([[step, step], [loo[1][step], naive[1][step]]], dtype=np.float64)  # (2, 2): x row, y row
+        return {"fit": fits, "loss": {"now": now}}
+
+    labels = [f"step {k}: h = {loo[0][k]:.3f} and {naive[0][k]:.3f}" for k in range(steps + 1)]
+    xs = np.arange(steps + 1, dtype=np.float64)
+    xq = _np(x_query)
+    return Declaration(
+        name="bandwidth_training",
+        update=update,
+        params=[Slider("step", list(range(steps + 1)), label="Adam step", default=0, value_labels=labels,
+                       play=True)],
+        panels=[
+            Lines("loss", series=[Series("now", style="points", xy=True, color="#000000")],
+                  fixed=[FixedSeries("leave-one-out loss", xs, np.array(loo[1]), color="#0072B2"),
+                         FixedSeries("loss without leave-one-out", xs, np.array(naive[1]), color="#D55E00")],
+                  xlabel="Adam step", ylabel="training MSE", title="loss"),
+            Lines("fit", x=xq, series=[Series("leave-one-out", color="#0072B2"),
+                                       Series("without leave-one-out", color="#D55E00")],
+                  fixed=[FixedSeries("truth 2 sin x + x", xq, _truth(xq), dash="5 4", color="#777777"),
+                         FixedSeries("training data", _np(x_train), _np(y_train), style="points",
+                                     color="#555555")],
+                  xlabel="x", ylabel="y", title="fit at new queries"),
+        ],
+        title="Learning the bandwidth, step by step (h with leave-one-out and without)",
+        meta={"x_train": x_train, "y_train": y_train, "runs": runs},
+    )
+
+
+def bandwidth_training_explorer(**kwargs: Any) -> Explorer:
+    """Playback of chapter 2's training of :class:`attnlib.NadarayaWatson` (Gaussian kernel,
+    h = 1 at step 0, 100 steps of Adam, learning rate 0.1), with and without leave-one-out.
+
+    The slider (with Play) picks the step; the panels show both loss curves with the current
+    step marked, and both fits at new queries with the bandwidth reached at that step. The
+    step's label gives both bandwidths. Data: the chapter's 50 noisy points (same seed).
+
+    Keyword args (optional): ``seed``, ``n_train``, ``steps``, ``lr``.
+    """
+    return Explorer(bandwidth_training_declaration(**kwargs))
 
 
 # ----------------------------------------------------------------------------- chapter 3
@@ -538,6 +617,7 @@ EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "soft_lookup": soft_lookup_explorer,
     "softmax_temperature": softmax_temperature_explorer,
     "kernel_regression": kernel_regression_explorer,
+    "bandwidth_training": bandwidth_training_explorer,
     "masking": masking_explorer,
     "additive_attention": additive_attention_explorer,
     "scaling": scaling_explorer,
@@ -556,6 +636,7 @@ DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "soft_lookup": soft_lookup_declaration,
     "softmax_temperature": softmax_temperature_declaration,
     "kernel_regression": kernel_regression_declaration,
+    "bandwidth_training": bandwidth_training_declaration,
     "masking": masking_declaration,
     "additive_attention": additive_attention_declaration,
     "scaling": scaling_declaration,

@@ -19,7 +19,8 @@ from attnlib import AdditiveAttention, masked_softmax, nadaraya_watson
 from attnlib.explorers import DECLARATIONS, EXPLORERS, compute
 from attnlib.widgets import Explorer
 
-NAMES = ["softmax_temperature", "kernel_regression", "masking", "additive_attention", "scaling"]
+NAMES = ["softmax_temperature", "kernel_regression", "bandwidth_training", "masking", "additive_attention",
+         "scaling"]
 LIVE = ["soft_lookup", "scoring_comparison"]  # computed in the browser (attnlib.live): tests/test_live.py
 STATE_BUDGET_GZIP = 150_000  # bytes per explorer: the whole page must stay <= 1.5 MB gzip
 
@@ -87,6 +88,7 @@ REPRS = {
                            "lines 'query_0')",
     "kernel_regression": "Explorer('kernel_regression': kernel ×5, bandwidth ×25 → lines 'fit', "
                          "heatmap 'weights' 20×40)",
+    "bandwidth_training": "Explorer('bandwidth_training': step ×101 → lines 'loss', lines 'fit')",
     "masking": "Explorer('masking': valid_len_1 ×5, valid_len_2 ×5, valid_len_3 ×5 → heatmap "
                "'sentence_1' 3×4, heatmap 'sentence_2' 3×4, heatmap 'sentence_3' 3×4)",
     "additive_attention": "Explorer('additive_attention': angle ×36, valid_len ×8, num_hiddens ×3 → "
@@ -306,3 +308,19 @@ def test_rendered_explorer_matches_compute(browser, built, name):  # noqa: F811
     assert messages == []
     assert [u for u in requests if not u.startswith(("blob:", "data:", "about:"))] == []
     page.close()
+
+
+def test_bandwidth_training_replays_the_chapter_s_run(built):
+    """The explorer's runs are chapter 2's: the losses and bandwidths the chapter printed
+    (leave-one-out / without, steps 0, 25, 99; learned h) from its own training cell."""
+    runs = built["bandwidth_training"].declaration.meta["runs"]
+    (h_loo, l_loo), (h_naive, l_naive) = runs[True], runs[False]
+    assert [round(l_loo[k], 3) for k in (0, 25, 99)] == [0.782, 0.372, 0.362]
+    assert [round(l_naive[k], 3) for k in (0, 25, 99)] == [0.708, 0.240, 0.009]
+    assert (round(h_loo[100], 3), round(h_naive[100], 3)) == (0.250, 0.008)
+    assert h_loo[0] == h_naive[0] == 1.0
+    ex = built["bandwidth_training"]
+    f = ex.frame_index(step=30)
+    fit = ex.frames[f]["fit"]
+    assert np.all(np.isfinite(fit["leave-one-out"])) and np.all(np.isfinite(fit["without leave-one-out"]))
+    assert ex.spec["params"][0]["play"] and ex.spec["params"][0]["labels"][30] == "step 30: h = 0.179 and 0.129"

@@ -11,7 +11,8 @@ from .conftest import CHAPTERS
 
 pytestmark = pytest.mark.browser
 
-PLAYERS = [(CHAPTERS[5], "alignment_playback", "step"), (CHAPTERS[3], "additive_attention", "angle")]
+PLAYERS = [(CHAPTERS[5], "alignment_playback", "step"), (CHAPTERS[3], "additive_attention", "angle"),
+           (CHAPTERS[1], "bandwidth_training", "step")]
 
 STATE_JS = """
 ([name, param]) => {
