@@ -307,7 +307,7 @@ def bandwidth_training_declaration(*, seed: int = 0, n_train: int = 50, steps: i
         now = np.array([[step, step], [loo[1][step], naive[1][step]]], dtype=np.float64)  # (2, 2): x row, y row
         return {"fit": fits, "loss": {"now": now}}
 
-    labels = [f"step {k}: h = {loo[0][k]:.3f} and {naive[0][k]:.3f}" for k in range(steps + 1)]
+    labels = [f"{k} (h = {loo[0][k]:.3f} and {naive[0][k]:.3f})" for k in range(steps + 1)]
     xs = np.arange(steps + 1, dtype=np.float64)
     xq = _np(x_query)
     return Declaration(

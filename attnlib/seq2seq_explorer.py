@@ -46,7 +46,7 @@ def alignment_playback_declaration(log: TrainLog, source: str, target: str,
         name="alignment_playback",
         update=update,
         params=[Slider("step", steps, label="training step", default=steps[-1],
-                       value_labels=[f"step {s}" for s in steps], play=True)],
+                       value_labels=[str(s) for s in steps], play=True)],
         panels=[
             Heatmap("weights", xlabel="input characters (keys)",
                     ylabel="output characters (queries)",

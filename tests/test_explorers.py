@@ -323,4 +323,4 @@ def test_bandwidth_training_replays_the_chapter_s_run(built):
     f = ex.frame_index(step=30)
     fit = ex.frames[f]["fit"]
     assert np.all(np.isfinite(fit["leave-one-out"])) and np.all(np.isfinite(fit["without leave-one-out"]))
-    assert ex.spec["params"][0]["play"] and ex.spec["params"][0]["labels"][30] == "step 30: h = 0.179 and 0.129"
+    assert ex.spec["params"][0]["play"] and ex.spec["params"][0]["labels"][30] == "30 (h = 0.179 and 0.129)"
