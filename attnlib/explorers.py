@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlib.attention import attention_pool
 from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
 from attnlib.live import LiveAttention
 from attnlib.masking import masked_softmax
@@ -132,6 +133,13 @@ def softmax_temperature_explorer(**kwargs: Any) -> Explorer:
     return Explorer(softmax_temperature_declaration(**kwargs))
 
 
+def _query_sliders(x: float, y: float) -> list[Slider]:
+    """The two sliders a dragged query is bound to: [-2.5, 2.5] in steps of 0.05 each."""
+    grid = [round(-2.5 + 0.05 * i, 2) for i in range(101)]
+    return [Slider(f"query_{axis}", grid, label=f"query {axis}", default=v, value_labels=[f"{g:.2f}" for g in grid])
+            for axis, v in (("x", x), ("y", y))]
+
+
 def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
     """Declaration of :func:`soft_lookup_explorer` (computed in the browser, see attnlib.live)."""
     g = _generator(seed)
@@ -143,7 +151,6 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
     values = 1.6 * torch.stack([torch.cos(angles), torch.sin(angles)], dim=1)[order]  # (n_keys, 2)
     hull = values[torch.argsort(torch.atan2(values[:, 1], values[:, 0]))]  # (n_keys, 2): corners in turn
     hull = torch.cat([hull, hull[:1]])  # (n_keys + 1, 2): closed
-    grid = [round(-2.5 + 0.05 * i, 2) for i in range(101)]
     temperatures = [0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 1000]
     names = [str(j) for j in range(n_keys)]
 
@@ -151,8 +158,7 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
         q = torch.tensor([[[query_x, query_y]]], dtype=torch.float64)  # (1, 1, 2)
         k = keys[None]  # (1, n_keys, 2)
         s = gaussian_scores(q, k) if score == "gaussian" else dot_product_scores(q, k)  # (1, 1, n_keys)
-        w = masked_softmax(s / temperature)  # (1, 1, n_keys)
-        out = torch.bmm(w, values[None])  # (1, 1, 2)
+        out, w = attention_pool(s / temperature, values[None])  # (1, 1, 2), (1, 1, n_keys)
         return {"weights": _np(w[0]), "keys": {}, "values": {"output": _np(out[0].T)}}  # output (2, 1)
 
     kv = _np(keys)
@@ -164,8 +170,7 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
                        option_labels=["Gaussian: -|q - k|\u00b2 / 2", "scaled dot product: q\u00b7k / \u221a2"]),
                 Slider("temperature", temperatures, label="temperature", default=1,
                        value_labels=[f"T = {t:g}" for t in temperatures]),
-                Slider("query_x", grid, label="query x", default=0.5, value_labels=[f"{v:.2f}" for v in grid]),
-                Slider("query_y", grid, label="query y", default=-0.5, value_labels=[f"{v:.2f}" for v in grid])],
+                *_query_sliders(0.5, -0.5)],
         panels=[
             Lines("keys", xlabel="feature 1", ylabel="feature 2", title="drag the query among the keys",
                   fixed=[FixedSeries("keys", kv[:, 0], kv[:, 1], style="points", color="#0072B2", labels=names)],
@@ -562,7 +567,6 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
     W_q = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
     W_k = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
     w_v = torch.randn(num_hiddens, generator=g, dtype=torch.float64)  # (h,)
-    grid = [round(-2.5 + 0.05 * i, 2) for i in range(101)]
 
     def update(query_x: float, query_y: float) -> dict[str, Any]:
         q = torch.tensor([[[query_x, query_y]]], dtype=torch.float64)  # (1, 1, 2)
@@ -578,8 +582,7 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
     return Declaration(
         name="scoring_comparison",
         update=update,
-        params=[Slider("query_x", grid, label="query x", default=1.0, value_labels=[f"{v:.2f}" for v in grid]),
-                Slider("query_y", grid, label="query y", default=0.5, value_labels=[f"{v:.2f}" for v in grid])],
+        params=_query_sliders(1.0, 0.5),
         panels=[
             Lines("keys", xlabel="feature 1", ylabel="feature 2", title="drag the query",
                   fixed=[FixedSeries("circle of radius 1.2", 1.2 * np.cos(np.linspace(0, 2 * np.pi, 61)),

@@ -520,7 +520,7 @@ function render({ model, el: host }) {
     let timer = null, playing = null;
     const stopPlaying = () => {
       if (timer !== null) { clearTimeout(timer); timer = null; }
-      if (playing) { playing.textContent = "Play"; playing.setAttribute("aria-pressed", "false"); playing = null; }
+      if (playing) { playing.textContent = "Play"; playing = null; }
     };
     cleanup.push(stopPlaying);
     const playButton = (p, k) => {
@@ -528,7 +528,6 @@ function render({ model, el: host }) {
       const btn = html("button", "attn-play-button", box, reducedMotion() ? "Next step" : "Play");
       btn.type = "button";
       btn.setAttribute("data-param", p.name);
-      btn.setAttribute("aria-pressed", "false");
       const speed = html("select", "attn-speed", box);
       speed.setAttribute("aria-label", `playback speed of ${p.label}`);
       [["slow", 700], ["normal", 300], ["fast", 100]].forEach(([t, ms]) => { html("option", null, speed, t).value = String(ms); });
@@ -546,7 +545,7 @@ function render({ model, el: host }) {
         if (playing === btn) { stopPlaying(); return; }
         stopPlaying();
         if (idx[k] >= last) ui.move({ [p.name]: 0 });  // from the start again
-        playing = btn; btn.textContent = "Pause"; btn.setAttribute("aria-pressed", "true");
+        playing = btn; btn.textContent = "Pause";  // its name says what a press does next
         timer = setTimeout(tick, +speed.value);
       });
     };
@@ -581,13 +580,7 @@ function render({ model, el: host }) {
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
       stopPlaying();
-      spec.params.forEach((p, k) => {
-        const d = initial[k];
-        if (idx[k] !== d) { idx[k] = d; inputs[k].value = String(d); }
-      });
-      redraw();
-      model.set("indices", idx.slice());
-      model.save_changes();
+      ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
     });
     const painters = spec.panels.map((ps) => ({
       name: ps.name,
@@ -625,13 +618,7 @@ function render({ model, el: host }) {
       root.setAttribute("data-frame", String(f));
       root.setAttribute("data-ready", "true");
     };
-    const onMove = (k, i) => {
-      if (!(i >= 0 && i < spec.params[k].values.length) || idx[k] === i) return;
-      idx[k] = i;
-      redraw();
-      model.set("indices", idx.slice());
-      model.save_changes();
-    };
+    const onMove = (k, i) => ui.move({ [spec.params[k].name]: i });
     const onIndices = () => {
       const next = model.get("indices") || [];
       let changed = false;
