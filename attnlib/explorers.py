@@ -34,7 +34,7 @@ import torch
 
 from attnlib.attention import attention_pool
 from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
-from attnlib.live import LiveAttention
+from attnlib.live import LiveAttention, LiveKernelRegression, kernel_window
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores, bilinear_scores, dot_product_scores, gaussian_scores
 from attnlib.widgets import (
@@ -217,55 +217,81 @@ def _truth(x: np.ndarray | torch.Tensor):
 
 def kernel_regression_declaration(*, seed: int = 0, n_train: int = 40, n_heat_queries: int = 20,
                                   n_bandwidths: int = 25, noise: float = 0.5) -> Declaration:
-    """Declaration of :func:`kernel_regression_explorer` (no frame computed)."""
+    """Declaration of :func:`kernel_regression_explorer` (computed in the browser, see attnlib.live)."""
     g = _generator(seed)
-    x_train, _ = torch.sort(5.0 * torch.rand(n_train, generator=g))  # (n_train,)
-    y_train = _truth(x_train) + noise * torch.randn(n_train, generator=g)  # (n_train,)
-    x_fit = torch.linspace(0.0, 5.0, 101)  # (101,)
-    x_heat = torch.linspace(0.0, 5.0, n_heat_queries)  # (n_heat_queries,)
+    x_train, _ = torch.sort(5.0 * torch.rand(n_train, generator=g, dtype=torch.float64))  # (n_train,)
+    y_train = _truth(x_train) + noise * torch.randn(n_train, generator=g, dtype=torch.float64)  # (n_train,)
+    x_fit = torch.linspace(0.0, 5.0, 101, dtype=torch.float64)  # (101,)
+    x_heat = torch.linspace(0.0, 5.0, n_heat_queries, dtype=torch.float64)  # (n_heat_queries,)
     bandwidths = _log_grid(0.01, 5.0, n_bandwidths)
-    kernels = list(KERNELS)
+    queries = [round(0.05 * i, 2) for i in range(101)]  # the dragged query x: [0, 5] in steps of 0.05
+    span = (0.0, 5.0)
 
-    def update(kernel: str, bandwidth: float) -> dict[str, Any]:
-        y_hat, _ = nadaraya_watson(x_train, y_train, x_fit, kernel=kernel, bandwidth=bandwidth)
-        _, weights = nadaraya_watson(x_train, y_train, x_heat, kernel=kernel, bandwidth=bandwidth)
-        return {"fit": {"Nadaraya-Watson": _np(y_hat)}, "weights": _np(weights)}
+    def update(kernel: str, bandwidth: float, query: float) -> dict[str, Any]:
+        x_all = torch.cat([x_fit, x_heat, torch.tensor([query], dtype=torch.float64)])  # (101 + n_heat + 1,)
+        y_hat, weights = nadaraya_watson(x_train, y_train, x_all, kernel=kernel, bandwidth=bandwidth)
+        fit, at_heat, at_query = y_hat[:101], y_hat[101:-1], y_hat[-1:]  # (101,), (n_heat,), (1,)
+        return {"fit": {"Nadaraya-Watson": _np(fit),
+                        "prediction at the query": np.stack([[query], _np(at_query)]),  # (2, 1)
+                        "queries of the heatmap": np.stack([_np(x_heat), _np(at_heat)])},  # (2, n_heat)
+                "window": {"weight on each training point": _np(weights[-1]),  # (n_train,)
+                           "kernel window": kernel_window(x_train, query, kernel, bandwidth, span)},  # (2, 161)
+                "weights": _np(weights[101:-1])}  # (n_heat, n_train)
 
-    xf = _np(x_fit)
+    xf, xt, yt = _np(x_fit), _np(x_train), _np(y_train)
+    lo, hi = float(yt.min()), float(yt.max())
+    ylim = (lo - 0.08 * (hi - lo), hi + 0.08 * (hi - lo))
     return Declaration(
         name="kernel_regression",
         update=update,
-        params=[Choice("kernel", kernels, default="gaussian"),
+        params=[Choice("kernel", list(KERNELS), default="gaussian"),
                 Slider("bandwidth", bandwidths, label="bandwidth",
                        value_labels=[f"h = {b:g}" for b in bandwidths],
-                       default=min(bandwidths, key=lambda b: abs(b - 0.5)))],
+                       default=min(bandwidths, key=lambda b: abs(b - 0.5))),
+                Slider("query", queries, label="query x", default=1.5,
+                       value_labels=[f"{q:.2f}" for q in queries])],
         panels=[
-            Lines("fit", x=xf, series=[Series("Nadaraya-Watson", color="#D55E00")],
-                  xlabel="x", ylabel="y", title="fit",
-                  fixed=[FixedSeries("truth 2 sin x + x", xf, _truth(xf), dash="5 4",
-                                     color="#0072B2"),
-                         FixedSeries("training data", _np(x_train), _np(y_train), style="points",
-                                     color="#555555")]),
+            Lines("fit", x=xf, xlabel="x", ylabel="y", title="drag the query along x",
+                  series=[Series("Nadaraya-Watson", color="#D55E00"),
+                          Series("prediction at the query", style="points", xy=True, color="#000000"),
+                          Series("queries of the heatmap", style="points", xy=True, color="#999999",
+                                 linked_rows=True)],
+                  fixed=[FixedSeries("truth 2 sin x + x", xf, _truth(xf), dash="5 4", color="#0072B2"),
+                         FixedSeries("training data", xt, yt, style="points", color="#555555")],
+                  xlim=span, ylim=ylim, handle=Handle("query", None, label="query")),
+            Lines("window", x=xt, xlabel="training input x", ylabel="weight", title="the query's weights",
+                  series=[Series("weight on each training point", style="bars", width=3, color="#000000"),
+                          Series("kernel window", xy=True, color="#D55E00", width=1.5)],
+                  xlim=span, ylim=(0.0, 1.0), ytops=(0.125, 0.25, 0.5, 1.0)),
             Heatmap("weights", xlabel="training inputs (keys)", ylabel="queries",
                     rows_sum_to_one=True, title="attention weights",
                     row_labels=[f"{v:.2f}" for v in _np(x_heat)],
-                    col_labels=[f"{v:.2f}" for v in _np(x_train)]),
+                    col_labels=[f"{v:.2f}" for v in xt]),
         ],
-        title="Nadaraya-Watson kernel regression: kernel and bandwidth",
+        title="Nadaraya-Watson kernel regression: drag the query, choose the kernel and the bandwidth",
+        live=LiveKernelRegression(
+            x_train=xt, y_train=yt, query="query", kernel="kernel", bandwidth="bandwidth",
+            fit=("fit", "Nadaraya-Watson"), marker=("fit", "prediction at the query"),
+            heat_points=("fit", "queries of the heatmap"),
+            bars=("window", "weight on each training point"), window=("window", "kernel window"),
+            weights="weights", heat_x=_np(x_heat)),
         meta={"x_train": x_train, "y_train": y_train, "x_fit": x_fit, "x_heat": x_heat},
     )
 
 
 def kernel_regression_explorer(**kwargs: Any) -> Explorer:
-    """Nadaraya-Watson regression as attention pooling (chapter 2).
+    """Nadaraya-Watson regression as attention pooling (chapter 2); the reader drags the query.
 
     Seeded data ``y = 2 sin x + x + noise`` at 40 sorted training inputs on [0, 5].
-    Choose the kernel (gaussian, boxcar, constant, epanechnikov, triangular) and the
-    bandwidth on a log grid from 0.01 to 5 (25 values). Panels: the fit of
-    :func:`attnlib.nadaraya_watson` on 101 query points against the truth and the data,
-    and its weight matrix for 20 queries (rows) × the training inputs (columns). Narrow
-    windows show the weights collapsing onto the nearest training point (no NaN); wide
-    ones (and the constant kernel) average everything into a flat line.
+    The reader drags the query x along the axis (or moves it with the arrow keys, or its
+    slider, [0, 5] in steps of 0.05), chooses the kernel (gaussian, boxcar, constant,
+    epanechnikov, triangular) and the bandwidth on a log grid from 0.01 to 5 (25 values).
+    Panels: the fit of :func:`attnlib.nadaraya_watson` on 101 points against the truth and
+    the data, with the prediction at the query marked; the query's weights as bars under
+    the training inputs, on the kernel window drawn around the query; the weight matrix of
+    20 queries (rows, also marked on the fit: reading a row rings its query) by the
+    training inputs (columns). The page computes each frame itself (``attnlib.live``);
+    :func:`compute` gives attnlib's.
 
     Keyword args (optional): ``seed``, ``n_train``, ``n_heat_queries``, ``n_bandwidths``,
     ``noise``.

@@ -1,5 +1,6 @@
 """Explorers whose frames the browser computes: one query, dragged by the reader, against
-fixed keys and values.
+fixed keys and values (:class:`LiveAttention`), or one query x against training points
+(:class:`LiveKernelRegression`, Nadaraya-Watson).
 
 A precomputed explorer (:mod:`attnlib.widgets`) stores a frame for every point of its
 sliders' grid, so a point dragged in the plane (two fine grids) times a temperature would
@@ -21,20 +22,40 @@ The primitives, for a query :math:`q` (the handle), keys :math:`k_j` and values 
 Shapes: keys ``(n_keys, d)``, values ``(n_keys, d_v)``, weights ``(1, n_keys)`` (one query,
 a row), output ``(2, 1)`` as an ``xy`` series (``d_v = 2``). With ``compare``, the weights
 are ``(n_scorings, n_keys)``: the same query scored by each function, one row each.
+
+Nadaraya-Watson (:class:`LiveKernelRegression`), with attnlib's rules
+(:func:`attnlib.nadaraya_watson`)::
+
+    u_j     = (x - x_j) / h, and 0 where x = x_j
+    logits  = log K(u_j)                      -inf outside a compact kernel's support:
+                                              boxcar |u| <= 1, epanechnikov and triangular |u| < 1
+    weights = softmax(logits)                 a row with no finite logit: weight 1 on the
+                                              nearest training point (the first on a tie)
+    y_hat   = sum_j w_j y_j
+    window  = min(1, K((t - x) / h) / sum_j K(u_j)) at t = x + h * WINDOW_U
+              (the whole x range for the constant kernel): the bars sit on this curve
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import torch
+
+from attnlib.kernels import KERNELS, log_kernel
 from attnlib.widgets import Choice, ExplorerError, Heatmap, Lines, Slider
 from attnlib.widgets.panels import _round_list, _to_array
 
-__all__ = ["LiveAttention", "SCORINGS"]
+__all__ = ["LiveAttention", "LiveKernelRegression", "SCORINGS", "WINDOW_U", "kernel_window"]
 
 # The scoring functions explorer.js implements (its `SCORES` table), by name.
 SCORINGS = ("gaussian", "scaled_dot", "dot", "additive")
+# Where the kernel window is drawn, in units of the bandwidth around the query: covers a
+# compact kernel's support (|u| <= 1, both edges on the grid) and the Gaussian's bulk.
+WINDOW_U = np.linspace(-4.0, 4.0, 161)  # (161,)
 
 
 @dataclass(frozen=True)
@@ -144,8 +165,148 @@ class LiveAttention:
             W_q, W_k, w_v = self.additive
             add = {"W_q": [_round_list(r, 8) for r in W_q], "W_k": [_round_list(r, 8) for r in W_k],
                    "w_v": _round_list(w_v, 8)}
-        return {"keys": [_round_list(k) for k in self.keys], "values": [_round_list(v) for v in self.values],
+        return {"kind": "attention", "keys": [_round_list(k) for k in self.keys],
+                "values": [_round_list(v) for v in self.values],
                 "query": list(self.query), "weights": self.weights,
                 "output": list(self.output) if self.output else None,
                 "score": self.score, "score_param": self.score_param, "temperature": self.temperature,
                 "compare": list(self.compare) if self.compare else None, "additive": add}
+
+
+def kernel_window(x_train: torch.Tensor, query: float, kernel: str, bandwidth: float,
+                  span: tuple[float, float]) -> np.ndarray:
+    """The kernel window drawn around a query: ``(2, 161)``, rows x and y.
+
+    ``y = min(1, K((t - query) / h) / sum_j K((x_j - query) / h))``: the weight a training
+    point at ``t`` gets, so the query's weight bars sit on the curve; 1 inside the support
+    when no training point is in the window (then any point there would take all the
+    weight), 0 outside it. ``t = query + h * WINDOW_U``, or ``span`` for the constant kernel.
+    Computed in float64 with :func:`attnlib.log_kernel` (sums of logs, no 0/0).
+    """
+    u_grid = torch.as_tensor(WINDOW_U, dtype=torch.float64)  # (161,)
+    if kernel == "constant":
+        t = torch.linspace(span[0], span[1], len(WINDOW_U), dtype=torch.float64)  # (161,)
+    else:
+        t = query + bandwidth * u_grid  # (161,)
+    diff = query - x_train.to(torch.float64)  # (n_train,)
+    u = torch.where(diff == 0, torch.zeros_like(diff), diff / bandwidth)  # (n_train,)
+    logits = log_kernel(u, kernel)  # (n_train,)
+    m = logits.max()
+    log_t = log_kernel((t - query) / bandwidth, kernel)  # (161,)
+    if torch.isneginf(m):
+        y = torch.where(torch.isneginf(log_t), 0.0, 1.0)
+    else:
+        log_z = m + torch.log(torch.exp(logits - m).sum())
+        y = torch.exp(torch.clamp(log_t - log_z, max=0.0))  # min(1, K(t) / sum K)
+    return np.stack([t.numpy(), y.numpy()])  # (2, 161)
+
+
+@dataclass(frozen=True)
+class LiveKernelRegression:
+    """What the browser computes for Nadaraya-Watson regression with a dragged query x
+    (see the module docs for the rules, which are :func:`attnlib.nadaraya_watson`'s).
+
+    Args:
+        x_train, y_train: ``(n_train,)``: the training inputs (keys) and targets (values).
+        query: name of the Slider holding the query's x (usually bound to a 1-D
+            :class:`~attnlib.widgets.Handle`).
+        kernel: name of a :class:`~attnlib.widgets.Choice` among the kernels of
+            :data:`attnlib.kernels.KERNELS`.
+        bandwidth: name of a Slider of positive bandwidths.
+        fit: ``(lines panel, series)``: the fit, one y per point of the panel's ``x``.
+        marker: ``(lines panel, series)``: the fit at the query, an ``xy`` series of 1 point.
+        bars: ``(lines panel, series)``: the query's weight on each training point; the
+            panel's ``x`` must be ``x_train``.
+        window: ``(lines panel, series)``: the kernel window, an ``xy`` series (see
+            :func:`kernel_window`).
+        weights: the :class:`~attnlib.widgets.Heatmap` of the weights of ``heat_x``
+            ``(n_heat, n_train)``.
+        heat_x: ``(n_heat,)``: the heatmap's queries (its rows).
+        heat_points: optional ``(lines panel, series)``: the fit at ``heat_x``, an ``xy``
+            series (linked to the heatmap's rows).
+    """
+
+    x_train: Any
+    y_train: Any
+    query: str
+    kernel: str
+    bandwidth: str
+    fit: tuple[str, str]
+    marker: tuple[str, str]
+    bars: tuple[str, str]
+    window: tuple[str, str]
+    weights: str
+    heat_x: Any
+    heat_points: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        x = _to_array(self.x_train, "LiveKernelRegression: x_train")
+        y = _to_array(self.y_train, "LiveKernelRegression: y_train")
+        hx = _to_array(self.heat_x, "LiveKernelRegression: heat_x")
+        if x.ndim != 1 or x.size == 0 or y.shape != x.shape:
+            raise ExplorerError(f"LiveKernelRegression: x_train and y_train must have shape (n_train,), "
+                                f"n_train >= 1; got {tuple(x.shape)} and {tuple(y.shape)}")
+        if hx.ndim != 1 or hx.size == 0:
+            raise ExplorerError(f"LiveKernelRegression: heat_x must have shape (n_heat,); got {tuple(hx.shape)}")
+        for name, v in (("x_train", x), ("y_train", y), ("heat_x", hx)):
+            object.__setattr__(self, name, v)
+
+    def _series(self) -> dict[str, tuple[tuple[str, str], bool]]:
+        """Every (panel, series) this computes, and whether it is an xy series."""
+        out = {"fit": (self.fit, False), "marker": (self.marker, True), "bars": (self.bars, False),
+               "window": (self.window, True)}
+        if self.heat_points is not None:
+            out["heat_points"] = (self.heat_points, True)
+        return out
+
+    def check(self, decl: Any) -> None:
+        """Every name refers to a parameter or panel of the declaration, of the right kind, and
+        the browser computes every changing series."""
+        where = f"explorer {decl.name!r} (live kernel regression)"
+        params = {p.name: p for p in decl.params}
+        panels = {p.name: p for p in decl.panels}
+        q = params.get(self.query)
+        if not isinstance(q, Slider):
+            raise ExplorerError(f"{where}: query {self.query!r} is not a Slider")
+        b = params.get(self.bandwidth)
+        if not isinstance(b, Slider) or min(b.values) <= 0:
+            raise ExplorerError(f"{where}: bandwidth {self.bandwidth!r} must be a Slider of positive values")
+        k = params.get(self.kernel)
+        bad = [o for o in getattr(k, "options", ()) if o not in KERNELS]
+        if not isinstance(k, Choice) or bad:
+            raise ExplorerError(f"{where}: kernel {self.kernel!r} must be a Choice among {sorted(KERNELS)}; "
+                                f"unknown options {bad!r}")
+        w = panels.get(self.weights)
+        if not isinstance(w, Heatmap):
+            raise ExplorerError(f"{where}: weights {self.weights!r} is not a Heatmap panel")
+        computed = set()
+        for role, ((panel, series), xy) in self._series().items():
+            lines = panels.get(panel)
+            found = [s for s in getattr(lines, "series", ()) if s.name == series]
+            if not isinstance(lines, Lines) or not found or found[0].xy != xy:
+                raise ExplorerError(f"{where}: {role} {(panel, series)!r} must name a{'n xy' if xy else ''} "
+                                    f"series of a Lines panel")
+            if lines.xlim is None or lines.ylim is None:
+                raise ExplorerError(f"{where}: panel {panel!r} needs xlim and ylim (its axes must not "
+                                    "depend on the first frame)")
+            computed.add((panel, series))
+        fit_x = panels[self.fit[0]].x
+        if fit_x is None:
+            raise ExplorerError(f"{where}: panel {self.fit[0]!r} needs x (where the fit is drawn)")
+        bars_x = panels[self.bars[0]].x
+        if bars_x is None or bars_x.shape != self.x_train.shape or np.abs(bars_x - self.x_train).max() > 1e-9:
+            raise ExplorerError(f"{where}: the bars panel {self.bars[0]!r} must have x = x_train")
+        for p in decl.panels:
+            for s in getattr(p, "series", ()):
+                if (p.name, s.name) not in computed:
+                    raise ExplorerError(f"{where}: series {s.name!r} of panel {p.name!r} changes, but the "
+                                        "browser does not compute it")
+
+    def spec(self) -> dict:
+        return {"kind": "kernel_regression", "x_train": _round_list(self.x_train, 8),
+                "y_train": _round_list(self.y_train, 8), "heat_x": _round_list(self.heat_x, 8),
+                "query": self.query, "kernel": self.kernel, "bandwidth": self.bandwidth,
+                "fit": list(self.fit), "marker": list(self.marker), "bars": list(self.bars),
+                "window": list(self.window), "weights": self.weights,
+                "heat_points": list(self.heat_points) if self.heat_points else None,
+                "window_u": _round_list(WINDOW_U, 8)}

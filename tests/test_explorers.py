@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib import AdditiveAttention, masked_softmax, nadaraya_watson
+from attnlib import AdditiveAttention, masked_softmax
 from attnlib.explorers import DECLARATIONS, EXPLORERS, compute
 from attnlib.widgets import Explorer
 
-NAMES = ["softmax_temperature", "kernel_regression", "bandwidth_training", "masking", "additive_attention",
-         "scaling"]
-LIVE = ["soft_lookup", "scoring_comparison"]  # computed in the browser (attnlib.live): tests/test_live.py
+NAMES = ["softmax_temperature", "bandwidth_training", "masking", "additive_attention", "scaling"]
+# computed in the browser (attnlib.live): tests/test_live.py
+LIVE = ["soft_lookup", "kernel_regression", "scoring_comparison"]
 STATE_BUDGET_GZIP = 150_000  # bytes per explorer: the whole page must stay <= 1.5 MB gzip
 
 
@@ -51,7 +51,8 @@ def assert_weights(w: np.ndarray, valid: int | None = None, *, where=""):
 
 
 def test_registry():
-    assert list(EXPLORERS) == LIVE[:1] + NAMES + LIVE[1:]
+    assert list(EXPLORERS) == ["soft_lookup", "softmax_temperature", "kernel_regression", "bandwidth_training",
+                               "masking", "additive_attention", "scaling", "scoring_comparison"]
     # chapter 6's playback is declared from a training run (attnlib.seq2seq_explorer);
     # tests/test_seq2seq.py checks its frames
     assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {"alignment_playback"}
@@ -86,8 +87,6 @@ def test_every_frame_equals_compute_and_decodes_within_1e_4(built, name):
 REPRS = {
     "softmax_temperature": "Explorer('softmax_temperature': temperature ×41 → heatmap 'weights' 4×8, "
                            "lines 'query_0')",
-    "kernel_regression": "Explorer('kernel_regression': kernel ×5, bandwidth ×25 → lines 'fit', "
-                         "heatmap 'weights' 20×40)",
     "bandwidth_training": "Explorer('bandwidth_training': step ×101 → lines 'loss', lines 'fit')",
     "masking": "Explorer('masking': valid_len_1 ×5, valid_len_2 ×5, valid_len_3 ×5 → heatmap "
                "'sentence_1' 3×4, heatmap 'sentence_2' 3×4, heatmap 'sentence_3' 3×4)",
@@ -140,36 +139,6 @@ def test_softmax_temperature(built):
     argmax = scores[0].argmax(-1).numpy()
     assert np.all(cold[np.arange(4), argmax] > 0.99), "T -> 0: one-hot on the largest score"
     np.testing.assert_allclose(hot, 1 / 8, atol=0.05)  # T -> ∞: uniform (average pooling)
-
-
-def test_kernel_regression(built):
-    ex = built["kernel_regression"]
-    m = ex.declaration.meta
-    x_train, y_train = m["x_train"], m["y_train"]
-    assert torch.all(x_train[1:] >= x_train[:-1]) and 40 <= len(x_train) <= 50
-    kernels = ex.declaration.params[0].options
-    assert set(kernels) == {"gaussian", "boxcar", "constant", "epanechnikov", "triangular"}
-    bandwidths = ex.declaration.params[1].values
-    assert bandwidths[0] == 0.01 and bandwidths[-1] == 5.0
-    for f, params in grid(ex):
-        w = ex.frames[f]["weights"]
-        assert_weights(w, where=str(params))
-        _, w_direct = nadaraya_watson(x_train, y_train, m["x_heat"], **params)
-        y_direct, _ = nadaraya_watson(x_train, y_train, m["x_fit"], **params)
-        np.testing.assert_array_equal(w, w_direct.numpy())
-        fit = ex.frames[f]["fit"]["Nadaraya-Watson"]
-        np.testing.assert_array_equal(fit, y_direct.numpy())
-        # the fit is a convex combination of the training targets
-        assert fit.min() >= y_train.min().item() - 1e-5 and fit.max() <= y_train.max().item() + 1e-5
-        if params["kernel"] == "constant":
-            np.testing.assert_allclose(w, 1 / len(x_train), atol=1e-6)
-    # a very narrow gaussian puts (almost) all weight on the nearest training input
-    f = ex.frame_index(kernel="gaussian", bandwidth=0.01)
-    w = ex.frames[f]["weights"]
-    nearest = torch.cdist(m["x_heat"][:, None], x_train[:, None]).argmin(1).numpy()
-    assert np.all(w.argmax(1) == nearest)
-    # identical frames (the constant kernel) are stored once
-    assert ex.data["weights"]["n_stored"] < len(ex.frames)
 
 
 def test_masking(built):

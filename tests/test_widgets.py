@@ -120,8 +120,14 @@ def test_bad_declarations_raise_clear_errors():
         Declaration(name="demo", update=_update, params=[], panels=[Heatmap("weights")])
     with pytest.raises(ExplorerError, match="vmin < vmax"):
         Heatmap("w", vmin=1.0, vmax=0.0)
-    with pytest.raises(ExplorerError, match="style must be 'line' or 'points'"):
-        Series("s", style="bars")
+    with pytest.raises(ExplorerError, match="style must be 'line', 'points' or 'bars'"):
+        Series("s", style="area")
+    with pytest.raises(ExplorerError, match="linked_rows needs style='points'"):
+        Series("s", linked_rows=True)
+    with pytest.raises(ExplorerError, match=r"ytops must increase, start above ylim\[0\] and end at ylim\[1\]"):
+        Lines("l", x=[0.0, 1.0], series=["a"], ylim=(0, 1), ytops=(0.5, 0.25, 1))
+    with pytest.raises(ExplorerError, match=r"ytops must increase"):
+        Lines("l", x=[0.0, 1.0], series=["a"], ylim=(0, 1), ytops=(0.5,))
     with pytest.raises(ExplorerError, match="give x"):
         Lines("l", series=["a"])
     with pytest.raises(ExplorerError, match="identifier"):
@@ -256,8 +262,9 @@ def test_esm_is_small_and_has_no_console_calls():
 
     src = (_STATIC / "explorer.js").read_text()
     # raw; it rides in every explorer's saved state in the notebooks (the published pages load
-    # it once, 11 kB gzip). 24 kB until the PNG cells, live frames, the handle and Play arrived.
-    assert len(src.encode()) < 36_000
+    # it once, 14 kB gzip). 24 kB until the PNG cells, live frames, the handle and Play arrived;
+    # 36 kB until chapter 2's live kernel regression (five kernels, the 1-D handle, bars).
+    assert len(src.encode()) < 44_000
     assert "console." not in src
     assert "import " not in src and "fetch(" not in src  # dependency-free, no network
 

@@ -147,7 +147,75 @@ function liveFrame(live, params) {
   const w = weights(live.score_param ? params[live.score_param] : live.score);
   const out = [0, 0];                                                      // sum_j w_j v_j
   w.forEach((wj, j) => { out[0] += wj * live.values[j][0]; out[1] += wj * live.values[j][1]; });
-  return { [live.weights]: Float64Array.from(w), [live.output[0]]: Float64Array.from(out) };
+  return { [live.weights]: Float64Array.from(w), [live.output[0]]: { [live.output[1]]: Float64Array.from(out) } };
+}
+// Nadaraya-Watson (attnlib.live.LiveKernelRegression), with attnlib.nadaraya_watson's rules:
+// log-kernels (-Infinity outside a compact support), u = 0 where x = x_j, softmax of the
+// logits, and a query with no finite logit puts weight 1 on its nearest training point.
+const LOG_KERNELS = {
+  gaussian: (u) => -0.5 * u * u - 0.5 * Math.log(2 * Math.PI),
+  boxcar: (u) => (Math.abs(u) <= 1 ? Math.log(0.5) : -Infinity),
+  constant: () => 0,
+  epanechnikov: (u) => (Math.abs(u) < 1 ? Math.log(0.75) + Math.log1p(-u * u) : -Infinity),
+  triangular: (u) => (Math.abs(u) < 1 ? Math.log1p(-Math.abs(u)) : -Infinity),
+};
+function nwLogits(xs, x, logK, h) {                                        // (n_train,)
+  return xs.map((xj) => { const d = x - xj; return logK(d === 0 ? 0 : d / h); });
+}
+function nwWeights(xs, x, logK, h) {                                       // (n_train,)
+  const l = nwLogits(xs, x, logK, h);
+  if (l.every((v) => v === -Infinity)) {                                   // empty window
+    let best = 0;
+    for (let j = 1; j < xs.length; j++) if (Math.abs(x - xs[j]) < Math.abs(x - xs[best])) best = j;
+    return xs.map((_, j) => (j === best ? 1 : 0));
+  }
+  return softmax(l);
+}
+function kernelFrame(live, params, panels) {
+  const logK = LOG_KERNELS[params[live.kernel]], h = params[live.bandwidth], q = params[live.query];
+  const xs = live.x_train, ys = live.y_train;
+  const predict = (x) => dot(nwWeights(xs, x, logK, h), ys);
+  const byName = Object.fromEntries(panels.map((p) => [p.name, p]));
+  const out = {};
+  const put = ([panel, series], arr) => { (out[panel] = out[panel] || {})[series] = Float64Array.from(arr); };
+  put(live.fit, byName[live.fit[0]].x.map(predict));
+  put(live.marker, [q, predict(q)]);                                       // (2, 1): x row, y row
+  if (live.heat_points) put(live.heat_points, live.heat_x.concat(live.heat_x.map(predict)));  // (2, n_heat)
+  const w = nwWeights(xs, q, logK, h);
+  put(live.bars, w);
+  // the window: min(1, K((t - q) / h) / sum_j K(u_j)), the weight a training point at t gets
+  const l = nwLogits(xs, q, logK, h), m = Math.max(...l);
+  const logZ = m === -Infinity ? -Infinity : m + Math.log(l.reduce((a, v) => a + Math.exp(v - m), 0));
+  const [s0, s1] = byName[live.window[0]].xlim, n = live.window_u.length;
+  const ts = params[live.kernel] === "constant" ? live.window_u.map((_, i) => s0 + ((s1 - s0) * i) / (n - 1))
+    : live.window_u.map((u) => q + h * u);
+  const wy = ts.map((t) => {
+    const lt = logK((t - q) / h);
+    if (lt === -Infinity) return 0;
+    return logZ === -Infinity ? 1 : Math.exp(Math.min(0, lt - logZ));
+  });
+  put(live.window, ts.concat(wy));                                         // (2, n_window)
+  out[live.weights] = Float64Array.from(live.heat_x.flatMap((x) => nwWeights(xs, x, logK, h)));  // (n_heat * n_train,)
+  return out;
+}
+// A lines panel's values, flat in its series' order (an xy series: its xs, then its ys).
+function flatSeries(ps, bySeries) {
+  const parts = ps.series.map((s) => bySeries[s.name]);
+  const flat = new Float64Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) { flat.set(p, at); at += p.length; }
+  return flat;
+}
+// One series of a lines panel, from the panel's flat values: [panel name, series name].
+function seriesOf(spec, values, [panel, name]) {
+  const ps = spec.panels.find((p) => p.name === panel);
+  let at = 0;
+  for (const s of ps.series) {
+    const len = s.xy ? 2 * s.n : s.n;
+    if (s.name === name) return values[panel].subarray(at, at + len);
+    at += len;
+  }
+  return EMPTY;
 }
 const EMPTY = new Float64Array(0);
 
@@ -239,9 +307,13 @@ function heatmapPanel(spec, parent, ui) {
     picked = true;
     cursor.setAttribute("visibility", "visible");
     read();
-    if (!quiet) ui.column(current[1], spec.name, C);  // linked views: the same key elsewhere
+    if (!quiet) {  // linked views: the same key, and the same query, elsewhere
+      ui.column(current[1], spec.name, C);
+      ui.row(current[0], spec.name, R);
+    }
   };
   ui.onColumn.push((j, from, n) => { if (from !== spec.name && n === C) show(current[0], j, true); });
+  ui.onRow.push((i, from, n) => { if (from !== spec.name && n === R) show(i, current[1], true); });
   const pick = (ev) => {  // the cell under the pointer, in the map's own units (any CSS scale)
     const m = g.getScreenCTM && g.getScreenCTM();
     if (!m) return;
@@ -280,7 +352,8 @@ function heatmapPanel(spec, parent, ui) {
 }
 
 function linesPanel(spec, parent, ui) {
-  const [x0, x1] = spec.xlim, [y0, y1] = spec.ylim;
+  const [x0, x1] = spec.xlim, [y0] = spec.ylim;
+  let y1 = spec.ylim[1];  // the top moves between spec.ytops, when given
   let pw = 300, ph = spec.equal_aspect ? 260 : 200;
   if (spec.equal_aspect) {
     const k = Math.min(pw / (x1 - x0), ph / (y1 - y0));
@@ -304,10 +377,15 @@ function linesPanel(spec, parent, ui) {
     el("line", { class: "attn-grid", x1: X(t), x2: X(t), y1: 0, y2: ph }, g);
     el("text", { class: "attn-tick", x: X(t), y: ph + 13, "text-anchor": "middle" }, g, fmt(t));
   }
-  for (const t of spec.yticks) {
-    el("line", { class: "attn-grid", x1: 0, x2: pw, y1: Y(t), y2: Y(t) }, g);
-    el("text", { class: "attn-tick", x: -4, y: Y(t), "text-anchor": "end", "dominant-baseline": "central" }, g, fmt(t));
-  }
+  const yg = el("g", {}, g);
+  const yTicks = (ticks) => {
+    yg.textContent = "";
+    for (const t of ticks) {
+      el("line", { class: "attn-grid", x1: 0, x2: pw, y1: Y(t), y2: Y(t) }, yg);
+      el("text", { class: "attn-tick", x: -4, y: Y(t), "text-anchor": "end", "dominant-baseline": "central" }, yg, fmt(t));
+    }
+  };
+  yTicks(spec.yticks);
   el("rect", { class: "attn-frame", x: 0, y: 0, width: pw, height: ph, fill: "none" }, g);
   el("text", { class: "attn-axis-label", x: pw / 2, y: ph + 32, "text-anchor": "middle" }, g, spec.xlabel);
   el("text", { class: "attn-axis-label", x: 0, y: 0, "text-anchor": "middle",
@@ -319,7 +397,17 @@ function linesPanel(spec, parent, ui) {
     for (let i = 0; i < xs.length; i++) d += (i ? "L" : "M") + X(xs[i]).toFixed(1) + " " + Y(ys[i]).toFixed(1);
     return d;
   };
+  const barsD = (xs, ys) => {  // one vertical bar from 0 to each y
+    let d = "";
+    const y0 = Y(Math.max(spec.ylim[0], 0)).toFixed(1);
+    for (let i = 0; i < xs.length; i++) d += "M" + X(xs[i]).toFixed(1) + " " + y0 + "V" + Y(ys[i]).toFixed(1);
+    return d;
+  };
   const draw = (s, cls) => {
+    if (s.style === "bars") {
+      return el("path", { class: cls, "data-series": s.name, fill: "none", stroke: s.color,
+        "stroke-width": s.width }, plot);
+    }
     if (s.style === "line") {
       return el("path", { class: cls, "data-series": s.name, fill: "none", stroke: s.color,
         "stroke-width": s.width, "stroke-dasharray": s.dash }, plot);
@@ -375,6 +463,20 @@ function linesPanel(spec, parent, ui) {
     cb.addEventListener("change", () => spokes.setAttribute("visibility", cb.checked ? "visible" : "hidden"));
   }
   const live = spec.series.map((s) => draw(s, "attn-series"));
+  // A series of points standing for the heatmaps' rows (their queries): reading row i rings
+  // point i, pointing at point i reads row i.
+  spec.series.forEach((s, k) => {
+    if (!s.linked_rows) return;
+    const gEl = live[k];
+    gEl.setAttribute("data-linked", "rows");
+    gEl.addEventListener("mouseover", (ev) => {
+      const i = Array.prototype.indexOf.call(gEl.childNodes, ev.target);
+      if (i >= 0) ui.row(i, spec.name, s.n);
+    });
+    ui.onRow.push((i, from, n) => {
+      if (n === s.n) gEl.childNodes.forEach((c, r) => c.setAttribute("class", r === i ? "attn-linked" : ""));
+    });
+  });
   // legend
   const legH = top + all.length * 16 + 8;  // entries start level with the plot's top
   const legend = el("svg", { class: "attn-legend-svg", "data-panel": spec.name, width: legW + 4, height: legH,
@@ -386,6 +488,8 @@ function linesPanel(spec, parent, ui) {
     if (s.style === "line") {
       el("line", { x1: 0, x2: 20, y1: y, y2: y, stroke: s.color, "stroke-width": s.width,
         "stroke-dasharray": s.dash }, lg);
+    } else if (s.style === "bars") {
+      el("line", { x1: 10, x2: 10, y1: y - 6, y2: y + 6, stroke: s.color, "stroke-width": s.width }, lg);
     } else el("circle", { cx: 10, cy: y, r: 3.5, fill: s.color }, lg);
     el("text", { class: "attn-tick", x: 25, y, "dominant-baseline": "central" }, lg, s.name);
   });
@@ -401,23 +505,38 @@ function linesPanel(spec, parent, ui) {
         });
       }
     }
+    if (spec.ytops) {  // the smallest top that holds this frame's y values
+      let top = 0, at = 0;
+      spec.series.forEach((s) => {
+        const ys = s.xy ? values.subarray(at + s.n, at + 2 * s.n) : values.subarray(at, at + s.n);
+        for (const v of ys) if (v > top) top = v;
+        at += s.xy ? 2 * s.n : s.n;
+      });
+      const pick = spec.ytops.find((t) => t.top >= top - 1e-9) || spec.ytops[spec.ytops.length - 1];
+      if (pick.top !== y1) { y1 = pick.top; yTicks(pick.ticks); }
+      svg.setAttribute("data-ytop", String(y1));
+    }
     let at = 0;
     spec.series.forEach((s, k) => {
       let xs, ys;
       if (s.xy) { xs = values.subarray(at, at + s.n); ys = values.subarray(at + s.n, at + 2 * s.n); at += 2 * s.n; }
       else { xs = spec.x; ys = values.subarray(at, at + s.n); at += s.n; }
       if (s.style === "line") live[k].setAttribute("d", pathD(xs, ys));
-      else points(live[k], xs, ys, 4);
+      else if (s.style === "bars") live[k].setAttribute("d", barsD(xs, ys));
+      else points(live[k], xs, ys, s.linked_rows ? 3 : s.n === 1 ? 6 : 4.5);  // a lone point is a marker
     });
   };
 }
 
-// The point the reader drags: bound to two sliders (spec.handle.x, .y); a drag or a tap on the
+// The point the reader drags: bound to two sliders (spec.handle.x, .y), or to one (y null: a
+// position along x, drawn on the axis with a line across the plot); a drag or a tap on the
 // plot snaps to the nearest grid values, the arrow keys move it one grid step.
 function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
-  const h = spec.handle, [x0, x1] = spec.xlim, [y0, y1] = spec.ylim;
+  const h = spec.handle, [x0, x1] = spec.xlim, [y0, y1] = spec.ylim, oneD = h.y === null;
   const area = el("rect", { class: "attn-drag-area", x: 0, y: 0, width: pw, height: ph, fill: "transparent" }, g);
   area.parentNode.insertBefore(area, area.parentNode.firstChild);  // under the grid and the points
+  const guide = oneD ? el("line", { class: "attn-handle-guide", y1: 0, y2: ph, stroke: h.color,
+    "stroke-dasharray": "4 3", "stroke-width": 1.5 }, g) : null;
   const knob = el("g", { class: "attn-handle", tabindex: "0", role: "slider", "data-handle": h.label,
     "aria-label": `${h.label}: drag it, tap the plot, or use the arrow keys`,
     "aria-valuemin": 0, "aria-valuemax": ui.values(h.x).length - 1 }, g);
@@ -436,7 +555,8 @@ function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
     const p = plotPoint(ev);
     if (!p) return;
     const x = x0 + (p.x / pw) * (x1 - x0), y = y0 + ((ph - p.y) / ph) * (y1 - y0);
-    ui.move({ [h.x]: nearest(ui.values(h.x), x), [h.y]: nearest(ui.values(h.y), y) });
+    ui.move(oneD ? { [h.x]: nearest(ui.values(h.x), x) }
+      : { [h.x]: nearest(ui.values(h.x), x), [h.y]: nearest(ui.values(h.y), y) });
   };
   let dragging = null;
   // A press anywhere on the plot (on a key, a label or empty space) puts the point there and
@@ -455,21 +575,27 @@ function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
   svg.addEventListener("pointerup", stop);
   svg.addEventListener("pointercancel", stop);
   knob.addEventListener("keydown", (ev) => {
-    const big = ev.key.startsWith("Page") ? 10 : 1;
-    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1],
-      PageUp: [0, big], PageDown: [0, -big] }[ev.key];
+    const n = ui.values(h.x).length;
+    const steps = (oneD  // along one axis, as a slider: up and right increase
+      ? { ArrowLeft: [-1], ArrowDown: [-1], ArrowRight: [1], ArrowUp: [1], PageUp: [10], PageDown: [-10],
+        Home: [-n], End: [n] }
+      : { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1],
+        PageUp: [0, 10], PageDown: [0, -10] })[ev.key];
     if (!steps) return;
     ev.preventDefault();
     const clamp = (name, i) => Math.max(0, Math.min(ui.values(name).length - 1, i));
-    ui.move({ [h.x]: clamp(h.x, ui.index(h.x) + steps[0]), [h.y]: clamp(h.y, ui.index(h.y) + steps[1]) });
+    ui.move(oneD ? { [h.x]: clamp(h.x, ui.index(h.x) + steps[0]) }
+      : { [h.x]: clamp(h.x, ui.index(h.x) + steps[0]), [h.y]: clamp(h.y, ui.index(h.y) + steps[1]) });
   });
   knob.setAttribute("data-lm-suppress-shortcuts", "true");
   return {
     paint: (params) => {
-      const hx = X(params[h.x]).toFixed(1), hy = Y(params[h.y]).toFixed(1);
+      const hx = X(params[h.x]).toFixed(1), hy = oneD ? ph.toFixed(1) : Y(params[h.y]).toFixed(1);
       knob.setAttribute("transform", `translate(${hx},${hy})`);
       knob.setAttribute("aria-valuenow", ui.index(h.x));
-      knob.setAttribute("aria-valuetext", `${h.label} at x = ${fmt(params[h.x])}, y = ${fmt(params[h.y])}`);
+      knob.setAttribute("aria-valuetext", `${h.label} at x = ${fmt(params[h.x])}` +
+        (oneD ? "" : `, y = ${fmt(params[h.y])}`));
+      if (guide) { guide.setAttribute("x1", hx); guide.setAttribute("x2", hx); }
       return [hx, hy];
     },
   };
@@ -494,6 +620,8 @@ function render({ model, el: host }) {
       heatmaps: [],
       onColumn: [],
       column: (j, from, n) => ui.onColumn.forEach((f) => f(j, from, n)),
+      onRow: [],
+      row: (i, from, n) => ui.onRow.forEach((f) => f(i, from, n)),
       values: (name) => spec.params[pos(name)].values,
       index: (name) => idx[pos(name)],
       // several controls at once (a dragged point moves two sliders), one redraw
@@ -588,8 +716,20 @@ function render({ model, el: host }) {
       paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui),
     }));
     // One sentence that says what changed, for screen readers (and everyone).
-    const sentence = (params) => {
+    const sentence = (params, values) => {
       const where = spec.params.map((p, k) => `${p.label} ${p.labels[idx[k]]}`).join(", ");
+      const lv = spec.live;
+      if (lv && lv.kind === "kernel_regression") {  // what happens at the dragged query
+        const w = seriesOf(spec, values, lv.bars), fit = seriesOf(spec, values, lv.marker)[1];  // (n_train,), ŷ
+        let best = 0;
+        for (let j = 1; j < lv.x_train.length; j++) if (w[j] > w[best]) best = j;
+        const r2 = (v) => fmt(Math.round(v * 100) / 100);
+        if (Math.max(...w) - Math.min(...w) < 1e-9) {
+          return `${where}: the fit at the query is ${r2(fit)}; every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}.`;
+        }
+        return `${where}: the fit at the query is ${r2(fit)}; the largest ` +
+          `weight, ${fmt(Math.round(w[best] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best] * 100) / 100)}.`;
+      }
       const h = ui.heatmaps[0];
       if (!h || !h.values()) return `${where}.`;
       const v = h.values(), C = h.spec.cols;
@@ -610,10 +750,15 @@ function render({ model, el: host }) {
           inputs[k].setAttribute("aria-valuetext", p.labels[idx[k]]);
         }
       });
-      const computed = spec.live ? liveFrame(spec.live, params) : null, values = {};
-      for (const p of painters) values[p.name] = computed ? computed[p.name] || EMPTY : p.frame(f);
+      const computed = !spec.live ? null : spec.live.kind === "kernel_regression"
+        ? kernelFrame(spec.live, params, spec.panels) : liveFrame(spec.live, params);
+      const values = {};
+      spec.panels.forEach((ps, k) => {
+        const c = computed && computed[ps.name];
+        values[ps.name] = !computed ? painters[k].frame(f) : !c ? EMPTY : c instanceof Float64Array ? c : flatSeries(ps, c);
+      });
       for (const p of painters) p.paint(values[p.name], { params, values });
-      live.textContent = sentence(params);
+      live.textContent = sentence(params, values);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));
       root.setAttribute("data-ready", "true");

@@ -64,7 +64,8 @@ class Declaration:
         byname = {p.name: p for p in params}
         for panel in panels:
             h = getattr(panel, "handle", None)
-            for axis, lim, which in ((h.x, panel.xlim, "xlim"), (h.y, panel.ylim, "ylim")) if h else ():
+            axes = [(h.x, panel.xlim, "xlim")] + ([(h.y, panel.ylim, "ylim")] if h.y is not None else []) if h else []
+            for axis, lim, which in axes:
                 if not isinstance(byname.get(axis), Slider):
                     raise ExplorerError(f"explorer {self.name!r}: the handle of panel {panel.name!r} is bound "
                                         f"to {axis!r}, which is not a Slider of this explorer")

@@ -113,12 +113,15 @@ class Series:
 
     Args:
         name: key in the update function's dict for this panel (also the legend label).
-        style: ``"line"`` or ``"points"``.
+        style: ``"line"``, ``"points"`` or ``"bars"`` (a vertical bar from 0 to each y).
         xy: if False (default) the update returns y values on the panel's shared ``x``;
             if True it returns a ``(2, n)`` array of (x, y) coordinates.
         color: CSS colour (default: the next Okabe-Ito colour).
         dash: SVG dash pattern, e.g. ``"4 3"``.
-        width: line width in px.
+        width: line width in px (bar width for ``"bars"``).
+        linked_rows: for points: point ``i`` stands for row ``i`` of the explorer's heatmaps
+            (e.g. the queries of a weight matrix); reading a row rings the point, pointing
+            at the point reads the row (linked views).
     """
 
     name: str
@@ -127,12 +130,15 @@ class Series:
     color: str | None = None
     dash: str | None = None
     width: float = 2.0
+    linked_rows: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise ExplorerError(f"Series: name must be a non-empty string; got {self.name!r}")
-        if self.style not in ("line", "points"):
-            raise ExplorerError(f"Series {self.name!r}: style must be 'line' or 'points'; got {self.style!r}")
+        if self.style not in ("line", "points", "bars"):
+            raise ExplorerError(f"Series {self.name!r}: style must be 'line', 'points' or 'bars'; got {self.style!r}")
+        if self.linked_rows and self.style != "points":
+            raise ExplorerError(f"Series {self.name!r}: linked_rows needs style='points' (one point per row)")
 
 
 @dataclass(frozen=True)
@@ -173,20 +179,23 @@ class FixedSeries:
 @dataclass(frozen=True)
 class Handle:
     """A point on a :class:`Lines` panel that the reader drags (mouse, touch) or moves with
-    the arrow keys; it is bound to two :class:`Slider` parameters, its x and its y.
+    the arrow keys; it is bound to two :class:`Slider` parameters, its x and its y, or, with
+    ``y=None``, to one: a position along the x axis (drawn on the axis, with a line across
+    the plot).
 
     Dragging snaps to the sliders' grids (the nearest value of each), so the explorer's
     parameters stay on the declared grid and ``compute`` can check every position.
 
     Args:
-        x, y: names of the two sliders holding the point's coordinates.
+        x, y: names of the sliders holding the point's coordinates (``y=None``: x only).
         label: what the point is, in words (e.g. ``"query"``); used in its accessible name
-            and in the position it announces ("query at x = 0.5, y = -1").
+            and in the position it announces ("query at x = 0.5, y = -1", or "query at
+            x = 0.5").
         color: CSS colour.
     """
 
     x: str
-    y: str
+    y: str | None
     label: str = "point"
     color: str = "#D55E00"
 
@@ -231,6 +240,9 @@ class Lines:
         equal_aspect: draw x and y with the same scale (for 2-D geometry).
         handle: optional :class:`Handle`, a point the reader drags on this panel.
         spokes: optional :class:`Spokes` from the handle to a fixed series (needs ``handle``).
+        ytops: optional increasing tops for the y axis, the last equal to ``ylim[1]``: each
+            frame is drawn with the smallest top that holds its series (e.g. weights that are
+            mostly below 0.1 but reach 1 for a narrow kernel); the ticks follow.
     """
 
     name: str
@@ -245,6 +257,7 @@ class Lines:
     equal_aspect: bool = False
     handle: Handle | None = None
     spokes: Spokes | None = None
+    ytops: Sequence[float] | None = None
 
     kind = "lines"
 
@@ -264,6 +277,13 @@ class Lines:
             object.__setattr__(self, "x", x)
         elif any(not s.xy for s in series):
             raise ExplorerError(f"Lines {self.name!r}: give x (shared x coordinates) for series without xy=True")
+        if self.ytops is not None:
+            tops = tuple(float(t) for t in self.ytops)
+            if (not tops or self.ylim is None or any(b <= a for a, b in zip(tops, tops[1:]))
+                    or tops[0] <= self.ylim[0] or tops[-1] != self.ylim[1]):
+                raise ExplorerError(f"Lines {self.name!r}: ytops must increase, start above ylim[0] and end at "
+                                    f"ylim[1]; got ytops={self.ytops!r}, ylim={self.ylim!r}")
+            object.__setattr__(self, "ytops", tops)
         fixed = tuple(self.fixed)
         for f in fixed:
             if not isinstance(f, FixedSeries):
@@ -345,7 +365,7 @@ class Lines:
         for s, shp in zip(self.series, shape):
             series_spec.append({"name": s.name, "style": s.style, "xy": s.xy,
                                 "n": int(shp[-1]), "color": s.color or next(colours),
-                                "dash": s.dash, "width": s.width})
+                                "dash": s.dash, "width": s.width, "linked_rows": s.linked_rows})
         fixed_spec = []
         for f in self.fixed:
             fixed_spec.append({"name": f.name, "style": f.style, "color": f.color or next(colours),
@@ -362,6 +382,7 @@ class Lines:
             "series": series_spec, "fixed": fixed_spec,
             "handle": self.handle.spec() if self.handle else None,
             "spokes": self.spokes.spec() if self.spokes else None,
+            "ytops": [{"top": t, "ticks": _nice_ticks(ylim[0], t)} for t in self.ytops] if self.ytops else None,
         }
 
 
