@@ -570,6 +570,9 @@ function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
     if (!onKnob) moveTo(ev);
     if (onKnob || ev.pointerType !== "touch") ev.preventDefault();
   });
+  // A finger on the dot drags it and does not scroll the page (touch-action on an SVG child is
+  // ignored by Chromium, so the touch's default, panning, is cancelled here instead).
+  knob.addEventListener("touchstart", (ev) => ev.preventDefault(), { passive: false });
   svg.addEventListener("pointermove", (ev) => { if (dragging === ev.pointerId) moveTo(ev); });
   const stop = (ev) => { if (dragging === ev.pointerId) dragging = null; };
   svg.addEventListener("pointerup", stop);

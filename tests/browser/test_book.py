@@ -207,8 +207,16 @@ def _positions(n: int, start: int) -> list[int]:
 
 
 def _path_points(d: str) -> np.ndarray:
-    nums = [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", d or "")]
-    return np.array(nums, dtype=float).reshape(-1, 2)
+    """The points of a drawn path: M/L x y pairs; "V y" (a bar: M foot V top) moves the last
+    point to its top."""
+    num = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
+    pts: list[list[float]] = []
+    for cmd, a, b in re.findall(rf"([MLV])\s*({num})(?:[ ,]({num}))?", d or ""):
+        if cmd == "V":
+            pts[-1][1] = float(a)
+        else:
+            pts.append([float(a), float(b)])
+    return np.array(pts, dtype=float).reshape(-1, 2)
 
 
 def _check_affine(pix: list[float], data: list[float], what: str) -> None:

@@ -53,7 +53,7 @@ KEY_JS = """
 def _opened(browser, visits, page_name=PAGE, name=NAME, **context):
     """The page, fresh, once the explorer is ready; on leaving, no console error was logged."""
     visits(page_name)
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
+    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context})
     page = ctx.new_page()
     errors = []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
@@ -129,6 +129,34 @@ def test_a_tap_puts_the_query_there(browser, visits):
         page.touchscreen.tap(tx + 2, ty + 2)  # next to the dot: the plot under it takes the tap
         s = page.evaluate(STATE_JS)
         assert int(np.argmax(s["weights"])) == 1, f"tapped key 1: {s['params']}, {np.round(s['weights'], 3)}"
+
+
+@pytest.mark.parametrize("page_name, name", LIVE)
+def test_a_finger_drags_the_query_without_scrolling_the_page(browser, visits, page_name, name):
+    with _opened(browser, visits, page_name, name, viewport={"width": 390, "height": 844},
+                 has_touch=True, is_mobile=True) as page:
+        sel = f'.attn-explorer[data-explorer="{name}"]'
+        page.locator(f"{sel} .attn-handle").scroll_into_view_if_needed()
+        cdp = page.context.new_cdp_session(page)
+        scroll = page.evaluate("() => window.scrollY")
+        for dx, dy in ((60, -40), (-90, 70)):
+            b = page.locator(f"{sel} .attn-handle-dot").bounding_box()
+            x0, y0 = b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+            before = page.evaluate(STATE_JS, name)["params"]
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+            for t in range(1, 11):
+                cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [
+                    {"x": x0 + dx * t / 10, "y": y0 + dy * t / 10}]})
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+            s = page.evaluate(STATE_JS, name)
+            b2 = page.locator(f"{sel} .attn-handle-dot").bounding_box()
+            moved = (b2["x"] - b["x"], b2["y"] - b["y"])
+            assert abs(moved[0] - dx) < 6 and abs(moved[1] - dy) < 6, (
+                f"{name}: the finger moved ({dx}, {dy}) px, the dot ({moved[0]:.0f}, {moved[1]:.0f})")
+            assert s["params"] != before
+            err = np.abs(np.array(s["weights"]) - np.asarray(_expected(s["params"], name)["weights"]).reshape(-1)).max()
+            assert err <= TOL, f"{name} at {s['params']}: weights differ from attnlib's by {err:.2e}"
+        assert page.evaluate("() => window.scrollY") == scroll, f"{name}: dragging the dot scrolled the page"
 
 
 def test_the_arrow_keys_move_the_query_one_grid_step(browser, visits):
