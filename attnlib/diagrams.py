@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from torch import Tensor
 
 __all__ = ["draw_pipeline", "pipeline_example"]
 

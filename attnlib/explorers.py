@@ -1,19 +1,27 @@
-"""The book's five slider explorers, each declared once with :mod:`attnlib.widgets`.
+"""The book's explorers, each declared once with :mod:`attnlib.widgets`.
 
-Every explorer is an :class:`attnlib.widgets.Explorer` whose frames are computed here
-with attnlib over the whole slider grid; the browser only selects and draws them, so the
-explorers work in JupyterLab and in the static book alike. Builders take no required
-argument and use a local, seeded :class:`torch.Generator` (never the global seed).
+A precomputed explorer's frames are computed here with attnlib over the whole grid of its
+sliders, and the browser only selects and draws them. A live explorer (:mod:`attnlib.live`:
+a query the reader drags, sentences the reader types) stores no frame: the page computes
+each one with the same rules, and the declaration's update function, written with attnlib,
+is the reference the tests compare the page with. Both kinds work in JupyterLab and in the
+static book alike. Builders take no required argument and use a local, seeded
+:class:`torch.Generator` (never the global seed).
 
 ==================================== ======= ============================================
 builder                              chapter shows
 ==================================== ======= ============================================
+:func:`soft_lookup_explorer`         1       drag the query; the output inside the hull (live)
 :func:`softmax_temperature_explorer` 1       softmax(scores / T): one-hot ... uniform
-:func:`kernel_regression_explorer`   2       Nadaraya-Watson fit and weights per kernel
-:func:`masking_explorer`             3       masked softmax of three padded sentences
+:func:`kernel_regression_explorer`   2       drag the query x: Nadaraya-Watson weights (live)
+:func:`bandwidth_training_explorer`  2       playback of learning the bandwidth
+:func:`masking_explorer`             3       masked softmax of typed sentences (live)
 :func:`additive_attention_explorer`  4       additive attention weights as a query moves
 :func:`scaling_explorer`             5       why scaled dot-product divides by sqrt(d)
+:func:`scoring_comparison_explorer`  5       one dragged query, four scoring functions (live)
 ==================================== ======= ============================================
+
+Chapter 6's playback of its training run is built by :mod:`attnlib.seq2seq_explorer`.
 
 ``EXPLORERS`` maps each explorer's name to its builder, and ``compute(name, **params)``
 returns one frame (``{panel: data}``) computed directly by attnlib, e.g.::
@@ -34,7 +42,7 @@ import torch
 
 from attnlib.attention import attention_pool
 from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
-from attnlib.live import LiveAttention, LiveKernelRegression, kernel_window
+from attnlib.live import LiveAttention, LiveKernelRegression, LiveMasking, kernel_window
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores, bilinear_scores, dot_product_scores, gaussian_scores
 from attnlib.widgets import (
@@ -48,6 +56,7 @@ from attnlib.widgets import (
     Series,
     Slider,
     Spokes,
+    Text,
 )
 
 __all__ = [
@@ -378,50 +387,56 @@ def bandwidth_training_explorer(**kwargs: Any) -> Explorer:
 
 # ----------------------------------------------------------------------------- chapter 3
 
-SENTENCES = [["Dive", "into", "Deep", "Learning"], ["Learn", "to", "code", "<pad>"],
-             ["Hello", "world", "<pad>", "<pad>"]]
+SENTENCES = ["Dive into Deep Learning", "Learn to code", "Hello world"]
+SUGGESTIONS = ["Dive into Deep Learning", "Learn to code", "Hello world", "Attention is all you need",
+               "the cat sat on the mat", "a a a", "Queries keys and values", "pad"]
+MAX_TOKENS = 6
 
 
-def masking_declaration(*, seed: int = 0, n_queries: int = 3) -> Declaration:
-    """Declaration of :func:`masking_explorer` (no frame computed)."""
-    n_keys = len(SENTENCES[0])
-    scores = torch.randn(len(SENTENCES), n_queries, n_keys, generator=_generator(seed))  # (3, n_queries, 4)
-    true_lens = [sum(w != "<pad>" for w in s) for s in SENTENCES]
+def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declaration:
+    """Declaration of :func:`masking_explorer` (computed in the browser, see attnlib.live)."""
+    live = LiveMasking(sentences=("sentence_1", "sentence_2", "sentence_3"),
+                       weights=("sentence_1", "sentence_2", "sentence_3"), max_tokens=max_tokens, d=d,
+                       masking="masking")
+    defaults = live.frame(SENTENCES)
 
-    def update(valid_len_1: int, valid_len_2: int, valid_len_3: int) -> dict[str, Any]:
-        valid_lens = torch.tensor([valid_len_1, valid_len_2, valid_len_3])  # (3,)
-        weights = masked_softmax(scores, valid_lens)  # (3, n_queries, 4)
-        return {f"sentence_{b + 1}": _np(weights[b]) for b in range(len(SENTENCES))}
+    def update(masking: str, sentence_1: str, sentence_2: str, sentence_3: str) -> dict[str, Any]:
+        frame = live.frame([sentence_1, sentence_2, sentence_3], masked=masking == "valid_lengths")
+        return {f"sentence_{b + 1}": w for b, (_, w) in enumerate(frame)}  # (max_tokens, max_tokens) each
 
     return Declaration(
         name="masking",
         update=update,
-        params=[Slider(f"valid_len_{b + 1}", list(range(n_keys + 1)),
-                       label="valid length of '" + " ".join(w for w in SENTENCES[b] if w != "<pad>")
-                       + "'",
-                       value_labels=[f"{n} of {n_keys} keys" for n in range(n_keys + 1)],
-                       default=true_lens[b]) for b in range(len(SENTENCES))],
-        panels=[Heatmap(f"sentence_{b + 1}", xlabel="keys", ylabel="queries",
-                        col_labels=s, title=" ".join(s), rows_sum_to_one=True,
+        texts=[Text(f"sentence_{b + 1}", SENTENCES[b], label=f"sentence {b + 1}", suggestions=SUGGESTIONS)
+               for b in range(3)],
+        params=[Choice("masking", ["valid_lengths", "none"], label="masking",
+                       option_labels=["by valid length (masked softmax)",
+                                      f"none (plain softmax over all {max_tokens} tokens)"])],
+        panels=[Heatmap(f"sentence_{b + 1}", xlabel="keys (tokens)", ylabel="queries (tokens)",
+                        row_labels=toks, col_labels=toks, title=f"sentence {b + 1}", rows_sum_to_one=True,
                         allow_zero_rows=True)
-                for b, s in enumerate(SENTENCES)],
-        title="Masked softmax: keys past a sentence's valid length get weight exactly 0",
-        meta={"scores": scores},
+                for b, (toks, _) in enumerate(defaults)],
+        title=f"Masked softmax on your own sentences: each is cut or padded to {max_tokens} tokens",
+        live=live,
+        meta={"live": live},
     )
 
 
 def masking_explorer(**kwargs: Any) -> Explorer:
-    """Masked softmax over three padded sentences (chapter 3).
+    """Masked self-attention on sentences the reader types (chapter 3).
 
-    Three sentences of lengths 4, 3 and 2 padded to 4 keys ("Dive into Deep Learning",
-    "Learn to code <pad>", "Hello world <pad> <pad>"), fixed seeded scores of shape
-    ``(3, n_queries, 4)``. One slider per sentence sets its valid length (0 to 4; the
-    defaults are the true lengths). Each heatmap shows
-    ``masked_softmax(scores, valid_lens)[b]``: keys at or beyond the valid length get
-    weight exactly 0, the others renormalise, and a valid length of 0 gives all-zero rows
-    (not a uniform row, not NaN). 5³ = 125 frames.
+    Three text fields (with suggestions) hold the sentences; each is split at whitespace and
+    cut or padded with ``<pad>`` to ``max_tokens`` = 6 tokens, so its valid length is its
+    number of words (at most 6). Every token is a query and a key; a word's query and key
+    vectors come from a hash of the word (:func:`attnlib.live.word_vector`, d = 8), so the
+    same word always scores the same. Each heatmap is ``attnlib.masked_softmax`` of one
+    sentence's scaled dot products with per-query valid lengths: the keys past the valid
+    length get exactly 0, and the ``<pad>`` queries, which have no valid key, get all-zero
+    rows. The "masking" choice switches to a plain softmax, the mistake masking prevents.
+    The tokens label the heatmaps. Computed in the page (``attnlib.live``); :func:`compute`
+    gives attnlib's.
 
-    Keyword args (optional): ``seed``, ``n_queries``.
+    Keyword args (optional): ``max_tokens``, ``d``.
     """
     return Explorer(masking_declaration(**kwargs))
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from attnlib.seq2seq import TrainLog, format_target, implied_alignment
+from attnlib.seq2seq import TrainLog
 from attnlib.widgets import Declaration, Explorer, FixedSeries, Heatmap, Lines, Series, Slider
 
 __all__ = ["alignment_playback_declaration", "alignment_playback_explorer",
@@ -41,7 +41,6 @@ def alignment_playback_declaration(log: TrainLog, source: str, target: str,
         return {"weights": frames[step],
                 "loss": {"now": np.array([[float(at)], [float(smooth[at - 1])]])}}
 
-    ideal = implied_alignment(source)  # noqa: F841 (documents the target of the playback)
     return Declaration(
         name="alignment_playback",
         update=update,

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib import AdditiveAttention, masked_softmax
+from attnlib import AdditiveAttention
 from attnlib.explorers import DECLARATIONS, EXPLORERS, compute
 from attnlib.widgets import Explorer
 
-NAMES = ["softmax_temperature", "bandwidth_training", "masking", "additive_attention", "scaling"]
+NAMES = ["softmax_temperature", "bandwidth_training", "additive_attention", "scaling"]
 # computed in the browser (attnlib.live): tests/test_live.py
-LIVE = ["soft_lookup", "kernel_regression", "scoring_comparison"]
+LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
 STATE_BUDGET_GZIP = 150_000  # bytes per explorer: the whole page must stay <= 1.5 MB gzip
 
 
@@ -88,8 +88,6 @@ REPRS = {
     "softmax_temperature": "Explorer('softmax_temperature': temperature ×41 → heatmap 'weights' 4×8, "
                            "lines 'query_0')",
     "bandwidth_training": "Explorer('bandwidth_training': step ×101 → lines 'loss', lines 'fit')",
-    "masking": "Explorer('masking': valid_len_1 ×5, valid_len_2 ×5, valid_len_3 ×5 → heatmap "
-               "'sentence_1' 3×4, heatmap 'sentence_2' 3×4, heatmap 'sentence_3' 3×4)",
     "additive_attention": "Explorer('additive_attention': angle ×36, valid_len ×8, num_hiddens ×3 → "
                           "lines 'plane', heatmap 'weights' 1×8, lines 'scores')",
     "scaling": "Explorer('scaling': d ×9 → lines 'spread', heatmap 'unscaled' 4×8, heatmap 'scaled' 4×8)",
@@ -106,7 +104,7 @@ def test_repr_is_short_and_stable(built, name):
 
 
 def test_repr_does_not_depend_on_the_run():
-    assert repr(EXPLORERS["masking"]()) == REPRS["masking"]
+    assert repr(EXPLORERS["scaling"]()) == REPRS["scaling"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -139,27 +137,6 @@ def test_softmax_temperature(built):
     argmax = scores[0].argmax(-1).numpy()
     assert np.all(cold[np.arange(4), argmax] > 0.99), "T -> 0: one-hot on the largest score"
     np.testing.assert_allclose(hot, 1 / 8, atol=0.05)  # T -> ∞: uniform (average pooling)
-
-
-def test_masking(built):
-    ex = built["masking"]
-    scores = ex.declaration.meta["scores"]  # (3, n_queries, 4)
-    assert len(ex.frames) == 125
-    assert ex.params == {"valid_len_1": 4, "valid_len_2": 3, "valid_len_3": 2}
-    heat = ex.spec["panels"]
-    assert [p["col_labels"] for p in heat] == [["Dive", "into", "Deep", "Learning"],
-                                               ["Learn", "to", "code", "<pad>"],
-                                               ["Hello", "world", "<pad>", "<pad>"]]
-    for f, params in grid(ex):
-        lens = [params["valid_len_1"], params["valid_len_2"], params["valid_len_3"]]
-        direct = masked_softmax(scores, torch.tensor(lens)).numpy()
-        for b in range(3):
-            w = ex.frames[f][f"sentence_{b + 1}"]
-            assert_weights(w, lens[b], where=f"{params} sentence {b}")
-            np.testing.assert_array_equal(w, direct[b])
-            if lens[b] > 0:  # independent reference: plain softmax over the valid keys
-                ref = torch.softmax(scores[b, :, :lens[b]].double(), -1).numpy()
-                np.testing.assert_allclose(w[:, :lens[b]], ref, atol=1e-6)
 
 
 def test_additive_attention(built):

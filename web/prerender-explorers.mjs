@@ -4,7 +4,7 @@
 //
 // For every page of _build/html with a saved widget state (myst-nb writes it as
 // <script type="application/vnd.jupyter.widget-state+json">):
-//  1. the state keeps, per attnlib explorer model, only spec, data, indices and name (the
+//  1. the state keeps, per attnlib explorer model, only spec, data, indices, texts and name (the
 //     module's source `_esm`, its `_css` and the ipywidgets layout models are dropped: the
 //     page loads the module and its stylesheet as files);
 //  2. before each widget view, the explorer is drawn by attnlib/static/explorer.js (the module
@@ -128,7 +128,7 @@ export function staticPicture(state) {
 // ----------------------------------------------------------------------- the pages
 const STATE_RE = /<script type="application\/vnd\.jupyter\.widget-state\+json">([\s\S]*?)<\/script>/;
 const VIEW_RE = /<script type="application\/vnd\.jupyter\.widget-view\+json">([\s\S]*?)<\/script>/g;
-const KEEP = ["spec", "data", "indices", "name"];
+const KEEP = ["spec", "data", "indices", "texts", "name"];
 // JSON inside <script>: "</" would end the element (myst-nb escapes the same way).
 const scriptJson = (obj) => JSON.stringify(obj).replace(/<\//g, "<\\/");
 

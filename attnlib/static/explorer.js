@@ -1,10 +1,14 @@
-// attnlib slider explorer (anywidget ES module). Every frame is computed in Python by
-// attnlib and synced in the model; this module only selects the frame for the current
-// slider positions and draws it as SVG (colour mapping and layout, no other maths).
+// attnlib explorer (anywidget ES module). A precomputed explorer's frames are computed in
+// Python by attnlib and synced in the model: this module selects the frame for the current
+// controls and draws it as SVG. A live explorer (attnlib.live: a dragged query, a typed
+// sentence) is computed here with one small implementation of attention's primitives
+// (SCORES, softmax, LOG_KERNELS, the masked softmax of maskingFrame), which the browser tests
+// compare with attnlib's numbers.
 // No dependencies, no network, no console output.
 // What scripts and tests may read: each explorer's data-explorer / data-params / data-frame /
 // data-ready; each heatmap's svg.attnValues (the weights shown, row by row), data-rows,
-// data-cols and its cells' image (image.attn-cells, one pixel per cell); the readout line.
+// data-cols and its cells' image (image.attn-cells, one pixel per cell); the readout line;
+// the weights panel's data-ytop; a typed sentence's heatmap data-col-labels.
 
 const SVG = "http://www.w3.org/2000/svg";
 // matplotlib "Reds" (ColorBrewer Reds, 9 classes): sequential, colour-blind safe.
@@ -198,6 +202,42 @@ function kernelFrame(live, params, panels) {
   out[live.weights] = Float64Array.from(live.heat_x.flatMap((x) => nwWeights(xs, x, logK, h)));  // (n_heat * n_train,)
   return out;
 }
+// Masked self-attention over typed sentences (attnlib.live.LiveMasking): tokens split at
+// whitespace, cut or padded to max_tokens; each word's query and key vectors from a hash of
+// the word (FNV-1a, then mulberry32: the same numbers as attnlib.live.word_vector).
+function wordVector(word, d) {
+  let h = 0x811c9dc5;
+  for (const b of new TextEncoder().encode(word)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  const out = [];
+  for (let i = 0; i < d; i++) {
+    h = (h + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(h ^ (h >>> 15), h | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out.push(2 * (((t ^ (t >>> 14)) >>> 0) / 4294967296) - 1);
+  }
+  return out;
+}
+const tokensOf = (text, n) => String(text).split(/[ \t\n\r\f\v]+/).filter(Boolean).slice(0, n);
+function maskingFrame(live, params, spec) {
+  const n = live.max_tokens, out = {}, labels = {};
+  const masked = !live.masking || params[live.masking] === spec.params.find((p) => p.name === live.masking).values[0];
+  live.sentences.forEach((name, b) => {
+    const toks = tokensOf(params[name], n), l = toks.length;
+    const padded = toks.concat(Array(n - l).fill(live.pad));
+    const q = padded.map((w) => wordVector("q " + w.toLowerCase(), live.d));  // (n, d)
+    const k = padded.map((w) => wordVector("k " + w.toLowerCase(), live.d));  // (n, d)
+    const w = new Float64Array(n * n);                                     // (n_queries, n_keys)
+    for (let i = 0; i < n; i++) {
+      const valid = masked ? (i < l ? l : 0) : n;                          // a <pad> query: no valid key
+      if (!valid) continue;                                                // an all-zero row
+      const row = softmax(k.slice(0, valid).map((kj) => dot(q[i], kj) / Math.sqrt(live.d)));
+      row.forEach((v, j) => { w[i * n + j] = v; });
+    }
+    out[live.weights[b]] = w;
+    labels[live.weights[b]] = { rows: padded, cols: padded, length: l };
+  });
+  return { values: out, labels };
+}
 // A lines panel's values, flat in its series' order (an xy series: its xs, then its ys).
 function flatSeries(ps, bySeries) {
   const parts = ps.series.map((s) => bySeries[s.name]);
@@ -218,16 +258,20 @@ function seriesOf(spec, values, [panel, name]) {
   return EMPTY;
 }
 const EMPTY = new Float64Array(0);
+const LABEL_MAX = 10;
 
 function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols;
   const cell = Math.max(5, Math.min(40, Math.floor(Math.min(360 / C, 260 / R))));
   const charW = 6.5;
-  const rowLab = spec.row_labels, colLab = spec.col_labels;
+  // Labels may change with each frame (typed words: ctx.labels); ticks show at most LABEL_MAX
+  // characters of them, and the layout leaves room for that many.
+  let rowLab = spec.row_labels, colLab = spec.col_labels;
   const rowTxt = (i) => (rowLab ? rowLab[i] : String(i));
   const colTxt = (j) => (colLab ? colLab[j] : String(j));
-  const maxRow = Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
-  const maxCol = Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
+  const cut = (t) => (t.length > LABEL_MAX ? t.slice(0, LABEL_MAX - 1) + "\u2026" : t);
+  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
+  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
   const rotate = maxCol * charW > cell;
   // label every cell when there is room (about 12 px per label), else every k-th
   const stepR = Math.max(1, rowLab ? Math.ceil(12 / cell) : Math.ceil(R / 10));
@@ -256,16 +300,17 @@ function heatmapPanel(spec, parent, ui) {
     "image-rendering": "optimizeSpeed", style: "image-rendering: pixelated" }, g);
   const tip = el("title", {}, img);
   el("rect", { x: 0, y: 0, width: W, height: H, fill: "none", class: "attn-frame" }, g);
+  const rowTicks = [], colTicks = [];
   for (let i = 0; i < R; i += stepR) {
-    el("text", { class: "attn-tick", x: -4, y: i * cell + cell / 2, "text-anchor": "end",
-      "dominant-baseline": "central" }, g, rowTxt(i));
+    rowTicks.push([i, el("text", { class: "attn-tick", x: -4, y: i * cell + cell / 2, "text-anchor": "end",
+      "dominant-baseline": "central" }, g, cut(rowTxt(i)))]);
   }
   for (let j = 0; j < C; j += stepC) {
     const x = j * cell + cell / 2, y = H + 12;
-    el("text", rotate
+    colTicks.push([j, el("text", rotate
       ? { class: "attn-tick", x, y: H + 6, "text-anchor": "end", transform: `rotate(-45 ${x} ${H + 6})`,
         "dominant-baseline": "central" }
-      : { class: "attn-tick", x, y, "text-anchor": "middle" }, g, colTxt(j));
+      : { class: "attn-tick", x, y, "text-anchor": "middle" }, g, cut(colTxt(j)))]);
   }
   el("text", { class: "attn-axis-label", x: W / 2, y: H + bottom - 6, "text-anchor": "middle" }, g, spec.xlabel);
   el("text", { class: "attn-axis-label", x: 0, y: 0, "text-anchor": "middle",
@@ -335,7 +380,13 @@ function heatmapPanel(spec, parent, ui) {
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
   ui.heatmaps.push({ spec, rowTxt, colTxt, values: () => last });
   const rgb = new Uint8Array(R * C * 3);
-  return (values) => {
+  return (values, ctx) => {
+    if (ctx && ctx.labels) {  // the words of a typed sentence
+      rowLab = ctx.labels.rows; colLab = ctx.labels.cols;
+      rowTicks.forEach(([i, t]) => { t.textContent = cut(rowTxt(i)); });
+      colTicks.forEach(([j, t]) => { t.textContent = cut(colTxt(j)); });
+      svg.setAttribute("data-col-labels", JSON.stringify(colLab));
+    }
     const dark = isDark(svg), table = dark ? LUT_DARK : LUT, ramp = dark ? DARK : REDS;
     stops.forEach((st, k) => st.setAttribute("stop-color", ramp[k]));
     for (let k = 0; k < R * C; k++) {
@@ -620,6 +671,7 @@ function render({ model, el: host }) {
     const idx = (model.get("indices") || []).slice();
     const pos = (name) => spec.params.findIndex((p) => p.name === name);
     const ui = {
+      typedLabels: !!(spec.live && spec.live.kind === "masking"),
       heatmaps: [],
       onColumn: [],
       column: (j, from, n) => ui.onColumn.forEach((f) => f(j, from, n)),
@@ -642,6 +694,31 @@ function render({ model, el: host }) {
       },
     };
     const initial = idx.slice();  // what Reset returns to: the positions the explorer opened at
+    // Text fields (a sentence the reader types, or picks from the field's suggestions).
+    const startTexts = Object.assign({}, model.get("texts") || {});
+    const syncTexts = () => {
+      model.set("texts", Object.fromEntries(texts.map(({ name, input }) => [name, input.value])));
+      model.save_changes();
+    };
+    const texts = (spec.texts || []).map((t) => {
+      const label = html("label", "attn-text-label", controls, t.label + " ");
+      const input = html("input", "attn-text", label);
+      input.setAttribute("type", "text");
+      input.setAttribute("data-param", t.name);
+      input.setAttribute("maxlength", String(t.max_length));
+      input.setAttribute("autocomplete", "off");
+      input.setAttribute("spellcheck", "false");
+      input.value = startTexts[t.name] === undefined ? "" : startTexts[t.name];
+      if (t.suggestions.length) {  // typing or picking: the browser offers these as the reader types
+        const id = `attn-list-${++uid}`, list = html("datalist", null, label);
+        list.setAttribute("id", id);
+        t.suggestions.forEach((x) => html("option", null, list).setAttribute("value", x));
+        input.setAttribute("list", id);
+      }
+      input.addEventListener("input", () => { stopPlaying(); redraw(); syncTexts(); });
+      input.setAttribute("data-lm-suppress-shortcuts", "true");
+      return { name: t.name, input };
+    });
     const inputs = [], outputs = [];
     // Play / pause over a slider's values (Slider(play=True)): one step per tick at the chosen
     // speed, stopping at the last value. With prefers-reduced-motion the button steps once
@@ -711,7 +788,10 @@ function render({ model, el: host }) {
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
       stopPlaying();
+      let typed = false;
+      texts.forEach(({ name, input }) => { if (input.value !== startTexts[name]) { input.value = startTexts[name]; typed = true; } });
       ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
+      if (typed) { redraw(); syncTexts(); }
     });
     const painters = spec.panels.map((ps) => ({
       name: ps.name,
@@ -719,9 +799,22 @@ function render({ model, el: host }) {
       paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui),
     }));
     // One sentence that says what changed, for screen readers (and everyone).
-    const sentence = (params, values) => {
+    const sentence = (params, values, labels) => {
       const where = spec.params.map((p, k) => `${p.label} ${p.labels[idx[k]]}`).join(", ");
       const lv = spec.live;
+      if (lv && lv.kind === "masking") {  // the valid lengths, and how much weight the padding gets
+        const n = lv.max_tokens, lens = lv.weights.map((w) => labels[w].length);
+        let pad = 0;
+        lv.weights.forEach((w, b) => {
+          for (let i = 0; i < n; i++) {
+            let sum = 0;
+            for (let j = lens[b]; j < n; j++) sum += values[w][i * n + j];
+            pad = Math.max(pad, sum);
+          }
+        });
+        return `${where}: valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` +
+          (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${fmt(Math.round(pad * 100) / 100)} of a row's weight.`);
+      }
       if (lv && lv.kind === "kernel_regression") {  // what happens at the dragged query
         const w = seriesOf(spec, values, lv.bars), fit = seriesOf(spec, values, lv.marker)[1];  // (n_train,), ŷ
         let best = 0;
@@ -745,6 +838,7 @@ function render({ model, el: host }) {
     const redraw = () => {
       let f = 0;
       const params = {};
+      texts.forEach(({ name, input }) => { params[name] = input.value; });
       spec.params.forEach((p, k) => {
         f += idx[k] * spec.strides[k];
         params[p.name] = p.values[idx[k]];
@@ -753,15 +847,19 @@ function render({ model, el: host }) {
           inputs[k].setAttribute("aria-valuetext", p.labels[idx[k]]);
         }
       });
-      const computed = !spec.live ? null : spec.live.kind === "kernel_regression"
-        ? kernelFrame(spec.live, params, spec.panels) : liveFrame(spec.live, params);
+      let computed = null, labels = {};
+      if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params, spec));
+      else if (spec.live) {
+        computed = spec.live.kind === "kernel_regression" ? kernelFrame(spec.live, params, spec.panels)
+          : liveFrame(spec.live, params);
+      }
       const values = {};
       spec.panels.forEach((ps, k) => {
         const c = computed && computed[ps.name];
         values[ps.name] = !computed ? painters[k].frame(f) : !c ? EMPTY : c instanceof Float64Array ? c : flatSeries(ps, c);
       });
-      for (const p of painters) p.paint(values[p.name], { params, values });
-      live.textContent = sentence(params, values);
+      for (const p of painters) p.paint(values[p.name], { params, values, labels: labels[p.name] });
+      live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));
       root.setAttribute("data-ready", "true");
@@ -779,6 +877,16 @@ function render({ model, el: host }) {
     };
     model.on("change:indices", onIndices);
     cleanup.push(() => model.off("change:indices", onIndices));
+    const onTexts = () => {
+      const next = model.get("texts") || {};
+      let changed = false;
+      texts.forEach(({ name, input }) => {
+        if (typeof next[name] === "string" && next[name] !== input.value) { input.value = next[name]; changed = true; }
+      });
+      if (changed) redraw();
+    };
+    model.on("change:texts", onTexts);
+    cleanup.push(() => model.off("change:texts", onTexts));
     // Repaint with the other colour scale when the reader switches the theme.
     const doc = root.ownerDocument, view = doc && doc.defaultView;
     if (view && typeof view.MutationObserver === "function") {

@@ -5,7 +5,8 @@ An explorer is declared once, from
 - a pure Python *update function* ``update(**params) -> {panel name: data}`` that computes
   what the panels show with :mod:`attnlib`,
 - a list of parameters: :class:`Slider` (a numeric slider over an explicit list of values)
-  or :class:`Choice` (a choice among string options),
+  or :class:`Choice` (a choice among string options), and, for an explorer the page
+  computes, :class:`Text` fields the reader types in,
 - a list of panels: :class:`Heatmap` (a matrix, queries are rows) or :class:`Lines`
   (line/point series over a shared x axis, plus fixed series such as training points; a
   :class:`Handle` the reader drags, bound to two sliders, and :class:`Spokes` from it to
@@ -49,7 +50,7 @@ explorer's browser-side maths is described in :mod:`attnlib.live`.
 
 from __future__ import annotations
 
-from attnlib.widgets.controls import Choice, ExplorerError, Slider
+from attnlib.widgets.controls import Choice, ExplorerError, Slider, Text
 from attnlib.widgets.declaration import Declaration
 from attnlib.widgets.encoding import MAX_ENCODING_ERROR, decode_frames, encode_frames
 from attnlib.widgets.page import standalone_html
@@ -59,6 +60,7 @@ from attnlib.widgets.widget import _STATIC, Explorer  # noqa: F401  (_STATIC: th
 __all__ = [
     "Slider",
     "Choice",
+    "Text",
     "Heatmap",
     "Lines",
     "Series",

@@ -1,4 +1,5 @@
-"""What the reader controls: :class:`Slider` and :class:`Choice` (see :mod:`attnlib.widgets`)."""
+"""What the reader controls: :class:`Slider`, :class:`Choice` and :class:`Text` (see
+:mod:`attnlib.widgets`)."""
 
 from __future__ import annotations
 
@@ -129,6 +130,50 @@ class Choice:
 
     def default_index(self) -> int:
         return 0 if self.default is None else self.options.index(self.default)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A line of text the reader types (or picks from suggestions), e.g. a sentence.
+
+    Only for explorers computed in the page (``live=``): a typed text has no grid to
+    precompute. The update function receives the string.
+
+    Args:
+        name: keyword passed to the update function.
+        default: the text the explorer opens with.
+        label: text shown before the field (default: ``name``).
+        suggestions: texts offered in the field's drop-down list (the reader may still type
+            anything).
+        max_length: the field accepts at most this many characters.
+    """
+
+    name: str
+    default: str
+    label: str | None = None
+    suggestions: Sequence[str] = ()
+    max_length: int = 80
+
+    kind = "text"
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "Text")
+        if not isinstance(self.default, str):
+            raise ExplorerError(f"Text {self.name!r}: default must be a string; got {self.default!r}")
+        sugg = tuple(self.suggestions)
+        if not all(isinstance(t, str) for t in sugg):
+            raise ExplorerError(f"Text {self.name!r}: suggestions must be strings; got {sugg!r}")
+        object.__setattr__(self, "suggestions", sugg)
+        if not isinstance(self.max_length, int) or self.max_length < 1 or len(self.default) > self.max_length:
+            raise ExplorerError(f"Text {self.name!r}: max_length must be a positive int holding the default "
+                                f"({len(self.default)} characters); got {self.max_length!r}")
+
+    def check(self, value: object, where: str) -> str:
+        if not isinstance(value, str):
+            raise TypeError(f"{where}: {self.name} must be a string; got {type(value).__name__}")
+        if len(value) > self.max_length:
+            raise ValueError(f"{where}: {self.name} holds at most {self.max_length} characters; got {len(value)}")
+        return value
 
 
 def _check_name(name: object, what: str) -> None:

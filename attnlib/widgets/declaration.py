@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from attnlib.widgets.controls import Choice, ExplorerError, Slider, _check_name
+from attnlib.widgets.controls import Choice, ExplorerError, Slider, Text, _check_name
 from attnlib.widgets.panels import Heatmap, _as_panel
 
 
@@ -25,6 +25,8 @@ class Declaration:
         params: :class:`Slider` / :class:`Choice` parameters, in display order.
         panels: :class:`Heatmap` / :class:`Lines` panels (or dicts with a ``"kind"``).
         title: optional caption shown above the controls.
+        texts: :class:`Text` fields (typed by the reader), shown before the other controls;
+            only with ``live=`` (nothing can be precomputed for a typed text).
         live: optional :class:`attnlib.live.LiveAttention`: the browser computes each frame
             itself, with one small implementation of attention's primitives, instead of
             receiving precomputed frames; ``update`` stays the reference it is tested
@@ -38,19 +40,27 @@ class Declaration:
     title: str | None = None
     meta: dict = field(default_factory=dict)
     live: Any = None
+    texts: Sequence[Text] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Declaration")
         if not callable(self.update):
             raise ExplorerError(f"explorer {self.name!r}: update must be callable; got {type(self.update).__name__}")
-        params = tuple(self.params)
-        if not params:
+        params, texts = tuple(self.params), tuple(self.texts)
+        if not params and not texts:
             raise ExplorerError(f"explorer {self.name!r}: declare at least one parameter")
+        for t in texts:
+            if not isinstance(t, Text):
+                raise ExplorerError(f"explorer {self.name!r}: texts must be Text fields; got {type(t).__name__}")
+        if texts and self.live is None:
+            raise ExplorerError(f"explorer {self.name!r}: Text fields need live= (the page computes each "
+                                "frame; a typed text has no grid to precompute)")
+        object.__setattr__(self, "texts", texts)
         for p in params:
             if not isinstance(p, (Slider, Choice)):
                 raise ExplorerError(f"explorer {self.name!r}: parameters must be Slider or Choice; "
                                     f"got {type(p).__name__}")
-        names = [p.name for p in params]
+        names = [p.name for p in params] + [t.name for t in texts]
         if len(set(names)) != len(names):
             raise ExplorerError(f"explorer {self.name!r}: parameter names must be distinct; got {names!r}")
         object.__setattr__(self, "params", params)
@@ -89,7 +99,8 @@ class Declaration:
         return math.prod(len(p.values) for p in self.params)
 
     def defaults(self) -> dict[str, Any]:
-        return {p.name: p.values[p.default_index()] for p in self.params}
+        return {**{p.name: p.values[p.default_index()] for p in self.params},
+                **{t.name: t.default for t in self.texts}}
 
     def grid(self):
         """Yield ``(frame index, params dict)`` over the product grid (first parameter slowest)."""
@@ -101,11 +112,14 @@ class Declaration:
 
         Missing parameters take their default; unknown ones raise ``TypeError``.
         """
-        known = {p.name for p in self.params}
+        known = {p.name for p in self.params} | {t.name for t in self.texts}
         unknown = set(params) - known
         if unknown:
             raise TypeError(f"explorer {self.name!r}: unknown parameter(s) {sorted(unknown)}; "
-                            f"expected {[p.name for p in self.params]}")
+                            f"expected {[p.name for p in self.params] + [t.name for t in self.texts]}")
+        for t in self.texts:
+            if t.name in params:
+                t.check(params[t.name], f"explorer {self.name!r}")
         for p in self.params:
             if isinstance(p, Choice) and p.name in params and params[p.name] not in p.options:
                 raise ValueError(f"explorer {self.name!r}: {p.name} must be one of {list(p.options)}; "

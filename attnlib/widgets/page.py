@@ -40,7 +40,7 @@ def standalone_html(explorer: Explorer) -> str:
         return text.replace("</", "<\\/")
 
     state = {"name": explorer.name, "spec": explorer.spec, "data": explorer.data,
-             "indices": list(explorer.indices)}
+             "indices": list(explorer.indices), "texts": dict(explorer.texts)}
     esm = (_STATIC / "explorer.js").read_text(encoding="utf-8")
     css = (_STATIC / "explorer.css").read_text(encoding="utf-8")
     return ("<!doctype html>\n<html><head><meta charset=\"utf-8\">"

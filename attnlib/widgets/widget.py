@@ -44,6 +44,7 @@ class Explorer(anywidget.AnyWidget):
     spec = traitlets.Dict().tag(sync=True)
     data = traitlets.Dict().tag(sync=True)
     indices = traitlets.List(traitlets.Int()).tag(sync=True)
+    texts = traitlets.Dict(value_trait=traitlets.Unicode()).tag(sync=True)
 
     def __init__(self, declaration: Declaration, **kwargs: Any) -> None:
         if not isinstance(declaration, Declaration):
@@ -82,12 +83,15 @@ class Explorer(anywidget.AnyWidget):
                 "values": list(p.values), "labels": p.labels(), "play": bool(getattr(p, "play", False)),
             })
         spec = {"title": decl.title, "params": param_specs, "panels": panel_specs,
-                "strides": _strides([len(p.values) for p in decl.params])}
+                "strides": _strides([len(p.values) for p in decl.params]),
+                "texts": [{"name": t.name, "label": t.label or t.name, "suggestions": list(t.suggestions),
+                           "max_length": t.max_length} for t in decl.texts]}
         if decl.live is not None:
             spec["live"] = decl.live.spec()
             frames = []  # nothing precomputed: see frame() for any position
         super().__init__(name=decl.name, spec=spec, data=data,
-                         indices=[p.default_index() for p in decl.params], **kwargs)
+                         indices=[p.default_index() for p in decl.params],
+                         texts={t.name: t.default for t in decl.texts}, **kwargs)
         self.declaration = decl
         self.frames = frames
         self._shapes = shapes
@@ -95,21 +99,29 @@ class Explorer(anywidget.AnyWidget):
     # -- Python-side helpers
     @property
     def params(self) -> dict[str, Any]:
-        """Current parameter values."""
-        return {p.name: p.values[i] for p, i in zip(self.declaration.params, self.indices)}
+        """Current parameter values (and typed texts)."""
+        return {**{p.name: p.values[i] for p, i in zip(self.declaration.params, self.indices)},
+                **{t.name: self.texts.get(t.name, t.default) for t in self.declaration.texts}}
 
     def set(self, **params: Any) -> None:
-        """Move sliders to the given values (each must be on its grid)."""
+        """Move sliders to the given values (each must be on its grid); put text in text fields."""
         idx = list(self.indices)
+        texts = {t.name: t for t in self.declaration.texts}
+        new_texts = dict(self.texts)
         for k, v in params.items():
             pos = [p.name for p in self.declaration.params]
+            if k in texts:
+                new_texts[k] = texts[k].check(v, f"explorer {self.name!r}")
+                continue
             if k not in pos:
-                raise TypeError(f"explorer {self.name!r}: unknown parameter {k!r}; expected {pos}")
+                raise TypeError(f"explorer {self.name!r}: unknown parameter {k!r}; expected {pos + list(texts)}")
             p = self.declaration.params[pos.index(k)]
             if v not in p.values:
                 raise ValueError(f"explorer {self.name!r}: {k}={v!r} is not on its grid {list(p.values)}")
             idx[pos.index(k)] = p.values.index(v)
         self.indices = idx
+        if new_texts != self.texts:
+            self.texts = new_texts
 
     def frame_index(self, **params: Any) -> int:
         """Index of the frame for the given parameter values (defaults for missing ones)."""
@@ -132,7 +144,7 @@ class Explorer(anywidget.AnyWidget):
         """(raw bytes, gzip bytes) of the synced state as JSON (what a page embeds)."""
         import gzip
 
-        state = {"name": self.name, "spec": self.spec, "data": self.data, "indices": self.indices,
+        state = {"name": self.name, "spec": self.spec, "data": self.data, "indices": self.indices, "texts": self.texts,
                  "_esm": str(self._esm), "_css": str(self._css)}
         raw = json.dumps(state, separators=(",", ":")).encode()
         return len(raw), len(gzip.compress(raw, 9))
@@ -141,7 +153,7 @@ class Explorer(anywidget.AnyWidget):
         decl = self.declaration if hasattr(self, "declaration") else None
         if decl is None:
             return "Explorer(<uninitialised>)"
-        params = ", ".join(f"{p.name} ×{len(p.values)}" for p in decl.params)
+        params = ", ".join([f"{p.name} ×{len(p.values)}" for p in decl.params] + [f"{t.name} (text)" for t in decl.texts])
         panels = ", ".join(p.describe(self._shapes[p.name]) for p in decl.panels)
         return f"Explorer({decl.name!r}: {params} → {panels})"
 

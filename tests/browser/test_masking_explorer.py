@@ -1,0 +1,106 @@
+"""Chapter 3's explorer in the built book: the reader types three sentences; the page splits
+them into tokens, pads them, labels the heatmaps with the words and computes the masked
+softmax itself (attnlib/static/explorer.js, `maskingFrame`). Each state is checked against
+attnlib's (`attnlib.explorers.compute`), within 1e-4."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+import numpy as np
+import pytest
+
+from .conftest import CHAPTERS
+from .test_book import SNAPSHOT_JS, _check_frame
+
+pytestmark = pytest.mark.browser
+
+PAGE = CHAPTERS[2]
+SEL = '.attn-explorer[data-explorer="masking"]'
+WORDS = "the cat sat on a mat Dive into Deep Learning <pad> é über 東京 x The CAT supercalifragilistic".split()
+
+STATE_JS = """
+() => {
+  const ex = document.querySelector('%s');
+  return {k: [...document.querySelectorAll('.attn-explorer')].indexOf(ex), params: JSON.parse(ex.dataset.params),
+          labels: [...ex.querySelectorAll('svg.attn-heatmap')].map((s) => JSON.parse(s.dataset.colLabels || 'null')),
+          ticks: [...ex.querySelectorAll('svg.attn-heatmap')].map((s) =>
+            [...s.querySelectorAll('text.attn-tick')].map((t) => t.textContent)),
+          live: ex.querySelector('.attn-live').textContent};
+}
+""" % SEL
+
+
+@contextlib.contextmanager
+def _opened(browser, visits, **context):
+    visits(PAGE)
+    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context})
+    page = ctx.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{visits.base_url}/{PAGE}", wait_until="load")
+        page.wait_for_function(f"() => document.querySelector('{SEL}[data-ready=true]')")
+        yield page
+        assert not errors, f"{PAGE}: console errors: {errors}"
+    finally:
+        ctx.close()
+
+
+def _check(page, texts: list[str], where: str) -> dict:
+    s = page.evaluate(STATE_JS)
+    assert [s["params"][f"sentence_{b + 1}"] for b in range(3)] == texts, s["params"]
+    _check_frame(page.evaluate(SNAPSHOT_JS, s["k"]), f"{where}: {texts}")  # weights within 1e-4 of attnlib's
+    for b, text in enumerate(texts):
+        toks = text.split()[:6]
+        padded = toks + ["<pad>"] * (6 - len(toks))
+        assert s["labels"][b] == padded, f"sentence {b + 1} {text!r}: labelled {s['labels'][b]}"
+        cut = [t if len(t) <= 10 else t[:9] + "\u2026" for t in padded]
+        assert s["ticks"][b][:12] == cut + cut, f"sentence {b + 1}: ticks {s['ticks'][b][:12]}"
+    return s
+
+
+def test_typed_sentences_give_attnlib_s_weights_and_label_the_maps(browser, visits):
+    rng = random.Random(5)
+    with _opened(browser, visits) as page:
+        s = _check(page, ["Dive into Deep Learning", "Learn to code", "Hello world"], "as it opens")
+        assert "valid lengths 4, 3, 2 of 6 tokens; the <pad> keys get no weight" in s["live"], s["live"]
+        for r in range(25):
+            texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 9))) for _ in range(3)]
+            for b, t in enumerate(texts):
+                page.fill(f'{SEL} input[data-param="sentence_{b + 1}"]', t)
+            _check(page, texts, f"round {r}")
+
+
+def test_typing_with_the_keyboard_and_reset(browser, visits):
+    with _opened(browser, visits) as page:
+        field = page.get_by_label("sentence 2")
+        assert field.get_attribute("list"), "the field offers no suggestions"
+        options = page.evaluate("(id) => [...document.getElementById(id).options].map((o) => o.value)",
+                                field.get_attribute("list"))
+        assert "Attention is all you need" in options
+        field.click()
+        field.press("End")
+        field.press_sequentially(" now")  # key by key, as a reader types
+        texts = ["Dive into Deep Learning", "Learn to code now", "Hello world"]
+        s = _check(page, texts, "typed")
+        assert "valid lengths 4, 4, 2" in s["live"]
+        page.select_option(f'{SEL} select[data-param="masking"]', "1")
+        s = page.evaluate(STATE_JS)
+        assert s["params"]["masking"] == "none" and "the <pad> keys get up to 0.76 of a row's weight" in s["live"], s["live"]
+        page.click(f"{SEL} .attn-reset")
+        _check(page, ["Dive into Deep Learning", "Learn to code", "Hello world"], "after Reset")
+        assert page.evaluate(STATE_JS)["params"]["masking"] == "valid_lengths"
+
+
+def test_an_empty_sentence_is_all_zero_rows_and_a_repeated_word_one_key(browser, visits):
+    with _opened(browser, visits) as page:
+        page.fill(f'{SEL} input[data-param="sentence_1"]', "")
+        page.fill(f'{SEL} input[data-param="sentence_3"]', "a a a")
+        _check(page, ["", "Learn to code", "a a a"], "empty and repeated")
+        w = page.evaluate(f"() => [...document.querySelectorAll('{SEL} svg.attn-heatmap')].map((s) => Array.from(s.attnValues))")
+        assert not any(w[0]), "an empty sentence must have all-zero rows"
+        third = np.array(w[2]).reshape(6, 6)
+        np.testing.assert_allclose(third[:3, :3], 1 / 3, atol=1e-12)
