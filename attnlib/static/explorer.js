@@ -410,7 +410,9 @@ function linesPanel(spec, parent, ui) {
     const k = Math.min(pw / (x1 - x0), ph / (y1 - y0));
     pw = k * (x1 - x0); ph = k * (y1 - y0);
   }
-  const all = spec.fixed.concat(spec.series);
+  // the legend names every series, and the point to drag (its own entry, first)
+  const all = (spec.handle ? [{ name: `${spec.handle.label} (drag it)`, style: "handle", color: spec.handle.color }] : [])
+    .concat(spec.fixed, spec.series);
   const maxName = Math.max(...all.map((s) => s.name.length));
   const left = 52, top = spec.title ? 24 : 10, legW = 30 + maxName * 6.5;
   const width = left + pw + 10, height = top + ph + 42;
@@ -504,15 +506,6 @@ function linesPanel(spec, parent, ui) {
     if (f.x.length !== n) return;
     gEl.childNodes.forEach((c, i) => c.setAttribute("class", i === j ? "attn-linked" : ""));
   }));
-  if (spec.spokes) {  // the weight lines can be switched off
-    const box = html("label", "attn-toggle", wrap, "");
-    const cb = html("input", null, box);
-    cb.type = "checkbox";
-    cb.setAttribute("checked", "");
-    cb.setAttribute("data-spokes", spec.name);
-    box.appendChild(box.ownerDocument.createTextNode(` lines from the ${spec.handle.label} to the ${spec.spokes.to}`));
-    cb.addEventListener("change", () => spokes.setAttribute("visibility", cb.checked ? "visible" : "hidden"));
-  }
   const live = spec.series.map((s) => draw(s, "attn-series"));
   // A series of points standing for the heatmaps' rows (their queries): reading row i rings
   // point i, pointing at point i reads row i.
@@ -541,9 +534,19 @@ function linesPanel(spec, parent, ui) {
         "stroke-dasharray": s.dash }, lg);
     } else if (s.style === "bars") {
       el("line", { x1: 10, x2: 10, y1: y - 6, y2: y + 6, stroke: s.color, "stroke-width": s.width }, lg);
-    } else el("circle", { cx: 10, cy: y, r: 3.5, fill: s.color }, lg);
+    } else el("circle", { cx: 10, cy: y, r: s.style === "handle" ? 6 : 3.5, fill: s.color }, lg);
     el("text", { class: "attn-tick", x: 25, y, "dominant-baseline": "central" }, lg, s.name);
   });
+  // after the legend, so the legend stays beside the plot and the switch goes below both
+  if (spec.spokes) {  // the weight lines can be switched off
+    const box = html("label", "attn-toggle", wrap, "");
+    const cb = html("input", null, box);
+    cb.type = "checkbox";
+    cb.setAttribute("checked", "");
+    cb.setAttribute("data-spokes", spec.name);
+    box.appendChild(box.ownerDocument.createTextNode(` lines from the ${spec.handle.label} to the ${spec.spokes.to}`));
+    cb.addEventListener("change", () => spokes.setAttribute("visibility", cb.checked ? "visible" : "hidden"));
+  }
   return (values, ctx) => {
     if (handle) {
       const [hx, hy] = handle.paint(ctx.params);

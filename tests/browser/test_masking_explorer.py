@@ -76,7 +76,7 @@ def test_typed_sentences_give_attnlib_s_weights_and_label_the_maps(browser, visi
 
 def test_typing_with_the_keyboard_and_reset(browser, visits):
     with _opened(browser, visits) as page:
-        field = page.get_by_label("sentence 2")
+        field = page.get_by_role("combobox", name="sentence 2", exact=True)  # a text field with suggestions
         assert field.get_attribute("list"), "the field offers no suggestions"
         options = page.evaluate("(id) => [...document.getElementById(id).options].map((o) => o.value)",
                                 field.get_attribute("list"))
