@@ -3,8 +3,8 @@
 Serves _build/html with `python -m http.server --bind 127.0.0.1` and drives Debian's
 Chromium (/usr/bin/chromium) through Playwright. Measured in one run, on this machine:
 
-* redraw: per explorer and per slider / choice, the time from setting the control's value
-  and dispatching its 'input' / 'change' event until the redrawn panels are laid out
+* redraw: per explorer and per slider / choice / text field, the time from setting the
+  control's value and dispatching its 'input' / 'change' event until the redrawn panels are laid out
   (performance.now() around the move plus a forced layout), median over MOVES moves.
   Target: median <= 16 ms (one frame at 60 Hz).
   Measured at 1x and again at 4x CPU throttling (DevTools Emulation.setCPUThrottlingRate,
@@ -110,6 +110,23 @@ async ([moves]) => {
       c.value = String(start);
       c.dispatchEvent(new Event(isSelect ? 'change' : 'input', {bubbles: true}));
       out.push({explorer: ex.dataset.explorer, index: k, param: c.dataset.param, n, times});
+    }
+    // a text field (a typed sentence): one word more or less per move, as a reader types
+    const words = ['the', 'cat', 'sat', 'on', 'a', 'mat', 'again'];
+    for (const c of ex.querySelectorAll('.attn-text')) {
+      const start = c.value, panels = ex.querySelector('.attn-panels'), times = [];
+      for (let m = 0; m < moves; m++) {
+        const t0 = performance.now();
+        c.value = words.slice(0, 1 + (m % words.length)).join(' ');
+        c.dispatchEvent(new Event('input', {bubbles: true}));
+        panels.getBoundingClientRect();
+        void document.body.offsetHeight;
+        times.push(performance.now() - t0);
+        if (m % 10 === 9) await new Promise((r) => requestAnimationFrame(() => r()));
+      }
+      c.value = start;
+      c.dispatchEvent(new Event('input', {bubbles: true}));
+      out.push({explorer: ex.dataset.explorer, index: k, param: c.dataset.param + ' (typed)', n: 0, times});
     }
   }
   return out;
