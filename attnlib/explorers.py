@@ -248,8 +248,9 @@ def kernel_regression_declaration(*, seed: int = 0, n_train: int = 40, n_heat_qu
                 "weights": _np(weights[101:-1])}  # (n_heat, n_train)
 
     xf, xt, yt = _np(x_fit), _np(x_train), _np(y_train)
-    lo, hi = float(yt.min()), float(yt.max())
-    ylim = (lo - 0.08 * (hi - lo), hi + 0.08 * (hi - lo))
+    truth = _truth(xf)
+    lo, hi = min(float(yt.min()), float(truth.min())), max(float(yt.max()), float(truth.max()))
+    ylim = (lo - 0.06 * (hi - lo), hi + 0.06 * (hi - lo))  # the data and the whole truth curve
     return Declaration(
         name="kernel_regression",
         update=update,
@@ -265,7 +266,7 @@ def kernel_regression_declaration(*, seed: int = 0, n_train: int = 40, n_heat_qu
                           Series("prediction at the query", style="points", xy=True, color="#000000"),
                           Series("queries of the heatmap", style="points", xy=True, color="#999999",
                                  linked_rows=True)],
-                  fixed=[FixedSeries("truth 2 sin x + x", xf, _truth(xf), dash="5 4", color="#0072B2"),
+                  fixed=[FixedSeries("truth 2 sin x + x", xf, truth, dash="5 4", color="#0072B2"),
                          FixedSeries("training data", xt, yt, style="points", color="#555555")],
                   xlim=span, ylim=ylim, handle=Handle("query", None, label="query")),
             Lines("window", x=xt, xlabel="training input x", ylabel="weight", title="the query's weights",

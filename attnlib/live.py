@@ -38,9 +38,9 @@ Nadaraya-Watson (:class:`LiveKernelRegression`), with attnlib's rules
 
 Masked self-attention over typed sentences (:class:`LiveMasking`)::
 
-    tokens  = the text split at whitespace, the first max_tokens kept, then <pad> up to max_tokens
+    tokens  = the text split at ASCII whitespace, the first max_tokens kept, then <pad> up to max_tokens
     q(w), k(w) = word_vector("q " + w), word_vector("k " + w)    (d numbers in [-1, 1): the same
-                                        word, lower-cased, always gets the same vectors)
+                                        word, A-Z lower-cased, always gets the same vectors)
     scores  = q(w_i) . k(w_j) / sqrt(d)           (max_tokens, max_tokens) per sentence
     weights = masked_softmax(scores, valid_lens)  keys past the sentence's length get 0, and a
                                                   <pad> query (no valid key) an all-zero row
@@ -60,7 +60,7 @@ from attnlib.widgets import Choice, ExplorerError, Heatmap, Lines, Slider
 from attnlib.widgets.panels import _round_list, _to_array
 
 __all__ = ["LiveAttention", "LiveKernelRegression", "LiveMasking", "SCORINGS", "WINDOW_U", "kernel_window",
-           "tokens", "word_vector"]
+           "tokens", "fold", "word_vector"]
 
 # The scoring functions explorer.js implements (its `SCORES` table), by name.
 SCORINGS = ("gaussian", "scaled_dot", "dot", "additive")
@@ -330,8 +330,18 @@ _M32 = 0xFFFFFFFF
 
 
 def tokens(text: str, max_tokens: int) -> list[str]:
-    """The text's tokens: split at whitespace (space, tab, newlines), the first ``max_tokens``."""
+    """The text's tokens: split at ASCII whitespace (space, tab, form feed; a no-break space
+    stays inside a word), the first ``max_tokens``."""
     return [t for t in re.split(r"[ \t\n\r\f\v]+", text) if t][:max_tokens]
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold(word: str) -> str:
+    """``word`` with A-Z lower-cased and nothing else changed: the same in every Python and
+    every browser (full Unicode lower-casing depends on each one's Unicode version)."""
+    return word.translate(_ASCII_LOWER)
 
 
 def word_vector(word: str, d: int) -> list[float]:
@@ -393,9 +403,9 @@ class LiveMasking:
         n, out = self.max_tokens, []
         toks = [tokens(t, n) for t in texts]
         padded = [t + [PAD] * (n - len(t)) for t in toks]
-        q = torch.tensor([[word_vector("q " + w.lower(), self.d) for w in p] for p in padded],
+        q = torch.tensor([[word_vector("q " + fold(w), self.d) for w in p] for p in padded],
                          dtype=torch.float64)  # (batch, n, d)
-        k = torch.tensor([[word_vector("k " + w.lower(), self.d) for w in p] for p in padded],
+        k = torch.tensor([[word_vector("k " + fold(w), self.d) for w in p] for p in padded],
                          dtype=torch.float64)  # (batch, n, d)
         scores = q @ k.transpose(1, 2) / self.d ** 0.5  # (batch, n_queries, n_keys)
         lens = torch.tensor([[len(t) if i < len(t) else 0 for i in range(n)] for t in toks])  # (batch, n_queries)
@@ -414,6 +424,10 @@ class LiveMasking:
         for w in self.weights:
             if not isinstance(panels.get(w), Heatmap):
                 raise ExplorerError(f"{where}: weights {w!r} is not a Heatmap panel")
+        extra = sorted(set(panels) - set(self.weights))
+        if extra:
+            raise ExplorerError(f"{where}: the browser computes only the sentences' heatmaps; panels "
+                                f"{extra} would stay empty")
         if self.masking is not None:
             c = {p.name: p for p in decl.params}.get(self.masking)
             if not isinstance(c, Choice) or len(c.options) != 2:

@@ -49,7 +49,7 @@ N_UPDATES = 20
 def naive_update(ex: Explorer, params: dict) -> list[Figure]:
     """What an interact callback would do: recompute with attnlib, redraw with matplotlib."""
     decl = ex.declaration
-    frame = decl.update(**params)
+    frame = decl.compute(**params)  # defaults filled in (a typed text has no grid)
     figs = []
     for p in decl.panels:
         data = frame[p.name]

@@ -8,26 +8,32 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 
 import numpy as np
 import pytest
 import torch
 
 from attnlib.explorers import compute, masking_declaration, masking_explorer
-from attnlib.live import LiveMasking, tokens, word_vector
+from attnlib.live import LiveMasking, fold, tokens, word_vector
 from attnlib.widgets import Choice, Declaration, ExplorerError, Heatmap, Slider, Text
 
 N, D = 6, 8
-WORDS = "the cat sat on a mat Dive into Deep Learning <pad> é über 東京 x The CAT".split()
+WORDS = ("the cat sat on a mat Dive into Deep Learning <pad> é über ÜBER 東京 x The CAT a\u00a0b c\u3000d "
+         "\U0001F642 Σίσυφος ΣΊΣΥΦΟΣ ǅemal \u1c89").split(" ")
+SPLIT = re.compile(r"[ \t\n\r\f\v]+")  # ASCII whitespace, written out here
 
 
 def reference(text: str, masked: bool = True) -> tuple[list[str], np.ndarray]:
     """Padded tokens and weights (N, N): softmax over each real query's first l keys, zero
     rows for <pad> queries (masked), or a softmax over all N keys (not masked)."""
-    toks = text.split()[:N]
+    toks = [t for t in SPLIT.split(text) if t][:N]
     padded = toks + ["<pad>"] * (N - len(toks))
-    q = torch.tensor([word_vector("q " + w.lower(), D) for w in padded], dtype=torch.float64)  # (N, D)
-    k = torch.tensor([word_vector("k " + w.lower(), D) for w in padded], dtype=torch.float64)  # (N, D)
+    low = {c: c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+    q = torch.tensor([word_vector("q " + "".join(low.get(c, c) for c in w), D) for w in padded],
+                     dtype=torch.float64)  # (N, D)
+    k = torch.tensor([word_vector("k " + "".join(low.get(c, c) for c in w), D) for w in padded],
+                     dtype=torch.float64)  # (N, D)
     s = q @ k.T / D ** 0.5  # (N, N)
     w = torch.zeros(N, N, dtype=torch.float64)
     for i in range(N):
@@ -56,7 +62,7 @@ def test_nothing_is_precomputed_and_the_state_is_small():
 
 @pytest.mark.parametrize("masking", ["valid_lengths", "none"])
 def test_compute_is_the_masked_softmax_of_the_typed_words(masking):
-    texts = _sentences(45, seed=1) + ["", "a a a", "one two three four five six seven eight", "  spaced\tout \n"]
+    texts = _sentences(45, seed=1) + ["", "a a a", "one two three four five six seven eight", "  spaced\tout \f"]
     for b in range(0, len(texts), 3):
         chunk = (texts[b:b + 3] + ["", "", ""])[:3]
         got = compute("masking", masking=masking, sentence_1=chunk[0], sentence_2=chunk[1], sentence_3=chunk[2])
@@ -76,10 +82,10 @@ def test_many_sentences_keep_the_masking_invariants():
         assert np.isfinite(w).all() and (w >= 0).all()
         np.testing.assert_allclose(w[:l].sum(1), 1, atol=1e-12)
         assert np.all(w[:, l:] == 0) and np.all(w[l:] == 0), text
-        assert padded[l:] == ["<pad>"] * (N - l) and padded[:l] == text.split()[:N]
+        assert padded[l:] == ["<pad>"] * (N - l) and padded[:l] == [t for t in SPLIT.split(text) if t][:N]
         for a in range(l):
             for c in range(l):
-                if padded[a].lower() == padded[c].lower():
+                if fold(padded[a]) == fold(padded[c]):
                     np.testing.assert_array_equal(w[:l, a], w[:l, c])  # equal keys, equal weights
 
 
@@ -90,6 +96,17 @@ def test_word_vectors_are_fixed_numbers_in_range():
     # the first numbers of FNV-1a + mulberry32 for "q hello", as the page's wordVector gives them
     np.testing.assert_allclose(v, [0.0921508427709341, 0.4192983112297952, -0.28458455950021744,
                                    -0.39999232767149806], rtol=0, atol=1e-15)
+
+
+def test_only_ascii_whitespace_splits_and_only_a_to_z_is_folded():
+    assert tokens("a\u00a0b  c\u3000d\te", 6) == ["a\u00a0b", "c\u3000d", "e"]
+    assert fold("ÜBER The ΣΊΣΥΦΟΣ \u1c89") == "Über the ΣΊΣΥΦΟΣ \u1c89"  # the same in every Unicode version
+    ex = masking_explorer()
+    for bad, match in [("one\ntwo", "one line of text"), ("x\ud800", "no lone surrogates")]:
+        with pytest.raises(ValueError, match=match):
+            ex.set(sentence_1=bad)
+    with pytest.raises(ExplorerError, match="one line of text"):
+        Text("s", "a\rb")
 
 
 def test_text_fields_in_python():

@@ -217,6 +217,7 @@ function wordVector(word, d) {
   }
   return out;
 }
+const fold = (w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase());  // A-Z only, as attnlib.live.fold
 const tokensOf = (text, n) => String(text).split(/[ \t\n\r\f\v]+/).filter(Boolean).slice(0, n);
 function maskingFrame(live, params, spec) {
   const n = live.max_tokens, out = {}, labels = {};
@@ -224,8 +225,8 @@ function maskingFrame(live, params, spec) {
   live.sentences.forEach((name, b) => {
     const toks = tokensOf(params[name], n), l = toks.length;
     const padded = toks.concat(Array(n - l).fill(live.pad));
-    const q = padded.map((w) => wordVector("q " + w.toLowerCase(), live.d));  // (n, d)
-    const k = padded.map((w) => wordVector("k " + w.toLowerCase(), live.d));  // (n, d)
+    const q = padded.map((w) => wordVector("q " + fold(w), live.d));       // (n, d)
+    const k = padded.map((w) => wordVector("k " + fold(w), live.d));       // (n, d)
     const w = new Float64Array(n * n);                                     // (n_queries, n_keys)
     for (let i = 0; i < n; i++) {
       const valid = masked ? (i < l ? l : 0) : n;                          // a <pad> query: no valid key
@@ -269,7 +270,7 @@ function heatmapPanel(spec, parent, ui) {
   let rowLab = spec.row_labels, colLab = spec.col_labels;
   const rowTxt = (i) => (rowLab ? rowLab[i] : String(i));
   const colTxt = (j) => (colLab ? colLab[j] : String(j));
-  const cut = (t) => (t.length > LABEL_MAX ? t.slice(0, LABEL_MAX - 1) + "\u2026" : t);
+  const cut = (t) => { const c = Array.from(t); return c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t; };
   const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
   const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
   const rotate = maxCol * charW > cell;
@@ -792,7 +793,10 @@ function render({ model, el: host }) {
     reset.addEventListener("click", () => {
       stopPlaying();
       let typed = false;
-      texts.forEach(({ name, input }) => { if (input.value !== startTexts[name]) { input.value = startTexts[name]; typed = true; } });
+      texts.forEach(({ name, input }) => {
+        const start = startTexts[name] === undefined ? "" : startTexts[name];
+        if (input.value !== start) { input.value = start; typed = true; }
+      });
       ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
       if (typed) { redraw(); syncTexts(); }
     });

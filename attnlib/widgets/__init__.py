@@ -8,12 +8,15 @@ An explorer is declared once, from
   or :class:`Choice` (a choice among string options), and, for an explorer the page
   computes, :class:`Text` fields the reader types in,
 - a list of panels: :class:`Heatmap` (a matrix, queries are rows) or :class:`Lines`
-  (line/point series over a shared x axis, plus fixed series such as training points; a
-  :class:`Handle` the reader drags, bound to two sliders, and :class:`Spokes` from it to
-  a fixed series, weighted by a heatmap's row).
+  (line, point or bar series over a shared x axis, plus fixed series such as training
+  points; a :class:`Handle` the reader drags, bound to two sliders or, along x, to one;
+  :class:`Spokes` from it to a fixed series, weighted by a heatmap's row; a series whose
+  points stand for the heatmaps' rows, ``linked_rows``).
 
-A declaration with ``live=`` (:class:`attnlib.live.LiveAttention`) stores no frame: the
-page computes each one (see :mod:`attnlib.live`).
+A declaration with ``live=`` (:mod:`attnlib.live`: ``LiveAttention``,
+``LiveKernelRegression``, ``LiveMasking``) stores no frame: the page computes each one with
+the same rules, and the update function is the reference the tests compare it with. The
+rest of this summary describes precomputed explorers.
 
 :class:`Explorer` (an `anywidget <https://anywidget.dev>`_ widget) evaluates the update
 function on every point of the product of the parameter grids, validates every frame

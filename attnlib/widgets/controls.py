@@ -160,19 +160,37 @@ class Text:
         _check_name(self.name, "Text")
         if not isinstance(self.default, str):
             raise ExplorerError(f"Text {self.name!r}: default must be a string; got {self.default!r}")
+        try:
+            self.check(self.default, f"Text {self.name!r}: default", limit=False)
+        except (TypeError, ValueError) as exc:
+            raise ExplorerError(str(exc)) from None
         sugg = tuple(self.suggestions)
         if not all(isinstance(t, str) for t in sugg):
             raise ExplorerError(f"Text {self.name!r}: suggestions must be strings; got {sugg!r}")
+        for t in sugg:
+            try:
+                self.check(t, f"Text {self.name!r}: suggestion {t!r}", limit=False)
+            except (TypeError, ValueError) as exc:
+                raise ExplorerError(str(exc)) from None
         object.__setattr__(self, "suggestions", sugg)
         if not isinstance(self.max_length, int) or self.max_length < 1 or len(self.default) > self.max_length:
             raise ExplorerError(f"Text {self.name!r}: max_length must be a positive int holding the default "
                                 f"({len(self.default)} characters); got {self.max_length!r}")
 
-    def check(self, value: object, where: str) -> str:
+    def check(self, value: object, where: str, limit: bool = True) -> str:
+        """The value, if a text field can hold it: a string of one line (a browser's text
+        field drops line breaks), encodable as UTF-8, of at most ``max_length`` characters."""
         if not isinstance(value, str):
             raise TypeError(f"{where}: {self.name} must be a string; got {type(value).__name__}")
-        if len(value) > self.max_length:
+        if limit and len(value) > self.max_length:
             raise ValueError(f"{where}: {self.name} holds at most {self.max_length} characters; got {len(value)}")
+        if "\n" in value or "\r" in value:
+            raise ValueError(f"{where}: {self.name} is one line of text; got a line break in {value!r}")
+        try:
+            value.encode("utf8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{where}: {self.name} must be valid Unicode text (no lone surrogates); "
+                             f"got {value!r}") from None
         return value
 
 

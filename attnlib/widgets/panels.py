@@ -283,6 +283,9 @@ class Lines:
                     or tops[0] <= self.ylim[0] or tops[-1] != self.ylim[1]):
                 raise ExplorerError(f"Lines {self.name!r}: ytops must increase, start above ylim[0] and end at "
                                     f"ylim[1]; got ytops={self.ytops!r}, ylim={self.ylim!r}")
+            if self.handle is not None or self.fixed:
+                raise ExplorerError(f"Lines {self.name!r}: ytops rescales the changing series only; a panel "
+                                    "with a handle or fixed series must keep one y range")
             object.__setattr__(self, "ytops", tops)
         fixed = tuple(self.fixed)
         for f in fixed:

@@ -119,9 +119,10 @@ class Explorer(anywidget.AnyWidget):
             if v not in p.values:
                 raise ValueError(f"explorer {self.name!r}: {k}={v!r} is not on its grid {list(p.values)}")
             idx[pos.index(k)] = p.values.index(v)
-        self.indices = idx
-        if new_texts != self.texts:
-            self.texts = new_texts
+        with self.hold_sync():  # one message: the page never draws new sliders with old texts
+            self.indices = idx
+            if new_texts != self.texts:
+                self.texts = new_texts
 
     def frame_index(self, **params: Any) -> int:
         """Index of the frame for the given parameter values (defaults for missing ones)."""

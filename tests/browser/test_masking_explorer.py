@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 
 import numpy as np
 import pytest
@@ -18,7 +19,12 @@ pytestmark = pytest.mark.browser
 
 PAGE = CHAPTERS[2]
 SEL = '.attn-explorer[data-explorer="masking"]'
-WORDS = "the cat sat on a mat Dive into Deep Learning <pad> é über 東京 x The CAT supercalifragilistic".split()
+# ASCII and not: a no-break space and an ideographic space stay inside a word (only ASCII
+# whitespace splits), a long word and a word of emoji are cut to 10 characters on the ticks
+WORDS = ("the cat sat on a mat Dive into Deep Learning <pad> é über ÜBER 東京 x The CAT supercalifragilistic "
+         "a\u00a0b c\u3000d \U0001F642\U0001F642\U0001F642\U0001F642\U0001F642\U0001F642\U0001F642"
+         "\U0001F642\U0001F642\U0001F642\U0001F642 Σίσυφος ǅemal").split(" ")
+SPLIT = re.compile(r"[ \t\n\r\f\v]+")
 
 STATE_JS = """
 () => {
@@ -54,7 +60,7 @@ def _check(page, texts: list[str], where: str) -> dict:
     assert [s["params"][f"sentence_{b + 1}"] for b in range(3)] == texts, s["params"]
     _check_frame(page.evaluate(SNAPSHOT_JS, s["k"]), f"{where}: {texts}")  # weights within 1e-4 of attnlib's
     for b, text in enumerate(texts):
-        toks = text.split()[:6]
+        toks = [t for t in SPLIT.split(text) if t][:6]
         padded = toks + ["<pad>"] * (6 - len(toks))
         assert s["labels"][b] == padded, f"sentence {b + 1} {text!r}: labelled {s['labels'][b]}"
         cut = [t if len(t) <= 10 else t[:9] + "\u2026" for t in padded]
