@@ -166,8 +166,7 @@ const LOG_KERNELS = {
 function nwLogits(xs, x, logK, h) {                                        // (n_train,)
   return xs.map((xj) => { const d = x - xj; return logK(d === 0 ? 0 : d / h); });
 }
-function nwWeights(xs, x, logK, h) {                                       // (n_train,)
-  const l = nwLogits(xs, x, logK, h);
+function nwWeights(xs, x, logK, h, l = nwLogits(xs, x, logK, h)) {        // (n_train,)
   if (l.every((v) => v === -Infinity)) {                                   // empty window
     let best = 0;
     for (let j = 1; j < xs.length; j++) if (Math.abs(x - xs[j]) < Math.abs(x - xs[best])) best = j;
@@ -183,12 +182,12 @@ function kernelFrame(live, params, panels) {
   const out = {};
   const put = ([panel, series], arr) => { (out[panel] = out[panel] || {})[series] = Float64Array.from(arr); };
   put(live.fit, byName[live.fit[0]].x.map(predict));
-  put(live.marker, [q, predict(q)]);                                       // (2, 1): x row, y row
   if (live.heat_points) put(live.heat_points, live.heat_x.concat(live.heat_x.map(predict)));  // (2, n_heat)
-  const w = nwWeights(xs, q, logK, h);
+  const l = nwLogits(xs, q, logK, h), m = Math.max(...l);                  // the query's logits, once
+  const w = nwWeights(xs, q, logK, h, l);
   put(live.bars, w);
+  put(live.marker, [q, dot(w, ys)]);                                       // (2, 1): x row, y row
   // the window: min(1, K((t - q) / h) / sum_j K(u_j)), the weight a training point at t gets
-  const l = nwLogits(xs, q, logK, h), m = Math.max(...l);
   const logZ = m === -Infinity ? -Infinity : m + Math.log(l.reduce((a, v) => a + Math.exp(v - m), 0));
   const [s0, s1] = byName[live.window[0]].xlim, n = live.window_u.length;
   const ts = params[live.kernel] === "constant" ? live.window_u.map((_, i) => s0 + ((s1 - s0) * i) / (n - 1))

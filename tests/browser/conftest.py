@@ -197,3 +197,23 @@ def visits(browser, base_url):
     for v in cache.values():
         with contextlib.suppress(Exception):
             v.page.context.close()
+
+
+@contextlib.contextmanager
+def opened_explorer(browser, visits, page_name: str, name: str, **context):
+    """``page_name`` in a fresh browser context (1280 x 900 unless ``context`` says otherwise),
+    once explorer ``name`` is drawn and ready; on leaving, no console error was logged."""
+    visits(page_name)
+    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context})
+    page = ctx.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
+        page.wait_for_function(
+            f"() => document.querySelector('.attn-explorer[data-explorer=\"{name}\"][data-ready=true]')")
+        yield page
+        assert not errors, f"{page_name}: console errors: {errors}"
+    finally:
+        ctx.close()

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 
 import pytest
 from _heatmap_js import HOVER
 
-from .conftest import CHAPTERS
+from .conftest import CHAPTERS, opened_explorer
 from .test_book import MOVE_JS, SNAPSHOT_JS, _check_frame
 
 pytestmark = pytest.mark.browser
@@ -39,26 +40,22 @@ STATE_JS = """
 
 @contextlib.contextmanager
 def _opened(browser, visits, **context):
-    """The page, fresh, once the explorer is ready; on leaving, no console error was logged."""
-    visits(PAGE)
-    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context})
-    page = ctx.new_page()
-    errors = []
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(f"{visits.base_url}/{PAGE}", wait_until="load")
-        page.wait_for_function(f"() => document.querySelector('{SEL}[data-ready=true]')")
+    """The page, fresh, once the explorer is ready, scrolled to the fit."""
+    with opened_explorer(browser, visits, PAGE, NAME, **context) as page:
         page.locator(f'{SEL} svg.attn-lines[data-panel="fit"]').scroll_into_view_if_needed()
         yield page
-        assert not errors, f"{PAGE}: console errors: {errors}"
-    finally:
-        ctx.close()
 
 
 def _check(page, where: str) -> dict:
     s = page.evaluate(STATE_JS)
-    _check_frame(page.evaluate(SNAPSHOT_JS, s["k"]), f"{where} at {s['params']}")
+    snap = page.evaluate(SNAPSHOT_JS, s["k"])
+    _check_frame(snap, f"{where} at {s['params']}")  # the bars' tops, the curves, the heatmap
+    # the bars' feet (which _check_frame does not see): all on the axis, each bar upwards
+    bars = next(x for ln in snap["lines"] for x in ln["series"] if x["name"] == "weight on each training point")
+    feet = [float(f) for f in re.findall(r"M[-\d.]+ ([-\d.]+)V", bars["d"])]
+    tops = [float(t) for t in re.findall(r"V([-\d.]+)", bars["d"])]
+    assert len(feet) == len(tops) == 40 and len(set(feet)) == 1, f"{where}: bars stand on {sorted(set(feet))}"
+    assert all(t <= feet[0] + 1e-9 for t in tops), f"{where}: a bar hangs below its axis"
     q = s["params"]["query"]
     assert s["valuetext"] == f"query at x = {q:g}", s["valuetext"]
     return s

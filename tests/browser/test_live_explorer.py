@@ -5,7 +5,6 @@ attnlib's reference (`attnlib.explorers.compute`)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 
@@ -13,7 +12,7 @@ import numpy as np
 import pytest
 from _heatmap_js import HOVER
 
-from .conftest import CHAPTERS
+from .conftest import CHAPTERS, opened_explorer
 from .test_book import MOVE_JS, _check_affine
 
 pytestmark = pytest.mark.browser
@@ -49,22 +48,8 @@ KEY_JS = """
 """
 
 
-@contextlib.contextmanager
 def _opened(browser, visits, page_name=PAGE, name=NAME, **context):
-    """The page, fresh, once the explorer is ready; on leaving, no console error was logged."""
-    visits(page_name)
-    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context})
-    page = ctx.new_page()
-    errors = []
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
-        page.wait_for_function(f"() => document.querySelector('.attn-explorer[data-explorer={name}][data-ready=true]')")
-        yield page
-        assert not errors, f"{page_name}: console errors: {errors}"
-    finally:
-        ctx.close()
+    return opened_explorer(browser, visits, page_name, name, **context)
 
 
 def _expected(params: dict, name: str = NAME):

@@ -5,14 +5,13 @@ attnlib's (`attnlib.explorers.compute`), within 1e-4."""
 
 from __future__ import annotations
 
-import contextlib
 import random
 import re
 
 import numpy as np
 import pytest
 
-from .conftest import CHAPTERS
+from .conftest import CHAPTERS, opened_explorer
 from .test_book import SNAPSHOT_JS, _check_frame
 
 pytestmark = pytest.mark.browser
@@ -38,21 +37,8 @@ STATE_JS = """
 """ % SEL
 
 
-@contextlib.contextmanager
 def _opened(browser, visits, **context):
-    visits(PAGE)
-    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context})
-    page = ctx.new_page()
-    errors = []
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(f"{visits.base_url}/{PAGE}", wait_until="load")
-        page.wait_for_function(f"() => document.querySelector('{SEL}[data-ready=true]')")
-        yield page
-        assert not errors, f"{PAGE}: console errors: {errors}"
-    finally:
-        ctx.close()
+    return opened_explorer(browser, visits, PAGE, "masking", **context)
 
 
 def _check(page, texts: list[str], where: str) -> dict:
