@@ -13,7 +13,7 @@ An explorer is declared once, from
   :class:`Spokes` from it to a fixed series, weighted by a heatmap's row; a series whose
   points stand for the heatmaps' rows, ``linked_rows``).
 
-A declaration with ``live=`` (:mod:`attnlib.live`: ``LiveAttention``,
+A declaration with ``live=`` (:mod:`attnlib.widgets.live`: ``LiveAttention``,
 ``LiveKernelRegression``, ``LiveMasking``) stores no frame: the page computes each one with
 the same rules, and the update function is the reference the tests compare it with. The
 rest of this summary describes precomputed explorers.
@@ -48,7 +48,7 @@ Example::
 The package keeps one concern per module: ``controls`` (what the reader moves),
 ``panels`` (what is drawn), ``declaration``, ``encoding`` (frames for the browser),
 ``widget`` (the anywidget class) and ``page`` (a standalone HTML page); a live
-explorer's browser-side maths is described in :mod:`attnlib.live`.
+explorer's browser-side maths is described in :mod:`attnlib.widgets.live`.
 """
 
 from __future__ import annotations
