@@ -1,5 +1,5 @@
 """Chapter 3's explorer on typed sentences, computed in the page
-(attnlib.widgets.live.LiveMasking).
+(attnlib.widgets.live_masking.LiveMasking).
 
 The page's numbers are compared with attnlib's in tests/browser/test_masking_explorer.py;
 here: the reference update against a masked softmax written in this file with plain torch,
@@ -19,7 +19,7 @@ import torch
 from attnlib.book.ch03_masked_softmax import masking_declaration, masking_explorer
 from attnlib.book.registry import compute
 from attnlib.widgets import Choice, Declaration, ExplorerError, Heatmap, Slider, Text
-from attnlib.widgets.live import LiveMasking, fold, tokens, word_vector
+from attnlib.widgets.live_masking import LiveMasking, fold, tokens, word_vector
 
 N, D = 6, 8
 WORDS = (

@@ -1,7 +1,7 @@
 """Chapter 3, the masked softmax: its explorer and its checker.
 
 - :func:`masking_explorer`: masked self-attention over sentences the reader types
-  (computed in the page, :class:`attnlib.widgets.live.LiveMasking`).
+  (computed in the page, :class:`attnlib.widgets.live_masking.LiveMasking`).
 - :func:`check_masked_softmax`: runs a learner's masked softmax on d2l's cases and the
   edge cases (a row with no valid key, float16, gradients, an input left unchanged).
 """
@@ -34,7 +34,7 @@ from attnlib.widgets import (
     Heatmap,
     Text,
 )
-from attnlib.widgets.live import LiveMasking
+from attnlib.widgets.live_masking import LiveMasking
 
 __all__ = [
     "masking_explorer",
@@ -126,8 +126,9 @@ def masking_explorer(**kwargs: Any) -> Explorer:
     Three text fields (with suggestions) hold the sentences; each is split at whitespace and
     cut or padded with ``<pad>`` to ``max_tokens`` = 6 tokens, so its valid length is its
     number of words (at most 6). Every token is a query and a key; a word's query and key
-    vectors come from a hash of the word (:func:`attnlib.widgets.live.word_vector`, d = 8), so the
-    same word always scores the same. Each heatmap is ``attnlib.masked_softmax`` of one
+    vectors come from a hash of the word
+    (:func:`attnlib.widgets.live_masking.word_vector`, d = 8), so the same word always scores
+    the same. Each heatmap is ``attnlib.masked_softmax`` of one
     sentence's scaled dot products with per-query valid lengths: the keys past the valid
     length get exactly 0, and the ``<pad>`` queries, which have no valid key, get all-zero
     rows. The "masking" choice switches to a plain softmax, the mistake masking prevents.

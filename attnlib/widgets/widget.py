@@ -22,7 +22,8 @@ _STATIC = pathlib.Path(__file__).resolve().parents[1] / "static"
 
 
 class Explorer(anywidget.AnyWidget):
-    """A slider explorer whose frames are all precomputed in Python (see module docs).
+    """An explorer: every frame computed here, or, for a live declaration, none stored (the
+    page computes each; see the module docs).
 
     Args:
         declaration: the explorer's :class:`Declaration`.

@@ -74,9 +74,9 @@ export function kernelFrame(live, params, panels) {
   out[live.weights] = Float64Array.from(live.heat_x.flatMap((x) => nwWeights(xs, x, logK, h)));  // (n_heat * n_train,)
   return out;
 }
-// Masked self-attention over typed sentences (attnlib.widgets.live.LiveMasking): tokens split at
+// Masked self-attention over typed sentences (attnlib.widgets.live_masking.LiveMasking): tokens split at
 // whitespace, cut or padded to max_tokens; each word's query and key vectors from a hash of
-// the word (FNV-1a, then mulberry32: the same numbers as attnlib.widgets.live.word_vector).
+// the word (FNV-1a, then mulberry32: the same numbers as attnlib.widgets.live_masking.word_vector).
 function wordVector(word, d) {
   let h = 0x811c9dc5;
   for (const b of new TextEncoder().encode(word)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
@@ -89,7 +89,7 @@ function wordVector(word, d) {
   }
   return out;
 }
-const fold = (w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase());  // A-Z only, as attnlib.widgets.live.fold
+const fold = (w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase());  // A-Z only, as attnlib.widgets.live_masking.fold
 const tokensOf = (text, n) => String(text).split(/[ \t\n\r\f\v]+/).filter(Boolean).slice(0, n);
 export function maskingFrame(live, params, spec) {
   const n = live.max_tokens, out = {}, labels = {};
