@@ -62,9 +62,9 @@ function seriesOf(spec, values, [panel, name]) {
     if (s.name === name) return values[panel].subarray(at, at + len);
     at += len;
   }
-  return EMPTY2;
+  return EMPTY;
 }
-var EMPTY2 = new Float64Array(0);
+var EMPTY = new Float64Array(0);
 
 // attnlib/static/src/png.js
 var CRC = (() => {

@@ -35,4 +35,4 @@ export function seriesOf(spec, values, [panel, name]) {
   }
   return EMPTY;
 }
-const EMPTY = new Float64Array(0);
+export const EMPTY = new Float64Array(0);

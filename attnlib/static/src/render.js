@@ -4,7 +4,7 @@
 // (primitives.js). Kept in sync with the kernel through model.set / save_changes.
 
 import { fmt, html, nextId, one } from "./dom.js";
-import { decode, flatSeries, seriesOf } from "./frames.js";
+import { EMPTY, decode, flatSeries, seriesOf } from "./frames.js";
 import { heatmapPanel } from "./heatmap.js";
 import { linesPanel } from "./lines.js";
 import { kernelFrame, liveFrame, maskingFrame } from "./primitives.js";
