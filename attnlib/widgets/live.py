@@ -7,7 +7,7 @@ A precomputed explorer (:mod:`attnlib.widgets`) stores a frame for every point o
 sliders' grid, so a point dragged in the plane (two fine grids) times a temperature would
 store tens of thousands of frames. A *live* explorer stores none: the page computes each
 frame with one small implementation of attention's primitives in
-``attnlib/static/explorer.js`` (scores, softmax, weighted average; no per-explorer code),
+``attnlib/static/src/primitives.js`` (scores, softmax, weighted average; no per-explorer code),
 and the declaration's ``update`` function, written with attnlib, stays the reference the
 browser tests compare it with at random positions (within 1e-4).
 
@@ -71,7 +71,7 @@ __all__ = [
     "word_vector",
 ]
 
-# The scoring functions explorer.js implements (its `SCORES` table), by name.
+# The scoring functions the page implements (`SCORES` in attnlib/static/src/primitives.js).
 SCORINGS = ("gaussian", "scaled_dot", "dot", "additive")
 # Where the kernel window is drawn, in units of the bandwidth around the query: covers a
 # compact kernel's support (|u| <= 1, both edges on the grid) and the Gaussian's bulk.

@@ -44,7 +44,7 @@ def word_vector(word: str, d: int) -> list[float]:
 
     The seed is the 32-bit FNV-1a hash of the string's UTF-8 bytes; the numbers come from
     the mulberry32 generator (both are a few integer operations, written again in
-    explorer.js with ``Math.imul``; here every value is kept modulo 2**32).
+    static/src/primitives.js with ``Math.imul``; here every value is kept modulo 2**32).
     """
     h = 0x811C9DC5
     for byte in word.encode("utf8"):
