@@ -100,7 +100,8 @@ def as_real(value: object, name: str, fn: str, *, min: float | None = None,
 
 def _check_range(v: int, name: str, fn: str, lo: int | None, hi: int | None) -> None:
     if lo is not None and v < lo:
-        raise ValueError(f"{fn}: {name} must be an int >= {lo}; got {v}")
+        what = "a positive int (>= 1)" if lo == 1 else f"an int >= {lo}"
+        raise ValueError(f"{fn}: {name} must be {what}; got {v}")
     if hi is not None and v > hi:
         raise ValueError(f"{fn}: {name} must be an int <= {hi}; got {v}")
 
@@ -135,8 +136,7 @@ def as_str_list(value: object, name: str, fn: str, *, nonempty: bool = False) ->
     items = tuple(value)
     for i, item in enumerate(items):
         if not isinstance(item, str):
-            raise TypeError(f"{fn}: {name} must be a list of strings; {name}[{i}] is "
-                            f"{describe(item)}")
+            raise TypeError(f"{fn}: {name} must be strings; {name}[{i}] is {describe(item)}")
     if nonempty and not items:
         raise ValueError(f"{fn}: {name} must hold at least one string; got an empty list")
     return tuple(str(s) for s in items)

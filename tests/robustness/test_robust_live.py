@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ._helpers import FEW, raises
+from ._targets import PAD
 from ._targets import live as L
 from ._targets import widgets as W
 
@@ -92,7 +93,7 @@ def test_live_masking_frame(texts, masked, exc, words):
 def test_live_masking_frame_of_an_empty_or_very_long_text():
     m = L.LiveMasking(("a",), ("a",), max_tokens=4)
     (toks, w), = m.frame([""])
-    assert toks == [L.PAD] * 4 and (w == 0).all()
+    assert toks == [PAD] * 4 and (w == 0).all()
     (toks, w), = m.frame(["word " * 10_000])
     assert toks == ["word"] * 4 and np.allclose(w.sum(1), 1)
 

@@ -458,7 +458,7 @@ def test_encode_frames_refuses_unusable_values(values, words):
     ({"bits": 12, "data": "", "n": 0, "n_stored": 0, "offset": 0, "scale": 1, "index": None}, ["bits", "12"]),
     ({"bits": 16, "data": "AAAA", "n": 5, "n_stored": 1, "offset": 0, "scale": 1, "index": None},
      ["data", "5"]),
-    ({"bits": 16, "data": "AAAA", "n": 1, "n_stored": 1, "offset": 0, "scale": 1, "index": [0, 3]},
+    ({"bits": 16, "data": "AAA=", "n": 1, "n_stored": 1, "offset": 0, "scale": 1, "index": [0, 3]},
      ["index", "3"]),
     ("x", ["enc", "dict"]),
 ])
@@ -519,3 +519,40 @@ def test_any_title_round_trips_through_the_page(title):
     body = html.split('id="attn-state">', 1)[1].split("</script>", 1)[0]
     assert "<" not in body
     assert json.loads(body)["spec"]["title"] == title
+
+
+def test_the_books_prerendered_pages_escape_the_widget_state(tmp_path):
+    # The book's pages embed each explorer's state twice over: myst-nb writes it (escaping
+    # only "</"), then web/prerender-explorers.mjs rewrites it. A title of '<!--<script>'
+    # must reach the page as JSON escapes, or the real </script> stops closing the element.
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    node = shutil.which("node")
+    if node is None:
+        from _chromium import unavailable  # the same rule: skip locally, fail with CI=true
+
+        unavailable("node (Node.js) is not installed")
+    text = "<!--<script>"
+    ex = W.Explorer(_decl(title=text))
+    state = {k: ex.get_state()[k] for k in ("name", "spec", "data", "indices", "texts")}
+    widget_state = {"version_major": 2, "version_minor": 0,
+                    "state": {"m1": {"model_name": "AnyModel", "state": state}}}
+    mystnb = json.dumps(widget_state).replace("</", "<\\/")  # myst-nb's escaping
+    view = json.dumps({"version_major": 2, "version_minor": 0, "model_id": "m1"})
+    page = (f'<html><head><script type="application/vnd.jupyter.widget-state+json">{mystnb}'
+            f'</script></head><body><script type="application/vnd.jupyter.widget-view+json">'
+            f'{view}</script></body></html>')
+    (tmp_path / "page.html").write_text(page, encoding="utf-8")
+    (tmp_path / "_static").mkdir()
+    script = Path(__file__).resolve().parents[2] / "web" / "prerender-explorers.mjs"
+    subprocess.run([node, str(script), str(tmp_path)], check=True, capture_output=True,
+                   env={**os.environ, "NODE_NO_WARNINGS": "1"})
+    out = (tmp_path / "page.html").read_text(encoding="utf-8")
+    bodies = re.findall(r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>',
+                        out, re.S)
+    assert len(bodies) == 1 and "<" not in bodies[0] and ">" not in bodies[0]
+    assert json.loads(bodies[0])["state"]["m1"]["state"]["spec"]["title"] == text
+    assert out.count("<script") == out.count("</script>")  # every element closes where it should
