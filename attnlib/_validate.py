@@ -70,8 +70,9 @@ def _scalar(value: object) -> object:
     return value
 
 
-def as_int(value: object, name: str, fn: str, *, min: int | None = None,
-           max: int | None = None) -> int:
+def as_int(
+    value: object, name: str, fn: str, *, min: int | None = None, max: int | None = None
+) -> int:
     """An integer (int, numpy integer, 0-d integer tensor), not a bool, in [min, max]."""
     v = _scalar(value)
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
@@ -81,8 +82,15 @@ def as_int(value: object, name: str, fn: str, *, min: int | None = None,
     return v
 
 
-def as_real(value: object, name: str, fn: str, *, min: float | None = None,
-            max: float | None = None, min_open: bool = False) -> float:
+def as_real(
+    value: object,
+    name: str,
+    fn: str,
+    *,
+    min: float | None = None,
+    max: float | None = None,
+    min_open: bool = False,
+) -> float:
     """A finite real number (int, float, numpy scalar, 0-d tensor), not a bool, in the range:
     ``[min, max]``, or ``(min, max]`` with ``min_open``."""
     v = _scalar(value)
@@ -113,8 +121,9 @@ def as_bool(value: object, name: str, fn: str) -> bool:
     raise TypeError(f"{fn}: {name} must be a bool (True or False); got {describe(value)}")
 
 
-def as_str(value: object, name: str, fn: str, *, optional: bool = False,
-           nonempty: bool = False) -> str | None:
+def as_str(
+    value: object, name: str, fn: str, *, optional: bool = False, nonempty: bool = False
+) -> str | None:
     """A ``str`` (``None`` too with ``optional``); ``nonempty`` refuses ``""``."""
     if value is None and optional:
         return None
@@ -129,8 +138,10 @@ def as_str(value: object, name: str, fn: str, *, optional: bool = False,
 def as_str_list(value: object, name: str, fn: str, *, nonempty: bool = False) -> tuple[str, ...]:
     """A sequence of strings as a tuple; a bare ``str`` is refused (see the module docs)."""
     if isinstance(value, (str, bytes)):
-        raise TypeError(f"{fn}: {name} must be a list of strings; got a {type(value).__name__} "
-                        f"({value!r}); wrap a single one in a list: [{value!r}]")
+        raise TypeError(
+            f"{fn}: {name} must be a list of strings; got a {type(value).__name__} "
+            f"({value!r}); wrap a single one in a list: [{value!r}]"
+        )
     if isinstance(value, Mapping) or not isinstance(value, (Sequence, np.ndarray)):
         raise TypeError(f"{fn}: {name} must be a list of strings; got {describe(value)}")
     items = tuple(value)
@@ -144,7 +155,9 @@ def as_str_list(value: object, name: str, fn: str, *, nonempty: bool = False) ->
 
 def as_pair(value: object, name: str, fn: str) -> tuple[float, float]:
     """Two finite real numbers ``(lo, hi)`` with ``lo < hi`` and a finite ``hi - lo``."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray, torch.Tensor)):
+    if isinstance(value, (str, bytes)) or not isinstance(
+        value, (Sequence, np.ndarray, torch.Tensor)
+    ):
         raise TypeError(f"{fn}: {name} must be a pair of numbers (lo, hi); got {describe(value)}")
     items = list(value)
     if len(items) != 2:
@@ -152,7 +165,9 @@ def as_pair(value: object, name: str, fn: str) -> tuple[float, float]:
     lo = as_real(items[0], f"{name}[0]", fn)
     hi = as_real(items[1], f"{name}[1]", fn)
     if not lo < hi or not math.isfinite(hi - lo):
-        raise ValueError(f"{fn}: {name} must be (lo, hi) with finite lo < hi; got ({lo:g}, {hi:g})")
+        raise ValueError(
+            f"{fn}: {name} must be (lo, hi) with finite lo < hi; got ({lo:g}, {hi:g})"
+        )
     return lo, hi
 
 
@@ -165,9 +180,11 @@ def as_seed(value: object, name: str, fn: str) -> int:
 def check_generator(value: object, name: str, fn: str) -> torch.Generator:
     """A :class:`torch.Generator` (never ``None``: that would be the global generator)."""
     if not isinstance(value, torch.Generator):
-        raise TypeError(f"{fn}: {name} must be a torch.Generator, e.g. "
-                        f"torch.Generator().manual_seed(0) (never the global generator); got "
-                        f"{describe(value)}")
+        raise TypeError(
+            f"{fn}: {name} must be a torch.Generator, e.g. "
+            f"torch.Generator().manual_seed(0) (never the global generator); got "
+            f"{describe(value)}"
+        )
     return value
 
 

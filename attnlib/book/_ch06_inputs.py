@@ -65,7 +65,9 @@ def check_source_texts(texts: object, name: str, fn: str) -> tuple[str, ...]:
     index = _model()._SRC_INDEX
     for b, text in enumerate(texts):
         if not text:
-            raise ValueError(f"{fn}: {name}[{b}] is empty; every text needs at least one character")
+            raise ValueError(
+                f"{fn}: {name}[{b}] is empty; every text needs at least one character"
+            )
         for j, ch in enumerate(text):
             if ch not in index:
                 raise ValueError(
@@ -99,7 +101,9 @@ def source_fields(source: object, fn: str):
     which must name a real date (see :func:`attnlib.book.ch06_model.implied_alignment`)."""
     m = _model()
     if not isinstance(source, str):
-        raise TypeError(f"{fn}: source must be a string such as {_FORMATS}; got {describe(source)}")
+        raise TypeError(
+            f"{fn}: source must be a string such as {_FORMATS}; got {describe(source)}"
+        )
     match = _DAY_FIRST.fullmatch(source)
     if match is not None:
         weekday, (day, month, year) = match.group(1), (2, 3, 4)
@@ -156,9 +160,13 @@ def check_batch(src: object, src_lens: object, tgt: object, fn: str, need_tgt: b
             f"{fmt_shape(src.shape)}"
         )
     if not isinstance(src_lens, Tensor):
-        raise TypeError(f"{fn}: src_lens must be a tensor of shape (batch,); got {describe(src_lens)}")
+        raise TypeError(
+            f"{fn}: src_lens must be a tensor of shape (batch,); got {describe(src_lens)}"
+        )
     if src_lens.dtype == torch.bool or src_lens.is_floating_point() or src_lens.is_complex():
-        raise TypeError(f"{fn}: src_lens must be an integer tensor of lengths; got dtype {src_lens.dtype}")
+        raise TypeError(
+            f"{fn}: src_lens must be an integer tensor of lengths; got dtype {src_lens.dtype}"
+        )
     if tuple(src_lens.shape) != (batch,):
         raise ValueError(
             f"{fn}: src_lens must have shape (batch,) = ({batch},), one length per row of src; "

@@ -29,7 +29,9 @@ def _real(value: object, name: str, fn: str, **bounds) -> float:
 def _ints(value: object, name: str, fn: str) -> tuple[int, ...]:
     """A builder's list of sizes (``dims``, ``hiddens``): distinct ints >= 1, at least one."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{fn}: {name} must be a list of ints; got {value!r} ({type(value).__name__})")
+        raise TypeError(
+            f"{fn}: {name} must be a list of ints; got {value!r} ({type(value).__name__})"
+        )
     out = tuple(as_int(v, f"{name}[{i}]", fn, min=1) for i, v in enumerate(value))
     if not out:
         raise ValueError(f"{fn}: {name} must hold at least one value; got {value!r}")

@@ -414,7 +414,10 @@ def check_kernel(fn: Callable, name: str) -> CheckResult:
     if not isinstance(name, str) or name not in KERNELS:
         hint = ""
         if name in ("epanechikov", "epanechikov_kernel"):
-            hint = " (the kernel's name is spelt epanechnikov; d2l's 'epanechikov' is the triangular one)"
+            hint = (
+                " (the kernel's name is spelt epanechnikov; d2l's 'epanechikov' is the "
+                "triangular one)"
+            )
         raise ValueError(
             f"check_kernel: name must be one of {sorted(KERNELS)}; got {name!r}{hint}"
         )

@@ -82,7 +82,9 @@ def _checked_log(log: object, fn: str) -> tuple[np.ndarray, list[tuple[int, np.n
     for i, v in enumerate(log.losses):
         x = _scalar(v)
         if isinstance(x, bool) or not isinstance(x, (int, float)):
-            raise TypeError(f"{fn}: log.losses must hold numbers; log.losses[{i}] is {describe(v)}")
+            raise TypeError(
+                f"{fn}: log.losses must hold numbers; log.losses[{i}] is {describe(v)}"
+            )
         if not math.isfinite(x):
             raise ValueError(
                 f"{fn}: log.losses[{i}] (the loss at step {i + 1}) is {x}; the playback draws "
@@ -95,7 +97,8 @@ def _checked_log(log: object, fn: str) -> tuple[np.ndarray, list[tuple[int, np.n
     for k, item in enumerate(log.checkpoints):
         if not isinstance(item, Sequence) or isinstance(item, str) or len(item) != 2:
             raise TypeError(
-                f"{fn}: log.checkpoints must hold pairs (step, weights); item {k} is {describe(item)}"
+                f"{fn}: log.checkpoints must hold pairs (step, weights); item {k} is "
+                f"{describe(item)}"
             )
         step, w = item
         step = as_int(step, f"the step of checkpoint {k}", fn, min=0)
@@ -316,9 +319,15 @@ def check_alignment(answer, source: str) -> CheckResult:
         )
     if not torch.isfinite(got).all():
         i, j = (int(k) for k in torch.nonzero(~torch.isfinite(got))[0])
-        return _fail(f"your alignment is {got[i, j].item()} at row {i}, column {j}; shares are finite")
+        return _fail(
+            f"your alignment is {got[i, j].item()} at row {i}, column {j}; shares are finite"
+        )
     square = shape[0] == shape[1]  # a 10-character source: compare the values
-    if square and not torch.allclose(got, want, atol=1e-3) and torch.allclose(got.T, want, atol=1e-3):
+    if (
+        square
+        and not torch.allclose(got, want, atol=1e-3)
+        and torch.allclose(got.T, want, atol=1e-3)
+    ):
         return _fail(
             "your alignment is transposed: output characters are the rows (queries), input "
             f"characters the columns (keys), shape {shape}"

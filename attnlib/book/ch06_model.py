@@ -39,7 +39,7 @@ import torch
 from torch import Tensor, nn
 
 from attnlib._rng import isolated_global_rng, seed_from
-from attnlib._validate import as_int, as_real, as_str, check_generator, describe
+from attnlib._validate import as_int, as_real, check_generator, describe
 from attnlib.attention import AdditiveAttention, check_dropout
 from attnlib.book._ch06_inputs import (
     check_batch,
@@ -430,7 +430,11 @@ def train(
     check_generator(generator, "generator", fn)
     every = as_int(every, "every", fn, min=1)
     if watch is not None:
-        if isinstance(watch, (str, bytes)) or not isinstance(watch, (tuple, list)) or len(watch) != 2:
+        if (
+            isinstance(watch, (str, bytes))
+            or not isinstance(watch, (tuple, list))
+            or len(watch) != 2
+        ):
             raise TypeError(
                 f"{fn}: watch must be a pair (src, src_lens), e.g. encode_sources([text]); "
                 f"got {describe(watch)}"

@@ -253,8 +253,14 @@ def _valid_len(value: object, n: int, name: str, fn: str) -> int:
     return v
 
 
-_REQUIRED = {"query": "(d,)", "keys": "(n, d)", "values": "(n, d_v)", "scores": "(n,)",
-             "weights": "(n,)", "output": "(d_v,)"}
+_REQUIRED = {
+    "query": "(d,)",
+    "keys": "(n, d)",
+    "values": "(n, d_v)",
+    "scores": "(n,)",
+    "weights": "(n,)",
+    "output": "(d_v,)",
+}
 
 
 def _checked_example(example: object, fn: str) -> dict:
@@ -262,10 +268,14 @@ def _checked_example(example: object, fn: str) -> dict:
     the softmax of the scores over the valid keys (0 on masked keys) and the output is their
     weighted average of the values, each within 1e-4 (the figure shows two decimals)."""
     if not isinstance(example, Mapping):
-        raise TypeError(f"{fn}: example must be a dict as pipeline_example returns; got {describe(example)}")
+        raise TypeError(
+            f"{fn}: example must be a dict as pipeline_example returns; got {describe(example)}"
+        )
     missing = [k for k in _REQUIRED if k not in example]
     if missing:
-        raise ValueError(f"{fn}: example is missing {', '.join(map(repr, missing))} (needs {list(_REQUIRED)})")
+        raise ValueError(
+            f"{fn}: example is missing {', '.join(map(repr, missing))} (needs {list(_REQUIRED)})"
+        )
     ex = {}
     for k in _REQUIRED:
         v = example[k]
@@ -273,13 +283,17 @@ def _checked_example(example: object, fn: str) -> dict:
         try:
             ex[k] = np.asarray(v, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError(f"{fn}: example[{k!r}] must be numbers {_REQUIRED[k]}; got {describe(v)}") from None
+            raise TypeError(
+                f"{fn}: example[{k!r}] must be numbers {_REQUIRED[k]}; got {describe(v)}"
+            ) from None
     keys = ex["keys"]
     if keys.ndim != 2:
         raise ValueError(f"{fn}: example['keys'] must have shape (n, d); got {keys.shape}")
     n, d = keys.shape
     if n == 0 or d == 0:
-        raise ValueError(f"{fn}: example['keys'] must hold at least one key of d >= 1; got {keys.shape}")
+        raise ValueError(
+            f"{fn}: example['keys'] must hold at least one key of d >= 1; got {keys.shape}"
+        )
     d_v = ex["output"].shape[0] if ex["output"].ndim == 1 else -1
     shapes = {"query": (d,), "values": (n, d_v), "scores": (n,), "weights": (n,), "output": (d_v,)}
     for k, shape in shapes.items():
@@ -298,10 +312,15 @@ def _checked_example(example: object, fn: str) -> dict:
         raise ValueError(f"{fn}: example['weights'] must be nonnegative; got {w.tolist()}")
     if (w[m:] != 0).any():
         j = m + int(np.flatnonzero(w[m:])[0])
-        raise ValueError(f"{fn}: example['weights'] of masked keys (from {m} on) must be 0; key {j} has {w[j]:.4g}")
+        raise ValueError(
+            f"{fn}: example['weights'] of masked keys (from {m} on) must be 0; key {j} has "
+            f"{w[j]:.4g}"
+        )
     total = w.sum()
     if abs(total - (1.0 if m else 0.0)) > 1e-4:
-        raise ValueError(f"{fn}: example['weights'] must sum to 1 over the valid keys; they sum to {total:.2f}")
+        raise ValueError(
+            f"{fn}: example['weights'] must sum to 1 over the valid keys; they sum to {total:.2f}"
+        )
     want = np.zeros(n)
     if m:
         e = np.exp(s[:m] - s[:m].max())

@@ -262,6 +262,5 @@ def _check_name(name: object, what: str) -> None:
     update function and a key of the page's plain objects, where ``__proto__`` is special."""
     if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
         raise ExplorerError(
-            f"{what}: name must be a Python identifier string not starting with '__'; got "
-            f"{name!r}"
+            f"{what}: name must be a Python identifier string not starting with '__'; got {name!r}"
         )

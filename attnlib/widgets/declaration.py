@@ -60,8 +60,9 @@ class Declaration:
         if not isinstance(self.meta, dict):
             raise ExplorerError(f"{where}: meta must be a dict; got {self.meta!r}")
         live = self.live
-        if live is not None and not (callable(getattr(live, "check", None))
-                                     and callable(getattr(live, "spec", None))):
+        if live is not None and not (
+            callable(getattr(live, "check", None)) and callable(getattr(live, "spec", None))
+        ):
             raise ExplorerError(
                 f"{where}: live must be a LiveAttention, LiveKernelRegression or LiveMasking "
                 f"(an object with check() and spec()); got {type(live).__name__}"

@@ -39,7 +39,9 @@ def encode_frames(values: np.ndarray, where: str = "") -> dict:
     try:
         values = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as err:
-        raise ExplorerError(f"{fn}: values must be numbers; got {type(values).__name__} ({err})") from None
+        raise ExplorerError(
+            f"{fn}: values must be numbers; got {type(values).__name__} ({err})"
+        ) from None
     if values.ndim != 2:
         raise ExplorerError(
             f"{fn}: values must have shape (n_frames, n); got {tuple(values.shape)}"
@@ -110,7 +112,9 @@ def decode_frames(enc: Mapping) -> np.ndarray:
     (``ValueError`` naming the first that is missing or does not fit)."""
     fn = "decode_frames"
     if not isinstance(enc, Mapping):
-        raise ValueError(f"{fn}: enc must be a dict as encode_frames returns; got {type(enc).__name__}")
+        raise ValueError(
+            f"{fn}: enc must be a dict as encode_frames returns; got {type(enc).__name__}"
+        )
     missing = [k for k in _KEYS if k not in enc]
     if missing:
         raise ValueError(f"{fn}: enc is missing {missing} (encode_frames writes {list(_KEYS)})")

@@ -57,7 +57,7 @@ import torch
 
 from attnlib import _validate
 from attnlib.kernels import KERNELS, log_kernel
-from attnlib.widgets.controls import Choice, ExplorerError, Slider, _declared
+from attnlib.widgets.controls import Choice, ExplorerError, Slider
 from attnlib.widgets.panels import Heatmap, Lines, _round_list, _to_array
 
 __all__ = [

@@ -111,7 +111,8 @@ class LiveMasking:
             object.__setattr__(self, attr, tuple(value))
         if self.masking is not None and not isinstance(self.masking, str):
             raise ExplorerError(
-                f"{where}: masking must be the name of a Choice (str) or None; got {self.masking!r}"
+                f"{where}: masking must be the name of a Choice (str) or None; got "
+                f"{self.masking!r}"
             )
         for attr in ("max_tokens", "d"):
             object.__setattr__(
@@ -135,7 +136,9 @@ class LiveMasking:
         texts = _validate.as_str_list(texts, "texts", fn)
         for i, t in enumerate(texts):
             if "\n" in t or "\r" in t:
-                raise ValueError(f"{fn}: texts[{i}] is one line of text; got a line break in {t!r}")
+                raise ValueError(
+                    f"{fn}: texts[{i}] is one line of text; got a line break in {t!r}"
+                )
         masked = _validate.as_bool(masked, "masked", fn)
         n, out = self.max_tokens, []
         toks = [tokens(t, n) for t in texts]

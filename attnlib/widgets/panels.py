@@ -69,7 +69,9 @@ class Heatmap:
         object.__setattr__(self, "vmin", vmin)
         object.__setattr__(self, "vmax", vmax)
         for attr in ("xlabel", "ylabel", "colorbar_label"):
-            object.__setattr__(self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where))
+            object.__setattr__(
+                self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where)
+            )
         object.__setattr__(self, "title", _label(self.title, "title", where))
         for attr in ("row_labels", "col_labels"):
             object.__setattr__(self, attr, _labels(getattr(self, attr), attr, where))
@@ -194,12 +196,14 @@ class Lines:
         where = f"Lines {self.name!r}"
         if isinstance(self.series, (str, bytes, Series)) or not isinstance(self.series, Sequence):
             raise ExplorerError(
-                f"{where}: series must be a list of Series or names; got {type(self.series).__name__} "
-                f"{self.series!r}"
+                f"{where}: series must be a list of Series or names; got "
+                f"{type(self.series).__name__} {self.series!r}"
             )
         for s in self.series:
             if not isinstance(s, (Series, str)):
-                raise ExplorerError(f"{where}: each of series must be a Series or a name; got {s!r}")
+                raise ExplorerError(
+                    f"{where}: each of series must be a Series or a name; got {s!r}"
+                )
         series = tuple(s if isinstance(s, Series) else Series(s) for s in self.series)
         if not series and self.handle is None:
             raise ExplorerError(f"{where}: declare at least one series (or a handle)")
@@ -208,7 +212,9 @@ class Lines:
             raise ExplorerError(f"{where}: series names must be distinct; got {names!r}")
         object.__setattr__(self, "series", series)
         for attr in ("xlabel", "ylabel"):
-            object.__setattr__(self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where))
+            object.__setattr__(
+                self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where)
+            )
         object.__setattr__(self, "title", _label(self.title, "title", where))
         object.__setattr__(self, "equal_aspect", _flag(self.equal_aspect, "equal_aspect", where))
         for which in ("xlim", "ylim"):
@@ -233,7 +239,8 @@ class Lines:
                     f"{self.ytops!r}"
                 )
             tops = tuple(
-                _declared(_validate.as_real, t, f"ytops[{i}]", where) for i, t in enumerate(self.ytops)
+                _declared(_validate.as_real, t, f"ytops[{i}]", where)
+                for i, t in enumerate(self.ytops)
             )
             if (
                 not tops

@@ -81,9 +81,7 @@ class FixedSeries:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise ExplorerError(
-                f"FixedSeries: name must be a non-empty string; got {self.name!r}"
-            )
+            raise ExplorerError(f"FixedSeries: name must be a non-empty string; got {self.name!r}")
         where = f"FixedSeries {self.name!r}"
         x = _to_array(self.x, f"{where}: x")
         y = _to_array(self.y, f"{where}: y")
@@ -173,7 +171,9 @@ class Spokes:
 # CSS colours a series may take: hex (#rgb, #rgba, #rrggbb, #rrggbbaa), a named colour, or
 # rgb()/rgba()/hsl()/hsla() of numbers; anything else would be drawn as no colour at all.
 _HEX = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
-_FUNCTION = re.compile(r"(?:rgba?|hsla?)\(\s*[0-9.+\-%]+(?:deg)?(?:\s*[,/\s]\s*[0-9.+\-%]+){2,3}\s*\)")
+_FUNCTION = re.compile(
+    r"(?:rgba?|hsla?)\(\s*[0-9.+\-%]+(?:deg)?(?:\s*[,/\s]\s*[0-9.+\-%]+){2,3}\s*\)"
+)
 _DASH = re.compile(r"\s*[0-9]+(?:\.[0-9]+)?(?:\s*[,\s]\s*[0-9]+(?:\.[0-9]+)?)*\s*")
 
 
@@ -188,11 +188,7 @@ def _check_colour(value: object, name: str, where: str, optional: bool = True) -
         return
     if not isinstance(value, str):
         raise ExplorerError(f"{where}: {name} must be a CSS colour string; got {value!r}")
-    if not (
-        _HEX.fullmatch(value)
-        or _FUNCTION.fullmatch(value)
-        or value.lower() in _css_names()
-    ):
+    if not (_HEX.fullmatch(value) or _FUNCTION.fullmatch(value) or value.lower() in _css_names()):
         raise ExplorerError(
             f"{where}: {name} must be a CSS colour ('#d55e00', 'black', 'rgb(0, 114, 178)'); "
             f"got {value!r}"

@@ -168,7 +168,9 @@ class Explorer(anywidget.AnyWidget):
         fields = {t.name: t for t in decl.texts}
         unknown = sorted(set(value) - set(fields))
         if unknown:
-            raise ExplorerError(f"{where}: unknown text field(s) {unknown}; fields: {sorted(fields)}")
+            raise ExplorerError(
+                f"{where}: unknown text field(s) {unknown}; fields: {sorted(fields)}"
+            )
         for k, v in value.items():
             try:
                 fields[k].check(v, where)

@@ -1,5 +1,6 @@
 """What the robustness suites share: an error must name the argument, what was expected
 and what was received; no call may touch a global random generator."""
+
 from __future__ import annotations
 
 import contextlib
@@ -36,8 +37,11 @@ def global_rng_untouched():
     yield
     torch_after, np_after, py_after = _states()
     assert torch.equal(torch_before, torch_after), "torch's global generator changed"
-    assert np_before[0] == np_after[0] and np.array_equal(np_before[1], np_after[1]) \
-        and np_before[2:] == np_after[2:], "NumPy's global generator changed"
+    assert (
+        np_before[0] == np_after[0]
+        and np.array_equal(np_before[1], np_after[1])
+        and np_before[2:] == np_after[2:]
+    ), "NumPy's global generator changed"
     assert py_before == py_after, "Python's random generator changed"
 
 

@@ -3,6 +3,7 @@ test goes through here, so a move of the package changes this file only."""
 
 from __future__ import annotations
 
+from attnlib import widgets
 from attnlib.book import ch01_queries_keys_values as ch01
 from attnlib.book import ch02_attention_pooling as ch02
 from attnlib.book import ch03_masked_softmax as ch03
@@ -10,10 +11,9 @@ from attnlib.book import ch04_additive_attention as ch04
 from attnlib.book import ch06_bahdanau, diagrams
 from attnlib.book import ch06_model as s2s  # chapter 6's date data, model and training
 from attnlib.book.registry import DECLARATIONS, EXPLORERS, compute
-from attnlib import widgets
+from attnlib.plotting import show_heatmaps
 from attnlib.widgets import live
 from attnlib.widgets.live_masking import PAD
-from attnlib.plotting import show_heatmaps
 
 # chapter 6's book machinery: the playback and its two checkers
 alignment_playback_declaration = ch06_bahdanau.alignment_playback_declaration

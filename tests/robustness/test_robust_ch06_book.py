@@ -2,6 +2,7 @@
 checkpoints that do not fit the losses or the texts, non-finite values), its smoothed loss
 curve, and the two checkers (malformed sources, answers of every kind, gradients switched off,
 the global generator)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,14 +14,22 @@ from hypothesis import strategies as st
 import attnlib
 
 from ._helpers import FEW, global_rng_untouched, perturb_global_rng, raises
-from ._targets import (alignment_playback_declaration, alignment_playback_explorer,
-                       check_alignment, check_attention_module, s2s)
+from ._targets import (
+    alignment_playback_declaration,
+    alignment_playback_explorer,
+    check_alignment,
+    check_attention_module,
+    s2s,
+)
 from ._targets import widgets as W
 
 SRC, TGT = "22 Nov 2026", "2026-11-22"
 
 
-def _weights(n_watch=1, n_in=len(SRC), seed=0):
+N_IN = len(SRC)
+
+
+def _weights(n_watch=1, n_in=N_IN, seed=0):
     """Softmax rows (n_watch, N_OUT, n_in), float32, like train's checkpoints."""
     g = torch.Generator().manual_seed(seed)
     return torch.softmax(torch.randn(n_watch, s2s.N_OUT, n_in, generator=g), -1)
@@ -29,7 +38,9 @@ def _weights(n_watch=1, n_in=len(SRC), seed=0):
 def _log(n_losses=20, steps=None, w=None):
     steps = [0, n_losses] if steps is None else steps
     losses = [2.0 - 0.05 * i for i in range(n_losses)]
-    return s2s.TrainLog(losses=losses, checkpoints=[(s, _weights() if w is None else w) for s in steps])
+    return s2s.TrainLog(
+        losses=losses, checkpoints=[(s, _weights() if w is None else w) for s in steps]
+    )
 
 
 def _loss_curve(decl):
@@ -86,38 +97,76 @@ def test_the_log_must_be_a_train_log():
         alignment_playback_declaration({"losses": [1.0], "checkpoints": []}, SRC, TGT)
 
 
-@pytest.mark.parametrize("log, exc, words", [
-    (s2s.TrainLog(losses=[1.0], checkpoints=[]), ValueError, ["checkpoints", "watch="]),
-    (s2s.TrainLog(losses=[], checkpoints=[(0, _weights())]), ValueError, ["losses", "at least one"]),
-    (_log(5, [0, 50]), ValueError, ["step 50", "5 losses"]),
-    (_log(5, [-3, 5]), ValueError, ["step", "-3", ">= 0"]),
-    (_log(5, [0.5, 5]), TypeError, ["step", "0.5", "int"]),
-    (_log(5, [True, 5]), TypeError, ["step", "bool"]),
-    (_log(5, [5, 0]), ValueError, ["steps", "increasing", "[5, 0]"]),
-    (_log(5, [5, 5]), ValueError, ["steps", "increasing", "[5, 5]"]),
-    (s2s.TrainLog(losses=[1.0, float("nan"), 1.0], checkpoints=[(0, _weights())]), ValueError,
-     ["losses", "step 2", "nan"]),
-    (s2s.TrainLog(losses=[1.0, float("inf")], checkpoints=[(0, _weights())]), ValueError,
-     ["losses", "inf"]),
-    (s2s.TrainLog(losses=["1.0"] * 3, checkpoints=[(0, _weights())]), TypeError, ["losses", "'1.0'"]),
-    (s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights() * float("nan"))]), ValueError,
-     ["checkpoint", "step 0", "nan"]),
-    (s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights()[0])]), ValueError,
-     ["checkpoint", "(n_watch, 10, n_in)"]),
-    (s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, "weights")]), TypeError, ["checkpoint", "str"]),
-    (s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights()), (3, _weights(n_in=12))]), ValueError,
-     ["checkpoint", "step 3", "(1, 10, 12)", "(1, 10, 11)"]),
-    (s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights().half())]), TypeError,
-     ["checkpoint", "float16", "float32"]),
-    (s2s.TrainLog(losses=[1.0] * 3, checkpoints=[0]), TypeError, ["checkpoints", "(step, weights)"]),
-])
+@pytest.mark.parametrize(
+    "log, exc, words",
+    [
+        (s2s.TrainLog(losses=[1.0], checkpoints=[]), ValueError, ["checkpoints", "watch="]),
+        (
+            s2s.TrainLog(losses=[], checkpoints=[(0, _weights())]),
+            ValueError,
+            ["losses", "at least one"],
+        ),
+        (_log(5, [0, 50]), ValueError, ["step 50", "5 losses"]),
+        (_log(5, [-3, 5]), ValueError, ["step", "-3", ">= 0"]),
+        (_log(5, [0.5, 5]), TypeError, ["step", "0.5", "int"]),
+        (_log(5, [True, 5]), TypeError, ["step", "bool"]),
+        (_log(5, [5, 0]), ValueError, ["steps", "increasing", "[5, 0]"]),
+        (_log(5, [5, 5]), ValueError, ["steps", "increasing", "[5, 5]"]),
+        (
+            s2s.TrainLog(losses=[1.0, float("nan"), 1.0], checkpoints=[(0, _weights())]),
+            ValueError,
+            ["losses", "step 2", "nan"],
+        ),
+        (
+            s2s.TrainLog(losses=[1.0, float("inf")], checkpoints=[(0, _weights())]),
+            ValueError,
+            ["losses", "inf"],
+        ),
+        (
+            s2s.TrainLog(losses=["1.0"] * 3, checkpoints=[(0, _weights())]),
+            TypeError,
+            ["losses", "'1.0'"],
+        ),
+        (
+            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights() * float("nan"))]),
+            ValueError,
+            ["checkpoint", "step 0", "nan"],
+        ),
+        (
+            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights()[0])]),
+            ValueError,
+            ["checkpoint", "(n_watch, 10, n_in)"],
+        ),
+        (
+            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, "weights")]),
+            TypeError,
+            ["checkpoint", "str"],
+        ),
+        (
+            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights()), (3, _weights(n_in=12))]),
+            ValueError,
+            ["checkpoint", "step 3", "(1, 10, 12)", "(1, 10, 11)"],
+        ),
+        (
+            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights().half())]),
+            TypeError,
+            ["checkpoint", "float16", "float32"],
+        ),
+        (
+            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[0]),
+            TypeError,
+            ["checkpoints", "(step, weights)"],
+        ),
+    ],
+)
 def test_a_log_that_does_not_fit_is_refused_at_build_time(log, exc, words):
     with raises(exc, "alignment_playback_declaration", *words):
         alignment_playback_declaration(log, SRC, TGT)
 
 
-@pytest.mark.parametrize("losses", [np.ones(12), torch.ones(12), [torch.tensor(1.0)] * 12,
-                                    [np.float32(1.0)] * 12])
+@pytest.mark.parametrize(
+    "losses", [np.ones(12), torch.ones(12), [torch.tensor(1.0)] * 12, [np.float32(1.0)] * 12]
+)
 def test_losses_as_arrays_tensors_or_0d_scalars_are_accepted(losses):
     log = s2s.TrainLog(losses=losses, checkpoints=[(0, _weights()), (12, _weights())])
     _, y, _ = _loss_curve(alignment_playback_declaration(log, SRC, TGT))
@@ -126,26 +175,39 @@ def test_losses_as_arrays_tensors_or_0d_scalars_are_accepted(losses):
 
 def test_checkpoint_weights_as_arrays_or_with_gradients_are_accepted():
     w = _weights()
-    log = s2s.TrainLog(losses=[1.0] * 4, checkpoints=[(0, w.numpy()), (4, w.clone().requires_grad_())])
+    log = s2s.TrainLog(
+        losses=[1.0] * 4, checkpoints=[(0, w.numpy()), (4, w.clone().requires_grad_())]
+    )
     frame = alignment_playback_declaration(log, SRC, TGT).compute(step=4)
     np.testing.assert_allclose(frame["weights"], w[0].double().numpy(), atol=1e-7)
 
 
 # ----------------------------------------------------------------- the declaration: texts, index
-@pytest.mark.parametrize("kwargs, exc, words", [
-    (dict(source=None), TypeError, ["source", "str", "NoneType"]),
-    (dict(source=list(SRC)), TypeError, ["source", "str", "list"]),
-    (dict(source="22 Nov 2026 and more"), ValueError, ["source", "20 characters", "11"]),
-    (dict(source="22 Nov 20"), ValueError, ["source", "beyond", "9"]),  # weight on columns past it
-    (dict(source="22 Nov 2026!"[:11].replace("6", "!")), ValueError, ["source", "'!'", "vocabulary"]),
-    (dict(target="2026-11"), ValueError, ["target", "YYYY-MM-DD", "'2026-11'"]),
-    (dict(target="abcdefghij"), ValueError, ["target", "YYYY-MM-DD"]),
-    (dict(target=None), TypeError, ["target", "str"]),
-    (dict(index=1), ValueError, ["index", "0 <= index < 1", "1"]),
-    (dict(index=-1), ValueError, ["index", "-1"]),
-    (dict(index=0.0), TypeError, ["index", "int", "0.0"]),
-    (dict(index=True), TypeError, ["index", "bool"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        (dict(source=None), TypeError, ["source", "str", "NoneType"]),
+        (dict(source=list(SRC)), TypeError, ["source", "str", "list"]),
+        (dict(source="22 Nov 2026 and more"), ValueError, ["source", "20 characters", "11"]),
+        (
+            dict(source="22 Nov 20"),
+            ValueError,
+            ["source", "beyond", "9"],
+        ),  # weight on columns past it
+        (
+            dict(source="22 Nov 2026!"[:11].replace("6", "!")),
+            ValueError,
+            ["source", "'!'", "vocabulary"],
+        ),
+        (dict(target="2026-11"), ValueError, ["target", "YYYY-MM-DD", "'2026-11'"]),
+        (dict(target="abcdefghij"), ValueError, ["target", "YYYY-MM-DD"]),
+        (dict(target=None), TypeError, ["target", "str"]),
+        (dict(index=1), ValueError, ["index", "0 <= index < 1", "1"]),
+        (dict(index=-1), ValueError, ["index", "-1"]),
+        (dict(index=0.0), TypeError, ["index", "int", "0.0"]),
+        (dict(index=True), TypeError, ["index", "bool"]),
+    ],
+)
 def test_texts_and_index_that_do_not_fit_the_log_are_refused(kwargs, exc, words):
     args = {"source": SRC, "target": TGT, "index": 0, **kwargs}
     with raises(exc, "alignment_playback_declaration", *words):
@@ -155,25 +217,35 @@ def test_texts_and_index_that_do_not_fit_the_log_are_refused(kwargs, exc, words)
 def test_a_watched_batch_padded_past_the_source_is_fine():
     # several watched inputs are padded to the longest: the padding has weight 0, dropped
     w = torch.zeros(2, s2s.N_OUT, 25)
-    w[0, :, :len(SRC)] = _weights()[0]
+    w[0, :, : len(SRC)] = _weights()[0]
     w[1] = _weights(n_in=25)[0]
     log = s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, w), (3, w)])
     frame = alignment_playback_declaration(log, SRC, TGT, index=np.int64(0)).compute(step=3)
     assert frame["weights"].shape == (s2s.N_OUT, len(SRC))
-    frame = alignment_playback_declaration(log, "Thursday, 5 November 2026", "2026-11-05",
-                                           index=torch.tensor(1)).compute()
+    frame = alignment_playback_declaration(
+        log, "Thursday, 5 November 2026", "2026-11-05", index=torch.tensor(1)
+    ).compute()
     assert frame["weights"].shape == (s2s.N_OUT, 25)
 
 
 @FEW
-@given(st.lists(st.sampled_from(list("<>&!-'\"/ ") + ["<!--", "</script>", "<script>", "\u2028"]),
-                max_size=6).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(list("<>&!-'\"/ ") + ["<!--", "</script>", "<script>", "\u2028"]),
+        max_size=6,
+    ).map("".join)
+)
 def test_every_user_string_reaches_the_page_escaped(extra):
     # whatever a title holds, the standalone page's embedded JSON holds no '<' or '>' that an
     # HTML parser could act on (a source outside the vocabulary is refused, see above)
     decl = alignment_playback_declaration(_log(3, [0, 3]), SRC, TGT)
-    decl = W.Declaration(name=decl.name, update=decl.update, params=decl.params, panels=decl.panels,
-                         title=decl.title + extra)
+    decl = W.Declaration(
+        name=decl.name,
+        update=decl.update,
+        params=decl.params,
+        panels=decl.panels,
+        title=decl.title + extra,
+    )
     html = W.standalone_html(W.Explorer(decl))
     body = html.split('id="attn-state">', 1)[1].split("</script>", 1)[0]
     assert "<" not in body and ">" not in body
@@ -196,19 +268,37 @@ def test_a_square_right_answer_is_not_called_transposed():
     assert not got.ok and "transposed" in got.message
 
 
-@pytest.mark.parametrize("answer", [A, A.numpy(), A.tolist(), A.double(), A.half(),
-                                    A.clone().requires_grad_(), A.bool().float() * A])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        A,
+        A.numpy(),
+        A.tolist(),
+        A.double(),
+        A.half(),
+        A.clone().requires_grad_(),
+        A.bool().float() * A,
+    ],
+)
 def test_check_alignment_accepts_any_array_like_of_the_right_numbers(answer):
     assert check_alignment(answer, SRC).ok
 
 
-@pytest.mark.parametrize("answer, words", [
-    (None, ["NoneType"]), ("abc", ["str"]), ([[1, 2], [3]], ["list"]),
-    (A.to(torch.complex64), ["complex", "real"]),
-    (A * float("nan"), ["NaN", "finite"]), (A.clone().fill_(float("inf")), ["inf", "finite"]),
-    (A.T, ["transposed"]), (A[:9], ["(9, 11)", "(10, 11)"]), (A.unsqueeze(0), ["(1, 10, 11)"]),
-    (A.bool(), ["row 5"]),  # 0/1 instead of 1/3 on the month's letters
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (None, ["NoneType"]),
+        ("abc", ["str"]),
+        ([[1, 2], [3]], ["list"]),
+        (A.to(torch.complex64), ["complex", "real"]),
+        (A * float("nan"), ["NaN", "finite"]),
+        (A.clone().fill_(float("inf")), ["inf", "finite"]),
+        (A.T, ["transposed"]),
+        (A[:9], ["(9, 11)", "(10, 11)"]),
+        (A.unsqueeze(0), ["(1, 10, 11)"]),
+        (A.bool(), ["row 5"]),  # 0/1 instead of 1/3 on the month's letters
+    ],
+)
 def test_check_alignment_wrong_answers_get_a_verdict_never_an_exception(answer, words):
     got = check_alignment(answer, SRC)
     assert not got.ok
@@ -216,18 +306,25 @@ def test_check_alignment_wrong_answers_get_a_verdict_never_an_exception(answer, 
         assert w.lower() in got.message.lower(), got.message
 
 
-@pytest.mark.parametrize("source, exc, words", [
-    (None, TypeError, ["source", "str", "NoneType"]), (5, TypeError, ["source", "int"]),
-    (["5 Nov 2026"], TypeError, ["source", "list"]), ("", ValueError, ["source", "''"]),
-    ("5 Xyz 2026", ValueError, ["source", "'5 Xyz 2026'"]),
-])
+@pytest.mark.parametrize(
+    "source, exc, words",
+    [
+        (None, TypeError, ["source", "str", "NoneType"]),
+        (5, TypeError, ["source", "int"]),
+        (["5 Nov 2026"], TypeError, ["source", "list"]),
+        ("", ValueError, ["source", "''"]),
+        ("5 Xyz 2026", ValueError, ["source", "'5 Xyz 2026'"]),
+    ],
+)
 def test_check_alignment_misuse_names_the_checker_and_source(source, exc, words):
     with raises(exc, "check_alignment", *words):
         check_alignment(A, source)
 
 
 @FEW
-@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), min_size=110, max_size=110))
+@given(
+    st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), min_size=110, max_size=110)
+)
 def test_check_alignment_never_raises_for_any_numbers(values):
     got = check_alignment(torch.tensor(values).reshape(10, 11), SRC)
     assert isinstance(got.ok, bool) and got.message
@@ -252,15 +349,18 @@ def test_check_attention_module_verdict_without_gradients_or_the_global_seed():
     assert a.message == b.message  # the same run: nothing depended on the global state
 
 
-@pytest.mark.parametrize("kwargs, exc, words", [
-    (dict(steps=0), ValueError, ["steps", ">= 1", "0"]),
-    (dict(steps=-1), ValueError, ["steps", "-1"]),
-    (dict(steps="3"), TypeError, ["steps", "'3'"]),
-    (dict(steps=True), TypeError, ["steps", "bool"]),
-    (dict(seed="a"), TypeError, ["seed", "int", "'a'"]),
-    (dict(seed=1.5), TypeError, ["seed", "1.5"]),
-    (dict(seed=None), TypeError, ["seed", "None"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        (dict(steps=0), ValueError, ["steps", ">= 1", "0"]),
+        (dict(steps=-1), ValueError, ["steps", "-1"]),
+        (dict(steps="3"), TypeError, ["steps", "'3'"]),
+        (dict(steps=True), TypeError, ["steps", "bool"]),
+        (dict(seed="a"), TypeError, ["seed", "int", "'a'"]),
+        (dict(seed=1.5), TypeError, ["seed", "1.5"]),
+        (dict(seed=None), TypeError, ["seed", "None"]),
+    ],
+)
 def test_check_attention_module_misuse(kwargs, exc, words):
     with raises(exc, "check_attention_module", *words):
         check_attention_module(_additive, **kwargs)

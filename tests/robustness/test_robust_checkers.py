@@ -2,6 +2,7 @@
 switched off (torch.no_grad, torch.inference_mode), no change to any global generator even when
 the learner's code draws from one, the checker's own inputs refused when non-finite, and
 answers in a lower precision told apart from wrong answers."""
+
 from __future__ import annotations
 
 import random
@@ -22,11 +23,13 @@ SRC = "22 Nov 2026"
 
 def _noisy(fn):
     """The learner's function, drawing from every global generator on each call."""
+
     def wrapped(*args):
         torch.rand(2)
         np.random.rand()
         random.random()
         return fn(*args)
+
     return wrapped
 
 
@@ -36,10 +39,22 @@ def _attention(h):
 
 # (checker, right answer, wrong answer, extra arguments)
 CASES = {
-    "check_weights": (torch.tensor([[0.25, 0.75], [1.0, 0.0]]), torch.tensor([[0.5, 0.7], [1.0, 0.0]]), ()),
-    "check_masked_softmax": (_noisy(masked_softmax), _noisy(lambda X, v: torch.softmax(X, -1)), ()),
+    "check_weights": (
+        torch.tensor([[0.25, 0.75], [1.0, 0.0]]),
+        torch.tensor([[0.5, 0.7], [1.0, 0.0]]),
+        (),
+    ),
+    "check_masked_softmax": (
+        _noisy(masked_softmax),
+        _noisy(lambda X, v: torch.softmax(X, -1)),
+        (),
+    ),
     "check_kernel": (_noisy(KERNELS["gaussian"]), _noisy(KERNELS["boxcar"]), ("gaussian",)),
-    "check_scores": (_noisy(dot_product_scores), _noisy(lambda q, k: q @ k.transpose(1, 2)), ("dot_product",)),
+    "check_scores": (
+        _noisy(dot_product_scores),
+        _noisy(lambda q, k: q @ k.transpose(1, 2)),
+        ("dot_product",),
+    ),
     "check_alignment": (s2s.implied_alignment(SRC), s2s.implied_alignment(SRC).T, (SRC,)),
     "check_attention_module": (None, _noisy(lambda h: torch.nn.Identity()), ()),
 }
@@ -101,12 +116,15 @@ def test_check_attention_module_leaves_the_generators_with_a_noisy_module():
 W = torch.softmax(torch.tensor([[[1.0, 2.0], [0.5, -1.0]]]), -1)
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    (dict(scores=torch.full((1, 2, 2), float("nan"))), ["scores", "nan"]),
-    (dict(scores=torch.tensor([[[1.0, float("inf")], [0.5, -1.0]]])), ["scores", "inf"]),
-    (dict(expected=torch.full((1, 2, 2), float("nan"))), ["expected", "nan"]),
-    (dict(scores=torch.zeros(1, 2, 2, dtype=torch.complex64)), ["scores", "complex"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(scores=torch.full((1, 2, 2), float("nan"))), ["scores", "nan"]),
+        (dict(scores=torch.tensor([[[1.0, float("inf")], [0.5, -1.0]]])), ["scores", "inf"]),
+        (dict(expected=torch.full((1, 2, 2), float("nan"))), ["expected", "nan"]),
+        (dict(scores=torch.zeros(1, 2, 2, dtype=torch.complex64)), ["scores", "complex"]),
+    ],
+)
 def test_check_weights_refuses_references_it_cannot_compare_with(kwargs, words):
     # NaN scores or expected weights used to pass any answer ("they are the softmax")
     with raises(ValueError, "check_weights", *words):

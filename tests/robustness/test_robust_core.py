@@ -1,6 +1,7 @@
 """Issue 18's known defects in the core, and their neighbours: dropout validated at
 construction, boolean kernels in every floating dtype, figure sizes, and the helpful message
 for d2l's misspelt kernel on every import path."""
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,17 @@ from ._targets import show_heatmaps
 # ----------------------------------------------------------------- dropout
 WRONG_TYPE = ["0.1", None, True, [0.1], torch.tensor([0.1, 0.2]), 0.1 + 0j]
 OUT_OF_RANGE = [float("nan"), float("inf"), -0.1, 1.5, -math.inf]
-ACCEPTED = [0, 0.0, 0.5, 1.0, np.float64(0.2), np.float32(0.25), torch.tensor(0.2),
-            np.array(0.3), torch.tensor(0, dtype=torch.int64)]
+ACCEPTED = [
+    0,
+    0.0,
+    0.5,
+    1.0,
+    np.float64(0.2),
+    np.float32(0.25),
+    torch.tensor(0.2),
+    np.array(0.3),
+    torch.tensor(0, dtype=torch.int64),
+]
 
 CONSTRUCTORS = {
     "DotProductAttention": lambda p: DotProductAttention(p),
@@ -70,20 +80,26 @@ def _window_weights(x_train, x_query, h):
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("kernel", [
-    lambda u: u.abs() <= 1,                       # bool
-    lambda u: (u.abs() <= 1).long(),              # int64
-    lambda u: (u.abs() <= 1).to(torch.uint8),     # uint8
-    lambda u: (u.abs() <= 1).float(),             # float32 whatever the data's dtype
-    lambda u: (u.abs() <= 1).double(),            # float64 whatever the data's dtype
-], ids=["bool", "int64", "uint8", "float32", "float64"])
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        lambda u: u.abs() <= 1,  # bool
+        lambda u: (u.abs() <= 1).long(),  # int64
+        lambda u: (u.abs() <= 1).to(torch.uint8),  # uint8
+        lambda u: (u.abs() <= 1).float(),  # float32 whatever the data's dtype
+        lambda u: (u.abs() <= 1).double(),  # float64 whatever the data's dtype
+    ],
+    ids=["bool", "int64", "uint8", "float32", "float64"],
+)
 def test_callable_kernels_of_any_real_dtype_work_in_every_floating_dtype(dtype, kernel):
     # defect 2: "addmv input tensors must have the same dtype" except for float32 data
     x = torch.linspace(0, 1, 6, dtype=dtype)
     y_hat, w = nadaraya_watson(x, x, x, kernel, 0.3)
     assert y_hat.dtype == dtype and w.dtype == dtype
     ref = _window_weights(x.double().numpy(), x.double().numpy(), 0.3)
-    tol = {torch.float64: 1e-12, torch.float32: 1e-6, torch.float16: 2e-3, torch.bfloat16: 1e-2}[dtype]
+    tol = {torch.float64: 1e-12, torch.float32: 1e-6, torch.float16: 2e-3, torch.bfloat16: 1e-2}[
+        dtype
+    ]
     np.testing.assert_allclose(w.double().numpy(), ref, atol=tol)
     np.testing.assert_allclose(y_hat.double().numpy(), ref @ x.double().numpy(), atol=tol * 4)
 
@@ -91,17 +107,20 @@ def test_callable_kernels_of_any_real_dtype_work_in_every_floating_dtype(dtype, 
 def test_module_with_a_boolean_kernel_trains_in_float64():
     x = torch.linspace(0, 1, 8, dtype=torch.float64)
     model = NadarayaWatson(lambda u: u.abs() <= 1, 0.4)
-    out = model(x, x ** 2, x)
+    out = model(x, x**2, x)
     assert out.dtype == torch.float64 and torch.isfinite(out).all()
 
 
-@pytest.mark.parametrize("bad, words", [
-    (lambda u: (u.abs() <= 1).to(torch.complex64), ["kernel", "real", "complex"]),
-    (lambda u: torch.ones(3), ["kernel", "shape"]),
-    (lambda u: (u.abs() <= 1).tolist(), ["kernel", "tensor", "list"]),
-    (lambda u: -(u.abs() <= 1).long(), ["kernel", ">= 0"]),
-    (lambda u: torch.where(u.abs() <= 1, float("nan"), 0.0).to(u.dtype), ["kernel", "nan"]),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        (lambda u: (u.abs() <= 1).to(torch.complex64), ["kernel", "real", "complex"]),
+        (lambda u: torch.ones(3), ["kernel", "shape"]),
+        (lambda u: (u.abs() <= 1).tolist(), ["kernel", "tensor", "list"]),
+        (lambda u: -(u.abs() <= 1).long(), ["kernel", ">= 0"]),
+        (lambda u: torch.where(u.abs() <= 1, float("nan"), 0.0).to(u.dtype), ["kernel", "nan"]),
+    ],
+)
 def test_callable_kernel_returning_unusable_values_is_named(bad, words):
     x = torch.linspace(0, 1, 5, dtype=torch.float64)
     with raises((TypeError, ValueError), *words):
@@ -109,22 +128,36 @@ def test_callable_kernel_returning_unusable_values_is_named(bad, words):
 
 
 # ----------------------------------------------------------------- figure sizes
-@pytest.mark.parametrize("figsize", [(math.inf, 2), (2, math.nan), (-1, 2), (0, 2), (2, math.inf),
-                                     (1e6, 2), (2, 1e5)], ids=repr)
+@pytest.mark.parametrize(
+    "figsize",
+    [(math.inf, 2), (2, math.nan), (-1, 2), (0, 2), (2, math.inf), (1e6, 2), (2, 1e5)],
+    ids=repr,
+)
 def test_non_finite_or_absurd_figsize_is_named(figsize):
     # defect 3: matplotlib's "figure size must be positive finite" does not name figsize
     with raises(ValueError, "show_heatmaps", "figsize", "got"):
         show_heatmaps(torch.rand(1, 1, 2, 2), "keys", "queries", figsize=figsize)
 
 
-@pytest.mark.parametrize("figsize", [(True, 2), ("3", 2), "ab", (2,), (1, 2, 3), None, 3.0], ids=repr)
+@pytest.mark.parametrize(
+    "figsize", [(True, 2), ("3", 2), "ab", (2,), (1, 2, 3), None, 3.0], ids=repr
+)
 def test_figsize_of_the_wrong_type_is_named(figsize):
     with raises((TypeError, ValueError), "show_heatmaps", "figsize", "got"):
         show_heatmaps(torch.rand(1, 1, 2, 2), "keys", "queries", figsize=figsize)
 
 
-@pytest.mark.parametrize("figsize", [(np.float64(3), 2), (torch.tensor(3.0), np.int64(2)), [3, 2],
-                                     np.array([3.0, 2.0]), (100, 100)], ids=repr)
+@pytest.mark.parametrize(
+    "figsize",
+    [
+        (np.float64(3), 2),
+        (torch.tensor(3.0), np.int64(2)),
+        [3, 2],
+        np.array([3.0, 2.0]),
+        (100, 100),
+    ],
+    ids=repr,
+)
 def test_figsize_accepts_numpy_scalars_0d_tensors_and_arrays(figsize):
     fig = show_heatmaps(torch.rand(1, 1, 2, 2), "keys", "queries", figsize=figsize)
     w, h = fig.get_size_inches()
@@ -154,13 +187,19 @@ for statement in sys.argv[1:]:
 def test_misspelt_epanechnikov_gets_the_helpful_message_on_every_path():
     # defect 9: the `from` form gave a bare "cannot import name"; each statement runs in a
     # fresh module namespace of one fresh interpreter
-    out = subprocess.run([sys.executable, "-c", _PROBE, *STATEMENTS], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, *STATEMENTS], capture_output=True, text=True, check=True
+    )
     lines = out.stdout.strip().splitlines()
     assert len(lines) == len(STATEMENTS)
     for statement, line in zip(STATEMENTS, lines):
-        assert line.startswith("ImportError" if statement.startswith("from") else "AttributeError"), line
-        assert "triangular" in line and "2440" in line and "epanechnikov" in line, (statement, line)
+        assert line.startswith(
+            "ImportError" if statement.startswith("from") else "AttributeError"
+        ), line
+        assert "triangular" in line and "2440" in line and "epanechnikov" in line, (
+            statement,
+            line,
+        )
 
 
 def test_misspelt_kernel_in_process_keeps_the_protocols():

@@ -2,6 +2,7 @@
 ranges), and ``compute`` through its parameters: every bad value is refused when the
 declaration is built, naming the builder and the argument, never drawn as NaN or as a picture
 that does not match what was asked for. Building never touches the global generators."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -62,23 +63,32 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("name, kwargs, exc, words", BAD,
-                         ids=[f"{b[0]}-{next(iter(b[1]))}={next(iter(b[1].values()))!r}" for b in BAD])
+@pytest.mark.parametrize(
+    "name, kwargs, exc, words",
+    BAD,
+    ids=[f"{b[0]}-{next(iter(b[1]))}={next(iter(b[1].values()))!r}" for b in BAD],
+)
 def test_builders_refuse_bad_keyword_arguments(name, kwargs, exc, words):
     with raises(exc, f"{name}_declaration", *words):
         DECLARATIONS[name](**kwargs)
 
 
-@pytest.mark.parametrize("name, kwargs", [
-    ("softmax_temperature", dict(seed=np.int64(1), n_keys=np.int32(3))),
-    ("soft_lookup", dict(n_keys=1)),
-    ("kernel_regression", dict(n_train=1, n_heat_queries=1, n_bandwidths=1, noise=np.float64(0.0))),
-    ("bandwidth_training", dict(steps=0, n_train=2)),
-    ("masking", dict(max_tokens=np.int64(1))),
-    ("additive_attention", dict(hiddens=[np.int64(4)], n_angles=360, radius=3.0)),
-    ("scaling", dict(dims=(3,), n_samples=8, n_bins=1)),
-    ("scoring_comparison", dict(num_hiddens=1)),
-])
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [
+        ("softmax_temperature", dict(seed=np.int64(1), n_keys=np.int32(3))),
+        ("soft_lookup", dict(n_keys=1)),
+        (
+            "kernel_regression",
+            dict(n_train=1, n_heat_queries=1, n_bandwidths=1, noise=np.float64(0.0)),
+        ),
+        ("bandwidth_training", dict(steps=0, n_train=2)),
+        ("masking", dict(max_tokens=np.int64(1))),
+        ("additive_attention", dict(hiddens=[np.int64(4)], n_angles=360, radius=3.0)),
+        ("scaling", dict(dims=(3,), n_samples=8, n_bins=1)),
+        ("scoring_comparison", dict(num_hiddens=1)),
+    ],
+)
 def test_builders_accept_small_edges_and_numpy_numbers(name, kwargs):
     ex = EXPLORERS[name](**kwargs)
     assert ex.declaration.name == name
@@ -99,16 +109,24 @@ def test_building_every_explorer_leaves_the_global_generators_alone(name):
         DECLARATIONS[name]()
 
 
-@pytest.mark.parametrize("name, params, exc, words", [
-    ("softmax_temperature", dict(temperature="1"), ValueError, ["temperature", "'1'"]),
-    ("softmax_temperature", dict(temperature=1.234), ValueError, ["temperature", "1.234", "grid"]),
-    ("softmax_temperature", dict(temperature=0.0), ValueError, ["temperature", "grid"]),
-    ("kernel_regression", dict(kernel="epanechikov"), ValueError, ["kernel", "'epanechikov'"]),
-    ("kernel_regression", dict(query=7.5), ValueError, ["query", "7.5"]),
-    ("masking", dict(sentence_1=5), TypeError, ["sentence_1", "str"]),
-    ("masking", dict(sentence_1="x" * 500), ValueError, ["sentence_1", "at most"]),
-    ("additive_attention", dict(valid_len=True), TypeError, ["valid_len", "bool"]),
-])
+@pytest.mark.parametrize(
+    "name, params, exc, words",
+    [
+        ("softmax_temperature", dict(temperature="1"), ValueError, ["temperature", "'1'"]),
+        (
+            "softmax_temperature",
+            dict(temperature=1.234),
+            ValueError,
+            ["temperature", "1.234", "grid"],
+        ),
+        ("softmax_temperature", dict(temperature=0.0), ValueError, ["temperature", "grid"]),
+        ("kernel_regression", dict(kernel="epanechikov"), ValueError, ["kernel", "'epanechikov'"]),
+        ("kernel_regression", dict(query=7.5), ValueError, ["query", "7.5"]),
+        ("masking", dict(sentence_1=5), TypeError, ["sentence_1", "str"]),
+        ("masking", dict(sentence_1="x" * 500), ValueError, ["sentence_1", "at most"]),
+        ("additive_attention", dict(valid_len=True), TypeError, ["valid_len", "bool"]),
+    ],
+)
 def test_compute_refuses_parameters_the_page_cannot_take(name, params, exc, words):
     with raises(exc, f"explorer {name!r}", *words):
         compute(name, **params)

@@ -5,6 +5,7 @@ expected, None, bools; numpy scalars and 0-d tensors are accepted where a number
 degenerate sizes, text outside the vocabulary or not in the expected format, paired inputs of
 different lengths, non-finite and out-of-range values, hidden use of the global generator,
 and the lazily sized layers (dtype, state dict)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -89,8 +90,9 @@ def test_random_sources_of_no_dates_is_empty():
 
 # ----------------------------------------------------------------- format_source, format_target
 @pytest.mark.parametrize("fn", ["format_source", "format_target"])
-@pytest.mark.parametrize("date", ["2026-11-05", None, (2026, 11, 5), 20261105,
-                                  np.datetime64("2026-11-05")], ids=repr)
+@pytest.mark.parametrize(
+    "date", ["2026-11-05", None, (2026, 11, 5), 20261105, np.datetime64("2026-11-05")], ids=repr
+)
 def test_formats_need_a_date(fn, date):
     with raises(TypeError, fn, "date", "datetime.date", "got"):
         getattr(s2s, fn)(date)
@@ -110,8 +112,16 @@ def test_a_datetime_is_formatted_as_its_date():
     assert s2s.format_source(moment, "long") == "Thursday, 5 November 2026"
 
 
-@pytest.mark.parametrize("style, exc", [("LONG", ValueError), ("", ValueError), (None, TypeError),
-                                        (3, TypeError), (["short"], TypeError)])
+@pytest.mark.parametrize(
+    "style, exc",
+    [
+        ("LONG", ValueError),
+        ("", ValueError),
+        (None, TypeError),
+        (3, TypeError),
+        (["short"], TypeError),
+    ],
+)
 def test_format_source_style(style, exc):
     with raises(exc, "format_source", "style", "short"):
         s2s.format_source(DATE, style)
@@ -144,15 +154,25 @@ def test_an_empty_source_text():
         s2s.encode_sources(["5 Nov 2026", ""])
 
 
-@pytest.mark.parametrize("text, bad, pos", [("5 Nov 2026!", "!", 10), ("<pad>", "<", 0),
-                                            ("5 Nov 2026\n", "\n", 10), ("٥ Nov 2026", "٥", 0),
-                                            ("5\u00a0Nov 2026", "\u00a0", 1), ("5 Nov 2026", None, None)])
+@pytest.mark.parametrize(
+    "text, bad, pos",
+    [
+        ("5 Nov 2026!", "!", 10),
+        ("<pad>", "<", 0),
+        ("5 Nov 2026\n", "\n", 10),
+        ("٥ Nov 2026", "٥", 0),
+        ("5\u00a0Nov 2026", "\u00a0", 1),
+        ("5 Nov 2026", None, None),
+    ],
+)
 def test_characters_outside_the_source_vocabulary_are_named(text, bad, pos):
     if bad is None:
         ids, lens = s2s.encode_sources([text])
         assert lens.tolist() == [len(text)]
         return
-    with raises(ValueError, "encode_sources", "texts[0]", repr(bad), f"position {pos}", "vocabulary"):
+    with raises(
+        ValueError, "encode_sources", "texts[0]", repr(bad), f"position {pos}", "vocabulary"
+    ):
         s2s.encode_sources([text])
 
 
@@ -160,8 +180,13 @@ VOCAB = [c for c in s2s.SRC_CHARS if len(c) == 1]
 
 
 @FEW
-@given(st.lists(st.text(alphabet=VOCAB + ["!", "é", "<", "\t", "日"], min_size=1, max_size=40),
-                min_size=1, max_size=5))
+@given(
+    st.lists(
+        st.text(alphabet=VOCAB + ["!", "é", "<", "\t", "日"], min_size=1, max_size=40),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_encode_sources_round_trips_or_names_the_character(texts):
     outside = [(i, j, c) for i, t in enumerate(texts) for j, c in enumerate(t) if c not in VOCAB]
     if outside:
@@ -170,10 +195,12 @@ def test_encode_sources_round_trips_or_names_the_character(texts):
             s2s.encode_sources(texts)
         return
     ids, lens = s2s.encode_sources(texts)
-    assert ids.shape == (len(texts), max(map(len, texts))) and lens.tolist() == [len(t) for t in texts]
+    assert ids.shape == (len(texts), max(map(len, texts))) and lens.tolist() == [
+        len(t) for t in texts
+    ]
     for b, t in enumerate(texts):
-        assert "".join(s2s.SRC_CHARS[i] for i in ids[b, :len(t)].tolist()) == t
-        assert (ids[b, len(t):] == s2s.PAD).all()
+        assert "".join(s2s.SRC_CHARS[i] for i in ids[b, : len(t)].tolist()) == t
+        assert (ids[b, len(t) :] == s2s.PAD).all()
 
 
 def test_a_very_long_source_is_encoded():
@@ -182,8 +209,21 @@ def test_a_very_long_source_is_encoded():
     assert ids.shape == (1, len(text.strip()))
 
 
-@pytest.mark.parametrize("text", ["2026-11-5", "2026/11/05", "20261105", "2026-11-05 ", "20261105999",
-                                  "２０２６-11-05", "2026-13-05", "2026-02-30", "abc", ""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-11-5",
+        "2026/11/05",
+        "20261105",
+        "2026-11-05 ",
+        "20261105999",
+        "２０２６-11-05",
+        "2026-13-05",
+        "2026-02-30",
+        "abc",
+        "",
+    ],
+)
 def test_targets_must_be_iso_dates(text):
     with raises(ValueError, "encode_targets", "texts[0]", "YYYY-MM-DD", repr(text)):
         s2s.encode_targets([text])
@@ -202,22 +242,43 @@ def test_implied_alignment_needs_a_string(source):
         s2s.implied_alignment(source)
 
 
-@pytest.mark.parametrize("source", [
-    "", "5 Nov 26", "Nov 5 2026", "5 Nov 2026 ", " 5 Nov 2026", "5 Nov 20266",
-    "5\u00a0Nov 2026", "Thursday,  5 November 2026",
-    "٥ Nov 2026",           # an Arabic-Indic digit matched \d
-    "5 Xyz 2026",           # not a month
-    "Foo, 5 Bar 2026",      # neither a weekday nor a month
-    "32 Nov 2026", "0 Nov 2026", "31 Nov 2026", "29 Feb 2026",  # no such date
-    "5 nov 2026",           # the month's name is capitalised in every style
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "",
+        "5 Nov 26",
+        "Nov 5 2026",
+        "5 Nov 2026 ",
+        " 5 Nov 2026",
+        "5 Nov 20266",
+        "5\u00a0Nov 2026",
+        "Thursday,  5 November 2026",
+        "٥ Nov 2026",  # an Arabic-Indic digit matched \d
+        "5 Xyz 2026",  # not a month
+        "Foo, 5 Bar 2026",  # neither a weekday nor a month
+        "32 Nov 2026",
+        "0 Nov 2026",
+        "31 Nov 2026",
+        "29 Feb 2026",  # no such date
+        "5 nov 2026",  # the month's name is capitalised in every style
+    ],
+)
 def test_implied_alignment_refuses_text_that_is_not_a_date(source):
     with raises(ValueError, "implied_alignment", "source", repr(source)):
         s2s.implied_alignment(source)
 
 
-@pytest.mark.parametrize("source", ["05 Nov 2026", "Thursday, 5 Nov 2026", "5 November 2026",
-                                    "Friday, 5 November 2026", "Nov 5, 2026", "29 Feb 2024"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "05 Nov 2026",
+        "Thursday, 5 Nov 2026",
+        "5 November 2026",
+        "Friday, 5 November 2026",
+        "Nov 5, 2026",
+        "29 Feb 2024",
+    ],
+)
 def test_implied_alignment_accepts_what_a_reader_could_write(source):
     # decision: a leading zero, either form of the month's name in any style, and any
     # weekday name (the alignment does not depend on it) are accepted
@@ -254,30 +315,40 @@ def test_implied_alignment_never_fails_another_way(text):
 
 
 # ----------------------------------------------------------------- the model: construction
-@pytest.mark.parametrize("kwargs, exc, words", [
-    (dict(embed_size=0), ValueError, ["embed_size", ">= 1", "0"]),
-    (dict(embed_size=-1), ValueError, ["embed_size", "-1"]),
-    (dict(embed_size=2.5), TypeError, ["embed_size", "int", "2.5"]),
-    (dict(embed_size=True), TypeError, ["embed_size", "bool"]),
-    (dict(num_hiddens=0), ValueError, ["num_hiddens", "0"]),
-    (dict(num_hiddens=3), ValueError, ["num_hiddens", "even", "3"]),
-    (dict(num_hiddens="32"), TypeError, ["num_hiddens", "'32'"]),
-    (dict(num_layers=0), ValueError, ["num_layers", "0"]),
-    (dict(dropout="0.1"), TypeError, ["dropout"]),
-    (dict(dropout=float("nan")), ValueError, ["dropout", "nan"]),
-    (dict(attention=False, dropout="0.1"), TypeError, ["dropout"]),   # was ignored silently
-    (dict(attention=False, dropout=2.0), ValueError, ["dropout", "2.0"]),
-    (dict(attention=None), TypeError, ["attention", "True, False or a function", "None"]),
-    (dict(attention="additive"), TypeError, ["attention", "'additive'"]),
-    (dict(attention=lambda h: 3), TypeError, ["attention", "nn.Module", "int"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        (dict(embed_size=0), ValueError, ["embed_size", ">= 1", "0"]),
+        (dict(embed_size=-1), ValueError, ["embed_size", "-1"]),
+        (dict(embed_size=2.5), TypeError, ["embed_size", "int", "2.5"]),
+        (dict(embed_size=True), TypeError, ["embed_size", "bool"]),
+        (dict(num_hiddens=0), ValueError, ["num_hiddens", "0"]),
+        (dict(num_hiddens=3), ValueError, ["num_hiddens", "even", "3"]),
+        (dict(num_hiddens="32"), TypeError, ["num_hiddens", "'32'"]),
+        (dict(num_layers=0), ValueError, ["num_layers", "0"]),
+        (dict(dropout="0.1"), TypeError, ["dropout"]),
+        (dict(dropout=float("nan")), ValueError, ["dropout", "nan"]),
+        (dict(attention=False, dropout="0.1"), TypeError, ["dropout"]),  # was ignored silently
+        (dict(attention=False, dropout=2.0), ValueError, ["dropout", "2.0"]),
+        (dict(attention=None), TypeError, ["attention", "True, False or a function", "None"]),
+        (dict(attention="additive"), TypeError, ["attention", "'additive'"]),
+        (dict(attention=lambda h: 3), TypeError, ["attention", "nn.Module", "int"]),
+    ],
+)
 def test_date_model_construction_names_the_argument(kwargs, exc, words):
     with raises(exc, "DateModel", *words):
         s2s.DateModel(**kwargs)
 
 
-@pytest.mark.parametrize("kwargs", [dict(embed_size=np.int64(8)), dict(num_hiddens=torch.tensor(16)),
-                                    dict(dropout=np.float64(0.1)), dict(num_layers=np.int32(2))])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(embed_size=np.int64(8)),
+        dict(num_hiddens=torch.tensor(16)),
+        dict(dropout=np.float64(0.1)),
+        dict(num_layers=np.int32(2)),
+    ],
+)
 def test_date_model_accepts_numpy_and_0d_tensor_sizes(kwargs):
     model = s2s.DateModel(**kwargs)
     src, lens = s2s.encode_sources(["5 Nov 2026"])
@@ -299,7 +370,11 @@ def _forward_cases(src, lens, tgt):
         "lens zero": ((src, lens * 0, None), ValueError, ["src_lens", ">= 1"]),
         "lens list": ((src, lens.tolist(), None), TypeError, ["src_lens", "tensor", "list"]),
         "lens 2-D": ((src, lens[:, None], None), ValueError, ["src_lens", "(batch,)"]),
-        "tgt short": ((src, lens, tgt[:, :5]), ValueError, ["tgt", f"(batch, {s2s.N_OUT})", "(64, 5)"]),
+        "tgt short": (
+            (src, lens, tgt[:, :5]),
+            ValueError,
+            ["tgt", f"(batch, {s2s.N_OUT})", "(64, 5)"],
+        ),
         "tgt batch": ((src, lens, tgt[:1]), ValueError, ["tgt", "(64, 10)"]),
         "tgt id too large": ((src, lens, tgt + T), ValueError, ["tgt", f"0 .. {T - 1}"]),
         "tgt float": ((src, lens, tgt.float()), TypeError, ["tgt", "integer"]),
@@ -319,8 +394,12 @@ def test_forward_names_the_bad_input(model, data, case):
 
 def test_forward_accepts_int32_ids_and_a_batch_of_one(model, data):
     src, lens, tgt = data
-    logits, w = model(src[:1, :int(lens[0])].int(), lens[:1].int())
-    assert logits.shape == (1, s2s.N_OUT, len(s2s.TGT_CHARS)) and w.shape == (1, s2s.N_OUT, int(lens[0]))
+    logits, w = model(src[:1, : int(lens[0])].int(), lens[:1].int())
+    assert logits.shape == (1, s2s.N_OUT, len(s2s.TGT_CHARS)) and w.shape == (
+        1,
+        s2s.N_OUT,
+        int(lens[0]),
+    )
     torch.testing.assert_close(w.sum(-1), torch.ones(1, s2s.N_OUT))
 
 
@@ -353,29 +432,42 @@ def test_training_an_unsized_model_sizes_it_from_the_generator(data):
         model = s2s.DateModel(embed_size=8, num_hiddens=16)  # attention not sized yet
         torch.rand(shift)
         with global_rng_untouched():
-            runs.append(s2s.train(model, src, lens, tgt, steps=2, batch_size=8, generator=_gen(3)).losses)
+            runs.append(
+                s2s.train(model, src, lens, tgt, steps=2, batch_size=8, generator=_gen(3)).losses
+            )
     assert runs[0] == runs[1]
 
 
 # ----------------------------------------------------------------- train
-@pytest.mark.parametrize("kwargs, exc, words", [
-    (dict(steps=-1), ValueError, ["steps", ">= 0", "-1"]),
-    (dict(steps=2.5), TypeError, ["steps", "int"]),
-    (dict(steps="3"), TypeError, ["steps", "'3'"]),
-    (dict(steps=True), TypeError, ["steps", "bool"]),
-    (dict(batch_size=0), ValueError, ["batch_size", ">= 1", "0"]),
-    (dict(batch_size=True), TypeError, ["batch_size", "bool"]),
-    (dict(lr=-1.0), ValueError, ["lr", "> 0"]),
-    (dict(lr=float("nan")), ValueError, ["lr", "nan"]),
-    (dict(lr=float("inf")), ValueError, ["lr", "inf"]),
-    (dict(lr="0.01"), TypeError, ["lr", "'0.01'"]),
-    (dict(every=0), ValueError, ["every", ">= 1", "0"]),
-    (dict(generator=None), TypeError, ["generator", "torch.Generator"]),
-    (dict(generator=0), TypeError, ["generator", "torch.Generator"]),
-    (dict(watch="5 Nov 2026"), TypeError, ["watch", "(src, src_lens)"]),
-    (dict(watch=(torch.zeros(1, 3, dtype=torch.long),)), TypeError, ["watch", "(src, src_lens)"]),
-    (dict(watch=(torch.zeros(1, 3, dtype=torch.long), torch.tensor([4]))), ValueError, ["watch", "src_lens"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        (dict(steps=-1), ValueError, ["steps", ">= 0", "-1"]),
+        (dict(steps=2.5), TypeError, ["steps", "int"]),
+        (dict(steps="3"), TypeError, ["steps", "'3'"]),
+        (dict(steps=True), TypeError, ["steps", "bool"]),
+        (dict(batch_size=0), ValueError, ["batch_size", ">= 1", "0"]),
+        (dict(batch_size=True), TypeError, ["batch_size", "bool"]),
+        (dict(lr=-1.0), ValueError, ["lr", "> 0"]),
+        (dict(lr=float("nan")), ValueError, ["lr", "nan"]),
+        (dict(lr=float("inf")), ValueError, ["lr", "inf"]),
+        (dict(lr="0.01"), TypeError, ["lr", "'0.01'"]),
+        (dict(every=0), ValueError, ["every", ">= 1", "0"]),
+        (dict(generator=None), TypeError, ["generator", "torch.Generator"]),
+        (dict(generator=0), TypeError, ["generator", "torch.Generator"]),
+        (dict(watch="5 Nov 2026"), TypeError, ["watch", "(src, src_lens)"]),
+        (
+            dict(watch=(torch.zeros(1, 3, dtype=torch.long),)),
+            TypeError,
+            ["watch", "(src, src_lens)"],
+        ),
+        (
+            dict(watch=(torch.zeros(1, 3, dtype=torch.long), torch.tensor([4]))),
+            ValueError,
+            ["watch", "src_lens"],
+        ),
+    ],
+)
 def test_train_names_the_bad_argument(model, data, kwargs, exc, words):
     src, lens, tgt = data
     kw = {"steps": 2, "generator": _gen(), **kwargs}
@@ -431,7 +523,9 @@ def test_train_with_dropout_leaves_the_global_generator_alone_and_is_reproducibl
         model(src[:2], lens[:2], tgt[:2])
         torch.rand(shift)  # a different global state: it must not change the run
         with global_rng_untouched():
-            losses.append(s2s.train(model, src, lens, tgt, steps=3, batch_size=8, generator=_gen(5)).losses)
+            losses.append(
+                s2s.train(model, src, lens, tgt, steps=3, batch_size=8, generator=_gen(5)).losses
+            )
     assert losses[0] == losses[1]
 
 
@@ -441,12 +535,15 @@ def test_translate_refuses_a_single_string(model):
         s2s.translate(model, "5 Nov 2026")
 
 
-@pytest.mark.parametrize("texts, exc, words", [
-    ([], ValueError, ["texts", "at least one"]),
-    ([""], ValueError, ["texts[0]", "empty"]),
-    (["5 Nov 2026?"], ValueError, ["texts[0]", "'?'"]),
-    ([None], TypeError, ["texts"]),
-])
+@pytest.mark.parametrize(
+    "texts, exc, words",
+    [
+        ([], ValueError, ["texts", "at least one"]),
+        ([""], ValueError, ["texts[0]", "empty"]),
+        (["5 Nov 2026?"], ValueError, ["texts[0]", "'?'"]),
+        ([None], TypeError, ["texts"]),
+    ],
+)
 def test_translate_names_bad_texts(model, texts, exc, words):
     with raises(exc, "translate", *words):
         s2s.translate(model, texts)
@@ -475,12 +572,15 @@ def test_translate_a_batch_of_one_and_a_long_input(model):
     torch.testing.assert_close(w.sum(-1), torch.ones(1, s2s.N_OUT))
 
 
-@pytest.mark.parametrize("sources, dates, exc, words", [
-    (["5 Nov 2026", "6 Nov 2026"], [DATE], ValueError, ["sources", "dates", "2", "1"]),
-    ([], [], ValueError, ["at least one"]),
-    ("5 Nov 2026", [DATE], TypeError, ["sources", "list of strings"]),
-    (["5 Nov 2026"], ["2026-11-05"], TypeError, ["dates", "datetime.date"]),
-])
+@pytest.mark.parametrize(
+    "sources, dates, exc, words",
+    [
+        (["5 Nov 2026", "6 Nov 2026"], [DATE], ValueError, ["sources", "dates", "2", "1"]),
+        ([], [], ValueError, ["at least one"]),
+        ("5 Nov 2026", [DATE], TypeError, ["sources", "list of strings"]),
+        (["5 Nov 2026"], ["2026-11-05"], TypeError, ["dates", "datetime.date"]),
+    ],
+)
 def test_accuracy_refuses_mismatched_or_empty_inputs(model, sources, dates, exc, words):
     with raises(exc, "accuracy", *words):
         s2s.accuracy(model, sources, dates)
