@@ -33,7 +33,8 @@ def script_json(value: object) -> str:
     """``value`` as JSON that is safe inside an HTML ``<script>`` element: ``<``, ``>`` and
     ``&`` are written as ``\\u003c``, ``\\u003e``, ``\\u0026`` (JSON escapes, so the text
     parses to the same value; everything outside ASCII is escaped too). No user text can
-    then end the element (``</script>``) or put the HTML parser in its comment-like states (``<!--``)."""
+    then end the element (``</script>``) or put the HTML parser in its comment-like states
+    (``<!--``)."""
     text = json.dumps(value, allow_nan=False)  # ASCII only: U+2028 and U+2029 come escaped
     for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(ch, esc)
