@@ -65,7 +65,9 @@ def test_random_dates_accepts_ints_numpy_and_0d_tensors(n):
 
 
 @pytest.mark.parametrize("fn", ["random_dates", "random_sources"])
-@pytest.mark.parametrize("generator", [None, 0, np.random.default_rng(0)], ids=repr)
+@pytest.mark.parametrize(
+    "generator", [None, 0, np.random.default_rng(0)], ids=["None", "int", "numpy-generator"]
+)
 def test_a_generator_is_required_never_the_global_one(fn, generator):
     first = [3] if fn == "random_dates" else [[DATE]]
     with raises(TypeError, fn, "generator", "torch.Generator"):
