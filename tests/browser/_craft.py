@@ -96,7 +96,7 @@ HELPERS_JS = r"""
     const x = b.left + b.width / 2, y = b.top + b.height / 2;
     if (b.width === 0 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
     const hit = document.elementFromPoint(x, y);
-    return !!hit && (hit === el || el.contains(hit) || (el.labels && [...el.labels].some((l) => l.contains(hit))));
+    return !!hit && (hit === el || el.contains(hit) || !!(el.labels && [...el.labels].some((l) => l.contains(hit))));
   };
   // The controls a reader operates: sliders, choices, text fields, dragged points, Play.
   const controls = (ex) => {
@@ -255,7 +255,10 @@ async (k) => {
   const seen = new Set();
   for (const e of ex.querySelectorAll('svg .attn-series, svg .attn-handle-dot, .attn-legend [data-swatch]')) {
     const s = getComputedStyle(e);
-    const paint = s.stroke && s.stroke !== 'none' && !(e.tagName === 'g') ? s.stroke : s.fill;
+    // the paint that carries the series colour: the stroke of a line (class attn-s), the fill
+    // of a point (attn-f); without those classes, the stroke if any (a group of points: its fill)
+    const paint = e.classList.contains('attn-f') ? s.fill : e.classList.contains('attn-s') ? s.stroke
+      : s.stroke && s.stroke !== 'none' && e.tagName !== 'g' ? s.stroke : s.fill;
     const c = C.rgbOf(paint);
     if (!c || c.a === 0) continue;
     const what = e.dataset.series || e.dataset.swatch || (e.classList.contains('attn-handle-dot') ? 'dragged point' : e.tagName);
