@@ -63,15 +63,17 @@ HELPERS_JS = r"""
     return bottom;
   };
   const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  // the theme scrolls smoothly; measurements need the page where it was sent
+  const scrollTo = (y) => window.scrollTo({top: y, left: 0, behavior: 'instant'});
   // arrive at the explorer: 'top' (its top just below the sticky header) or 'bottom' (its
   // bottom at the bottom of the window)
   const arrive = async (ex, how) => {
     const b = ex.getBoundingClientRect();
     if (how === 'top') {
-      window.scrollTo(0, scrollY + b.top);
+      scrollTo(scrollY + b.top);
       await frames();
-      window.scrollTo(0, scrollY - topCover());
-    } else window.scrollTo(0, scrollY + b.bottom - innerHeight);
+      scrollTo(scrollY - topCover());
+    } else scrollTo(scrollY + b.bottom - innerHeight);
     await frames();
   };
   // the share of the elements' area that is on screen and not covered by anything else
@@ -137,7 +139,7 @@ HELPERS_JS = r"""
     }
     await frames();
   };
-  window.__craft = {rgbOf, lum, contrast, bgOf, pictures, signature, topCover, frames, arrive, share, reachable,
+  window.__craft = {rgbOf, lum, contrast, bgOf, pictures, signature, topCover, frames, scrollTo, arrive, share, reachable,
                     controls, operate};
   return true;
 }
@@ -149,7 +151,7 @@ LAYOUT_JS = r"""
 async (k) => {
   const C = window.__craft;
   const ex = document.querySelectorAll('.attn-explorer')[k];
-  window.scrollTo(0, 0);
+  C.scrollTo(0);
   await C.frames();
   const height = ex.getBoundingClientRect().height / innerHeight;
   const result = {name: ex.dataset.explorer, height, controls: []};
@@ -159,7 +161,7 @@ async (k) => {
     const row = {name: c.name, kind: c.kind, arrivals: {}};
     for (const how of ['top', 'bottom']) {
       await C.arrive(ex, how);
-      c.el.scrollIntoView({block: 'nearest', inline: 'nearest'});
+      c.el.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
       await C.frames();
       const reachable = C.reachable(c.el);
       const pics = C.pictures(ex), before = pics.map(C.signature);
@@ -337,7 +339,7 @@ def swipe(page, k: int) -> list[dict]:
             pts = page.evaluate(SWIPE_POINTS_JS, k)
             target = pts[j]
             # the picture in the middle of the window, so the page can scroll either way
-            page.evaluate("(y) => window.scrollTo(0, y - innerHeight / 2 + 60)", target["top"])
+            page.evaluate("(y) => window.__craft.scrollTo(y - innerHeight / 2 + 60)", target["top"])
             page.evaluate("() => window.__craft.frames()")
             target = page.evaluate(SWIPE_POINTS_JS, k)[j]
             x, y = target["point"]
