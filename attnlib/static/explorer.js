@@ -586,7 +586,7 @@ function linesPanel(spec, parent, ui) {
   const [x0, x1] = spec.xlim, [y0] = spec.ylim;
   let y1 = spec.ylim[1];
   const left = 46, right = 8, top = 8, bottom = 36;
-  let pw = PANEL_W - left - right, ph = spec.equal_aspect ? 220 : 170;
+  let pw = PANEL_W - left - right, ph = spec.equal_aspect ? 200 : 160;
   if (spec.equal_aspect) {
     const k = Math.min(pw / (x1 - x0), ph / (y1 - y0));
     pw = k * (x1 - x0);
@@ -722,7 +722,7 @@ function linesPanel(spec, parent, ui) {
   legend.setAttribute("aria-label", `legend of ${spec.title || spec.name}`);
   all.forEach((s) => {
     const li = html("li", null, legend);
-    const sw = el("svg", { width: 22, height: 12, viewBox: "0 0 22 12", "aria-hidden": "true" }, li);
+    const sw = el("svg", { width: 16, height: 12, viewBox: "3 0 16 12", "aria-hidden": "true" }, li);
     if (s.style === "line") {
       el("line", coloured({
         x1: 1,
@@ -739,7 +739,7 @@ function linesPanel(spec, parent, ui) {
     html("span", null, li, s.name);
   });
   if (spec.spokes) {
-    const box = html("label", "attn-toggle", ui.controls, "");
+    const box = html("label", "attn-toggle", html("li", "attn-legend-toggle", legend), "");
     const cb = html("input", null, box);
     cb.type = "checkbox";
     cb.setAttribute("checked", "");
@@ -943,7 +943,8 @@ function render({ model, el: host }) {
     const spec = model.get("spec"), data = model.get("data"), name = model.get("name");
     if (!spec || !spec.params) return;
     root.setAttribute("data-explorer", name);
-    if (spec.title) html("div", "attn-caption", root, spec.title);
+    const head = html("div", "attn-head", root);
+    if (spec.title) html("div", "attn-caption", head, spec.title);
     const controls = html("div", "attn-controls", root);
     const panelsDiv = html("div", "attn-panels", root);
     const live = html("p", "attn-live", root);
@@ -1086,7 +1087,7 @@ function render({ model, el: host }) {
       }
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
-    const reset = html("button", "attn-reset", controls, "Reset");
+    const reset = html("button", "attn-reset", head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {

@@ -11,7 +11,7 @@ export function linesPanel(spec, parent, ui) {
   const [x0, x1] = spec.xlim, [y0] = spec.ylim;
   let y1 = spec.ylim[1];  // the top moves between spec.ytops, when given
   const left = 46, right = 8, top = 8, bottom = 36;
-  let pw = PANEL_W - left - right, ph = spec.equal_aspect ? 220 : 170;
+  let pw = PANEL_W - left - right, ph = spec.equal_aspect ? 200 : 160;
   if (spec.equal_aspect) {
     const k = Math.min(pw / (x1 - x0), ph / (y1 - y0));
     pw = k * (x1 - x0); ph = k * (y1 - y0);
@@ -134,7 +134,7 @@ export function linesPanel(spec, parent, ui) {
   legend.setAttribute("aria-label", `legend of ${spec.title || spec.name}`);
   all.forEach((s) => {
     const li = html("li", null, legend);
-    const sw = el("svg", { width: 22, height: 12, viewBox: "0 0 22 12", "aria-hidden": "true" }, li);
+    const sw = el("svg", { width: 16, height: 12, viewBox: "3 0 16 12", "aria-hidden": "true" }, li);
     if (s.style === "line") {
       el("line", coloured({ x1: 1, x2: 21, y1: 6, y2: 6, "stroke-width": s.width, "stroke-dasharray": s.dash,
         "data-swatch": s.name }, s.color, "stroke"), sw);
@@ -143,8 +143,8 @@ export function linesPanel(spec, parent, ui) {
     } else el("circle", coloured({ cx: 11, cy: 6, r: s.style === "handle" ? 5.5 : 3.5, "data-swatch": s.name }, s.color, "fill"), sw);
     html("span", null, li, s.name);
   });
-  if (spec.spokes) {  // the weight lines can be switched off (a control: it goes with the others)
-    const box = html("label", "attn-toggle", ui.controls, "");
+  if (spec.spokes) {  // the weight lines can be switched off: a switch at the end of the legend
+    const box = html("label", "attn-toggle", html("li", "attn-legend-toggle", legend), "");
     const cb = html("input", null, box);
     cb.type = "checkbox";
     cb.setAttribute("checked", "");

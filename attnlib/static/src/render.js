@@ -34,7 +34,10 @@ export function render({ model, el: host }) {
     const spec = model.get("spec"), data = model.get("data"), name = model.get("name");
     if (!spec || !spec.params) return;
     root.setAttribute("data-explorer", name);
-    if (spec.title) html("div", "attn-caption", root, spec.title);
+    // the title, with Reset beside it (Reset is rarely needed: it does not take a place in the
+    // controls, which stick to the top of a phone's screen)
+    const head = html("div", "attn-head", root);
+    if (spec.title) html("div", "attn-caption", head, spec.title);
     const controls = html("div", "attn-controls", root);
     const panelsDiv = html("div", "attn-panels", root);
     const live = html("p", "attn-live", root);
@@ -157,7 +160,7 @@ export function render({ model, el: host }) {
       // choice keep them. No effect outside JupyterLab.
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
-    const reset = html("button", "attn-reset", controls, "Reset");
+    const reset = html("button", "attn-reset", head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
