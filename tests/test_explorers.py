@@ -157,6 +157,9 @@ def test_additive_attention(built):
     m = ex.declaration.meta
     keys = m["keys"]  # (1, 8, 2)
     values = torch.arange(8.0).reshape(1, 8, 1)  # (1, 8, 1)
+    # the query is the point the reader drags round the circle of radius 1.5 (the angle)
+    plane = next(p for p in ex.spec["panels"] if p["name"] == "plane")
+    assert plane["handle"]["x"] == "angle" and plane["handle"]["circle"] == [0.0, 0.0, m["radius"]]
     for f, params in grid(ex):
         h, L = params["num_hiddens"], params["valid_len"]
         w = ex.frames[f]["weights"]
@@ -173,10 +176,8 @@ def test_additive_attention(built):
             )  # (1, 1, 2)
             module(q, keys, values, torch.tensor([L]))
         np.testing.assert_allclose(w, module.attention_weights[0].numpy(), atol=1e-6)
-        # the plane panel's query point is that query
-        np.testing.assert_allclose(
-            ex.frames[f]["plane"]["query"][:, 0], q[0, 0].numpy(), atol=1e-6
-        )
+        # the plane panel draws the query as the point dragged round its circle
+        assert ex.frames[f]["plane"] == {}
         # scores: the broadcast form, computed here by hand
         feats = torch.tanh(
             q @ m["W_q"][:h].T + (keys @ m["W_k"][:h].T).transpose(0, 1)
@@ -252,7 +253,16 @@ def test_rendered_explorer_matches_compute(browser, built, name):  # noqa: F811
             p = decl.params[k]
             i = rng.randrange(len(p.values))
             sel = f"[data-param='{p.name}']"
-            if p.kind == "choice":
+            handled = {
+                a for q in decl.panels for a in ([q.handle.x, q.handle.y] if getattr(q, "handle", None) else [])
+            }
+            if p.name in handled:  # moved by its dragged point: Home, then one arrow step at a time
+                page.eval_on_selector(
+                    ".attn-handle",
+                    f"""e => {{ for (const key of ['Home', ...Array({i}).fill('ArrowRight')])
+                         e.dispatchEvent(new KeyboardEvent('keydown', {{key, bubbles: true}})); }}""",
+                )
+            elif p.kind == "choice":
                 page.eval_on_selector(
                     f"select{sel}",
                     f"e => {{ e.value = '{i}'; e.dispatchEvent(new Event('change')); }}",

@@ -42,7 +42,7 @@ def test_nothing_is_precomputed_and_the_state_is_small(lookup):
     sizes = [len(p["values"]) for p in lookup.spec["params"]]
     assert sizes == [2, 13, 101, 101]  # 265 226 positions, none stored
     gz = len(gzip.compress(json.dumps(lookup.get_state()).encode(), 9))
-    assert gz < 20_000, f"{gz} bytes gzip"
+    assert gz < 22_000, f"{gz} bytes gzip"  # the module (_esm) is 15.4 kB of it
     with pytest.raises(ExplorerError, match="computes its frames in the browser"):
         lookup.decoded(0)
     handle = next(p for p in lookup.spec["panels"] if p["name"] == "keys")["handle"]
@@ -256,6 +256,62 @@ def test_a_handle_must_stay_inside_its_plot():
             params=params,
             panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 2))],
         )
+
+
+def test_a_handle_on_a_circle_is_an_angle_and_its_circle_must_fit_the_plot():
+    angles = Slider("a", [0.0, 90.0, 180.0, 270.0])
+    h = Handle("a", None, label="query", circle=(0, 0, 1.5))
+    assert h.circle == (0.0, 0.0, 1.5) and h.spec()["circle"] == [0.0, 0.0, 1.5]
+    assert "circle" not in Handle("a", None).spec()  # a plain handle's spec is unchanged
+    Declaration(
+        "toy",
+        update=lambda **p: {"p": {}},
+        params=[angles],
+        panels=[Lines("p", handle=h, xlim=(-2, 2), ylim=(-2, 2))],
+    )  # angles are not x values: no xlim check on them
+    for bad, why in [
+        ((0, 0), r"circle must be three finite numbers \(cx, cy, r\) with r > 0; got \(0, 0\)"),
+        ((0, 0, 0), r"r > 0; got \(0, 0, 0\)"),
+        ((0, 0, -1), r"r > 0"),
+        ((0, float("nan"), 1), r"three finite numbers"),
+        ((0, 0, float("inf")), r"three finite numbers"),
+        ("abc", r"circle must be \(cx, cy, r\) numbers; got 'abc'"),
+        (3.0, r"circle must be \(cx, cy, r\) numbers; got 3.0"),
+    ]:
+        with pytest.raises(ExplorerError, match=why):
+            Handle("a", None, circle=bad)
+    with pytest.raises(ExplorerError, match=r"a handle on a circle is bound to one slider \(its angle\); got y='b'"):
+        Handle("a", "b", circle=(0, 0, 1))
+    with pytest.raises(ExplorerError, match=r"the handle's circle \(0.0, 0.0, 1.5\) leaves panel 'p''s xlim \(-1, 1\)"):
+        Declaration(
+            "toy",
+            update=lambda **p: {"p": {}},
+            params=[angles],
+            panels=[Lines("p", handle=h, xlim=(-1, 1), ylim=(-2, 2))],
+        )
+    with pytest.raises(ExplorerError, match=r"has a handle on a circle; give its xlim and ylim"):
+        Declaration("toy", update=lambda **p: {"p": {}}, params=[angles], panels=[Lines("p", handle=h, xlim=(-2, 2))])
+    with pytest.raises(ExplorerError, match=r"bound to 'b', which is not a Slider"):
+        Declaration(
+            "toy",
+            update=lambda **p: {"p": {}},
+            params=[angles],
+            panels=[Lines("p", handle=Handle("b", None, circle=(0, 0, 1)), xlim=(-2, 2), ylim=(-2, 2))],
+        )
+
+
+def test_a_saturating_heatmap_accepts_values_above_its_range_only():
+    flat = np.full((2, 4), 0.25)  # rows sum to 1
+    peaked = np.array([[1.0, 0.0, 0.0, 0.0], [0.7, 0.1, 0.1, 0.1]])
+    h = Heatmap("w", vmax=0.25, saturate=True, rows_sum_to_one=True)
+    assert h.spec((2, 4))["saturate"] is True and h.spec((2, 4))["vmax"] == 0.25
+    np.testing.assert_array_equal(h.normalise(peaked, "frame 0"), peaked)  # above vmax: kept, painted as vmax
+    np.testing.assert_array_equal(h.normalise(flat, "frame 0"), flat)
+    with pytest.raises(ExplorerError, match=r"outside its colour range \[0.0, 0.25\] \(saturate=True accepts"):
+        Heatmap("w", vmax=0.25).normalise(peaked, "frame 0")
+    with pytest.raises(ExplorerError, match=r"values in \[-0.5, 1\], outside its colour range \[0.0, 0.25\]$"):
+        h.normalise(np.array([[-0.5, 1.0]]), "frame 0")  # below vmin is never accepted
+    assert Heatmap("w").spec((1, 1))["saturate"] is False
 
 
 def _hull_edges_inward(corners: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

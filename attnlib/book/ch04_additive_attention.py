@@ -39,6 +39,7 @@ from attnlib.widgets import (
     Declaration,
     Explorer,
     FixedSeries,
+    Handle,
     Heatmap,
     Lines,
     Series,
@@ -108,11 +109,8 @@ def additive_attention_declaration(
         W_q, W_k, w_v = weights_of(num_hiddens)
         scores = additive_scores(q, keys, W_q, W_k, w_v)  # (1, 1, n_keys)
         weights = masked_softmax(scores, torch.tensor([valid_len]))  # (1, 1, n_keys)
-        return {
-            "weights": _np(weights[0]),
-            "scores": {"score a(q, k)": _np(scores[0, 0])},
-            "plane": {"query": _np(q[0].T)},
-        }  # (2, 1)
+        # the plane shows the query as the point the reader drags round its circle (Handle)
+        return {"weights": _np(weights[0]), "scores": {"score a(q, k)": _np(scores[0, 0])}, "plane": {}}
 
     k_np = _np(keys[0])
     return Declaration(
@@ -145,7 +143,6 @@ def additive_attention_declaration(
         panels=[
             Lines(
                 "plane",
-                series=[Series("query", style="points", xy=True, color="#D55E00")],
                 xlabel="feature 1",
                 ylabel="feature 2",
                 title="query and keys",
@@ -162,6 +159,7 @@ def additive_attention_declaration(
                     ),
                     FixedSeries("keys", k_np[:, 0], k_np[:, 1], style="points", color="#0072B2"),
                 ],
+                handle=Handle("angle", None, label="query", circle=(0.0, 0.0, radius)),
             ),
             Heatmap(
                 "weights",
@@ -197,10 +195,11 @@ def additive_attention_explorer(**kwargs: Any) -> Explorer:
     Eight seeded 2-D keys and a fixed seeded additive scoring network
     ``a(q, k) = w_vᵀ tanh(W_q q + W_k k)`` (:func:`attnlib.additive_scores`; ``W_q`` and
     ``W_k`` are separate matrices, which is why queries and keys may have different
-    sizes). Sliders: the query's angle on a circle of radius 1.5 (36 positions), the valid
-    length (1 to 8: keys at or beyond it get weight exactly 0) and ``num_hiddens`` (2, 8,
-    32: the first ``h`` hidden units of one network). Panels: the query and keys in the
-    plane, the weights ``masked_softmax(scores, valid_len)`` and the raw scores.
+    sizes). Controls: the query's angle on a circle of radius 1.5 (36 positions; the reader
+    drags the query round the circle, or plays the angles), the valid length (1 to 8: keys at
+    or beyond it get weight exactly 0) and ``num_hiddens`` (2, 8, 32: the first ``h`` hidden
+    units of one network). Panels: the query and keys in the plane, the weights
+    ``masked_softmax(scores, valid_len)`` and the raw scores.
 
     Keyword args (optional): ``seed``, ``n_keys``, ``hiddens``, ``n_angles``, ``radius``.
     """

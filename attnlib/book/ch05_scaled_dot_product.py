@@ -183,7 +183,7 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
     return Declaration(
         name="scoring_comparison",
         update=update,
-        params=_query_sliders(1.0, 0.5),
+        params=_query_sliders(0.8, 0.1),  # near key 0 (not on it), with key 5 in reach
         panels=[
             Lines(
                 "keys",

@@ -66,6 +66,96 @@ function seriesOf(spec, values, [panel, name]) {
 }
 var EMPTY = new Float64Array(0);
 
+// attnlib/static/src/colours.js
+var GAMMA = 0.6;
+var REDS = ["#ffede5", "#fdd3c1", "#fcaf93", "#fc8969", "#f96044", "#ea362a", "#c7171c", "#a10e15", "#67000d"];
+var INFERNO = [
+  "#390963",
+  "#4f0d6c",
+  "#64156e",
+  "#781c6d",
+  "#8d2369",
+  "#a22b62",
+  "#b63458",
+  "#c83f4b",
+  "#da4e3c",
+  "#e8602d",
+  "#f2741c",
+  "#f98b0b",
+  "#fca309",
+  "#fbbc21",
+  "#f6d543",
+  "#f1ed71",
+  "#fcffa4"
+];
+var BG = { light: "#ffffff", dark: "#1b1b1f" };
+var FG = { light: "#222222", dark: "#e6e6e6" };
+var rgbOf = (h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
+var hexOf = (c) => "#" + c.map((v) => Math.round(Math.max(0, Math.min(255, v))).toString(16).padStart(2, "0")).join("");
+var linear = (v) => {
+  v /= 255;
+  return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+};
+var luminance = (c) => 0.2126 * linear(c[0]) + 0.7152 * linear(c[1]) + 0.0722 * linear(c[2]);
+var contrast = (a, b) => {
+  const x = luminance(a), y = luminance(b);
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+};
+function lut(hexes) {
+  const rgb = hexes.map(rgbOf);
+  const out = new Uint8Array(256 * 3);
+  for (let k = 0; k < 256; k++) {
+    const t = (k / 255) ** GAMMA * (rgb.length - 1), i = Math.min(Math.floor(t), rgb.length - 2), f = t - i;
+    for (let j = 0; j < 3; j++) out[3 * k + j] = Math.round(rgb[i][j] + f * (rgb[i + 1][j] - rgb[i][j]));
+  }
+  return out;
+}
+var LUT = { light: lut(REDS), dark: lut(INFERNO) };
+function colourScale(vmin, vmax) {
+  const span = vmax - vmin;
+  const index = (v) => 3 * Math.round(Math.min(1, Math.max(0, (v - vmin) / span)) * 255);
+  return {
+    index,
+    colour: (v, mode) => {
+      const t = LUT[mode], k = index(v);
+      return [t[k], t[k + 1], t[k + 2]];
+    },
+    table: (mode) => LUT[mode],
+    // gradient stops for a colour bar: [offset in 0..1 along the value axis, css colour]
+    stops: (mode, n = 17) => Array.from({ length: n }, (_, s) => {
+      const t = LUT[mode], k = 3 * Math.round(s / (n - 1) * 255);
+      return [s / (n - 1), hexOf([t[k], t[k + 1], t[k + 2]])];
+    })
+  };
+}
+var cache = /* @__PURE__ */ new Map();
+function seriesColours(colour) {
+  const key = String(colour || "").toLowerCase();
+  if (cache.has(key)) return cache.get(key);
+  let out;
+  if (!/^#[0-9a-f]{6}$/.test(key)) out = { light: colour, dark: colour };
+  else if (key === "#000000") out = { light: FG.light, dark: FG.dark };
+  else out = { light: enough(key, "light"), dark: enough(key, "dark") };
+  cache.set(key, out);
+  return out;
+}
+function enough(hex, mode) {
+  const bg = rgbOf(BG[mode]), c = rgbOf(hex), to = mode === "light" ? [0, 0, 0] : [255, 255, 255];
+  for (let a = 0; a <= 1.0001; a += 0.02) {
+    const m = c.map((v, i) => v + a * (to[i] - v));
+    if (contrast(m.map(Math.round), bg) >= 3.1) return hexOf(m);
+  }
+  return hexOf(to);
+}
+function coloured(attrs, colour, paint) {
+  const c = seriesColours(colour);
+  return Object.assign(attrs, {
+    [paint]: c.light,
+    class: `${attrs.class ? attrs.class + " " : ""}attn-${paint[0]}`,
+    style: `--attn-c:${c.light};--attn-cd:${c.dark}`
+  });
+}
+
 // attnlib/static/src/png.js
 var CRC = (() => {
   const t = new Uint32Array(256);
@@ -122,61 +212,34 @@ function pngDataUrl(w, h, rgb) {
 }
 
 // attnlib/static/src/heatmap.js
-var REDS = [
-  "#fff5f0",
-  "#fee0d2",
-  "#fcbba1",
-  "#fc9272",
-  "#fb6a4a",
-  "#ef3b2c",
-  "#cb181d",
-  "#a50f15",
-  "#67000d"
-];
-var DARK = [
-  "#1b1b1f",
-  "#2c1650",
-  "#57106e",
-  "#8a226a",
-  "#ba3655",
-  "#e35933",
-  "#f98e09",
-  "#f8c932",
-  "#fcffa4"
-];
-var lut = (hexes) => {
-  const rgb = hexes.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
-  const out = new Uint8Array(256 * 3);
-  for (let k = 0; k < 256; k++) {
-    const t = k / 255 * (rgb.length - 1), i = Math.min(Math.floor(t), rgb.length - 2), f = t - i;
-    for (let j = 0; j < 3; j++) out[3 * k + j] = Math.round(rgb[i][j] + f * (rgb[i + 1][j] - rgb[i][j]));
-  }
-  return out;
-};
-var LUT = lut(REDS);
-var LUT_DARK = lut(DARK);
 var LABEL_MAX = 10;
+var CHAR_W = 7;
+var PANEL_W = 330;
 function heatmapPanel(spec, parent, ui) {
-  const R = spec.rows, C = spec.cols;
-  const cell = Math.max(5, Math.min(40, Math.floor(Math.min(360 / C, 260 / R))));
-  const charW = 6.5;
+  const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
+  const title = ui.fieldAbove && ui.fieldAbove(spec.name) ? null : spec.title;
   let rowLab = spec.row_labels, colLab = spec.col_labels;
   const rowTxt = (i) => rowLab ? rowLab[i] : String(i);
   const colTxt = (j) => colLab ? colLab[j] : String(j);
   const cut = (t) => {
     const c = Array.from(t);
-    return c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "…" : t;
+    return ui.typedLabels && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "…" : t;
   };
-  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
-  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
-  const rotate = maxCol * charW > cell;
-  const stepR = Math.max(1, rowLab ? Math.ceil(12 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab ? Math.ceil(12 / cell) : Math.ceil(C / 12));
-  const left = 26 + maxRow * charW + 6, top = spec.title ? 24 : 8;
-  const W = C * cell, H = R * cell, barH = Math.max(H, 90);
-  const bottom = (rotate ? maxCol * charW * 0.75 + 14 : 18) + 20;
-  const width = left + W + 8, height = top + Math.max(H + bottom, barH + 8);
+  const len = (t) => Array.from(t).length;
+  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  const left = 18 + maxRow * CHAR_W + 6, top = 6;
+  const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
+  const rotate = maxCol * CHAR_W > cell - 2;
+  const stepR = Math.max(1, rowLab ? Math.ceil(14 / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab ? Math.ceil(14 / cell) : Math.ceil(C / 12));
+  const W = C * cell, H = R * cell;
+  const bottom = (rotate ? maxCol * CHAR_W * 0.72 + 10 : 16) + 18;
+  const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   const wrap = html("div", "attn-panel", parent);
+  wrap.setAttribute("data-panel", spec.name);
+  wrap.setAttribute("style", `--attn-w:${width}px`);
+  if (title) html("div", "attn-panel-title", wrap, title);
   const svg = el("svg", {
     class: "attn-heatmap",
     "data-panel": spec.name,
@@ -187,20 +250,12 @@ function heatmapPanel(spec, parent, ui) {
     viewBox: `0 0 ${width} ${height}`,
     role: "img",
     tabindex: "0",
+    "data-vmin": spec.vmin,
+    "data-vmax": spec.vmax,
     "aria-label": `${spec.title || spec.name}: heatmap, ${R} ${spec.ylabel} (rows) by ${C} ${spec.xlabel} (columns). Arrow keys move between cells; the line below reads the cell.`
-  }, wrap);
-  const barW = 90, bar = el("svg", {
-    class: "attn-colorbar-svg",
-    "data-panel": spec.name,
-    width: barW,
-    height: top + barH + 8,
-    viewBox: `0 0 ${barW} ${top + barH + 8}`,
-    role: "img",
-    "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}`
   }, wrap);
   const readout = html("div", "attn-readout", wrap);
   readout.setAttribute("data-panel", spec.name);
-  if (spec.title) el("text", { class: "attn-title", x: left + W / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   const img = el("image", {
     class: "attn-cells",
@@ -243,27 +298,12 @@ function heatmapPanel(spec, parent, ui) {
     "text-anchor": "middle",
     transform: `translate(${-left + 12},${H / 2}) rotate(-90)`
   }, g, spec.ylabel);
-  const gid = `attn-grad-${nextId()}`;
-  const defs = el("defs", {}, bar);
-  const grad = el("linearGradient", { id: gid, x1: 0, y1: 1, x2: 0, y2: 0 }, defs);
-  const stops = REDS.map((c, k) => el("stop", { offset: k / (REDS.length - 1), "stop-color": c }, grad));
-  const bg = el("g", { transform: `translate(0,${top})` }, bar);
-  const bx = 6, span = spec.vmax - spec.vmin;
-  el("rect", { class: "attn-colorbar", x: bx, y: 0, width: 12, height: barH, fill: `url(#${gid})` }, bg);
-  for (const t of spec.colorbar_ticks) {
-    const y = barH - (t - spec.vmin) / span * barH;
-    el("line", { x1: bx + 12, x2: bx + 15, y1: y, y2: y, class: "attn-axis" }, bg);
-    el("text", { class: "attn-tick", x: bx + 17, y, "dominant-baseline": "central" }, bg, fmt(t));
-  }
-  el("text", {
-    class: "attn-colorbar-label",
-    x: 0,
-    y: 0,
-    "text-anchor": "middle",
-    transform: `translate(${bx + 60},${barH / 2}) rotate(-90)`
-  }, bg, spec.colorbar_label);
+  const scale = colourScale(spec.vmin, spec.vmax);
   const yl = one(spec.ylabel), xl = one(spec.xlabel);
-  const name = (i, j) => `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
+  const q = (t) => `“${t}”`;
+  const rowName = (i) => rowLab ? `${yl} ${q(rowLab[i])}` : `${yl} ${i}`;
+  const colName = (j) => colLab ? `${xl} ${q(colLab[j])}` : `${xl} ${j}`;
+  const name = (i, j) => (rowLab ? `row ${i}, ${rowName(i)}` : rowName(i)) + ", " + (colLab ? `column ${j}, ${colName(j)}` : colName(j)) + ": ";
   const cursor = el("rect", {
     class: "attn-cursor",
     width: cell,
@@ -324,7 +364,8 @@ function heatmapPanel(spec, parent, ui) {
     show(current[0] + m[0], current[1] + m[1]);
   });
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
-  ui.heatmaps.push({ spec, rowTxt, colTxt, values: () => last });
+  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
+  svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
     if (ctx && ctx.labels) {
@@ -338,10 +379,9 @@ function heatmapPanel(spec, parent, ui) {
       });
       svg.setAttribute("data-col-labels", JSON.stringify(colLab));
     }
-    const dark = isDark(svg), table = dark ? LUT_DARK : LUT, ramp = dark ? DARK : REDS;
-    stops.forEach((st, k) => st.setAttribute("stop-color", ramp[k]));
+    const table = scale.table(isDark(svg) ? "dark" : "light");
     for (let k = 0; k < R * C; k++) {
-      const u = Math.min(1, Math.max(0, (values[k] - spec.vmin) / span)), t = 3 * Math.round(u * 255);
+      const t = scale.index(values[k]);
       rgb[3 * k] = table[t];
       rgb[3 * k + 1] = table[t + 1];
       rgb[3 * k + 2] = table[t + 2];
@@ -349,38 +389,92 @@ function heatmapPanel(spec, parent, ui) {
     img.setAttribute("href", pngDataUrl(C, R, rgb));
     svg.attnValues = values;
     last = values;
-    if (!readout.textContent) readout.textContent = `Point at a cell, tap it, or focus the heatmap and use the arrow keys to read its weight.`;
+    if (!readout.textContent) readout.textContent = "Point at or tap a cell.";
     else read();
+  };
+}
+function colorbar(spec, parent, before, maxWidth = PANEL_W) {
+  const scale = colourScale(spec.vmin, spec.vmax), span = spec.vmax - spec.vmin;
+  const arrow = spec.saturate ? 8 : 0, labelW = spec.colorbar_label.length * 7, bx = 8;
+  const beside = bx + 150 + arrow + 14 + labelW <= maxWidth;
+  const bw = beside ? 150 : Math.max(100, Math.min(150, maxWidth - bx - arrow - 12)), by = beside ? 2 : 17;
+  const width = Math.ceil(beside ? bx + bw + arrow + 14 + labelW : Math.max(bx + bw + arrow + 12, labelW + 4));
+  const height = by + 32;
+  const top = (t) => (spec.saturate && Math.abs(t - spec.vmax) < 1e-12 ? "≥ " : "") + fmt(t);
+  const svg = el("svg", {
+    class: "attn-colorbar-svg",
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "data-vmin": spec.vmin,
+    "data-vmax": spec.vmax,
+    "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}` + (spec.saturate ? ` (larger values take the colour of ${fmt(spec.vmax)})` : "")
+  });
+  parent.insertBefore(svg, before || null);
+  const gid = `attn-grad-${nextId()}`;
+  const grad = el("linearGradient", { id: gid, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, svg));
+  const stops = scale.stops("light").map(([o, c]) => el("stop", { offset: o.toFixed(4), "stop-color": c }, grad));
+  el("rect", { class: "attn-colorbar", x: bx, y: by, width: bw, height: 10, fill: `url(#${gid})` }, svg);
+  const tip = spec.saturate ? el("path", { class: "attn-colorbar", d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
+  const ticks = spec.colorbar_ticks.slice();
+  if (spec.saturate && !ticks.some((t) => Math.abs(t - spec.vmax) < 1e-12)) ticks.push(spec.vmax);
+  for (const t of ticks) {
+    const x = bx + (t - spec.vmin) / span * bw;
+    el("line", { x1: x, x2: x, y1: by + 10, y2: by + 14, class: "attn-axis" }, svg);
+    el("text", { class: "attn-tick", x, y: by + 27, "text-anchor": "middle" }, svg, top(t));
+  }
+  el("text", { class: "attn-colorbar-label", x: beside ? bx + bw + arrow + 10 : 2, y: beside ? by + 9 : 12 }, svg, spec.colorbar_label);
+  return () => {
+    const mode = isDark(svg) ? "dark" : "light";
+    scale.stops(mode).forEach(([, c], k) => stops[k].setAttribute("stop-color", c));
+    if (tip) {
+      const c = scale.colour(spec.vmax, mode);
+      tip.setAttribute("fill", `rgb(${c.join(",")})`);
+    }
   };
 }
 
 // attnlib/static/src/handle.js
+var TAP_PX = 6;
 function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
   const h = spec.handle, [x0, x1] = spec.xlim, [y0, y1] = spec.ylim, oneD = h.y === null;
+  const circle = h.circle || null;
   const area = el("rect", { class: "attn-drag-area", x: 0, y: 0, width: pw, height: ph, fill: "transparent" }, g);
   area.parentNode.insertBefore(area, area.parentNode.firstChild);
-  const guide = oneD ? el("line", {
+  const guide = oneD && !circle ? el("line", coloured({
     class: "attn-handle-guide",
     y1: 0,
     y2: ph,
-    stroke: h.color,
     "stroke-dasharray": "4 3",
     "stroke-width": 1.5
-  }, g) : null;
+  }, h.color, "stroke"), g) : null;
+  const how = circle ? "drag it round its circle" : oneD ? "drag it along the axis" : "drag it";
   const knob = el("g", {
     class: "attn-handle",
     tabindex: "0",
     role: "slider",
     "data-handle": h.label,
-    "aria-label": `${h.label}: drag it, tap the plot, or use the arrow keys`,
+    "aria-label": `${h.label}: ${how}, tap the plot, or use the arrow keys`,
     "aria-valuemin": 0,
     "aria-valuemax": ui.values(h.x).length - 1
   }, g);
   el("circle", { class: "attn-handle-hit", r: 22, fill: "transparent" }, knob);
-  el("circle", { class: "attn-handle-dot", r: 8, fill: h.color }, knob);
+  el("circle", coloured({ class: "attn-handle-dot", r: 8 }, h.color, "fill"), knob);
   const nearest = (vals, v) => {
     let best = 0;
     for (let i = 1; i < vals.length; i++) if (Math.abs(vals[i] - v) < Math.abs(vals[best] - v)) best = i;
+    return best;
+  };
+  const nearestAngle = (vals, a) => {
+    let best = 0, dist = Infinity;
+    vals.forEach((v, i) => {
+      const d = Math.abs(((a - v) % 360 + 540) % 360 - 180);
+      if (d < dist) {
+        dist = d;
+        best = i;
+      }
+    });
     return best;
   };
   const plotPoint = (ev) => {
@@ -391,27 +485,49 @@ function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
     const p = plotPoint(ev);
     if (!p) return;
     const x = x0 + p.x / pw * (x1 - x0), y = y0 + (ph - p.y) / ph * (y1 - y0);
-    ui.move(oneD ? { [h.x]: nearest(ui.values(h.x), x) } : { [h.x]: nearest(ui.values(h.x), x), [h.y]: nearest(ui.values(h.y), y) });
+    if (circle) {
+      const a = Math.atan2(y - circle[1], x - circle[0]) * 180 / Math.PI;
+      ui.move({ [h.x]: nearestAngle(ui.values(h.x), a) });
+    } else {
+      ui.move(oneD ? { [h.x]: nearest(ui.values(h.x), x) } : { [h.x]: nearest(ui.values(h.x), x), [h.y]: nearest(ui.values(h.y), y) });
+    }
   };
-  let dragging = null;
+  let dragging = null, tap = null;
+  const inPlot = (p) => p && p.x >= 0 && p.x <= pw && p.y >= 0 && p.y <= ph;
   svg.addEventListener("pointerdown", (ev) => {
     const p = plotPoint(ev), onKnob = knob.contains(ev.target);
     if (ev.button !== void 0 && ev.button !== 0 || !p) return;
-    if (!onKnob && (p.x < 0 || p.x > pw || p.y < 0 || p.y > ph)) return;
+    if (!onKnob && !inPlot(p)) return;
+    if (!onKnob && ev.pointerType !== "mouse" && ev.pointerType) {
+      tap = { id: ev.pointerId, x: ev.clientX, y: ev.clientY };
+      return;
+    }
     dragging = ev.pointerId;
+    ui.grab();
     if (svg.setPointerCapture) svg.setPointerCapture(ev.pointerId);
     if (!onKnob) moveTo(ev);
-    if (onKnob || ev.pointerType !== "touch") ev.preventDefault();
+    ev.preventDefault();
   });
   knob.addEventListener("touchstart", (ev) => ev.preventDefault(), { passive: false });
+  const far = (ev) => Math.hypot(ev.clientX - tap.x, ev.clientY - tap.y) > TAP_PX;
   svg.addEventListener("pointermove", (ev) => {
     if (dragging === ev.pointerId) moveTo(ev);
+    else if (tap && tap.id === ev.pointerId && far(ev)) tap = null;
   });
-  const stop = (ev) => {
+  svg.addEventListener("pointerup", (ev) => {
     if (dragging === ev.pointerId) dragging = null;
-  };
-  svg.addEventListener("pointerup", stop);
-  svg.addEventListener("pointercancel", stop);
+    else if (tap && tap.id === ev.pointerId) {
+      if (!far(ev) && inPlot(plotPoint(ev))) {
+        ui.grab();
+        moveTo(ev);
+      }
+      tap = null;
+    }
+  });
+  svg.addEventListener("pointercancel", (ev) => {
+    if (dragging === ev.pointerId) dragging = null;
+    if (tap && tap.id === ev.pointerId) tap = null;
+  });
   knob.addEventListener("keydown", (ev) => {
     const n = ui.values(h.x).length;
     const steps = (oneD ? {
@@ -433,16 +549,31 @@ function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
     })[ev.key];
     if (!steps) return;
     ev.preventDefault();
+    ui.grab();
     const clamp = (name, i) => Math.max(0, Math.min(ui.values(name).length - 1, i));
+    if (circle && Math.abs(steps[0]) < n) {
+      ui.move({ [h.x]: ((ui.index(h.x) + steps[0]) % n + n) % n });
+      return;
+    }
     ui.move(oneD ? { [h.x]: clamp(h.x, ui.index(h.x) + steps[0]) } : { [h.x]: clamp(h.x, ui.index(h.x) + steps[0]), [h.y]: clamp(h.y, ui.index(h.y) + steps[1]) });
   });
   knob.setAttribute("data-lm-suppress-shortcuts", "true");
   return {
     paint: (params) => {
-      const hx = X(params[h.x]).toFixed(1), hy = oneD ? ph.toFixed(1) : Y(params[h.y]).toFixed(1);
+      let hx, hy, text;
+      if (circle) {
+        const a = params[h.x] * Math.PI / 180;
+        hx = X(circle[0] + circle[2] * Math.cos(a)).toFixed(1);
+        hy = Y(circle[1] + circle[2] * Math.sin(a)).toFixed(1);
+        text = `${h.label} at angle ${fmt(params[h.x])}°`;
+      } else {
+        hx = X(params[h.x]).toFixed(1);
+        hy = oneD ? ph.toFixed(1) : Y(params[h.y]).toFixed(1);
+        text = `${h.label} at x = ${fmt(params[h.x])}` + (oneD ? "" : `, y = ${fmt(params[h.y])}`);
+      }
       knob.setAttribute("transform", `translate(${hx},${hy})`);
       knob.setAttribute("aria-valuenow", ui.index(h.x));
-      knob.setAttribute("aria-valuetext", `${h.label} at x = ${fmt(params[h.x])}` + (oneD ? "" : `, y = ${fmt(params[h.y])}`));
+      knob.setAttribute("aria-valuetext", text);
       if (guide) {
         guide.setAttribute("x1", hx);
         guide.setAttribute("x2", hx);
@@ -456,18 +587,20 @@ function handlePanel(spec, svg, g, ui, X, Y, pw, ph) {
 function linesPanel(spec, parent, ui) {
   const [x0, x1] = spec.xlim, [y0] = spec.ylim;
   let y1 = spec.ylim[1];
-  let pw = 300, ph = spec.equal_aspect ? 260 : 200;
+  const left = 46, right = 8, top = 8, bottom = 36;
+  let pw = PANEL_W - left - right, ph = spec.equal_aspect ? 200 : 160;
   if (spec.equal_aspect) {
     const k = Math.min(pw / (x1 - x0), ph / (y1 - y0));
     pw = k * (x1 - x0);
     ph = k * (y1 - y0);
   }
   const all = (spec.handle ? [{ name: `${spec.handle.label} (drag it)`, style: "handle", color: spec.handle.color }] : []).concat(spec.fixed, spec.series);
-  const maxName = Math.max(...all.map((s) => s.name.length));
-  const left = 52, top = spec.title ? 24 : 10, legW = 30 + maxName * 6.5;
-  const width = left + pw + 10, height = top + ph + 42;
+  const width = Math.ceil(left + pw + right), height = Math.ceil(top + ph + bottom);
   const X = (x) => (x - x0) / (x1 - x0) * pw, Y = (y) => ph - (y - y0) / (y1 - y0) * ph;
   const wrap = html("div", "attn-panel", parent);
+  wrap.setAttribute("data-panel", spec.name);
+  wrap.setAttribute("style", `--attn-w:${width}px`);
+  if (spec.title) html("div", "attn-panel-title", wrap, spec.title);
   const svg = el("svg", {
     class: "attn-lines",
     "data-panel": spec.name,
@@ -477,7 +610,6 @@ function linesPanel(spec, parent, ui) {
     role: spec.handle ? "group" : "img",
     "aria-label": `${spec.title || spec.name}: ${spec.ylabel} against ${spec.xlabel}`
   }, wrap);
-  if (spec.title) el("text", { class: "attn-title", x: left + pw / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   const cid = `attn-clip-${nextId()}`;
   el("rect", { x: 0, y: 0, width: pw, height: ph }, el("clipPath", { id: cid }, el("defs", {}, svg)));
@@ -495,16 +627,17 @@ function linesPanel(spec, parent, ui) {
   };
   yTicks(spec.yticks);
   el("rect", { class: "attn-frame", x: 0, y: 0, width: pw, height: ph, fill: "none" }, g);
-  el("text", { class: "attn-axis-label", x: pw / 2, y: ph + 32, "text-anchor": "middle" }, g, spec.xlabel);
+  el("text", { class: "attn-axis-label", x: pw / 2, y: ph + 31, "text-anchor": "middle" }, g, spec.xlabel);
   el("text", {
     class: "attn-axis-label",
     x: 0,
     y: 0,
     "text-anchor": "middle",
-    transform: `translate(${-40},${ph / 2}) rotate(-90)`
+    transform: `translate(${-36},${ph / 2}) rotate(-90)`
   }, g, spec.ylabel);
   const plot = el("g", { "clip-path": `url(#${cid})` }, g);
   const spokes = spec.spokes ? el("g", { class: "attn-spokes" }, g) : null, dots = el("g", {}, g);
+  const labels = el("g", { class: "attn-point-labels" }, g);
   const pathD = (xs, ys) => {
     let d = "";
     for (let i = 0; i < xs.length; i++) d += (i ? "L" : "M") + X(xs[i]).toFixed(1) + " " + Y(ys[i]).toFixed(1);
@@ -518,25 +651,18 @@ function linesPanel(spec, parent, ui) {
   };
   const draw = (s, cls) => {
     if (s.style === "bars") {
-      return el("path", {
-        class: cls,
-        "data-series": s.name,
-        fill: "none",
-        stroke: s.color,
-        "stroke-width": s.width
-      }, plot);
+      return el("path", coloured({ class: cls, "data-series": s.name, fill: "none", "stroke-width": s.width }, s.color, "stroke"), plot);
     }
     if (s.style === "line") {
-      return el("path", {
+      return el("path", coloured({
         class: cls,
         "data-series": s.name,
         fill: "none",
-        stroke: s.color,
         "stroke-width": s.width,
         "stroke-dasharray": s.dash
-      }, plot);
+      }, s.color, "stroke"), plot);
     }
-    return el("g", { class: cls, "data-series": s.name, fill: s.color }, dots);
+    return el("g", coloured({ class: cls, "data-series": s.name }, s.color, "fill"), dots);
   };
   const points = (gEl, xs, ys, r) => {
     while (gEl.childNodes.length < xs.length) el("circle", { r }, gEl);
@@ -556,18 +682,18 @@ function linesPanel(spec, parent, ui) {
       class: "attn-point-label",
       x: (X(f.x[i]) + 6).toFixed(1),
       y: (Y(f.y[i]) - 6).toFixed(1)
-    }, dots, t));
+    }, labels, t));
   }
   const spokeLines = spec.spokes ? (() => {
     const to = spec.fixed.find((f) => f.name === spec.spokes.to);
-    return to.x.map((x, j) => el("line", {
+    return to.x.map((x, j) => el("line", coloured({
       x2: X(x).toFixed(1),
       y2: Y(to.y[j]).toFixed(1),
-      stroke: spec.handle.color,
       "stroke-linecap": "round"
-    }, spokes));
+    }, spec.handle.color, "stroke"), spokes));
   })() : [];
   const handle = spec.handle ? handlePanel(spec, svg, g, ui, X, Y, pw, ph) : null;
+  g.appendChild(labels);
   const linked = spec.fixed.map((f, i) => [f, fixedEls[i]]).filter(([f]) => f.style === "points" && f.labels);
   linked.forEach(([f, gEl]) => {
     gEl.setAttribute("data-linked", "true");
@@ -593,41 +719,34 @@ function linesPanel(spec, parent, ui) {
       if (n === s.n) gEl.childNodes.forEach((c, r) => c.setAttribute("class", r === i ? "attn-linked" : ""));
     });
   });
-  const legH = top + all.length * 16 + 8;
-  const legend = el("svg", {
-    class: "attn-legend-svg",
-    "data-panel": spec.name,
-    width: legW + 4,
-    height: legH,
-    viewBox: `0 0 ${legW + 4} ${legH}`,
-    role: "img",
-    "aria-label": `legend: ${all.map((s) => s.name).join("; ")}`
-  }, wrap);
-  const lg = el("g", { class: "attn-legend", transform: `translate(2,${top + 4})` }, legend);
-  all.forEach((s, k) => {
-    const y = k * 16 + 6;
+  const legend = html("ul", "attn-legend", wrap);
+  legend.setAttribute("data-panel", spec.name);
+  legend.setAttribute("aria-label", `legend of ${spec.title || spec.name}`);
+  all.forEach((s) => {
+    const li = html("li", null, legend);
+    const sw = el("svg", { width: 16, height: 12, viewBox: "3 0 16 12", "aria-hidden": "true" }, li);
     if (s.style === "line") {
-      el("line", {
-        x1: 0,
-        x2: 20,
-        y1: y,
-        y2: y,
-        stroke: s.color,
+      el("line", coloured({
+        x1: 1,
+        x2: 21,
+        y1: 6,
+        y2: 6,
         "stroke-width": s.width,
-        "stroke-dasharray": s.dash
-      }, lg);
+        "stroke-dasharray": s.dash,
+        "data-swatch": s.name
+      }, s.color, "stroke"), sw);
     } else if (s.style === "bars") {
-      el("line", { x1: 10, x2: 10, y1: y - 6, y2: y + 6, stroke: s.color, "stroke-width": s.width }, lg);
-    } else el("circle", { cx: 10, cy: y, r: s.style === "handle" ? 6 : 3.5, fill: s.color }, lg);
-    el("text", { class: "attn-tick", x: 25, y, "dominant-baseline": "central" }, lg, s.name);
+      el("line", coloured({ x1: 11, x2: 11, y1: 0, y2: 12, "stroke-width": s.width, "data-swatch": s.name }, s.color, "stroke"), sw);
+    } else el("circle", coloured({ cx: 11, cy: 6, r: s.style === "handle" ? 5.5 : 3.5, "data-swatch": s.name }, s.color, "fill"), sw);
+    html("span", null, li, s.name);
   });
   if (spec.spokes) {
-    const box = html("label", "attn-toggle", wrap, "");
+    const box = html("label", "attn-toggle", html("li", "attn-legend-toggle", legend), "");
     const cb = html("input", null, box);
     cb.type = "checkbox";
     cb.setAttribute("checked", "");
     cb.setAttribute("data-spokes", spec.name);
-    box.appendChild(box.ownerDocument.createTextNode(` lines from the ${spec.handle.label} to the ${spec.spokes.to}`));
+    box.appendChild(box.ownerDocument.createTextNode(` lines to the ${spec.spokes.to}`));
     cb.addEventListener("change", () => spokes.setAttribute("visibility", cb.checked ? "visible" : "hidden"));
   }
   return (values, ctx) => {
@@ -799,6 +918,25 @@ function maskingFrame(live, params, spec) {
 }
 
 // attnlib/static/src/render.js
+var SPEEDS = [["slow", 16e3], ["normal", 7e3], ["fast", 3e3]];
+var under = /* @__PURE__ */ new Set();
+function underButton(root) {
+  const doc = root.ownerDocument, view = doc && doc.defaultView;
+  if (!view || typeof view.IntersectionObserver !== "function") return () => {
+  };
+  const io = new view.IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) under.add(root);
+      else under.delete(root);
+    }
+    doc.documentElement.classList.toggle("attn-explorer-under-button", under.size > 0);
+  }, { rootMargin: "-80% 0px 0px 0px" });
+  io.observe(root);
+  return () => {
+    io.disconnect();
+    under.delete(root);
+  };
+}
 function render({ model, el: host }) {
   const root = html("div", "attn-explorer", host);
   let cleanup = [];
@@ -807,15 +945,28 @@ function render({ model, el: host }) {
     const spec = model.get("spec"), data = model.get("data"), name = model.get("name");
     if (!spec || !spec.params) return;
     root.setAttribute("data-explorer", name);
-    if (spec.title) html("div", "attn-caption", root, spec.title);
+    const head = html("div", "attn-head", root);
+    if (spec.title) html("div", "attn-caption", head, spec.title);
     const controls = html("div", "attn-controls", root);
     const panelsDiv = html("div", "attn-panels", root);
     const live = html("p", "attn-live", root);
     live.setAttribute("aria-live", "polite");
     const idx = (model.get("indices") || []).slice();
     const pos = (name2) => spec.params.findIndex((p) => p.name === name2);
+    const handled = /* @__PURE__ */ new Set();
+    spec.panels.forEach((ps) => {
+      if (ps.handle) {
+        handled.add(ps.handle.x);
+        if (ps.handle.y) handled.add(ps.handle.y);
+      }
+    });
+    const nMaps = spec.panels.filter((ps) => ps.kind === "heatmap").length;
     const ui = {
       typedLabels: !!(spec.live && spec.live.kind === "masking"),
+      controls,
+      fieldAbove: (panel) => !!(spec.live && spec.live.kind === "masking" && spec.live.weights.includes(panel)),
+      // three maps or more share one row of the book's column (each gets a third of it)
+      panelWidth: (ps) => ps.kind === "heatmap" && nMaps >= 3 ? 214 : PANEL_W,
       heatmaps: [],
       onColumn: [],
       column: (j, from, n) => ui.onColumn.forEach((f) => f(j, from, n)),
@@ -823,6 +974,8 @@ function render({ model, el: host }) {
       row: (i, from, n) => ui.onRow.forEach((f) => f(i, from, n)),
       values: (name2) => spec.params[pos(name2)].values,
       index: (name2) => idx[pos(name2)],
+      grab: () => stopPlaying(),
+      // the reader takes a dragged point: a playback stops
       // several controls at once (a dragged point moves two sliders), one redraw
       move: (changes) => {
         let any = false;
@@ -845,33 +998,12 @@ function render({ model, el: host }) {
       model.set("texts", Object.fromEntries(texts.map(({ name: name2, input }) => [name2, input.value])));
       model.save_changes();
     };
-    const texts = (spec.texts || []).map((t) => {
-      const label = html("label", "attn-text-label", controls, t.label + " ");
-      const input = html("input", "attn-text", label);
-      input.setAttribute("type", "text");
-      input.setAttribute("data-param", t.name);
-      input.setAttribute("maxlength", String(t.max_length));
-      input.setAttribute("autocomplete", "off");
-      input.setAttribute("spellcheck", "false");
-      input.value = startTexts[t.name] === void 0 ? "" : startTexts[t.name];
-      if (t.suggestions.length) {
-        const id = `attn-list-${nextId()}`, list = html("datalist", null, label);
-        list.setAttribute("id", id);
-        t.suggestions.forEach((x) => html("option", null, list).setAttribute("value", x));
-        input.setAttribute("list", id);
-      }
-      input.addEventListener("input", () => {
-        stopPlaying();
-        redraw();
-        syncTexts();
-      });
-      input.setAttribute("data-lm-suppress-shortcuts", "true");
-      return { name: t.name, input };
-    });
+    let texts = [];
     const inputs = [], outputs = [];
     const win = host.ownerDocument && host.ownerDocument.defaultView;
     const reducedMotion = () => !!(win && win.matchMedia && win.matchMedia("(prefers-reduced-motion: reduce)").matches);
     let timer = null, playing = null;
+    const doc = root.ownerDocument;
     const stopPlaying = () => {
       if (timer !== null) {
         clearTimeout(timer);
@@ -881,6 +1013,10 @@ function render({ model, el: host }) {
         playing.textContent = "Play";
         playing = null;
       }
+      if (doc) doc.removeEventListener("keydown", onEscape);
+    };
+    const onEscape = (ev) => {
+      if (ev.key === "Escape" || ev.key === "Esc") stopPlaying();
     };
     cleanup.push(stopPlaying);
     const playButton = (p, k) => {
@@ -890,18 +1026,19 @@ function render({ model, el: host }) {
       btn.setAttribute("data-param", p.name);
       const speed = html("select", "attn-speed", box);
       speed.setAttribute("aria-label", `playback speed of ${p.label}`);
-      [["slow", 700], ["normal", 300], ["fast", 100]].forEach(([t, ms]) => {
+      SPEEDS.forEach(([t, ms]) => {
         html("option", null, speed, t).value = String(ms);
       });
-      speed.value = "300";
+      speed.value = String(SPEEDS[1][1]);
       if (reducedMotion()) speed.hidden = true;
       const last = p.values.length - 1;
+      const delay = () => Math.max(40, Math.min(700, +speed.value / Math.max(1, last)));
       const tick = () => {
         timer = null;
         if (idx[k] >= last) return stopPlaying();
         ui.move({ [p.name]: idx[k] + 1 });
         if (idx[k] >= last) stopPlaying();
-        else timer = setTimeout(tick, +speed.value);
+        else timer = setTimeout(tick, delay());
       };
       btn.addEventListener("click", () => {
         if (reducedMotion()) {
@@ -916,7 +1053,8 @@ function render({ model, el: host }) {
         if (idx[k] >= last) ui.move({ [p.name]: 0 });
         playing = btn;
         btn.textContent = "Pause";
-        timer = setTimeout(tick, +speed.value);
+        if (doc) doc.addEventListener("keydown", onEscape);
+        timer = setTimeout(tick, delay());
       });
     };
     spec.params.forEach((p, k) => {
@@ -946,11 +1084,12 @@ function render({ model, el: host }) {
         });
         inputs.push(inp);
         outputs.push(out);
+        if (handled.has(p.name)) label.setAttribute("hidden", "");
         if (p.play) playButton(p, k);
       }
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
-    const reset = html("button", "attn-reset", controls, "Reset");
+    const reset = html("button", "attn-reset", head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
@@ -974,6 +1113,40 @@ function render({ model, el: host }) {
       frame: spec.live ? null : decode(data[ps.name]),
       paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui)
     }));
+    const fieldPlace = (name2) => {
+      const lv = spec.live;
+      const b = lv && lv.kind === "masking" ? lv.sentences.indexOf(name2) : -1;
+      const h = b >= 0 && ui.heatmaps.find((x) => x.spec.name === lv.weights[b]);
+      return h ? h.wrap : controls;
+    };
+    texts = (spec.texts || []).map((t) => {
+      const place = fieldPlace(t.name);
+      const label = html("label", "attn-text-label", null, t.label + " ");
+      place.insertBefore(label, place === controls ? null : place.firstChild);
+      const input = html("input", "attn-text", label);
+      input.setAttribute("type", "text");
+      input.setAttribute("data-param", t.name);
+      input.setAttribute("maxlength", String(t.max_length));
+      input.setAttribute("autocomplete", "off");
+      input.setAttribute("spellcheck", "false");
+      input.value = startTexts[t.name] === void 0 ? "" : startTexts[t.name];
+      if (t.suggestions.length) {
+        const id = `attn-list-${nextId()}`, list = html("datalist", null, label);
+        list.setAttribute("id", id);
+        t.suggestions.forEach((x) => html("option", null, list).setAttribute("value", x));
+        input.setAttribute("list", id);
+      }
+      input.addEventListener("input", () => {
+        stopPlaying();
+        redraw();
+        syncTexts();
+      });
+      input.setAttribute("data-lm-suppress-shortcuts", "true");
+      return { name: t.name, input };
+    });
+    const ranges = /* @__PURE__ */ new Map();
+    ui.heatmaps.forEach((h) => ranges.set(`${h.spec.vmin}|${h.spec.vmax}|${h.spec.colorbar_label}|${!!h.spec.saturate}`, h));
+    const bars = [...ranges.values()].map((h) => colorbar(h.spec, h.wrap, h.readout, ui.panelWidth(h.spec)));
     const sentence = (params, values, labels) => {
       const where = spec.params.map((p, k) => `${p.label} ${p.labels[idx[k]]}`).join(", ");
       const lv = spec.live;
@@ -1004,8 +1177,7 @@ function render({ model, el: host }) {
       const v = h.values(), C = h.spec.cols;
       let best = 0;
       for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
-      const rowName = one(h.spec.ylabel), colName = one(h.spec.xlabel);
-      return `${where}: ${rowName} ${h.rowTxt(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} of its weight on ${colName} ${h.colTxt(best)}.`;
+      return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} of its weight on ${h.colName(best)}.`;
     };
     const redraw = () => {
       let f = 0;
@@ -1032,6 +1204,7 @@ function render({ model, el: host }) {
         values[ps.name] = !computed ? painters[k].frame(f) : !c ? EMPTY : c instanceof Float64Array ? c : flatSeries(ps, c);
       });
       for (const p of painters) p.paint(values[p.name], { params, values, labels: labels[p.name] });
+      bars.forEach((b) => b());
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));
@@ -1065,12 +1238,18 @@ function render({ model, el: host }) {
     };
     model.on("change:texts", onTexts);
     cleanup.push(() => model.off("change:texts", onTexts));
-    const doc = root.ownerDocument, view = doc && doc.defaultView;
+    const view = doc && doc.defaultView;
     if (view && typeof view.MutationObserver === "function") {
       const obs = new view.MutationObserver(() => redraw());
       obs.observe(doc.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
       if (doc.body) obs.observe(doc.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
       cleanup.push(() => obs.disconnect());
+    }
+    cleanup.push(underButton(root));
+    if (view && typeof view.ResizeObserver === "function") {
+      const ro = new view.ResizeObserver(() => root.style.setProperty("--attn-bar-h", `${Math.ceil(controls.offsetHeight)}px`));
+      ro.observe(controls);
+      cleanup.push(() => ro.disconnect());
     }
     redraw();
   };

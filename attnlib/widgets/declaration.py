@@ -104,6 +104,25 @@ class Declaration:
         byname = {p.name: p for p in params}
         for panel in panels:
             h = getattr(panel, "handle", None)
+            if h is not None and h.circle is not None:  # an angle: the circle must fit the plot
+                if not isinstance(byname.get(h.x), Slider):
+                    raise ExplorerError(
+                        f"explorer {self.name!r}: the handle of panel {panel.name!r} is bound "
+                        f"to {h.x!r}, which is not a Slider of this explorer"
+                    )
+                cx, cy, r = h.circle
+                if panel.xlim is None or panel.ylim is None:
+                    raise ExplorerError(
+                        f"explorer {self.name!r}: panel {panel.name!r} has a handle on a circle; "
+                        "give its xlim and ylim so the plot does not move while the point is dragged"
+                    )
+                if (cx - r < panel.xlim[0] or cx + r > panel.xlim[1]
+                        or cy - r < panel.ylim[0] or cy + r > panel.ylim[1]):
+                    raise ExplorerError(
+                        f"explorer {self.name!r}: the handle's circle {h.circle} leaves panel "
+                        f"{panel.name!r}'s xlim {tuple(panel.xlim)} / ylim {tuple(panel.ylim)}"
+                    )
+                continue
             axes = (
                 [(h.x, panel.xlim, "xlim")]
                 + ([(h.y, panel.ylim, "ylim")] if h.y is not None else [])

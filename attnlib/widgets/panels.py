@@ -34,12 +34,17 @@ class Heatmap:
         xlabel, ylabel: axis labels (columns, rows).
         colorbar_label: label of the colour bar.
         vmin, vmax: values mapped to the ends of the colour scale; every value must lie
-            in ``[vmin, vmax]``.
+            in ``[vmin, vmax]`` (above ``vmax`` too with ``saturate``). The range is fixed
+            for the explorer, never fitted per frame, so frames compare honestly.
         row_labels, col_labels: optional tick labels (e.g. words); default: indices.
         title: optional title above the panel.
         rows_sum_to_one: check that every row sums to 1 (attention weights).
         allow_zero_rows: with ``rows_sum_to_one``, also accept an all-zero row (a query
             with no valid key).
+        saturate: accept values above ``vmax`` and paint them in ``vmax``'s colour; the
+            colour bar ends in an arrow and its last tick reads "≥ vmax". For weights that
+            stay small in most frames (e.g. ``vmax=0.25``): the range shows their structure,
+            and the rare large weight still reads as the strongest colour.
     """
 
     name: str
@@ -53,6 +58,7 @@ class Heatmap:
     title: str | None = None
     rows_sum_to_one: bool = False
     allow_zero_rows: bool = False
+    saturate: bool = False
 
     kind = "heatmap"
 
@@ -109,10 +115,11 @@ class Heatmap:
                 f"{len(self.col_labels)} col_labels"
             )
         tol = 1e-6
-        if a.size and (a.min() < self.vmin - tol or a.max() > self.vmax + tol):
+        if a.size and (a.min() < self.vmin - tol or (a.max() > self.vmax + tol and not self.saturate)):
             raise ExplorerError(
                 f"{where}: heatmap {self.name!r} has values in [{a.min():.4g}, "
                 f"{a.max():.4g}], outside its colour range [{self.vmin}, {self.vmax}]"
+                + (" (saturate=True accepts values above vmax)" if a.min() >= self.vmin - tol else "")
             )
         if self.rows_sum_to_one:
             sums = a.sum(axis=1)
@@ -148,6 +155,7 @@ class Heatmap:
             "row_labels": list(self.row_labels) if self.row_labels is not None else None,
             "col_labels": list(self.col_labels) if self.col_labels is not None else None,
             "colorbar_ticks": _nice_ticks(self.vmin, self.vmax, 5),
+            "saturate": bool(self.saturate),
         }
 
 

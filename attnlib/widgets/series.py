@@ -4,6 +4,7 @@ from it to the keys (:class:`Spokes`); and the array helpers every panel uses.""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -107,23 +108,29 @@ class Handle:
     """A point on a :class:`Lines` panel that the reader drags (mouse, touch) or moves with
     the arrow keys; it is bound to two :class:`Slider` parameters, its x and its y, or, with
     ``y=None``, to one: a position along the x axis (drawn on the axis, with a line across
-    the plot).
+    the plot), or, with ``circle=(cx, cy, r)``, an angle in degrees: the point runs round that
+    circle, at ``(cx + r cos a, cy + r sin a)``.
 
-    Dragging snaps to the sliders' grids (the nearest value of each), so the explorer's
-    parameters stay on the declared grid and ``compute`` can check every position.
+    Dragging snaps to the sliders' grids (the nearest value of each; round a circle, the
+    nearest angle, 359° being next to 0°), so the explorer's parameters stay on the declared
+    grid and ``compute`` can check every position. A finger drags the point only when it
+    lands on it; elsewhere on the plot a swipe scrolls the page and a tap puts the point there.
 
     Args:
-        x, y: names of the sliders holding the point's coordinates (``y=None``: x only).
+        x, y: names of the sliders holding the point's coordinates (``y=None``: x only, or
+            the angle with ``circle``).
         label: what the point is, in words (e.g. ``"query"``); used in its accessible name
-            and in the position it announces ("query at x = 0.5, y = -1", or "query at
-            x = 0.5").
+            and in the position it announces ("query at x = 0.5, y = -1", "query at
+            x = 0.5", or "query at angle 40°").
         color: CSS colour.
+        circle: ``(cx, cy, r)`` in the plot's units, ``r > 0``; needs ``y=None``.
     """
 
     x: str
     y: str | None
     label: str = "point"
     color: str = "#D55E00"
+    circle: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
         where = "Handle"
@@ -138,9 +145,31 @@ class Handle:
         if not isinstance(self.label, str) or not self.label:
             raise ExplorerError(f"{where}: label must be a non-empty string; got {self.label!r}")
         _check_colour(self.color, "color", where, optional=False)
+        if self.circle is None:
+            return
+        try:
+            c = tuple(float(v) for v in self.circle)
+        except (TypeError, ValueError):
+            raise ExplorerError(
+                f"Handle {self.x!r}: circle must be (cx, cy, r) numbers; got {self.circle!r}"
+            ) from None
+        if len(c) != 3 or not all(math.isfinite(v) for v in c) or c[2] <= 0:
+            raise ExplorerError(
+                f"Handle {self.x!r}: circle must be three finite numbers (cx, cy, r) "
+                f"with r > 0; got {self.circle!r}"
+            )
+        if self.y is not None:
+            raise ExplorerError(
+                f"Handle {self.x!r}: a handle on a circle is bound to one slider (its angle); "
+                f"got y={self.y!r}"
+            )
+        object.__setattr__(self, "circle", c)
 
     def spec(self) -> dict:
-        return {"x": self.x, "y": self.y, "label": self.label, "color": self.color}
+        out = {"x": self.x, "y": self.y, "label": self.label, "color": self.color}
+        if self.circle is not None:
+            out["circle"] = list(self.circle)
+        return out
 
 
 @dataclass(frozen=True)

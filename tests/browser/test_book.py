@@ -184,7 +184,10 @@ async (k) => {
       const readout = svg.parentElement.querySelector('.attn-readout');
       return {
         panel: svg.dataset.panel,
-        colorbarLabel: text(svg.parentElement.querySelector('text.attn-colorbar-label')),  // the panel's colour bar
+        // the explorer's colour bar for this map's range (one per range, under the last map of it)
+        colorbarLabel: text([...ex.querySelectorAll('svg.attn-colorbar-svg')].find((b) =>
+          b.dataset.vmin === svg.dataset.vmin && b.dataset.vmax === svg.dataset.vmax)?.querySelector('text.attn-colorbar-label')),
+        vmin: +svg.dataset.vmin, vmax: +svg.dataset.vmax,
         cells: await readCells(svg),
         // the cell being read (hover, tap or keys) and what the readout and the tooltip say of it
         read: readout.dataset.row === undefined ? null
@@ -262,11 +265,13 @@ def _luminance(rgb: str) -> float:
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
 
-def _check_colours(cells: list, dark: bool, what: str) -> None:
+def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> None:
     """The painted pixels follow the weights: a larger weight is never lighter on a light page
-    (never darker on a dark one), and weights 0.2 or more apart are not painted alike.
+    (never darker on a dark one), and weights 0.2 of the colour range or more apart are not
+    painted alike. Weights above the range's top (a saturating map) take its top colour.
     Slack: each colour channel is rounded to a byte (1/255 of luminance)."""
     sign = -1.0 if dark else 1.0  # light page: luminance falls as the weight grows
+    cells = [[i, j, min(v, vmax), c] for i, j, v, c in cells]
     by_value = sorted(cells, key=lambda c: c[2])
     lum = [sign * _luminance(c[3]) for c in by_value]
     for (a, la), (b, lb) in zip(zip(by_value, lum), zip(by_value[1:], lum[1:])):
@@ -275,7 +280,7 @@ def _check_colours(cells: list, dark: bool, what: str) -> None:
             f"cell {a[:2]} "
             f"(weight {a[2]:.4f}): the colour does not follow the weight"
         )
-    if by_value[-1][2] - by_value[0][2] > 0.2:
+    if by_value[-1][2] - by_value[0][2] > 0.2 * vmax:
         rgb = [[int(t) for t in re.findall(r"\d+", c[3])[:3]] for c in (by_value[0], by_value[-1])]
         far = sum((a - b) ** 2 for a, b in zip(*rgb)) ** 0.5
         assert far > 40, (
@@ -305,7 +310,7 @@ def _check_frame(snap: dict, where: str) -> None:
         assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
             f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix"
         )
-        _check_colours(h["cells"], snap["dark"], what)
+        _check_colours(h["cells"], snap["dark"], what, h["vmax"])
         if h["read"] is not None:  # a cell is being read: the readout and tooltip give its weight
             i, j, readout, tip = h["read"]
             for said in (readout, tip):

@@ -1,62 +1,55 @@
-// The heatmap panel: the weights of one frame as an image with a pixel per cell (png.js), its
-// colour bar, axis labels (tokens of a typed sentence), readout line and keyboard focus.
+// The heatmap panel: the weights of one frame as an image with a pixel per cell (png.js), axis
+// labels (tokens of a typed sentence), readout line and keyboard focus; and the explorer's
+// colour bar (colorbar), one per colour range, under the last map that uses it.
 
+import { colourScale } from "./colours.js";
 import { el, fmt, html, isDark, nextId, one } from "./dom.js";
 import { pngDataUrl } from "./png.js";
 
-// matplotlib "Reds" (ColorBrewer Reds, 9 classes): sequential, colour-blind safe.
-const REDS = ["#fff5f0", "#fee0d2", "#fcbba1", "#fc9272", "#fb6a4a", "#ef3b2c", "#cb181d",
-  "#a50f15", "#67000d"];
-// On a dark page the colour scale runs from the page's dark background (small weights)
-// to bright yellow (large), so small weights recede as they do on white ("inferno"-like).
-const DARK = ["#1b1b1f", "#2c1650", "#57106e", "#8a226a", "#ba3655", "#e35933", "#f98e09",
-  "#f8c932", "#fcffa4"];
-// 256 colours interpolated between the stops, as r, g, b bytes.
-const lut = (hexes) => {
-  const rgb = hexes.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
-  const out = new Uint8Array(256 * 3);
-  for (let k = 0; k < 256; k++) {
-    const t = (k / 255) * (rgb.length - 1), i = Math.min(Math.floor(t), rgb.length - 2), f = t - i;
-    for (let j = 0; j < 3; j++) out[3 * k + j] = Math.round(rgb[i][j] + f * (rgb[i + 1][j] - rgb[i][j]));
-  }
-  return out;
-};
-const LUT = lut(REDS), LUT_DARK = lut(DARK);
-const LABEL_MAX = 10;
+const LABEL_MAX = 10;  // typed words: at most this many characters show on a tick
+const CHAR_W = 7;  // width of a 12 px label character, for the layout
+export const PANEL_W = 330;  // every picture fits a 390 px phone unscaled, two share the book's column
 
 export function heatmapPanel(spec, parent, ui) {
-  const R = spec.rows, C = spec.cols;
-  const cell = Math.max(5, Math.min(40, Math.floor(Math.min(360 / C, 260 / R))));
-  const charW = 6.5;
+  const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
+  // a map with its own text field above it is titled by the field's label
+  const title = ui.fieldAbove && ui.fieldAbove(spec.name) ? null : spec.title;
   // Labels may change with each frame (typed words: ctx.labels); ticks show at most LABEL_MAX
-  // characters of them, and the layout leaves room for that many.
+  // characters of them, and the layout leaves room for that many. Declared labels show whole.
   let rowLab = spec.row_labels, colLab = spec.col_labels;
   const rowTxt = (i) => (rowLab ? rowLab[i] : String(i));
   const colTxt = (j) => (colLab ? colLab[j] : String(j));
-  const cut = (t) => { const c = Array.from(t); return c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t; };
-  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
-  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
-  const rotate = maxCol * charW > cell;
-  // label every cell when there is room (about 12 px per label), else every k-th
-  const stepR = Math.max(1, rowLab ? Math.ceil(12 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab ? Math.ceil(12 / cell) : Math.ceil(C / 12));
-  const left = 26 + maxRow * charW + 6, top = spec.title ? 24 : 8;
-  const W = C * cell, H = R * cell, barH = Math.max(H, 90);
-  const bottom = (rotate ? maxCol * charW * 0.75 + 14 : 18) + 20;
-  const width = left + W + 8, height = top + Math.max(H + bottom, barH + 8);
-  // The panel is a wrapping row: the map, then its colour bar (a second SVG), which moves
-  // below the map when the column is too narrow for both (phones); the readout line last.
+  const cut = (t) => {
+    const c = Array.from(t);
+    return ui.typedLabels && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t;
+  };
+  const len = (t) => Array.from(t).length;
+  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  const left = 18 + maxRow * CHAR_W + 6, top = 6;
+  // cells as large as the panel allows (at most 40 px), in quarter pixels
+  const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
+  const rotate = maxCol * CHAR_W > cell - 2;
+  // label every cell when there is room (about 14 px per label), else every k-th
+  const stepR = Math.max(1, rowLab ? Math.ceil(14 / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab ? Math.ceil(14 / cell) : Math.ceil(C / 12));
+  const W = C * cell, H = R * cell;
+  const bottom = (rotate ? maxCol * CHAR_W * 0.72 + 10 : 16) + 18;
+  const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
+  // The panel: the map, then (for the last map of a colour range) the colour bar, then the
+  // readout line.
   const wrap = html("div", "attn-panel", parent);
+  wrap.setAttribute("data-panel", spec.name);
+  wrap.setAttribute("style", `--attn-w:${width}px`);  // its title, field, bar and readout are no wider
+  // the title: text that wraps on a narrow column (centred over the picture)
+  if (title) html("div", "attn-panel-title", wrap, title);
   const svg = el("svg", { class: "attn-heatmap", "data-panel": spec.name, "data-rows": R, "data-cols": C, width, height,
     viewBox: `0 0 ${width} ${height}`, role: "img", tabindex: "0",
+    "data-vmin": spec.vmin, "data-vmax": spec.vmax,
     "aria-label": `${spec.title || spec.name}: heatmap, ${R} ${spec.ylabel} (rows) by ${C} ` +
       `${spec.xlabel} (columns). Arrow keys move between cells; the line below reads the cell.` }, wrap);
-  const barW = 90, bar = el("svg", { class: "attn-colorbar-svg", "data-panel": spec.name, width: barW,
-    height: top + barH + 8, viewBox: `0 0 ${barW} ${top + barH + 8}`, role: "img",
-    "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}` }, wrap);
   const readout = html("div", "attn-readout", wrap);
   readout.setAttribute("data-panel", spec.name);
-  if (spec.title) el("text", { class: "attn-title", x: left + W / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   // The cells: one pixel each, drawn crisp (see pngDataUrl); the pointer's cell is found
   // from its position. The image's one tooltip names the cell under the pointer.
@@ -79,23 +72,16 @@ export function heatmapPanel(spec, parent, ui) {
   el("text", { class: "attn-axis-label", x: W / 2, y: H + bottom - 6, "text-anchor": "middle" }, g, spec.xlabel);
   el("text", { class: "attn-axis-label", x: 0, y: 0, "text-anchor": "middle",
     transform: `translate(${-left + 12},${H / 2}) rotate(-90)` }, g, spec.ylabel);
-  // colour bar
-  const gid = `attn-grad-${nextId()}`;
-  const defs = el("defs", {}, bar);
-  const grad = el("linearGradient", { id: gid, x1: 0, y1: 1, x2: 0, y2: 0 }, defs);
-  const stops = REDS.map((c, k) => el("stop", { offset: k / (REDS.length - 1), "stop-color": c }, grad));
-  const bg = el("g", { transform: `translate(0,${top})` }, bar);
-  const bx = 6, span = spec.vmax - spec.vmin;
-  el("rect", { class: "attn-colorbar", x: bx, y: 0, width: 12, height: barH, fill: `url(#${gid})` }, bg);
-  for (const t of spec.colorbar_ticks) {
-    const y = barH - ((t - spec.vmin) / span) * barH;
-    el("line", { x1: bx + 12, x2: bx + 15, y1: y, y2: y, class: "attn-axis" }, bg);
-    el("text", { class: "attn-tick", x: bx + 17, y, "dominant-baseline": "central" }, bg, fmt(t));
-  }
-  el("text", { class: "attn-colorbar-label", x: 0, y: 0, "text-anchor": "middle",
-    transform: `translate(${bx + 60},${barH / 2}) rotate(-90)` }, bg, spec.colorbar_label);
+  const scale = colourScale(spec.vmin, spec.vmax);
   const yl = one(spec.ylabel), xl = one(spec.xlabel);
-  const name = (i, j) => `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
+  // A row or column in words: "query 2", or, when labelled, its label in quotes after its
+  // index ("row 3, output character (query) “6”"), so a label that is a digit never reads as
+  // an index.
+  const q = (t) => `\u201c${t}\u201d`;
+  const rowName = (i) => (rowLab ? `${yl} ${q(rowLab[i])}` : `${yl} ${i}`);
+  const colName = (j) => (colLab ? `${xl} ${q(colLab[j])}` : `${xl} ${j}`);
+  const name = (i, j) => (rowLab ? `row ${i}, ${rowName(i)}` : rowName(i)) + ", " +
+    (colLab ? `column ${j}, ${colName(j)}` : colName(j)) + ": ";
   // The cell being read: by hover, tap, or arrow keys when the heatmap has focus.
   const cursor = el("rect", { class: "attn-cursor", width: cell, height: cell, fill: "none",
     visibility: "hidden" }, g);
@@ -142,7 +128,9 @@ export function heatmapPanel(spec, parent, ui) {
     show(current[0] + m[0], current[1] + m[1]);
   });
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
-  ui.heatmaps.push({ spec, rowTxt, colTxt, values: () => last });
+  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
+  // the colour a weight is painted (for scripts and tests, like svg.attnValues)
+  svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
     if (ctx && ctx.labels) {  // the words of a typed sentence
@@ -151,18 +139,55 @@ export function heatmapPanel(spec, parent, ui) {
       colTicks.forEach(([j, t]) => { t.textContent = cut(colTxt(j)); });
       svg.setAttribute("data-col-labels", JSON.stringify(colLab));
     }
-    const dark = isDark(svg), table = dark ? LUT_DARK : LUT, ramp = dark ? DARK : REDS;
-    stops.forEach((st, k) => st.setAttribute("stop-color", ramp[k]));
+    const table = scale.table(isDark(svg) ? "dark" : "light");
     for (let k = 0; k < R * C; k++) {
-      const u = Math.min(1, Math.max(0, (values[k] - spec.vmin) / span)), t = 3 * Math.round(u * 255);
+      const t = scale.index(values[k]);
       rgb[3 * k] = table[t]; rgb[3 * k + 1] = table[t + 1]; rgb[3 * k + 2] = table[t + 2];
     }
     img.setAttribute("href", pngDataUrl(C, R, rgb));
     // What the map shows, for scripts and tests: the weights, row by row (queries are rows).
     svg.attnValues = values;
     last = values;
-    if (!readout.textContent) readout.textContent = `Point at a cell, tap it, or focus the heatmap and use the arrow keys to read its weight.`;
+    if (!readout.textContent) readout.textContent = "Point at or tap a cell.";
     else read();
   };
 }
 
+
+// The colour bar of one colour range (the explorer draws one per range, under the last map
+// that uses it): a horizontal bar with ticks at their values and the label beside it. A range
+// that saturates (Heatmap(saturate=True)) ends in an arrow: larger values take its top colour.
+export function colorbar(spec, parent, before, maxWidth = PANEL_W) {
+  const scale = colourScale(spec.vmin, spec.vmax), span = spec.vmax - spec.vmin;
+  // the label beside the bar, or above it when the map is narrow
+  const arrow = spec.saturate ? 8 : 0, labelW = spec.colorbar_label.length * 7, bx = 8;
+  const beside = bx + 150 + arrow + 14 + labelW <= maxWidth;
+  const bw = beside ? 150 : Math.max(100, Math.min(150, maxWidth - bx - arrow - 12)), by = beside ? 2 : 17;
+  const width = Math.ceil(beside ? bx + bw + arrow + 14 + labelW : Math.max(bx + bw + arrow + 12, labelW + 4));
+  const height = by + 32;
+  const top = (t) => (spec.saturate && Math.abs(t - spec.vmax) < 1e-12 ? "\u2265 " : "") + fmt(t);
+  const svg = el("svg", { class: "attn-colorbar-svg", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+    "data-vmin": spec.vmin, "data-vmax": spec.vmax,
+    "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}` +
+      (spec.saturate ? ` (larger values take the colour of ${fmt(spec.vmax)})` : "") });
+  parent.insertBefore(svg, before || null);
+  const gid = `attn-grad-${nextId()}`;
+  const grad = el("linearGradient", { id: gid, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, svg));
+  const stops = scale.stops("light").map(([o, c]) => el("stop", { offset: o.toFixed(4), "stop-color": c }, grad));
+  el("rect", { class: "attn-colorbar", x: bx, y: by, width: bw, height: 10, fill: `url(#${gid})` }, svg);
+  const tip = spec.saturate ? el("path", { class: "attn-colorbar", d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
+  // a saturating range says where it ends: a last tick "≥ vmax"
+  const ticks = spec.colorbar_ticks.slice();
+  if (spec.saturate && !ticks.some((t) => Math.abs(t - spec.vmax) < 1e-12)) ticks.push(spec.vmax);
+  for (const t of ticks) {
+    const x = bx + ((t - spec.vmin) / span) * bw;
+    el("line", { x1: x, x2: x, y1: by + 10, y2: by + 14, class: "attn-axis" }, svg);
+    el("text", { class: "attn-tick", x, y: by + 27, "text-anchor": "middle" }, svg, top(t));
+  }
+  el("text", { class: "attn-colorbar-label", x: beside ? bx + bw + arrow + 10 : 2, y: beside ? by + 9 : 12 }, svg, spec.colorbar_label);
+  return () => {  // follow the page's mode
+    const mode = isDark(svg) ? "dark" : "light";
+    scale.stops(mode).forEach(([, c], k) => stops[k].setAttribute("stop-color", c));
+    if (tip) { const c = scale.colour(spec.vmax, mode); tip.setAttribute("fill", `rgb(${c.join(",")})`); }
+  };
+}

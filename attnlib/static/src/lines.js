@@ -1,13 +1,17 @@
 // The lines panel: series (lines, points, bars, xy points), fixed series, the spokes from a
-// dragged query to its keys, a marker, and the handle (handle.js) when the panel has one.
+// dragged query to its keys, a marker, and the handle (handle.js) when the panel has one. The
+// plot is at most PANEL_W wide and its legend sits under it (a wrapping list).
 
+import { coloured } from "./colours.js";
 import { el, fmt, html, nextId } from "./dom.js";
 import { handlePanel } from "./handle.js";
+import { PANEL_W } from "./heatmap.js";
 
 export function linesPanel(spec, parent, ui) {
   const [x0, x1] = spec.xlim, [y0] = spec.ylim;
   let y1 = spec.ylim[1];  // the top moves between spec.ytops, when given
-  let pw = 300, ph = spec.equal_aspect ? 260 : 200;
+  const left = 46, right = 8, top = 8, bottom = 36;
+  let pw = PANEL_W - left - right, ph = spec.equal_aspect ? 200 : 160;
   if (spec.equal_aspect) {
     const k = Math.min(pw / (x1 - x0), ph / (y1 - y0));
     pw = k * (x1 - x0); ph = k * (y1 - y0);
@@ -15,16 +19,16 @@ export function linesPanel(spec, parent, ui) {
   // the legend names every series, and the point to drag (its own entry, first)
   const all = (spec.handle ? [{ name: `${spec.handle.label} (drag it)`, style: "handle", color: spec.handle.color }] : [])
     .concat(spec.fixed, spec.series);
-  const maxName = Math.max(...all.map((s) => s.name.length));
-  const left = 52, top = spec.title ? 24 : 10, legW = 30 + maxName * 6.5;
-  const width = left + pw + 10, height = top + ph + 42;
+  const width = Math.ceil(left + pw + right), height = Math.ceil(top + ph + bottom);
   const X = (x) => ((x - x0) / (x1 - x0)) * pw, Y = (y) => ph - ((y - y0) / (y1 - y0)) * ph;
-  const wrap = html("div", "attn-panel", parent);  // the plot, then its legend (below when narrow)
+  const wrap = html("div", "attn-panel", parent);  // its title, the plot, then its legend
+  wrap.setAttribute("data-panel", spec.name);
+  wrap.setAttribute("style", `--attn-w:${width}px`);
+  if (spec.title) html("div", "attn-panel-title", wrap, spec.title);
   // a plot with a point to drag is a group holding that control; otherwise a picture
   const svg = el("svg", { class: "attn-lines", "data-panel": spec.name, width, height,
     viewBox: `0 0 ${width} ${height}`, role: spec.handle ? "group" : "img",
     "aria-label": `${spec.title || spec.name}: ${spec.ylabel} against ${spec.xlabel}` }, wrap);
-  if (spec.title) el("text", { class: "attn-title", x: left + pw / 2, y: 15, "text-anchor": "middle" }, svg, spec.title);
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   const cid = `attn-clip-${nextId()}`;
   el("rect", { x: 0, y: 0, width: pw, height: ph }, el("clipPath", { id: cid }, el("defs", {}, svg)));
@@ -42,11 +46,12 @@ export function linesPanel(spec, parent, ui) {
   };
   yTicks(spec.yticks);
   el("rect", { class: "attn-frame", x: 0, y: 0, width: pw, height: ph, fill: "none" }, g);
-  el("text", { class: "attn-axis-label", x: pw / 2, y: ph + 32, "text-anchor": "middle" }, g, spec.xlabel);
+  el("text", { class: "attn-axis-label", x: pw / 2, y: ph + 31, "text-anchor": "middle" }, g, spec.xlabel);
   el("text", { class: "attn-axis-label", x: 0, y: 0, "text-anchor": "middle",
-    transform: `translate(${-40},${ph / 2}) rotate(-90)` }, g, spec.ylabel);
+    transform: `translate(${-36},${ph / 2}) rotate(-90)` }, g, spec.ylabel);
   const plot = el("g", { "clip-path": `url(#${cid})` }, g);
   const spokes = spec.spokes ? el("g", { class: "attn-spokes" }, g) : null, dots = el("g", {}, g);
+  const labels = el("g", { class: "attn-point-labels" }, g);  // raised above the handle below
   const pathD = (xs, ys) => {
     let d = "";
     for (let i = 0; i < xs.length; i++) d += (i ? "L" : "M") + X(xs[i]).toFixed(1) + " " + Y(ys[i]).toFixed(1);
@@ -60,14 +65,13 @@ export function linesPanel(spec, parent, ui) {
   };
   const draw = (s, cls) => {
     if (s.style === "bars") {
-      return el("path", { class: cls, "data-series": s.name, fill: "none", stroke: s.color,
-        "stroke-width": s.width }, plot);
+      return el("path", coloured({ class: cls, "data-series": s.name, fill: "none", "stroke-width": s.width }, s.color, "stroke"), plot);
     }
     if (s.style === "line") {
-      return el("path", { class: cls, "data-series": s.name, fill: "none", stroke: s.color,
-        "stroke-width": s.width, "stroke-dasharray": s.dash }, plot);
+      return el("path", coloured({ class: cls, "data-series": s.name, fill: "none", "stroke-width": s.width,
+        "stroke-dasharray": s.dash }, s.color, "stroke"), plot);
     }
-    return el("g", { class: cls, "data-series": s.name, fill: s.color }, dots);
+    return el("g", coloured({ class: cls, "data-series": s.name }, s.color, "fill"), dots);
   };
   const points = (gEl, xs, ys, r) => {
     while (gEl.childNodes.length < xs.length) el("circle", { r }, gEl);
@@ -84,14 +88,15 @@ export function linesPanel(spec, parent, ui) {
     if (f.style === "line") e.setAttribute("d", pathD(f.x, f.y));
     else points(e, f.x, f.y, f.labels ? 4 : 2.5);
     (f.labels || []).forEach((t, i) => el("text", { class: "attn-point-label", x: (X(f.x[i]) + 6).toFixed(1),
-      y: (Y(f.y[i]) - 6).toFixed(1) }, dots, t));
+      y: (Y(f.y[i]) - 6).toFixed(1) }, labels, t));
   }
   const spokeLines = spec.spokes ? (() => {
     const to = spec.fixed.find((f) => f.name === spec.spokes.to);
-    return to.x.map((x, j) => el("line", { x2: X(x).toFixed(1), y2: Y(to.y[j]).toFixed(1),
-      stroke: spec.handle.color, "stroke-linecap": "round" }, spokes));
+    return to.x.map((x, j) => el("line", coloured({ x2: X(x).toFixed(1), y2: Y(to.y[j]).toFixed(1),
+      "stroke-linecap": "round" }, spec.handle.color, "stroke"), spokes));
   })() : [];
   const handle = spec.handle ? handlePanel(spec, svg, g, ui, X, Y, pw, ph) : null;
+  g.appendChild(labels);  // a key's label stays readable with the query on it
   // Linked views: a fixed series of labelled points (the keys, the values) answers to the
   // heatmap's columns: reading column j rings point j here, and pointing at point j reads
   // column j there.
@@ -123,30 +128,28 @@ export function linesPanel(spec, parent, ui) {
       if (n === s.n) gEl.childNodes.forEach((c, r) => c.setAttribute("class", r === i ? "attn-linked" : ""));
     });
   });
-  // legend
-  const legH = top + all.length * 16 + 8;  // entries start level with the plot's top
-  const legend = el("svg", { class: "attn-legend-svg", "data-panel": spec.name, width: legW + 4, height: legH,
-    viewBox: `0 0 ${legW + 4} ${legH}`, role: "img",
-    "aria-label": `legend: ${all.map((s) => s.name).join("; ")}` }, wrap);
-  const lg = el("g", { class: "attn-legend", transform: `translate(2,${top + 4})` }, legend);
-  all.forEach((s, k) => {
-    const y = k * 16 + 6;
+  // legend: under the plot, one entry per series (a swatch drawn as the series is, its name)
+  const legend = html("ul", "attn-legend", wrap);
+  legend.setAttribute("data-panel", spec.name);
+  legend.setAttribute("aria-label", `legend of ${spec.title || spec.name}`);
+  all.forEach((s) => {
+    const li = html("li", null, legend);
+    const sw = el("svg", { width: 16, height: 12, viewBox: "3 0 16 12", "aria-hidden": "true" }, li);
     if (s.style === "line") {
-      el("line", { x1: 0, x2: 20, y1: y, y2: y, stroke: s.color, "stroke-width": s.width,
-        "stroke-dasharray": s.dash }, lg);
+      el("line", coloured({ x1: 1, x2: 21, y1: 6, y2: 6, "stroke-width": s.width, "stroke-dasharray": s.dash,
+        "data-swatch": s.name }, s.color, "stroke"), sw);
     } else if (s.style === "bars") {
-      el("line", { x1: 10, x2: 10, y1: y - 6, y2: y + 6, stroke: s.color, "stroke-width": s.width }, lg);
-    } else el("circle", { cx: 10, cy: y, r: s.style === "handle" ? 6 : 3.5, fill: s.color }, lg);
-    el("text", { class: "attn-tick", x: 25, y, "dominant-baseline": "central" }, lg, s.name);
+      el("line", coloured({ x1: 11, x2: 11, y1: 0, y2: 12, "stroke-width": s.width, "data-swatch": s.name }, s.color, "stroke"), sw);
+    } else el("circle", coloured({ cx: 11, cy: 6, r: s.style === "handle" ? 5.5 : 3.5, "data-swatch": s.name }, s.color, "fill"), sw);
+    html("span", null, li, s.name);
   });
-  // after the legend, so the legend stays beside the plot and the switch goes below both
-  if (spec.spokes) {  // the weight lines can be switched off
-    const box = html("label", "attn-toggle", wrap, "");
+  if (spec.spokes) {  // the weight lines can be switched off: a switch at the end of the legend
+    const box = html("label", "attn-toggle", html("li", "attn-legend-toggle", legend), "");
     const cb = html("input", null, box);
     cb.type = "checkbox";
     cb.setAttribute("checked", "");
     cb.setAttribute("data-spokes", spec.name);
-    box.appendChild(box.ownerDocument.createTextNode(` lines from the ${spec.handle.label} to the ${spec.spokes.to}`));
+    box.appendChild(box.ownerDocument.createTextNode(` lines to the ${spec.spokes.to}`));
     cb.addEventListener("change", () => spokes.setAttribute("visibility", cb.checked ? "visible" : "hidden"));
   }
   return (values, ctx) => {
