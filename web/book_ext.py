@@ -64,7 +64,11 @@ _render_image = NbElementRenderer.render_image
 def render_image(self, data):
     """myst-nb's image output, plus the variants attnlib put in the output's metadata."""
     out = _render_image(self, data)
-    extra = data.output_metadata.get(data.mime_type, {}).get("attnlib") if data.mime_type == "image/png" else None
+    extra = (
+        data.output_metadata.get(data.mime_type, {}).get("attnlib")
+        if data.mime_type == "image/png"
+        else None
+    )
     if not extra or len(out) != 1 or not isinstance(out[0], nodes.image):
         return out
     main = out[0]
@@ -72,11 +76,20 @@ def render_image(self, data):
     node += main
     for v in extra["variants"]:
         png = a2b_base64(v["png"])
-        uri = self.write_file([f"{hashlib.sha256(png).hexdigest()}.png"], png, overwrite=False, exists_ok=True)
+        uri = self.write_file(
+            [f"{hashlib.sha256(png).hexdigest()}.png"], png, overwrite=False, exists_ok=True
+        )
         image = nodes.image(uri=uri, alt=main.get("alt", ""))
         node += image
-        node["variants"].append({"theme": v["theme"], "layout": v["layout"], "width": int(v["width"]),
-                                 "height": int(v["height"]), "label_scale": float(v["label_scale"])})
+        node["variants"].append(
+            {
+                "theme": v["theme"],
+                "layout": v["layout"],
+                "width": int(v["width"]),
+                "height": int(v["height"]),
+                "label_scale": float(v["label_scale"]),
+            }
+        )
     return [node]
 
 
@@ -94,28 +107,44 @@ def visit_figure_variants(self, node) -> None:
     main, *images = node.children
     alt = escape(main.get("alt", ""), quote=True)
     found = {(v["theme"], v["layout"]): (img, v) for img, v in zip(images, node["variants"])}
-    wide = {"light": (main, {"width": int(main["width"]), "height": int(main["height"]),
-                             "label_scale": node["label_scale"]})}
+    wide = {
+        "light": (
+            main,
+            {
+                "width": int(main["width"]),
+                "height": int(main["height"]),
+                "label_scale": node["label_scale"],
+            },
+        )
+    }
     if ("dark", "wide") in found:
         wide["dark"] = found[("dark", "wide")]
     for theme, (img, v) in wide.items():
         cls = f"only-{theme}" if "dark" in wide else ""
         href = _src(self, img)
-        self.body.append(f'<a class="reference internal image-reference attn-figure-link {cls}" href="{href}">'
-                         f'<picture class="attn-figure {cls}">')
+        self.body.append(
+            f'<a class="reference internal image-reference attn-figure-link {cls}" href="{href}">'
+            f'<picture class="attn-figure {cls}">'
+        )
         if (theme, "narrow") in found:
             nimg, nv = found[(theme, "narrow")]
-            self.body.append(f'<source media="{NARROW_MEDIA}" srcset="{_src(self, nimg)}" width="{nv["width"]}" '
-                             f'height="{nv["height"]}" data-label-scale="{nv["label_scale"]:.5f}" />')
-        self.body.append(f'<img class="{cls}" alt="{alt}" src="{href}" width="{v["width"]}" height="{v["height"]}" '
-                         f'data-label-scale="{v["label_scale"]:.5f}" loading="lazy" decoding="async" />'
-                         "</picture></a>\n")
+            self.body.append(
+                f'<source media="{NARROW_MEDIA}" srcset="{_src(self, nimg)}" width="{nv["width"]}" '
+                f'height="{nv["height"]}" data-label-scale="{nv["label_scale"]:.5f}" />'
+            )
+        self.body.append(
+            f'<img class="{cls}" alt="{alt}" src="{href}" width="{v["width"]}" height="{v["height"]}" '
+            f'data-label-scale="{v["label_scale"]:.5f}" loading="lazy" decoding="async" />'
+            "</picture></a>\n"
+        )
     raise nodes.SkipNode
 
 
 def setup(app):
     app.setup_extension("myst_nb")
-    app.add_node(HideCodeCellNode, override=True, html=(visit_hide_cell_input, depart_HideCellInput))
+    app.add_node(
+        HideCodeCellNode, override=True, html=(visit_hide_cell_input, depart_HideCellInput)
+    )
     app.add_node(figure_variants, html=(visit_figure_variants, None))
     NbElementRenderer.render_image = render_image
     return {"parallel_read_safe": True, "parallel_write_safe": True}
