@@ -32,6 +32,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from binascii import a2b_base64
 from html import escape
 
@@ -39,9 +40,19 @@ from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 
-#: Viewports up to this width get a figure's narrow variant (the column is then at most
-#: 568 px; from 600 px on it is never narrower than that, see tests/browser/test_figures.py).
-NARROW_MEDIA = "(max-width: 599.98px)"
+#: The smallest text a figure may show (CSS px); tests/browser/test_figures.py checks it.
+MIN_LABEL_PX = 9.0
+#: Below 992 px (no sidebars) the theme's article column is the viewport less 2 x 16 px.
+PAGE_PADDING = 32
+
+
+def narrow_media(wide_label_scale: float) -> str:
+    """The media query under which a figure shows its narrow variant: every viewport below
+    600 px (phones), and up to 992 px while the wide picture, shrunk to the column, would
+    show text under MIN_LABEL_PX. (From 992 px on the column is 624-790 px wide.)"""
+    needed = MIN_LABEL_PX / wide_label_scale + PAGE_PADDING
+    width = min(992, max(600, math.ceil(needed)))
+    return f"(max-width: {width - 0.02:.2f}px)"
 
 
 def visit_hide_cell_input(self, node) -> None:
@@ -93,6 +104,11 @@ def render_image(self, data):
     return [node]
 
 
+def _px(value) -> int:
+    """An image node's width or height ("911" or "911px") in CSS px."""
+    return round(float(str(value).removesuffix("px")))
+
+
 def _src(self, image: nodes.image) -> str:
     uri = image["uri"]
     if uri in self.builder.images:
@@ -111,8 +127,8 @@ def visit_figure_variants(self, node) -> None:
         "light": (
             main,
             {
-                "width": int(main["width"]),
-                "height": int(main["height"]),
+                "width": _px(main["width"]),
+                "height": _px(main["height"]),
                 "label_scale": node["label_scale"],
             },
         )
@@ -128,14 +144,15 @@ def visit_figure_variants(self, node) -> None:
         )
         if (theme, "narrow") in found:
             nimg, nv = found[(theme, "narrow")]
+            media = narrow_media(node["label_scale"])
             self.body.append(
-                f'<source media="{NARROW_MEDIA}" srcset="{_src(self, nimg)}" width="{nv["width"]}" '
+                f'<source media="{media}" srcset="{_src(self, nimg)}" width="{nv["width"]}" '
                 f'height="{nv["height"]}" data-label-scale="{nv["label_scale"]:.5f}" />'
             )
         self.body.append(
-            f'<img class="{cls}" alt="{alt}" src="{href}" width="{v["width"]}" height="{v["height"]}" '
-            f'data-label-scale="{v["label_scale"]:.5f}" loading="lazy" decoding="async" />'
-            "</picture></a>\n"
+            f'<img class="{cls}" alt="{alt}" src="{href}" width="{v["width"]}" '
+            f'height="{v["height"]}" data-label-scale="{v["label_scale"]:.5f}" loading="lazy" '
+            'decoding="async" /></picture></a>\n'
         )
     raise nodes.SkipNode
 

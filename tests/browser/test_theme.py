@@ -58,8 +58,10 @@ def _contrast(a, b) -> float:
 # The buttons of the theme's chrome that a keyboard user reaches: the article header's menu,
 # launch, download, full-screen and colour-mode buttons (and, on a phone, its search and
 # "contents" buttons), the sidebar's search field on a desktop.
-TARGETS = (".bd-header-article button, .bd-sidebar-primary .search-button__button, "
-           ".bd-header .search-button__button")
+TARGETS = (
+    ".bd-header-article button, .bd-sidebar-primary .search-button__button, "
+    ".bd-header .search-button__button"
+)
 
 FOCUSED_JS = """
 (targets) => {
@@ -85,10 +87,21 @@ def _ring_pixels(page, box, pad: int = 8) -> tuple[np.ndarray, np.ndarray]:
     from PIL import Image
 
     x, y, w, h = box
-    clip = {"x": max(0, x - pad), "y": max(0, y - pad), "width": w + 2 * pad, "height": h + 2 * pad}
-    focused = np.asarray(Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB"), dtype=int)
-    page.evaluate("() => { window.__refocus = document.activeElement; document.activeElement.blur(); }")
-    blurred = np.asarray(Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB"), dtype=int)
+    clip = {
+        "x": max(0, x - pad),
+        "y": max(0, y - pad),
+        "width": w + 2 * pad,
+        "height": h + 2 * pad,
+    }
+    focused = np.asarray(
+        Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB"), dtype=int
+    )
+    page.evaluate(
+        "() => { window.__refocus = document.activeElement; document.activeElement.blur(); }"
+    )
+    blurred = np.asarray(
+        Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB"), dtype=int
+    )
     page.evaluate("() => window.__refocus.focus({focusVisible: true})")
     return focused, blurred
 
@@ -102,12 +115,20 @@ def test_every_header_button_shows_a_focus_ring(browser, base_url, viewport, sch
     pixels of at least 3:1 against the unfocused screen."""
     name = CHAPTERS[1]
     mobile = viewport is PHONE
-    with _page(browser, f"{base_url}/{name}", viewport=viewport, color_scheme=scheme,
-               is_mobile=mobile, has_touch=mobile) as page:
+    with _page(
+        browser,
+        f"{base_url}/{name}",
+        viewport=viewport,
+        color_scheme=scheme,
+        is_mobile=mobile,
+        has_touch=mobile,
+    ) as page:
         expected = page.evaluate(f"""() => [...document.querySelectorAll({TARGETS!r})]
             .filter(e => e.checkVisibility()).map(e => (e.getAttribute('aria-label') || e.title || e.textContent)
             .trim().replace(/\\s+/g, ' '))""")
-        assert len(expected) >= 4, f"{name}: only {expected} visible header buttons at {viewport['width']} px"
+        assert len(expected) >= 4, (
+            f"{name}: only {expected} visible header buttons at {viewport['width']} px"
+        )
         seen, problems = set(), []
         for _ in range(80):
             page.keyboard.press("Tab")
@@ -127,10 +148,15 @@ def test_every_header_button_shows_a_focus_ring(browser, base_url, viewport, sch
                 problems.append(f"{what}: ring {colour} on {got['background']} is {ratio:.2f}:1")
             focused, blurred = _ring_pixels(page, got["box"])
             changed = np.abs(focused - blurred).sum(axis=2) > 0
-            strong = [_contrast(tuple(f), tuple(b)) >= 3 for f, b in zip(focused[changed], blurred[changed])]
+            strong = [
+                _contrast(tuple(f), tuple(b)) >= 3
+                for f, b in zip(focused[changed], blurred[changed])
+            ]
             x, y, w, h = got["box"]
             if sum(strong) < 2 * (w + h):  # at least a 1-px ring all round
-                problems.append(f"{what}: only {sum(strong)} ring pixels painted at >= 3:1 (need {2 * (w + h):.0f})")
+                problems.append(
+                    f"{what}: only {sum(strong)} ring pixels painted at >= 3:1 (need {2 * (w + h):.0f})"
+                )
             if set(expected) <= seen:
                 break
         missing = sorted(set(expected) - seen)
@@ -157,8 +183,12 @@ def test_one_search_box(browser, base_url, name):
         assert len(boxes) == 1, f"{name} at 1280 px shows {len(boxes)} search boxes: {boxes}"
         assert "Search" in boxes[0]["text"], boxes
         page.keyboard.press("Control+k")
-        page.wait_for_function("document.querySelector('#pst-search-dialog')?.open === true", timeout=5000)
-    with _page(browser, f"{base_url}/{name}", viewport=PHONE, is_mobile=True, has_touch=True) as page:
+        page.wait_for_function(
+            "document.querySelector('#pst-search-dialog')?.open === true", timeout=5000
+        )
+    with _page(
+        browser, f"{base_url}/{name}", viewport=PHONE, is_mobile=True, has_touch=True
+    ) as page:
         boxes = page.evaluate(VISIBLE_SEARCH_JS)
         assert len(boxes) == 1, f"{name} at 390 px shows {len(boxes)} search controls: {boxes}"
 
@@ -198,16 +228,24 @@ def test_print_shows_the_page_without_its_controls(browser, base_url, name, sche
         page.wait_for_timeout(300)
         page.mouse.wheel(0, -400)
         page.wait_for_timeout(300)
-        assert page.evaluate("() => document.querySelector('#pst-back-to-top').checkVisibility()"), (
-            f"{name}: 'Back to top' did not appear on screen (the test would not see it hidden)")
+        assert page.evaluate(
+            "() => document.querySelector('#pst-back-to-top').checkVisibility()"
+        ), f"{name}: 'Back to top' did not appear on screen (the test would not see it hidden)"
         page.emulate_media(media="print")
         got = page.evaluate(PRINT_JS)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{name.replace('/', '__').removesuffix('.html')}--print-{scheme}.png"))
+        page.screenshot(
+            path=str(
+                SCREENSHOTS
+                / f"{name.replace('/', '__').removesuffix('.html')}--print-{scheme}.png"
+            )
+        )
     assert got["text"] > 1000, f"{name}: the article has no text in print"
     assert not got["controls"], f"{name} ({scheme}) prints controls: {got['controls'][:8]}"
     assert not got["chrome"], f"{name} ({scheme}) prints the theme's chrome: {got['chrome']}"
     assert got["outputs"] and all(b == "avoid" for b in got["outputs"]), (
-        f"{name}: outputs with figures or explorers may split across pages: {got['outputs']}")
+        f"{name}: outputs with figures or explorers may split across pages: {got['outputs']}"
+    )
     assert got["figures"] and set(got["figures"]) == {"light"}, (
-        f"{name} ({scheme}): printed figures are {got['figures']}, not the light variants")
+        f"{name} ({scheme}): printed figures are {got['figures']}, not the light variants"
+    )
