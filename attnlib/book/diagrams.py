@@ -83,6 +83,9 @@ def _fmt(vec) -> str:
 def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)):
     """Draw query -> scores -> softmax weights -> weighted sum, with the example's numbers.
 
+    The stages run left to right, one row per key. Its narrow variant (for a phone, see
+    :mod:`attnlib.plotting.variants`) runs them top to bottom, one column per key.
+
     Args:
         example: what :func:`pipeline_example` returns (tensors or arrays): ``query``
             ``(d,)``, ``keys`` ``(n, d)``, ``values`` ``(n, d_v)``, ``scores`` ``(n,)``,
@@ -95,18 +98,68 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
         The pyplot-managed :class:`matplotlib.figure.Figure` (shown by Jupyter's inline
         backend at the end of the cell; also returned for ``savefig``).
     """
-    from matplotlib.patches import FancyArrowPatch, Rectangle
-
-    from attnlib.plotting._figure import OKABE_ITO, _check_figsize, _new_figure
+    from attnlib.plotting._figure import NARROW_WIDTH, _check_figsize, _drawn
 
     fn = "draw_pipeline"
     title = as_str(title, "title", fn, optional=True)
     figsize = _check_figsize(figsize, fn)
-    ex = _checked_example(example, fn)
-    keys, scores, weights, values = ex["keys"], ex["scores"], ex["weights"], ex["values"]
-    n, valid = keys.shape[0], ex["valid_len"]
+    checked = _checked_example(example, fn)
+    n = checked["keys"].shape[0]
+    ex = {
+        "query": _fmt(checked["query"]),
+        "output": _fmt(checked["output"]),
+        "keys": [_fmt(k) for k in checked["keys"]],
+        "values": [_fmt(v) for v in checked["values"]],
+        "scores": [f"{s:.2f}" for s in checked["scores"]],
+        "weights": checked["weights"],
+        "scoring": checked["scoring"],
+        "valid": checked["valid_len"],
+        "n": n,
+    }
 
-    fig = _new_figure(figsize)
+    def draw(theme, narrow, managed):
+        if narrow and figsize[0] > NARROW_WIDTH:
+            return _pipeline_down(ex, title, theme, managed)
+        return _pipeline_across(ex, title, figsize, theme, managed)
+
+    return _drawn(draw)
+
+
+def _pipeline_colours(theme) -> dict:
+    from attnlib.plotting._figure import OKABE_ITO
+    from attnlib.plotting._theme import series_colour
+
+    return {
+        "text": theme.foreground,
+        "masked": theme.muted,
+        "arrow": theme.muted,
+        "query": series_colour(OKABE_ITO[1], theme),
+        "output": series_colour(OKABE_ITO[2], theme),
+        "bar": series_colour(OKABE_ITO[0], theme),
+        "bar_alpha": 0.55 if theme.name == "light" else 0.9,
+    }
+
+
+HEADS = {
+    "query": "query $\\mathbf{q}$",
+    "keys": "keys $\\mathbf{k}_i$",
+    "scores": "scores $a(\\mathbf{q},\\mathbf{k}_i)$",
+    "weights": "weights $\\alpha_i$",
+    "values": "values $\\mathbf{v}_i$",
+    "output": "output $\\sum_i\\alpha_i\\mathbf{v}_i$",
+}
+PT = 9.0  # every text of the diagram (attnlib's smallest size)
+
+
+def _pipeline_across(ex, title, figsize, theme, managed):
+    """Stages left to right, one row per key (the desktop figure)."""
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    from attnlib.plotting._figure import _finish, _new_figure
+
+    col = _pipeline_colours(theme)
+    n, valid, weights = ex["n"], ex["valid"], ex["weights"]
+    fig = _new_figure(figsize, managed)
     ax = fig.add_subplot()
     ax.set_xlim(0, 10)
     ax.set_ylim(-0.6, n + 0.9)
@@ -123,72 +176,62 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
         "values": 7.65,
         "output": 9.3,
     }
-    heads = {
-        "query": "query $\\mathbf{q}$",
-        "keys": "keys $\\mathbf{k}_i$",
-        "scores": "scores $a(\\mathbf{q},\\mathbf{k}_i)$",
-        "weights": "weights $\\alpha_i$",
-        "values": "values $\\mathbf{v}_i$",
-        "output": "output $\\sum_i\\alpha_i\\mathbf{v}_i$",
-    }
     for key, x in cols.items():
-        ax.text(x, head, heads[key], ha="center", va="center", fontsize="small", fontweight="bold")
-    mid = (n - 1) / 2 + 0.2
-    ax.text(
-        cols["query"],
-        mid,
-        _fmt(example["query"]),
-        ha="center",
-        va="center",
-        fontsize="small",
-        bbox=dict(boxstyle="round", fc="none", ec=OKABE_ITO[1]),
-    )
-    ax.text(
-        cols["output"],
-        mid,
-        _fmt(example["output"]),
-        ha="center",
-        va="center",
-        fontsize="small",
-        bbox=dict(boxstyle="round", fc="none", ec=OKABE_ITO[2]),
-    )
-    for i, y in enumerate(rows):
-        masked = i >= valid
-        colour = "0.6" if masked else "0.0"
         ax.text(
-            cols["keys"],
-            y,
-            _fmt(keys[i]),
+            x,
+            head,
+            HEADS[key],
             ha="center",
             va="center",
-            fontsize="small",
-            color=colour,
+            fontsize=PT,
+            fontweight="bold",
+            color=col["text"],
+        )
+    mid = (n - 1) / 2 + 0.2
+    for key in ("query", "output"):
+        ax.text(
+            cols[key],
+            mid,
+            ex[key],
+            ha="center",
+            va="center",
+            fontsize=PT,
+            color=col["text"],
+            bbox=dict(boxstyle="round", fc="none", ec=col[key]),
+        )
+    for i, y in enumerate(rows):
+        masked = i >= valid
+        colour = col["masked"] if masked else col["text"]
+        ax.text(
+            cols["keys"], y, ex["keys"][i], ha="center", va="center", fontsize=PT, color=colour
         )
         ax.text(
             cols["scores"],
             y,
-            f"{scores[i]:.2f}" + ("  (masked)" if masked else ""),
+            ex["scores"][i] + ("  (masked)" if masked else ""),
             ha="center",
             va="center",
-            fontsize="small",
+            fontsize=PT,
             color=colour,
         )
-        bar = Rectangle(
-            (cols["weights"] - 0.05, y - 0.18),
-            0.8 * weights[i],
-            0.36,
-            color=OKABE_ITO[0],
-            alpha=0.45,
-            lw=0,
+        ax.add_patch(
+            Rectangle(
+                (cols["weights"] - 0.05, y - 0.18),
+                0.8 * weights[i],
+                0.36,
+                color=col["bar"],
+                alpha=col["bar_alpha"],
+                lw=0,
+            )
         )
-        ax.add_patch(bar)
         ax.text(
             cols["weights"] - 0.15,
             y,
             f"{weights[i]:.2f}",
             ha="right",
             va="center",
-            fontsize="small",
+            fontsize=PT,
+            color=col["text"],
         )
         ax.text(
             (cols["weights"] + cols["values"]) / 2 + 0.05,
@@ -196,23 +239,17 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
             "×",
             ha="center",
             va="center",
-            fontsize="small",
-            color="0.35",
+            fontsize=PT,
+            color=col["arrow"],
         )
         ax.text(
-            cols["values"],
-            y,
-            _fmt(values[i]),
-            ha="center",
-            va="center",
-            fontsize="small",
-            color=colour,
+            cols["values"], y, ex["values"][i], ha="center", va="center", fontsize=PT, color=colour
         )
 
-    def arrow(x0, x1, y0=mid, y1=mid, label=None):
+    def arrow(x0, x1, label=None):
         ax.add_patch(
             FancyArrowPatch(
-                (x0, y0), (x1, y1), arrowstyle="-|>", mutation_scale=10, color="0.35", lw=1
+                (x0, mid), (x1, mid), arrowstyle="-|>", mutation_scale=10, color=col["arrow"], lw=1
             )
         )
         if label:
@@ -222,8 +259,8 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
                 label,
                 ha="center",
                 va="center",
-                fontsize="x-small",
-                color="0.25",
+                fontsize=PT,
+                color=col["arrow"],
             )
 
     arrow(cols["query"] + 0.6, cols["keys"] - 0.75, label="compare with\nevery key")
@@ -240,9 +277,192 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
         f"sum = {weights.sum():.2f}",
         ha="center",
         va="center",
-        fontsize="x-small",
-        color="0.25",
+        fontsize=PT,
+        color=col["arrow"],
     )
+    _finish(fig, theme)
+    return fig
+
+
+def _pipeline_down(ex, title, theme, managed):
+    """Stages top to bottom, one column per key (the phone figure, 4.2 in wide)."""
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    from attnlib.plotting._figure import NARROW_WIDTH, _finish, _new_figure
+
+    col = _pipeline_colours(theme)
+    n, valid, weights = ex["n"], ex["valid"], ex["weights"]
+    # from the top: each stage is a bold head line and a line of values (0.62 in); between
+    # stages an arrow with its label (0.42 in)
+    stage_h, arrow_h = 0.62, 0.42
+    height = 6 * stage_h + 4 * arrow_h + 0.3 + (0.3 if title else 0)
+    fig = _new_figure((NARROW_WIDTH, height), managed)
+    fig.set_layout_engine("none")  # one axes filling the figure: nothing to lay out
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, NARROW_WIDTH)
+    ax.set_ylim(-height, 0)
+    ax.axis("off")
+    left = 0.12
+    xs = [left + (NARROW_WIDTH - left) * (i + 0.5) / n for i in range(n)]  # a column per key
+    y = -0.15
+    if title:
+        ax.text(
+            NARROW_WIDTH / 2,
+            y - 0.1,
+            title,
+            ha="center",
+            va="center",
+            fontsize=10.5,
+            color=col["text"],
+        )
+        y -= 0.3
+
+    def head(key, extra=None):
+        nonlocal y
+        ax.text(
+            left,
+            y - 0.12,
+            HEADS[key],
+            ha="left",
+            va="center",
+            fontsize=PT,
+            fontweight="bold",
+            color=col["text"],
+        )
+        if extra:
+            ax.text(
+                NARROW_WIDTH - 0.1,
+                y - 0.12,
+                extra,
+                ha="right",
+                va="center",
+                fontsize=PT,
+                color=col["arrow"],
+            )
+        return y - 0.4  # the values' line
+
+    def arrow(label):
+        nonlocal y
+        x = left + 0.25
+        ax.add_patch(
+            FancyArrowPatch(
+                (x, y - 0.04),
+                (x, y - arrow_h + 0.04),
+                arrowstyle="-|>",
+                mutation_scale=10,
+                color=col["arrow"],
+                lw=1,
+            )
+        )
+        ax.text(
+            x + 0.2,
+            y - arrow_h / 2,
+            label,
+            ha="left",
+            va="center",
+            fontsize=PT,
+            color=col["arrow"],
+        )
+        y -= arrow_h
+
+    yv = head("query")
+    ax.text(
+        NARROW_WIDTH / 2,
+        yv,
+        ex["query"],
+        ha="center",
+        va="center",
+        fontsize=PT,
+        color=col["text"],
+        bbox=dict(boxstyle="round", fc="none", ec=col["query"]),
+    )
+    y -= stage_h
+    arrow("compare with every key")
+    yv = head("keys")
+    for i, x in enumerate(xs):
+        ax.text(
+            x,
+            yv,
+            ex["keys"][i],
+            ha="center",
+            va="center",
+            fontsize=PT,
+            color=col["masked"] if i >= valid else col["text"],
+        )
+    y -= stage_h
+    arrow(ex["scoring"])
+    yv = head("scores")
+    for i, x in enumerate(xs):
+        masked = i >= valid
+        ax.text(
+            x,
+            yv,
+            ex["scores"][i] + (" (masked)" if masked else ""),
+            ha="center",
+            va="center",
+            fontsize=PT,
+            color=col["masked"] if masked else col["text"],
+        )
+    y -= stage_h
+    arrow("softmax" + (" over the valid keys" if valid < n else ""))
+    yv = head("weights", extra=f"sum = {weights.sum():.2f}")
+    span = (NARROW_WIDTH - left) / n * 0.45  # a bar's length at weight 1
+    for i, x in enumerate(xs):
+        ax.add_patch(
+            Rectangle(
+                (x + 0.02, yv - 0.1),
+                span * weights[i],
+                0.2,
+                color=col["bar"],
+                alpha=col["bar_alpha"],
+                lw=0,
+            )
+        )
+        ax.text(
+            x - 0.02,
+            yv,
+            f"{weights[i]:.2f}",
+            ha="right",
+            va="center",
+            fontsize=PT,
+            color=col["text"],
+        )
+    y -= stage_h
+    ax.text(
+        left + 0.25,
+        y - arrow_h / 2 + 0.05,
+        "× each weight times its value",
+        ha="left",
+        va="center",
+        fontsize=PT,
+        color=col["arrow"],
+    )
+    y -= arrow_h - 0.1
+    yv = head("values")
+    for i, x in enumerate(xs):
+        ax.text(
+            x,
+            yv,
+            ex["values"][i],
+            ha="center",
+            va="center",
+            fontsize=PT,
+            color=col["masked"] if i >= valid else col["text"],
+        )
+    y -= stage_h
+    arrow("weighted sum of the values")
+    yv = head("output")
+    ax.text(
+        NARROW_WIDTH / 2,
+        yv,
+        ex["output"],
+        ha="center",
+        va="center",
+        fontsize=PT,
+        color=col["text"],
+        bbox=dict(boxstyle="round", fc="none", ec=col["output"]),
+    )
+    _finish(fig, theme)
     return fig
 
 
