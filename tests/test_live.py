@@ -282,7 +282,7 @@ def test_a_handle_on_a_circle_is_an_angle_and_its_circle_must_fit_the_plot():
             Handle("a", None, circle=bad)
     with pytest.raises(ExplorerError, match=r"a handle on a circle is bound to one slider \(its angle\); got y='b'"):
         Handle("a", "b", circle=(0, 0, 1))
-    with pytest.raises(ExplorerError, match=r"the handle's circle \(0.0, 0.0, 1.5\) leaves panel 'p''s xlim \(-1, 1\)"):
+    with pytest.raises(ExplorerError, match=r"the handle's circle \(0.0, 0.0, 1.5\) leaves panel 'p''s xlim \(-1(\.0)?, 1(\.0)?\)"):
         Declaration(
             "toy",
             update=lambda **p: {"p": {}},
