@@ -1,0 +1,552 @@
+"""Additive attention at work: a small encoder-decoder, the date task, and its training.
+
+The model follows d2l's Bahdanau encoder-decoder (Zhang et al., *Dive into Deep Learning*,
+https://d2l.ai, section 11.4) with the bidirectional encoder of Bahdanau, Cho and Bengio
+(2015): a GRU encoder that reads both ways, and a GRU decoder whose state before each step
+is the **query** of :class:`attnlib.AdditiveAttention`, with the encoder's states as **keys
+and values**. The same model without attention (:class:`ContextDecoder`, one fixed
+context) and with query-blind attention (:class:`UniformAttention`, the same weight on
+every input) are the baselines.
+
+Chapter 6 trains it on two tasks generated in code (no download): rewrite a date,
+``"22 Nov 2026"`` -> ``"2026-11-22"`` (this module), whose alignment is known and not
+monotone; and write down a number read aloud, ``"three one four"`` -> ``"314"``
+(:mod:`attnlib.book.ch06_lengths`), whose inputs run to several times that length.
+
+Shapes (one vocabulary with the rest of attnlib):
+
+- source tokens ``(batch, n_in)``, padded with ``PAD``; ``src_lens`` ``(batch,)``;
+- encoder states ``(batch, n_in, h)``: the keys and the values;
+- decoder query at one step ``(batch, 1, h)``; its weights ``(batch, 1, n_in)``;
+- all weights of a decoded output ``(batch, n_out, n_in)``: output characters are rows
+  (queries), input characters are columns (keys).
+
+Nothing here seeds the global generator: every random draw takes a ``torch.Generator``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor, nn
+
+from attnlib.attention import AdditiveAttention
+from attnlib.masking import masked_softmax
+
+__all__ = [
+    "MONTHS",
+    "WEEKDAYS",
+    "STYLES",
+    "SRC_CHARS",
+    "TGT_CHARS",
+    "PAD",
+    "BOS",
+    "N_OUT",
+    "random_dates",
+    "format_source",
+    "format_target",
+    "random_sources",
+    "encode_sources",
+    "encode_targets",
+    "implied_alignment",
+    "Encoder",
+    "AttentionDecoder",
+    "ContextDecoder",
+    "UniformAttention",
+    "EncoderDecoder",
+    "DateModel",
+    "TrainLog",
+    "train",
+    "translate",
+    "accuracy",
+    "uniform_rows",
+]
+
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+#: The input formats: ``short`` "5 Nov 2026", ``long`` "Thursday, 5 November 2026",
+#: ``us`` "November 5, 2026".
+STYLES = ("short", "long", "us")
+#: Padding and begin-of-sequence: ids 0 and 1 in every vocabulary of the chapter.
+PAD, BOS = 0, 1
+#: Source vocabulary: padding, digits, space, comma and the letters of month and day names.
+SRC_CHARS = (
+    ["<pad>", "<bos>", " ", ","] + list("0123456789") + sorted(set("".join(MONTHS + WEEKDAYS)))
+)
+#: Target vocabulary: padding, begin-of-sequence, digits and the dash.
+TGT_CHARS = ["<pad>", "<bos>", "-"] + list("0123456789")
+N_OUT = 10  # "YYYY-MM-DD"
+_SRC_INDEX = {c: i for i, c in enumerate(SRC_CHARS)}
+_TGT_INDEX = {c: i for i, c in enumerate(TGT_CHARS)}
+
+
+# ----------------------------------------------------------------------------- the task
+def random_dates(n: int, generator: torch.Generator) -> list[_dt.date]:
+    """``n`` dates drawn uniformly from 1 Jan 1900 to 31 Dec 2099."""
+    first, last = _dt.date(1900, 1, 1).toordinal(), _dt.date(2099, 12, 31).toordinal()
+    days = torch.randint(first, last + 1, (n,), generator=generator).tolist()
+    return [_dt.date.fromordinal(d) for d in days]
+
+
+def format_source(date: _dt.date, style: str = "short") -> str:
+    """An input: ``short`` "5 Nov 2026", ``long`` "Thursday, 5 November 2026" or ``us``
+    "November 5, 2026" (the day never has a leading zero)."""
+    month = MONTHS[date.month - 1]
+    if style == "short":
+        return f"{date.day} {month[:3]} {date.year}"
+    if style == "long":
+        return f"{WEEKDAYS[date.weekday()]}, {date.day} {month} {date.year}"
+    if style == "us":
+        return f"{month} {date.day}, {date.year}"
+    raise ValueError(f"format_source: style must be one of {STYLES}; got {style!r}")
+
+
+def format_target(date: _dt.date) -> str:
+    """The output format, ISO 8601: ``"2026-11-05"``."""
+    return date.isoformat()
+
+
+def random_sources(dates: list[_dt.date], generator: torch.Generator) -> list[str]:
+    """Each date in a style drawn uniformly from :data:`STYLES`."""
+    styles = torch.randint(0, len(STYLES), (len(dates),), generator=generator).tolist()
+    return [format_source(d, STYLES[s]) for d, s in zip(dates, styles)]
+
+
+def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:
+    """Character ids ``(batch, n_in)`` padded with ``PAD``, and lengths ``(batch,)``."""
+    return _encode(texts, _SRC_INDEX, "encode_sources")
+
+
+def encode_targets(texts: list[str]) -> Tensor:
+    """Character ids ``(batch, N_OUT)`` of ISO dates."""
+    return torch.tensor([[_TGT_INDEX[c] for c in t] for t in texts], dtype=torch.long)
+
+
+def _encode(texts: list[str], index: dict[str, int], fn: str) -> tuple[Tensor, Tensor]:
+    """Ids ``(batch, n_in)`` padded with ``PAD`` and lengths ``(batch,)``."""
+    if not texts or any(not isinstance(t, str) or not t for t in texts):
+        raise ValueError(f"{fn}: texts must be a non-empty list of non-empty strings")
+    unknown = sorted({c for t in texts for c in t} - index.keys())
+    if unknown:
+        raise ValueError(f"{fn}: characters {unknown} are not in the vocabulary")
+    n_in = max(len(t) for t in texts)
+    ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
+    for b, t in enumerate(texts):
+        ids[b, : len(t)] = torch.tensor([index[c] for c in t])
+    return ids, torch.tensor([len(t) for t in texts])
+
+
+def _fields(source: str) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """(start, end) of the day digits, the month name and the year digits in ``source``."""
+    import re
+
+    m = re.fullmatch(r"(?:[A-Za-z]+, )?(\d{1,2}) ([A-Za-z]+) (\d{4})", source) or re.fullmatch(
+        r"([A-Za-z]+) (\d{1,2}), (\d{4})", source
+    )
+    if m is None:
+        raise ValueError(
+            f"implied_alignment: source must look like '5 Nov 2026', "
+            f"'Thursday, 5 November 2026' or 'November 5, 2026'; got {source!r}"
+        )
+    spans = [m.span(i) for i in (1, 2, 3)]
+    if not source[spans[0][0]].isdigit():  # "November 5, 2026": month first
+        spans[0], spans[1] = spans[1], spans[0]
+    return spans[0], spans[1], spans[2]
+
+
+def implied_alignment(source: str) -> Tensor:
+    """Which input characters each output character copies or translates: ``(N_OUT, n_in)``.
+
+    Year digits point at the year digits; the month digits at the letters of the month's
+    name, spread evenly; the day digits at the day digits (both at the single digit when
+    the day has one: the leading ``0`` follows from it). The dashes copy nothing and get an
+    all-zero row, and so do weekday names in the input: no output character needs them.
+    Rows are output characters, columns input characters, like every weight matrix in
+    attnlib.
+    """
+    (d0, d1), (m0, m1), (y0, y1) = _fields(source)
+    A = torch.zeros(N_OUT, len(source))
+    for i in range(4):
+        A[i, y0 + i] = 1.0  # "YYYY" <- the year
+    A[5:7, m0:m1] = 1.0 / (m1 - m0)  # "MM" <- the month's name
+    if d1 - d0 == 2:
+        A[8, d0] = A[9, d0 + 1] = 1.0  # "DD" <- the day's two digits
+    else:
+        A[8, d0] = A[9, d0] = 1.0  # "0D" <- the day's one digit
+    return A
+
+
+# ----------------------------------------------------------------------------- the model
+class Encoder(nn.Module):
+    """Embedding + bidirectional GRU over the source characters, as in Bahdanau et al.
+
+    d2l's ``Seq2SeqEncoder`` reads left to right only, so the state at a character knows
+    nothing of what follows it; reading both ways (``h / 2`` units per direction, joined)
+    gives every character a state that describes it in its whole context, which is what an
+    alignment needs. Padding never reaches a state: the sequences are packed.
+
+    Returns the states ``(batch, n_in, h)`` (keys and values) and the final hidden state
+    ``(num_layers, batch, h)`` (both directions' last states, joined), the decoder's start.
+    """
+
+    def __init__(
+        self, vocab_size: int, embed_size: int, num_hiddens: int, num_layers: int = 1
+    ) -> None:
+        super().__init__()
+        if num_hiddens % 2:
+            raise ValueError(
+                f"Encoder: num_hiddens must be even (h / 2 per direction); got {num_hiddens}"
+            )
+        self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
+        self.rnn = nn.GRU(
+            embed_size, num_hiddens // 2, num_layers, batch_first=True, bidirectional=True
+        )
+
+    def forward(self, src: Tensor, src_lens: Tensor) -> tuple[Tensor, Tensor]:
+        packed = nn.utils.rnn.pack_padded_sequence(
+            self.embedding(src), src_lens.cpu(), batch_first=True, enforce_sorted=False
+        )
+        out, hidden = self.rnn(packed)  # hidden: (2 * num_layers, batch, h / 2)
+        states, _ = nn.utils.rnn.pad_packed_sequence(
+            out, batch_first=True, total_length=src.shape[1]
+        )  # (batch, n_in, h)
+        layers = hidden.shape[0] // 2
+        hidden = hidden.view(layers, 2, *hidden.shape[1:])  # (num_layers, 2, batch, h / 2)
+        hidden = torch.cat([hidden[:, 0], hidden[:, 1]], dim=-1)  # (num_layers, batch, h)
+        return states, hidden
+
+
+class AttentionDecoder(nn.Module):
+    """d2l's ``Seq2SeqAttentionDecoder``: at every step the decoder's top hidden state is
+    the query ``(batch, 1, h)``; the encoder states ``(batch, n_in, h)`` are the keys and
+    the values; the context ``(batch, 1, h)`` joins the previous output character."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        embed_size: int,
+        num_hiddens: int,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+        attention: nn.Module | None = None,
+    ) -> None:
+        super().__init__()
+        # d2l's constructor; any module with the same forward and .attention_weights works
+        self.attention = (
+            AdditiveAttention(num_hiddens, dropout) if attention is None else attention
+        )
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
+        self.dense = nn.Linear(num_hiddens, vocab_size)
+
+    def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
+        """One output character: logits ``(batch, vocab)``, the new hidden state, and the
+        attention weights ``(batch, 1, n_in)``."""
+        query = hidden[-1].unsqueeze(1)  # s_{t-1}: (num_layers, batch, h) -> (batch, 1, h)
+        context = self.attention(query, states, states, src_lens)  # c_t: (batch, 1, h)
+        x = torch.cat([self.embedding(token).unsqueeze(1), context], dim=-1)  # (batch, 1, e+h)
+        out, hidden = self.rnn(x, hidden)  # s_t: (batch, 1, h)
+        return self.dense(out.squeeze(1)), hidden, self.attention.attention_weights
+
+
+class ContextDecoder(nn.Module):
+    """The same decoder without attention: one fixed context, the encoder's final states
+    (d2l's ``Seq2SeqDecoder``), joins every previous output character."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        embed_size: int,
+        num_hiddens: int,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
+        self.dense = nn.Linear(num_hiddens, vocab_size)
+        self.context: Tensor | None = None
+
+    def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
+        x = torch.cat([self.embedding(token).unsqueeze(1), self.context], dim=-1)  # (b, 1, e+h)
+        out, hidden = self.rnn(x, hidden)
+        return self.dense(out.squeeze(1)), hidden, None
+
+
+class UniformAttention(nn.Module):
+    r"""Query-blind attention: the same weight, :math:`1/L`, on each of the :math:`L` valid
+    keys, whatever the query. The context is the mean of the valid values.
+
+    The baseline that separates *selecting* inputs from merely *having access* to all of
+    them: a decoder with it sees every encoder state but cannot choose among them.
+    ``forward(queries, keys, values, valid_lens)`` like attnlib's modules; queries
+    ``(batch, n_queries, d)`` only set the number of rows; ``.attention_weights`` is
+    ``(batch, n_queries, n_keys)``.
+    """
+
+    def forward(
+        self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None = None
+    ) -> Tensor:
+        scores = keys.new_zeros(queries.shape[0], queries.shape[1], keys.shape[1])  # (b, q, k)
+        self.attention_weights = masked_softmax(scores, valid_lens)
+        return self.attention_weights @ values  # (batch, n_queries, d_v)
+
+
+class EncoderDecoder(nn.Module):
+    """Encoder + decoder over any two character vocabularies.
+
+    ``attention=True``: additive attention (d2l's Bahdanau decoder); ``False``: the
+    fixed-context baseline; ``"uniform"``: :class:`UniformAttention` (query-blind); a
+    callable ``f(num_hiddens) -> module``: that attention module instead (it must take
+    ``(queries, keys, values, valid_lens)`` and keep ``.attention_weights``, like attnlib's
+    modules).
+    """
+
+    def __init__(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        *,
+        attention=True,
+        embed_size: int = 16,
+        num_hiddens: int = 32,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+        n_out: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.uses_attention = attention is not False
+        self.n_out = n_out
+        self.encoder = Encoder(src_vocab_size, embed_size, num_hiddens, num_layers)
+        if attention is False:
+            self.decoder = ContextDecoder(
+                tgt_vocab_size, embed_size, num_hiddens, num_layers, dropout
+            )
+        else:
+            if attention is True:
+                module = None
+            elif attention == "uniform":
+                module = UniformAttention()
+            elif callable(attention):
+                module = attention(num_hiddens)
+            else:
+                raise ValueError(
+                    "EncoderDecoder: attention must be True, False, 'uniform' or a function "
+                    f"num_hiddens -> module; got {attention!r}"
+                )
+            self.decoder = AttentionDecoder(
+                tgt_vocab_size, embed_size, num_hiddens, num_layers, dropout, attention=module
+            )
+
+    def forward(
+        self, src: Tensor, src_lens: Tensor, tgt: Tensor | None = None, *, n_out: int | None = None
+    ):
+        """Logits ``(batch, n_out, vocab)`` and weights ``(batch, n_out, n_in)`` (or None).
+
+        With ``tgt`` (``(batch, n_out)``) the decoder reads the true previous character
+        (teacher forcing); without, its own greedy prediction, for ``n_out`` steps (default:
+        the model's fixed output length).
+        """
+        if tgt is not None:
+            n_out = tgt.shape[1]
+        n_out = n_out if n_out is not None else self.n_out
+        if n_out is None:
+            raise ValueError("EncoderDecoder.forward: pass tgt or n_out (the steps to decode)")
+        states, hidden = self.encoder(src, src_lens)  # (batch, n_in, h), (layers, batch, h)
+        if not self.uses_attention:
+            # one fixed summary: the encoder's final states, both directions joined
+            self.decoder.context = hidden[-1].unsqueeze(1)  # (batch, h) -> (batch, 1, h)
+        token = torch.full((src.shape[0],), BOS, dtype=torch.long)
+        logits, weights = [], []
+        for t in range(n_out):
+            out, hidden, w = self.decoder.step(token, hidden, states, src_lens)
+            logits.append(out)
+            weights.append(w)
+            token = tgt[:, t] if tgt is not None else out.argmax(dim=-1)
+        w = torch.cat(weights, dim=1) if self.uses_attention else None  # (batch, n_out, n_in)
+        return torch.stack(logits, dim=1), w  # (batch, n_out, vocab)
+
+
+class DateModel(EncoderDecoder):
+    """:class:`EncoderDecoder` for the date task: date characters in, ``N_OUT`` ISO
+    characters out (``attention`` as there)."""
+
+    def __init__(
+        self,
+        *,
+        attention=True,
+        embed_size: int = 16,
+        num_hiddens: int = 32,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__(
+            len(SRC_CHARS),
+            len(TGT_CHARS),
+            attention=attention,
+            embed_size=embed_size,
+            num_hiddens=num_hiddens,
+            num_layers=num_layers,
+            dropout=dropout,
+            n_out=N_OUT,
+        )
+
+
+# ----------------------------------------------------------------------------- training
+@dataclass
+class TrainLog:
+    """What :func:`train` records: the loss per step, the seconds it took, and
+    checkpoints ``(step, weights (n_watch, n_out, n_in))`` of the watched examples."""
+
+    losses: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    checkpoints: list[tuple[int, Tensor]] = field(default_factory=list)
+
+
+def train(
+    model: EncoderDecoder,
+    src: Tensor,
+    src_lens: Tensor,
+    tgt: Tensor,
+    *,
+    steps: int,
+    batch_size: int = 64,
+    lr: float = 0.01,
+    generator: torch.Generator,
+    optimizer: torch.optim.Optimizer | None = None,
+    watch: tuple[Tensor, Tensor] | None = None,
+    every: int = 25,
+) -> TrainLog:
+    """Adam with teacher forcing and cross-entropy over the output characters.
+
+    Minibatches are drawn with ``generator`` (each cut to its longest input); padding in
+    ``tgt`` (``PAD``) does not count in the loss. The gradient's norm is clipped to 1.
+    ``optimizer`` continues a run (same Adam state) instead of starting a new one. With
+    ``watch = (src, src_lens)`` the attention weights of those examples (greedy decoding)
+    are recorded every ``every`` steps and after the last, for playback. Runs
+    single-threaded (``torch.set_num_threads(1)``, restored afterwards).
+    """
+    opt = optimizer if optimizer is not None else torch.optim.Adam(model.parameters(), lr=lr)
+    log = TrainLog()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    watching = watch is not None and model.uses_attention
+    try:
+        for step in range(1, steps + 1):
+            if watching and (step == 1 or (step - 1) % every == 0):
+                log.checkpoints.append((step - 1, _watch(model, *watch)))
+            model.train()
+            idx = torch.randint(0, src.shape[0], (batch_size,), generator=generator)
+            lens = src_lens[idx]
+            batch_src = src[idx, : int(lens.max())]  # (batch, longest input of the batch)
+            logits, _ = model(batch_src, lens, tgt[idx])  # (batch, n_out, vocab)
+            loss = nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), tgt[idx].reshape(-1), ignore_index=PAD
+            )
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            log.losses.append(loss.item())
+        if watching:
+            log.checkpoints.append((steps, _watch(model, *watch)))
+    finally:
+        torch.set_num_threads(threads)
+    log.seconds = time.perf_counter() - start
+    return log
+
+
+def _watch(model: EncoderDecoder, src: Tensor, src_lens: Tensor) -> Tensor:
+    model.eval()
+    with torch.no_grad():
+        _, w = model(src, src_lens)
+    return w.clone()  # (n_watch, n_out, n_in)
+
+
+def translate(model: DateModel, texts: list[str]) -> tuple[list[str], Tensor | None]:
+    """Greedy decoding: the predicted ISO dates and the weights ``(batch, N_OUT, n_in)``."""
+    src, lens = encode_sources(texts)
+    model.eval()
+    with torch.no_grad():
+        logits, w = model(src, lens)
+    ids = logits.argmax(dim=-1).tolist()  # (batch, N_OUT)
+    return ["".join(TGT_CHARS[i] for i in row) for row in ids], w
+
+
+def accuracy(model: DateModel, sources: list[str], dates: list[_dt.date]) -> float:
+    """Exact-sequence accuracy: the share of dates rewritten without a single wrong character."""
+    predicted, _ = translate(model, sources)
+    return sum(p == format_target(d) for p, d in zip(predicted, dates)) / len(dates)
+
+
+# ----------------------------------------------------------------------------- causal test
+class _UniformAt(nn.Module):
+    """Wraps an attention module; at the decoding steps in ``rows`` its weights are
+    replaced by uniform ones over the valid keys (and the context by their mean)."""
+
+    def __init__(self, inner: nn.Module, rows: frozenset[int]) -> None:
+        super().__init__()
+        self.inner, self.rows, self.t = inner, rows, 0
+
+    def forward(self, queries, keys, values, valid_lens=None):
+        out = self.inner(queries, keys, values, valid_lens)
+        self.attention_weights = self.inner.attention_weights
+        if self.t in self.rows:
+            self.attention_weights = masked_softmax(
+                torch.zeros_like(self.attention_weights), valid_lens
+            )  # (batch, 1, n_in): 1 / L on each valid key
+            out = self.attention_weights @ values  # (batch, 1, h)
+        self.t += 1
+        return out
+
+
+@contextlib.contextmanager
+def uniform_rows(model: EncoderDecoder, rows: Iterable[int]) -> Iterator[EncoderDecoder]:
+    """Inside the ``with`` block, the model's attention weights for the output positions
+    ``rows`` (0-based) are uniform over the valid inputs; every other row is the model's own.
+
+    The causal test of an alignment: if the output at row ``t`` depends on what the
+    weights select, making them uniform there changes the output.
+
+    Example::
+
+        with uniform_rows(model, [8]):
+            acc = accuracy(model, sources, dates)  # the first day digit blind
+    """
+    if not model.uses_attention:
+        raise ValueError("uniform_rows: the model has no attention weights to replace")
+    rows = frozenset(int(r) for r in rows)
+    if any(r < 0 for r in rows):
+        raise ValueError(f"uniform_rows: rows must be >= 0; got {sorted(rows)}")
+    inner = model.decoder.attention
+    wrapper = _UniformAt(inner, rows)
+
+    def restart(module, args):  # every forward pass decodes from step 0
+        wrapper.t = 0
+
+    hook = model.register_forward_pre_hook(restart)
+    model.decoder.attention = wrapper
+    try:
+        yield model
+    finally:
+        hook.remove()
+        model.decoder.attention = inner
