@@ -38,8 +38,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-extensions"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-extensions",
+]
 
 REDRAW_TARGET_MS = 16.0
 WEIGHT_TARGET_BYTES = 400e3
@@ -150,8 +157,20 @@ def free_port() -> int:
 @contextlib.contextmanager
 def serve(site: Path):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory",
-                             str(site), str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "http.server",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            str(site),
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(150):
@@ -184,11 +203,17 @@ def load(browser, url: str):
     page.on("response", lambda r: responses.append(r))
     page.goto(url, wait_until="load")
     page.wait_for_function(
-        "() => window.__bench && __bench.explorers !== undefined && __bench.mathjax !== undefined"
-        " && __bench.fonts !== undefined", timeout=60_000, polling=50)
+        "() => window.__bench && __bench.explorers !== undefined && __bench.mathjax !== "
+        "undefined"
+        " && __bench.fonts !== undefined",
+        timeout=60_000,
+        polling=50,
+    )
     page.wait_for_load_state("networkidle")
     timing = page.evaluate("() => window.__bench")
-    timing["load"] = page.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd")
+    timing["load"] = page.evaluate(
+        "() => performance.getEntriesByType('navigation')[0].loadEventEnd"
+    )
     return page, responses, timing
 
 
@@ -208,7 +233,9 @@ def weigh(responses) -> tuple[int, int, int]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--moves", type=int, default=50, help="moves per control (default 50)")
-    ap.add_argument("--runs", type=int, default=3, help="loads per page for TTI; the median is reported")
+    ap.add_argument(
+        "--runs", type=int, default=3, help="loads per page for TTI; the median is reported"
+    )
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
@@ -252,35 +279,56 @@ def main() -> int:
                         for a, b in zip(fast, slow):
                             redraw_rows.append((name, a, b))
                 page.context.close()
-            page_rows.append((name, n, raw, gz, gz_read, statistics.median(ttis), statistics.median(loads)))
+            page_rows.append(
+                (name, n, raw, gz, gz_read, statistics.median(ttis), statistics.median(loads))
+            )
         browser.close()
 
     landing_load = page_rows[0][6]
-    print(f"\nPage weight (gzip, level 6) and time to a working slider (median of {args.runs} loads) "
-          f"as a ratio to the landing page's load time ({landing_load:.0f} ms), local server, headless Chromium")
-    print(f"{'page':<50}{'files':>6}{'raw MB':>9}{'gzip kB':>9}{'read kB':>9}{'weight':>8}{'TTI ms':>9}{'ratio':>7}{'TTI':>6}")
+    print(
+        f"\nPage weight (gzip, level 6) and time to a working slider (median of {args.runs} "
+        "loads) "
+        f"as a ratio to the landing page's load time ({landing_load:.0f} ms), local server, "
+        "headless Chromium"
+    )
+    print(
+        f"{'page':<50}{'files':>6}{'raw MB':>9}{'gzip kB':>9}{'read kB':>9}{'weight':>8}{'TTI ms':>9}{'ratio':>7}{'TTI':>6}"
+    )
     for name, n, raw, gz, gz_read, tti, _load in page_rows:
         ratio = tti / landing_load
         w_ok, t_ok = gz <= WEIGHT_TARGET_BYTES, ratio <= TTI_TARGET_RATIO
         failures += (not w_ok) + (not t_ok)
-        print(f"{name:<50}{n:>6}{raw / 1e6:>9.3f}{gz / 1e3:>9.0f}{gz_read / 1e3:>9.0f}{'PASS' if w_ok else 'FAIL':>8}"
-              f"{tti:>9.0f}{ratio:>7.2f}{'PASS' if t_ok else 'FAIL':>6}")
-    print(f"targets: gzip <= {WEIGHT_TARGET_BYTES / 1e3:.0f} kB, time to a working slider <= "
-          f"{TTI_TARGET_RATIO:g}x the landing page's load time")
+        print(
+            f"{name:<50}{n:>6}{raw / 1e6:>9.3f}{gz / 1e3:>9.0f}{gz_read / 1e3:>9.0f}{'PASS' if w_ok else 'FAIL':>8}"
+            f"{tti:>9.0f}{ratio:>7.2f}{'PASS' if t_ok else 'FAIL':>6}"
+        )
+    print(
+        f"targets: gzip <= {WEIGHT_TARGET_BYTES / 1e3:.0f} kB, time to a working slider <= "
+        f"{TTI_TARGET_RATIO:g}x the landing page's load time"
+    )
 
-    print(f"\nRedraw latency: move + 'input'/'change' + forced layout, {args.moves} moves per control "
-          f"(at {THROTTLE}x CPU throttling: {max(10, args.moves // 2)} moves)")
-    print(f"{'page':<50}{'explorer':<22}{'control':<14}{'median ms':>10}{'p90 ms':>8}"
-          f"{f'{THROTTLE}x median':>12}{f'{THROTTLE}x p90':>9}{'':>6}")
+    print(
+        f"\nRedraw latency: move + 'input'/'change' + forced layout, {args.moves} moves per "
+        "control "
+        f"(at {THROTTLE}x CPU throttling: {max(10, args.moves // 2)} moves)"
+    )
+    print(
+        f"{'page':<50}{'explorer':<22}{'control':<14}{'median ms':>10}{'p90 ms':>8}"
+        f"{f'{THROTTLE}x median':>12}{f'{THROTTLE}x p90':>9}{'':>6}"
+    )
     for name, row, slow in redraw_rows:
         ts, tslow = sorted(row["times"]), sorted(slow["times"])
         med, smed = statistics.median(ts), statistics.median(tslow)
         p90, sp90 = ts[int(0.9 * (len(ts) - 1))], tslow[int(0.9 * (len(tslow) - 1))]
         ok = med <= REDRAW_TARGET_MS and smed <= REDRAW_TARGET_MS
         failures += not ok
-        print(f"{name:<50}{row['explorer']:<22}{row['param']:<14}{med:>10.2f}{p90:>8.2f}{smed:>12.2f}{sp90:>9.2f}"
-              f"{'PASS' if ok else 'FAIL':>6}")
-    print(f"target: median <= {REDRAW_TARGET_MS:.0f} ms, unthrottled and at {THROTTLE}x throttling")
+        print(
+            f"{name:<50}{row['explorer']:<22}{row['param']:<14}{med:>10.2f}{p90:>8.2f}{smed:>12.2f}{sp90:>9.2f}"
+            f"{'PASS' if ok else 'FAIL':>6}"
+        )
+    print(
+        f"target: median <= {REDRAW_TARGET_MS:.0f} ms, unthrottled and at {THROTTLE}x throttling"
+    )
     print(f"\n{'all targets met' if not failures else f'{failures} target(s) missed'}")
     return 1 if (failures and args.strict) else 0
 

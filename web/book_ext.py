@@ -24,5 +24,7 @@ def visit_hide_cell_input(self, node) -> None:
 
 def setup(app):
     app.setup_extension("myst_nb")
-    app.add_node(HideCodeCellNode, override=True, html=(visit_hide_cell_input, depart_HideCellInput))
+    app.add_node(
+        HideCodeCellNode, override=True, html=(visit_hide_cell_input, depart_HideCellInput)
+    )
     return {"parallel_read_safe": True, "parallel_write_safe": True}

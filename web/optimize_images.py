@@ -55,7 +55,9 @@ def shrink(data: bytes) -> tuple[bytes, float, float] | None:
     return new, mean, p995
 
 
-IMG = re.compile(r'<img ([^>]*?)src="([^"]*_images/[^"]+)" style="width: (\d+)px; height: (\d+)px;" ?/>')
+IMG = re.compile(
+    r'<img ([^>]*?)src="([^"]*_images/[^"]+)" style="width: (\d+)px; height: (\d+)px;" ?/>'
+)
 
 
 def lazy_figures(site: str) -> int:
@@ -63,9 +65,15 @@ def lazy_figures(site: str) -> int:
     n = 0
     for page in Path(site).rglob("*.html"):
         html = page.read_text(encoding="utf8")
-        new, k = IMG.subn(lambda m: f'<img {m.group(1)}src="{m.group(2)}" width="{m.group(3)}" height="{m.group(4)}" '
-                          f'style="width: {m.group(3)}px; height: {m.group(4)}px;" loading="lazy" decoding="async" />',
-                          html)
+        new, k = IMG.subn(
+            lambda m: (
+                f'<img {m.group(1)}src="{m.group(2)}" width="{m.group(3)}" '
+                f'height="{m.group(4)}" '
+                f'style="width: {m.group(3)}px; height: {m.group(4)}px;" loading="lazy" '
+                'decoding="async" />'
+            ),
+            html,
+        )
         if k:
             page.write_text(new, encoding="utf8")
             n += k
@@ -85,8 +93,11 @@ def main(site: str) -> int:
             data = res[0]
             kept += 1
         after += len(data)
-    print(f"optimize_images: {kept} of {len(images)} PNGs as palettes, "
-          f"{before / 1e6:.2f} MB -> {after / 1e6:.2f} MB; {lazy_figures(site)} figures load lazily")
+    print(
+        f"optimize_images: {kept} of {len(images)} PNGs as palettes, "
+        f"{before / 1e6:.2f} MB -> {after / 1e6:.2f} MB; {lazy_figures(site)} figures load "
+        "lazily"
+    )
     return 0
 
 

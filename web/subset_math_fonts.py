@@ -69,7 +69,10 @@ def main(site: str) -> int:
             path.write_bytes(new)
             data = new
         after += len(data)
-    print(f"subset_math_fonts: {len(points)} characters; MathJax fonts {before / 1e3:.0f} kB -> {after / 1e3:.0f} kB")
+    print(
+        f"subset_math_fonts: {len(points)} characters; MathJax fonts {before / 1e3:.0f} kB "
+        f"-> {after / 1e3:.0f} kB"
+    )
     return 0
 
 

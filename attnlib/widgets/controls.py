@@ -51,22 +51,30 @@ class Slider:
         _check_name(self.name, "Slider")
         vals = list(self.values) if self.values is not None else []
         if not vals:
-            raise ExplorerError(f"Slider {self.name!r}: values must be a non-empty list; got {self.values!r}")
+            raise ExplorerError(
+                f"Slider {self.name!r}: values must be a non-empty list; got {self.values!r}"
+            )
         clean = []
         for v in vals:
             if hasattr(v, "item"):
                 v = v.item()
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ExplorerError(f"Slider {self.name!r}: every value must be a finite number; got {v!r}")
+                raise ExplorerError(
+                    f"Slider {self.name!r}: every value must be a finite number; got {v!r}"
+                )
             clean.append(v)
         if len(set(clean)) != len(clean):
             raise ExplorerError(f"Slider {self.name!r}: values must be distinct; got {clean!r}")
         object.__setattr__(self, "values", tuple(clean))
         if self.value_labels is not None and len(self.value_labels) != len(clean):
-            raise ExplorerError(f"Slider {self.name!r}: value_labels has {len(self.value_labels)} "
-                                f"entries, expected one per value ({len(clean)})")
+            raise ExplorerError(
+                f"Slider {self.name!r}: value_labels has {len(self.value_labels)} "
+                f"entries, expected one per value ({len(clean)})"
+            )
         if self.default is not None and self.default not in clean:
-            raise ExplorerError(f"Slider {self.name!r}: default {self.default!r} is not one of the values")
+            raise ExplorerError(
+                f"Slider {self.name!r}: default {self.default!r} is not one of the values"
+            )
 
     @property
     def options(self) -> tuple:
@@ -107,17 +115,23 @@ class Choice:
         _check_name(self.name, "Choice")
         opts = list(self.options) if self.options is not None else []
         if not opts:
-            raise ExplorerError(f"Choice {self.name!r}: options must be a non-empty list; got {self.options!r}")
+            raise ExplorerError(
+                f"Choice {self.name!r}: options must be a non-empty list; got {self.options!r}"
+            )
         if not all(isinstance(o, str) for o in opts):
             raise ExplorerError(f"Choice {self.name!r}: options must be strings; got {opts!r}")
         if len(set(opts)) != len(opts):
             raise ExplorerError(f"Choice {self.name!r}: options must be distinct; got {opts!r}")
         object.__setattr__(self, "options", tuple(opts))
         if self.option_labels is not None and len(self.option_labels) != len(opts):
-            raise ExplorerError(f"Choice {self.name!r}: option_labels has {len(self.option_labels)} "
-                                f"entries, expected one per option ({len(opts)})")
+            raise ExplorerError(
+                f"Choice {self.name!r}: option_labels has {len(self.option_labels)} "
+                f"entries, expected one per option ({len(opts)})"
+            )
         if self.default is not None and self.default not in opts:
-            raise ExplorerError(f"Choice {self.name!r}: default {self.default!r} is not one of {opts!r}")
+            raise ExplorerError(
+                f"Choice {self.name!r}: default {self.default!r} is not one of {opts!r}"
+            )
 
     @property
     def values(self) -> tuple:
@@ -159,7 +173,9 @@ class Text:
     def __post_init__(self) -> None:
         _check_name(self.name, "Text")
         if not isinstance(self.default, str):
-            raise ExplorerError(f"Text {self.name!r}: default must be a string; got {self.default!r}")
+            raise ExplorerError(
+                f"Text {self.name!r}: default must be a string; got {self.default!r}"
+            )
         try:
             self.check(self.default, f"Text {self.name!r}: default", limit=False)
         except (TypeError, ValueError) as exc:
@@ -173,9 +189,15 @@ class Text:
             except (TypeError, ValueError) as exc:
                 raise ExplorerError(str(exc)) from None
         object.__setattr__(self, "suggestions", sugg)
-        if not isinstance(self.max_length, int) or self.max_length < 1 or len(self.default) > self.max_length:
-            raise ExplorerError(f"Text {self.name!r}: max_length must be a positive int holding the default "
-                                f"({len(self.default)} characters); got {self.max_length!r}")
+        if (
+            not isinstance(self.max_length, int)
+            or self.max_length < 1
+            or len(self.default) > self.max_length
+        ):
+            raise ExplorerError(
+                f"Text {self.name!r}: max_length must be a positive int holding the default "
+                f"({len(self.default)} characters); got {self.max_length!r}"
+            )
 
     def check(self, value: object, where: str, limit: bool = True) -> str:
         """The value, if a text field can hold it: a string of one line (a browser's text
@@ -183,14 +205,21 @@ class Text:
         if not isinstance(value, str):
             raise TypeError(f"{where}: {self.name} must be a string; got {type(value).__name__}")
         if limit and len(value) > self.max_length:
-            raise ValueError(f"{where}: {self.name} holds at most {self.max_length} characters; got {len(value)}")
+            raise ValueError(
+                f"{where}: {self.name} holds at most {self.max_length} characters; got "
+                f"{len(value)}"
+            )
         if "\n" in value or "\r" in value:
-            raise ValueError(f"{where}: {self.name} is one line of text; got a line break in {value!r}")
+            raise ValueError(
+                f"{where}: {self.name} is one line of text; got a line break in {value!r}"
+            )
         try:
             value.encode("utf8")
         except UnicodeEncodeError:
-            raise ValueError(f"{where}: {self.name} must be valid Unicode text (no lone surrogates); "
-                             f"got {value!r}") from None
+            raise ValueError(
+                f"{where}: {self.name} must be valid Unicode text (no lone surrogates); "
+                f"got {value!r}"
+            ) from None
         return value
 
 

@@ -1,4 +1,7 @@
-"""An explorer's :class:`Declaration`: update function, controls, panels (see :mod:`attnlib.widgets`)."""
+"""An explorer's :class:`Declaration`: update function, controls, panels.
+
+See :mod:`attnlib.widgets`.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,6 @@ from typing import Any
 
 from attnlib.widgets.controls import Choice, ExplorerError, Slider, Text, _check_name
 from attnlib.widgets.panels import Heatmap, _as_panel
-
 
 # ----------------------------------------------------------------------------- declaration
 
@@ -27,7 +29,7 @@ class Declaration:
         title: optional caption shown above the controls.
         texts: :class:`Text` fields (typed by the reader), shown before the other controls;
             only with ``live=`` (nothing can be precomputed for a typed text).
-        live: optional :class:`attnlib.live.LiveAttention`: the browser computes each frame
+        live: optional :class:`attnlib.widgets.live.LiveAttention`: the browser computes each frame
             itself, with one small implementation of attention's primitives, instead of
             receiving precomputed frames; ``update`` stays the reference it is tested
             against (so the grids may be fine: nothing is precomputed).
@@ -45,52 +47,78 @@ class Declaration:
     def __post_init__(self) -> None:
         _check_name(self.name, "Declaration")
         if not callable(self.update):
-            raise ExplorerError(f"explorer {self.name!r}: update must be callable; got {type(self.update).__name__}")
+            raise ExplorerError(
+                f"explorer {self.name!r}: update must be callable; got "
+                f"{type(self.update).__name__}"
+            )
         params, texts = tuple(self.params), tuple(self.texts)
         if not params and not texts:
             raise ExplorerError(f"explorer {self.name!r}: declare at least one parameter")
         for t in texts:
             if not isinstance(t, Text):
-                raise ExplorerError(f"explorer {self.name!r}: texts must be Text fields; got {type(t).__name__}")
+                raise ExplorerError(
+                    f"explorer {self.name!r}: texts must be Text fields; got {type(t).__name__}"
+                )
         if texts and self.live is None:
-            raise ExplorerError(f"explorer {self.name!r}: Text fields need live= (the page computes each "
-                                "frame; a typed text has no grid to precompute)")
+            raise ExplorerError(
+                f"explorer {self.name!r}: Text fields need live= (the page computes each "
+                "frame; a typed text has no grid to precompute)"
+            )
         object.__setattr__(self, "texts", texts)
         for p in params:
             if not isinstance(p, (Slider, Choice)):
-                raise ExplorerError(f"explorer {self.name!r}: parameters must be Slider or Choice; "
-                                    f"got {type(p).__name__}")
+                raise ExplorerError(
+                    f"explorer {self.name!r}: parameters must be Slider or Choice; "
+                    f"got {type(p).__name__}"
+                )
         names = [p.name for p in params] + [t.name for t in texts]
         if len(set(names)) != len(names):
-            raise ExplorerError(f"explorer {self.name!r}: parameter names must be distinct; got {names!r}")
+            raise ExplorerError(
+                f"explorer {self.name!r}: parameter names must be distinct; got {names!r}"
+            )
         object.__setattr__(self, "params", params)
         panels = tuple(_as_panel(p) for p in self.panels)
         if not panels:
             raise ExplorerError(f"explorer {self.name!r}: declare at least one panel")
         pnames = [p.name for p in panels]
         if len(set(pnames)) != len(pnames):
-            raise ExplorerError(f"explorer {self.name!r}: panel names must be distinct; got {pnames!r}")
+            raise ExplorerError(
+                f"explorer {self.name!r}: panel names must be distinct; got {pnames!r}"
+            )
         object.__setattr__(self, "panels", panels)
         byname = {p.name: p for p in params}
         for panel in panels:
             h = getattr(panel, "handle", None)
-            axes = [(h.x, panel.xlim, "xlim")] + ([(h.y, panel.ylim, "ylim")] if h.y is not None else []) if h else []
+            axes = (
+                [(h.x, panel.xlim, "xlim")]
+                + ([(h.y, panel.ylim, "ylim")] if h.y is not None else [])
+                if h
+                else []
+            )
             for axis, lim, which in axes:
                 if not isinstance(byname.get(axis), Slider):
-                    raise ExplorerError(f"explorer {self.name!r}: the handle of panel {panel.name!r} is bound "
-                                        f"to {axis!r}, which is not a Slider of this explorer")
+                    raise ExplorerError(
+                        f"explorer {self.name!r}: the handle of panel {panel.name!r} is bound "
+                        f"to {axis!r}, which is not a Slider of this explorer"
+                    )
                 if lim is None:
-                    raise ExplorerError(f"explorer {self.name!r}: panel {panel.name!r} has a handle; give its "
-                                        f"{which} so the plot does not move while the point is dragged")
+                    raise ExplorerError(
+                        f"explorer {self.name!r}: panel {panel.name!r} has a handle; give its "
+                        f"{which} so the plot does not move while the point is dragged"
+                    )
                 vals = byname[axis].values
                 if min(vals) < lim[0] or max(vals) > lim[1]:
-                    raise ExplorerError(f"explorer {self.name!r}, control {axis!r}: its values run from "
-                                        f"{min(vals):g} to {max(vals):g}, outside panel {panel.name!r}'s "
-                                        f"{which} {tuple(lim)}; the point could leave the plot")
+                    raise ExplorerError(
+                        f"explorer {self.name!r}, control {axis!r}: its values run from "
+                        f"{min(vals):g} to {max(vals):g}, outside panel {panel.name!r}'s "
+                        f"{which} {tuple(lim)}; the point could leave the plot"
+                    )
             sp = getattr(panel, "spokes", None)
             if sp and not any(isinstance(q, Heatmap) and q.name == sp.weights for q in panels):
-                raise ExplorerError(f"explorer {self.name!r}: spokes of panel {panel.name!r} take their "
-                                    f"weights from {sp.weights!r}, which is not a Heatmap panel")
+                raise ExplorerError(
+                    f"explorer {self.name!r}: spokes of panel {panel.name!r} take their "
+                    f"weights from {sp.weights!r}, which is not a Heatmap panel"
+                )
         if self.live is not None:
             self.live.check(self)
 
@@ -99,8 +127,10 @@ class Declaration:
         return math.prod(len(p.values) for p in self.params)
 
     def defaults(self) -> dict[str, Any]:
-        return {**{p.name: p.values[p.default_index()] for p in self.params},
-                **{t.name: t.default for t in self.texts}}
+        return {
+            **{p.name: p.values[p.default_index()] for p in self.params},
+            **{t.name: t.default for t in self.texts},
+        }
 
     def grid(self):
         """Yield ``(frame index, params dict)`` over the product grid (first parameter slowest)."""
@@ -115,23 +145,31 @@ class Declaration:
         known = {p.name for p in self.params} | {t.name for t in self.texts}
         unknown = set(params) - known
         if unknown:
-            raise TypeError(f"explorer {self.name!r}: unknown parameter(s) {sorted(unknown)}; "
-                            f"expected {[p.name for p in self.params] + [t.name for t in self.texts]}")
+            raise TypeError(
+                f"explorer {self.name!r}: unknown parameter(s) {sorted(unknown)}; "
+                f"expected {[p.name for p in self.params] + [t.name for t in self.texts]}"
+            )
         for t in self.texts:
             if t.name in params:
                 t.check(params[t.name], f"explorer {self.name!r}")
         for p in self.params:
             if isinstance(p, Choice) and p.name in params and params[p.name] not in p.options:
-                raise ValueError(f"explorer {self.name!r}: {p.name} must be one of {list(p.options)}; "
-                                 f"got {params[p.name]!r}")
+                raise ValueError(
+                    f"explorer {self.name!r}: {p.name} must be one of {list(p.options)}; "
+                    f"got {params[p.name]!r}"
+                )
         full = {**self.defaults(), **params}
         return self._normalise(self.update(**full), full)
 
     def _normalise(self, result: Any, params: dict) -> dict[str, Any]:
         where = f"explorer {self.name!r} at {params}"
         if not isinstance(result, Mapping):
-            raise ExplorerError(f"{where}: update must return a dict panel -> data; got {type(result).__name__}")
+            raise ExplorerError(
+                f"{where}: update must return a dict panel -> data; got {type(result).__name__}"
+            )
         want = [p.name for p in self.panels]
         if set(result) != set(want):
-            raise ExplorerError(f"{where}: update returned panels {sorted(result)!r}; declared {want!r}")
+            raise ExplorerError(
+                f"{where}: update returned panels {sorted(result)!r}; declared {want!r}"
+            )
         return {p.name: p.normalise(result[p.name], where) for p in self.panels}

@@ -63,18 +63,28 @@ def encode_frames(values: np.ndarray, where: str = "") -> dict:
                 f"{span:.3g}); the frame encoding keeps every value within "
                 f"{MAX_ENCODING_ERROR:g} with 32-bit steps, which holds a range of at most "
                 f"{4294967295 * MAX_ENCODING_ERROR:.3g}. Fix: rescale this panel (plot "
-                f"log values, or divide by a unit and say so in its label) or split it")
+                f"log values, or divide by a unit and say so in its label) or split it"
+            )
     q = np.round((stored - lo) / scale)
     dtype = np.dtype("<u2") if bits == 16 else np.dtype("<u4")
     q = np.clip(q, 0, np.iinfo(dtype).max).astype(dtype)  # (n_stored, n)
     planes = q.reshape(-1).view(np.uint8).reshape(-1, dtype.itemsize).T  # (bytes, n_stored*n)
     blob = base64.b64encode(np.ascontiguousarray(planes).tobytes()).decode("ascii")
-    enc = {"bits": bits, "offset": lo, "scale": scale, "n": int(n), "n_stored": len(rows),
-           "data": blob, "index": index if len(rows) < n_frames else None}
+    enc = {
+        "bits": bits,
+        "offset": lo,
+        "scale": scale,
+        "n": int(n),
+        "n_stored": len(rows),
+        "data": blob,
+        "index": index if len(rows) < n_frames else None,
+    }
     err = float(np.max(np.abs(decode_frames(enc) - values))) if values.size else 0.0
     if not err < MAX_ENCODING_ERROR:  # pragma: no cover - guarded by the span check
-        raise ExplorerError(f"{where or 'explorer'}: encoding error {err:.3g} exceeds "
-                            f"{MAX_ENCODING_ERROR}; rescale this panel's values")
+        raise ExplorerError(
+            f"{where or 'explorer'}: encoding error {err:.3g} exceeds "
+            f"{MAX_ENCODING_ERROR}; rescale this panel's values"
+        )
     return enc
 
 
@@ -86,7 +96,7 @@ def decode_frames(enc: Mapping) -> np.ndarray:
     planes = raw.reshape(nbytes, n_stored * n)  # (bytes, n_stored*n)
     q = np.zeros(n_stored * n, dtype=np.float64)
     for b in range(nbytes):
-        q += planes[b].astype(np.float64) * (256.0 ** b)
+        q += planes[b].astype(np.float64) * (256.0**b)
     stored = (enc["offset"] + q * enc["scale"]).reshape(n_stored, n)  # (n_stored, n)
     index = enc["index"] if enc["index"] is not None else list(range(n_stored))
     return stored[np.asarray(index, dtype=np.int64)]

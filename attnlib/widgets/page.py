@@ -6,7 +6,6 @@ import json
 
 from attnlib.widgets.widget import _STATIC, Explorer
 
-
 # ----------------------------------------------------------------------------- standalone page
 
 _SHIM = """
@@ -36,16 +35,24 @@ def standalone_html(explorer: Explorer) -> str:
     with a minimal stand-in for the anywidget model (``get``/``set``/``on``/``off``/
     ``save_changes``). Used by the tests and benchmarks; also handy for a quick preview.
     """
+
     def safe(text: str) -> str:
         return text.replace("</", "<\\/")
 
-    state = {"name": explorer.name, "spec": explorer.spec, "data": explorer.data,
-             "indices": list(explorer.indices), "texts": dict(explorer.texts)}
+    state = {
+        "name": explorer.name,
+        "spec": explorer.spec,
+        "data": explorer.data,
+        "indices": list(explorer.indices),
+        "texts": dict(explorer.texts),
+    }
     esm = (_STATIC / "explorer.js").read_text(encoding="utf-8")
     css = (_STATIC / "explorer.css").read_text(encoding="utf-8")
-    return ("<!doctype html>\n<html><head><meta charset=\"utf-8\">"
-            f"<title>{explorer.name}</title><style>{css}</style></head><body>"
-            "<div id=\"attn-host\"></div>"
-            f"<script type=\"application/json\" id=\"attn-state\">{safe(json.dumps(state))}</script>"
-            f"<script type=\"text/plain\" id=\"attn-esm\">{safe(esm)}</script>"
-            f"<script type=\"module\">{_SHIM}</script></body></html>\n")
+    return (
+        '<!doctype html>\n<html><head><meta charset="utf-8">'
+        f"<title>{explorer.name}</title><style>{css}</style></head><body>"
+        '<div id="attn-host"></div>'
+        f'<script type="application/json" id="attn-state">{safe(json.dumps(state))}</script>'
+        f'<script type="text/plain" id="attn-esm">{safe(esm)}</script>'
+        f'<script type="module">{_SHIM}</script></body></html>\n'
+    )

@@ -22,7 +22,8 @@ _STATIC = pathlib.Path(__file__).resolve().parents[1] / "static"
 
 
 class Explorer(anywidget.AnyWidget):
-    """A slider explorer whose frames are all precomputed in Python (see module docs).
+    """An explorer: every frame computed here, or, for a live declaration, none stored (the
+    page computes each; see the module docs).
 
     Args:
         declaration: the explorer's :class:`Declaration`.
@@ -48,8 +49,10 @@ class Explorer(anywidget.AnyWidget):
 
     def __init__(self, declaration: Declaration, **kwargs: Any) -> None:
         if not isinstance(declaration, Declaration):
-            raise TypeError(f"Explorer: declaration must be an attnlib.widgets.Declaration; "
-                            f"got {type(declaration).__name__}")
+            raise TypeError(
+                f"Explorer: declaration must be an attnlib.widgets.Declaration; "
+                f"got {type(declaration).__name__}"
+            )
         decl = declaration
         frames, shapes = [], {}
         if decl.live is not None:  # computed in the browser: one frame here, for the shapes
@@ -59,13 +62,19 @@ class Explorer(anywidget.AnyWidget):
         for _, params in grid:
             frame = decl._normalise(decl.update(**params), params)
             for p in decl.panels:
-                shp = p.shape_of(frame[p.name]) if isinstance(p, Lines) else tuple(frame[p.name].shape)
+                shp = (
+                    p.shape_of(frame[p.name])
+                    if isinstance(p, Lines)
+                    else tuple(frame[p.name].shape)
+                )
                 if p.name not in shapes:
                     shapes[p.name] = shp
                 elif shapes[p.name] != shp:
-                    raise ExplorerError(f"explorer {decl.name!r} at {params}: panel {p.name!r} has "
-                                        f"shape {shp}, but {shapes[p.name]} in the first frame; "
-                                        "every frame must have the same shape")
+                    raise ExplorerError(
+                        f"explorer {decl.name!r} at {params}: panel {p.name!r} has "
+                        f"shape {shp}, but {shapes[p.name]} in the first frame; "
+                        "every frame must have the same shape"
+                    )
             frames.append(frame)
         data, panel_specs = {}, []
         for p in decl.panels:
@@ -78,20 +87,42 @@ class Explorer(anywidget.AnyWidget):
                 panel_specs.append(p.spec(shapes[p.name]))
         param_specs = []
         for p in decl.params:
-            param_specs.append({
-                "name": p.name, "kind": p.kind, "label": p.label or p.name,
-                "values": list(p.values), "labels": p.labels(), "play": bool(getattr(p, "play", False)),
-            })
-        spec = {"title": decl.title, "params": param_specs, "panels": panel_specs,
-                "strides": _strides([len(p.values) for p in decl.params]),
-                "texts": [{"name": t.name, "label": t.label or t.name, "suggestions": list(t.suggestions),
-                           "max_length": t.max_length} for t in decl.texts]}
+            param_specs.append(
+                {
+                    "name": p.name,
+                    "kind": p.kind,
+                    "label": p.label or p.name,
+                    "values": list(p.values),
+                    "labels": p.labels(),
+                    "play": bool(getattr(p, "play", False)),
+                }
+            )
+        spec = {
+            "title": decl.title,
+            "params": param_specs,
+            "panels": panel_specs,
+            "strides": _strides([len(p.values) for p in decl.params]),
+            "texts": [
+                {
+                    "name": t.name,
+                    "label": t.label or t.name,
+                    "suggestions": list(t.suggestions),
+                    "max_length": t.max_length,
+                }
+                for t in decl.texts
+            ],
+        }
         if decl.live is not None:
             spec["live"] = decl.live.spec()
             frames = []  # nothing precomputed: see frame() for any position
-        super().__init__(name=decl.name, spec=spec, data=data,
-                         indices=[p.default_index() for p in decl.params],
-                         texts={t.name: t.default for t in decl.texts}, **kwargs)
+        super().__init__(
+            name=decl.name,
+            spec=spec,
+            data=data,
+            indices=[p.default_index() for p in decl.params],
+            texts={t.name: t.default for t in decl.texts},
+            **kwargs,
+        )
         self.declaration = decl
         self.frames = frames
         self._shapes = shapes
@@ -100,8 +131,10 @@ class Explorer(anywidget.AnyWidget):
     @property
     def params(self) -> dict[str, Any]:
         """Current parameter values (and typed texts)."""
-        return {**{p.name: p.values[i] for p, i in zip(self.declaration.params, self.indices)},
-                **{t.name: self.texts.get(t.name, t.default) for t in self.declaration.texts}}
+        return {
+            **{p.name: p.values[i] for p, i in zip(self.declaration.params, self.indices)},
+            **{t.name: self.texts.get(t.name, t.default) for t in self.declaration.texts},
+        }
 
     def set(self, **params: Any) -> None:
         """Move sliders to the given values (each must be on its grid); put text in text fields."""
@@ -114,10 +147,15 @@ class Explorer(anywidget.AnyWidget):
                 new_texts[k] = texts[k].check(v, f"explorer {self.name!r}")
                 continue
             if k not in pos:
-                raise TypeError(f"explorer {self.name!r}: unknown parameter {k!r}; expected {pos + list(texts)}")
+                raise TypeError(
+                    f"explorer {self.name!r}: unknown parameter {k!r}; expected "
+                    f"{pos + list(texts)}"
+                )
             p = self.declaration.params[pos.index(k)]
             if v not in p.values:
-                raise ValueError(f"explorer {self.name!r}: {k}={v!r} is not on its grid {list(p.values)}")
+                raise ValueError(
+                    f"explorer {self.name!r}: {k}={v!r} is not on its grid {list(p.values)}"
+                )
             idx[pos.index(k)] = p.values.index(v)
         with self.hold_sync():  # one message: the page never draws new sliders with old texts
             self.indices = idx
@@ -128,13 +166,17 @@ class Explorer(anywidget.AnyWidget):
         """Index of the frame for the given parameter values (defaults for missing ones)."""
         full = {**self.declaration.defaults(), **params}
         strides = self.spec["strides"]
-        return sum(p.values.index(full[p.name]) * s for p, s in zip(self.declaration.params, strides))
+        return sum(
+            p.values.index(full[p.name]) * s for p, s in zip(self.declaration.params, strides)
+        )
 
     def decoded(self, frame: int) -> dict[str, Any]:
         """The frame as the browser sees it (decoded from the synced state)."""
         if self.declaration.live is not None:
-            raise ExplorerError(f"explorer {self.name!r} computes its frames in the browser; nothing is "
-                                "encoded (use declaration.compute(**params) for attnlib's frame)")
+            raise ExplorerError(
+                f"explorer {self.name!r} computes its frames in the browser; nothing is "
+                "encoded (use declaration.compute(**params) for attnlib's frame)"
+            )
         out = {}
         for p in self.declaration.panels:
             flat = decode_frames(self.data[p.name])[frame]
@@ -145,8 +187,15 @@ class Explorer(anywidget.AnyWidget):
         """(raw bytes, gzip bytes) of the synced state as JSON (what a page embeds)."""
         import gzip
 
-        state = {"name": self.name, "spec": self.spec, "data": self.data, "indices": self.indices, "texts": self.texts,
-                 "_esm": str(self._esm), "_css": str(self._css)}
+        state = {
+            "name": self.name,
+            "spec": self.spec,
+            "data": self.data,
+            "indices": self.indices,
+            "texts": self.texts,
+            "_esm": str(self._esm),
+            "_css": str(self._css),
+        }
         raw = json.dumps(state, separators=(",", ":")).encode()
         return len(raw), len(gzip.compress(raw, 9))
 
@@ -154,7 +203,10 @@ class Explorer(anywidget.AnyWidget):
         decl = self.declaration if hasattr(self, "declaration") else None
         if decl is None:
             return "Explorer(<uninitialised>)"
-        params = ", ".join([f"{p.name} ×{len(p.values)}" for p in decl.params] + [f"{t.name} (text)" for t in decl.texts])
+        params = ", ".join(
+            [f"{p.name} ×{len(p.values)}" for p in decl.params]
+            + [f"{t.name} (text)" for t in decl.texts]
+        )
         panels = ", ".join(p.describe(self._shapes[p.name]) for p in decl.panels)
         return f"Explorer({decl.name!r}: {params} → {panels})"
 

@@ -4,7 +4,7 @@ For the landing page and every chapter listed in _toc.yml: the page talks to no 
 the local server, nothing fails to load, the console shows no error, the maths is typeset,
 every image loads, and every explorer works: each slider / choice, moved to several
 positions, redraws the picture, and the weights the page shows equal what
-``attnlib.explorers.compute`` returns for the parameters the page reports.
+``attnlib.book.compute`` returns for the parameters the page reports.
 """
 
 from __future__ import annotations
@@ -32,9 +32,13 @@ def _local(url: str, base_url: str) -> bool:
     if parts.scheme == "data":
         return True
     if parts.scheme == "blob":  # blob:http://127.0.0.1:PORT/uuid, made by the page itself
-        inner = urlsplit(url[len("blob:"):])
+        inner = urlsplit(url[len("blob:") :])
         return (inner.scheme, inner.netloc) == (origin.scheme, origin.netloc)
-    return parts.scheme in ("http", "https") and parts.hostname == "127.0.0.1" and parts.port == origin.port
+    return (
+        parts.scheme in ("http", "https")
+        and parts.hostname == "127.0.0.1"
+        and parts.port == origin.port
+    )
 
 
 # ----------------------------------------------------------------------------- every page
@@ -51,14 +55,18 @@ def test_only_local_requests(visits, name):
 @pytest.mark.parametrize("name", PAGES)
 def test_nothing_fails_to_load(visits, name):
     v = visits(name)
-    assert not v.failed, f"{name}: failed requests:\n  " + "\n  ".join(f"{u} ({why})" for u, why in v.failed)
+    assert not v.failed, f"{name}: failed requests:\n  " + "\n  ".join(
+        f"{u} ({why})" for u, why in v.failed
+    )
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_no_console_errors(visits, name):
     v = visits(name)
     errors = v.console_errors()
-    assert not errors, f"{name}: console errors:\n  " + "\n  ".join(f"[{t}] {m} {loc}" for t, m, loc in errors)
+    assert not errors, f"{name}: console errors:\n  " + "\n  ".join(
+        f"[{t}] {m} {loc}" for t, m, loc in errors
+    )
 
 
 MATH_JS = """
@@ -81,7 +89,8 @@ def test_maths_is_typeset(visits, name):
     if name in CHAPTERS:
         assert m["mathNodes"] > 0, f"{name}: a chapter with no maths at all?"
     assert m["typeset"] >= m["mathNodes"], (
-        f"{name}: {m['mathNodes']} maths elements but only {m['typeset']} typeset by MathJax")
+        f"{name}: {m['mathNodes']} maths elements but only {m['typeset']} typeset by MathJax"
+    )
     assert not m["errors"], f"{name}: MathJax errors: {m['errors']}"
     for raw in ("$$", "\\[", "\\(", "\\frac", "\\begin{"):
         assert raw not in m["text"], f"{name}: raw TeX {raw!r} visible in the page text"
@@ -121,7 +130,9 @@ def test_images_load(visits, name):
 @pytest.mark.parametrize("name", PAGES)
 def test_screenshot_saved(visits, name):
     v = visits(name)
-    assert v.screenshot is not None and v.screenshot.stat().st_size > 10_000, f"{name}: no screenshot"
+    assert v.screenshot is not None and v.screenshot.stat().st_size > 10_000, (
+        f"{name}: no screenshot"
+    )
 
 
 def test_index_redirects_to_landing_page(visits):
@@ -141,16 +152,23 @@ def test_launch_buttons_are_plain_links(visits, name):
     hrefs = v.page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
     nb = name.removesuffix(".html") + ".ipynb"
     binder = [h for h in hrefs if h.startswith("https://mybinder.org/v2/gh/") and nb in h]
-    colab = [h for h in hrefs if h.startswith("https://colab.research.google.com/github/") and h.endswith(nb)]
+    colab = [
+        h
+        for h in hrefs
+        if h.startswith("https://colab.research.google.com/github/") and h.endswith(nb)
+    ]
     assert binder, f"{name}: no Binder launch link for {nb}"
     assert colab, f"{name}: no Colab launch link for {nb}"
 
 
 # ----------------------------------------------------------------------------- explorers
 
-SNAPSHOT_JS = """
+SNAPSHOT_JS = (
+    """
 async (k) => {
-  const readCells = """ + CELLS + """;
+  const readCells = """
+    + CELLS
+    + """;
   const ex = document.querySelectorAll('.attn-explorer')[k];
   const text = (e) => (e ? e.textContent : null);
   return {
@@ -184,6 +202,7 @@ async (k) => {
   };
 }
 """
+)
 
 MOVE_JS = """
 ([k, param, i]) => {
@@ -197,8 +216,10 @@ MOVE_JS = """
 
 def _picture(snap: dict) -> str:
     """Everything drawn that depends on the parameters: cell fills, paths, points, a dragged point."""
-    return json.dumps([[c[3] for c in h["cells"]] for h in snap["heatmaps"]]
-                      + [[(s["d"], s["points"]) for s in ln["series"]] + [ln["handle"]] for ln in snap["lines"]])
+    return json.dumps(
+        [[c[3] for c in h["cells"]] for h in snap["heatmaps"]]
+        + [[(s["d"], s["points"]) for s in ln["series"]] + [ln["handle"]] for ln in snap["lines"]]
+    )
 
 
 def _positions(n: int, start: int) -> list[int]:
@@ -230,8 +251,10 @@ def _check_affine(pix: list[float], data: list[float], what: str) -> None:
     resid = np.abs(a * data + b - pix).max()
     # rounding to 0.1 px, plus the page's values being within TOL of attnlib's
     assert resid <= PIXEL_TOL + abs(a) * TOL, (
-        f"{what}: drawn coordinates are not attnlib's values (max deviation {resid:.3f} px from the "
-        f"best affine fit)")
+        f"{what}: drawn coordinates are not attnlib's values (max deviation {resid:.3f} px "
+        "from the "
+        f"best affine fit)"
+    )
 
 
 def _luminance(rgb: str) -> float:
@@ -248,55 +271,79 @@ def _check_colours(cells: list, dark: bool, what: str) -> None:
     lum = [sign * _luminance(c[3]) for c in by_value]
     for (a, la), (b, lb) in zip(zip(by_value, lum), zip(by_value[1:], lum[1:])):
         assert lb <= la + 1 / 255 + 1e-9, (
-            f"{what}: cell {b[:2]} (weight {b[2]:.4f}) is painted {b[3]}, against {a[3]} for cell {a[:2]} "
-            f"(weight {a[2]:.4f}): the colour does not follow the weight")
+            f"{what}: cell {b[:2]} (weight {b[2]:.4f}) is painted {b[3]}, against {a[3]} for "
+            f"cell {a[:2]} "
+            f"(weight {a[2]:.4f}): the colour does not follow the weight"
+        )
     if by_value[-1][2] - by_value[0][2] > 0.2:
         rgb = [[int(t) for t in re.findall(r"\d+", c[3])[:3]] for c in (by_value[0], by_value[-1])]
         far = sum((a - b) ** 2 for a, b in zip(*rgb)) ** 0.5
-        assert far > 40, f"{what}: weights from {by_value[0][2]:.2f} to {by_value[-1][2]:.2f} painted alike"
+        assert far > 40, (
+            f"{what}: weights from {by_value[0][2]:.2f} to {by_value[-1][2]:.2f} painted alike"
+        )
 
 
 def _check_frame(snap: dict, where: str) -> None:
-    from attnlib.explorers import compute
+    from attnlib.book.registry import compute
 
     assert snap["ready"] == "true", f"{where}: data-ready is {snap['ready']!r}"
     params = json.loads(snap["params"])
     expected = compute(snap["name"], **params)
     for h in snap["heatmaps"]:
         what = f"{where}, heatmap {h['panel']!r} at {params}"
-        assert h["colorbarLabel"] and h["colorbarLabel"].strip(), f"{what}: colour bar has no label"
+        assert h["colorbarLabel"] and h["colorbarLabel"].strip(), (
+            f"{what}: colour bar has no label"
+        )
         want = np.asarray(expected[h["panel"]], dtype=float)
         assert want.ndim == 2, f"{what}: attnlib returned shape {want.shape}"
         got = np.full(want.shape, np.nan)
-        assert h["cells"] and len(h["cells"][0]) == 4, f"{what}: the cells' image is missing or misshapen: {h['cells'][:1]}"
+        assert h["cells"] and len(h["cells"][0]) == 4, (
+            f"{what}: the cells' image is missing or misshapen: {h['cells'][:1]}"
+        )
         for i, j, value, _colour in h["cells"]:
             got[i, j] = float(value)
         assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
-            f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix")
+            f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix"
+        )
         _check_colours(h["cells"], snap["dark"], what)
         if h["read"] is not None:  # a cell is being read: the readout and tooltip give its weight
             i, j, readout, tip = h["read"]
             for said in (readout, tip):
                 nums = re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", said or "")
                 assert nums and abs(float(nums[-1]) - got[i, j]) <= TITLE_TOL, (
-                    f"{what}: the cell ({i}, {j}) is read as {said!r}, its weight is {got[i, j]}")
+                    f"{what}: the cell ({i}, {j}) is read as {said!r}, its weight is {got[i, j]}"
+                )
         err = np.abs(got - want).max()
-        assert err <= TOL, f"{what}: page shows weights differing from attnlib by {err:.2e}\npage:\n{got}\nattnlib:\n{want}"
+        assert err <= TOL, (
+            f"{what}: page shows weights differing from attnlib by "
+            f"{err:.2e}\npage:\n{got}\nattnlib:\n{want}"
+        )
     for ln in snap["lines"]:
         what = f"{where}, lines {ln['panel']!r} at {params}"
         want = expected[ln["panel"]]
         drawn = {s["name"]: s for s in ln["series"]}
-        assert set(drawn) == set(want), f"{what}: series drawn {sorted(drawn)} vs attnlib {sorted(want)}"
+        assert set(drawn) == set(want), (
+            f"{what}: series drawn {sorted(drawn)} vs attnlib {sorted(want)}"
+        )
         xs_pix, xs_dat, ys_pix, ys_dat = [], [], [], []
         for sname, s in drawn.items():
             w = np.asarray(want[sname], dtype=float)
-            pts = _path_points(s["d"]) if s["d"] else np.asarray(s["points"], dtype=float).reshape(-1, 2)
+            pts = (
+                _path_points(s["d"])
+                if s["d"]
+                else np.asarray(s["points"], dtype=float).reshape(-1, 2)
+            )
             if w.ndim == 2:  # (2, n): its own x and y
-                xs_pix += list(pts[:, 0]); xs_dat += list(w[0])
-                ys_pix += list(pts[:, 1]); ys_dat += list(w[1])
+                xs_pix += list(pts[:, 0])
+                xs_dat += list(w[0])
+                ys_pix += list(pts[:, 1])
+                ys_dat += list(w[1])
             else:
-                assert len(pts) == w.size, f"{what}: series {sname!r} has {len(pts)} points, attnlib {w.size}"
-                ys_pix += list(pts[:, 1]); ys_dat += list(w)
+                assert len(pts) == w.size, (
+                    f"{what}: series {sname!r} has {len(pts)} points, attnlib {w.size}"
+                )
+                ys_pix += list(pts[:, 1])
+                ys_dat += list(w)
         if not ys_dat:  # a panel of fixed series only (e.g. the keys a dragged query moves among)
             continue
         _check_affine(ys_pix, ys_dat, f"{what} (y)")
@@ -325,7 +372,9 @@ def _walk_every_control(page, name: str, views: int, mode: str) -> None:
                 w = f"{where}, {ctl['param']} -> position {i}"
                 moved = next(c for c in after["controls"] if c["param"] == ctl["param"])
                 assert moved["index"] == i, f"{w}: control did not move"
-                assert moved["shown"] and moved["shown"].strip(), f"{w}: the value shown next to the control is empty"
+                assert moved["shown"] and moved["shown"].strip(), (
+                    f"{w}: the value shown next to the control is empty"
+                )
                 assert after["params"] != before["params"], f"{w}: data-params did not change"
                 assert _picture(after) != _picture(before), f"{w}: the picture did not change"
                 _check_frame(after, w)
@@ -335,30 +384,48 @@ def _walk_every_control(page, name: str, views: int, mode: str) -> None:
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_explorers_redraw_and_match_attnlib(visits, name):
     v = visits(name)
-    seen_requests, seen_failed, seen_console = len(v.requests), len(v.failed), len(v.console_errors())
+    seen_requests, seen_failed, seen_console = (
+        len(v.requests),
+        len(v.failed),
+        len(v.console_errors()),
+    )
     _walk_every_control(v.page, name, v.info.get("views", 0), "desktop, light")
     # Moving the controls asked for nothing and logged nothing.
-    assert len(v.requests) == seen_requests, f"{name}: requests while moving sliders: {v.requests[seen_requests:]}"
-    assert len(v.failed) == seen_failed, f"{name}: failures while moving sliders: {v.failed[seen_failed:]}"
+    assert len(v.requests) == seen_requests, (
+        f"{name}: requests while moving sliders: {v.requests[seen_requests:]}"
+    )
+    assert len(v.failed) == seen_failed, (
+        f"{name}: failures while moving sliders: {v.failed[seen_failed:]}"
+    )
     assert len(v.console_errors()) == seen_console, (
-        f"{name}: console errors while moving sliders: {v.console_errors()[seen_console:]}")
+        f"{name}: console errors while moving sliders: {v.console_errors()[seen_console:]}"
+    )
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, visits, name):
     """The same walk at 390 x 844 (touch, mobile viewport) with the OS in dark mode."""
     v = visits(name)
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                              color_scheme="dark", service_workers="block")
+    ctx = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        color_scheme="dark",
+        service_workers="block",
+    )
     page = ctx.new_page()
     errors, requests = [], []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         page.goto(f"{visits.base_url}/{name}", wait_until="load")
-        page.wait_for_function("(n) => document.querySelectorAll('.attn-explorer[data-ready=true]').length >= n",
-                               arg=v.info.get("views", 1))
-        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", f"{name}: not dark"
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.attn-explorer[data-ready=true]').length >= n",
+            arg=v.info.get("views", 1),
+        )
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", (
+            f"{name}: not dark"
+        )
         page.on("request", lambda r: requests.append(r.url))
         _walk_every_control(page, name, v.info.get("views", 0), "390 px, dark")
         assert not requests, f"{name}: requests while moving sliders on a phone: {requests}"

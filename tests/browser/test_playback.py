@@ -11,8 +11,11 @@ from .conftest import CHAPTERS
 
 pytestmark = pytest.mark.browser
 
-PLAYERS = [(CHAPTERS[5], "alignment_playback", "step"), (CHAPTERS[3], "additive_attention", "angle"),
-           (CHAPTERS[1], "bandwidth_training", "step")]
+PLAYERS = [
+    (CHAPTERS[5], "alignment_playback", "step"),
+    (CHAPTERS[3], "additive_attention", "angle"),
+    (CHAPTERS[1], "bandwidth_training", "step"),
+]
 
 STATE_JS = """
 ([name, param]) => {
@@ -34,7 +37,9 @@ def _open(browser, visits, page_name, name, **context):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
-    page.wait_for_function(f"() => document.querySelector('.attn-explorer[data-explorer={name}][data-ready=true]')")
+    page.wait_for_function(
+        f"() => document.querySelector('.attn-explorer[data-explorer={name}][data-ready=true]')"
+    )
     return ctx, page, errors
 
 
@@ -58,8 +63,12 @@ def test_play_steps_to_the_end_and_stops(browser, visits, page_name, name, param
         assert last["index"] == last["max"], f"stopped at {last['index']} of {last['max']}"
         indices = [x["index"] for x in seen]
         assert indices == sorted(indices), f"playback went backwards: {indices}"
-        assert len(set(indices)) >= min(5, last["max"]), f"playback skipped through too few positions: {indices}"
-        start = 0 if s0["index"] == s0["max"] else s0["index"]  # at the end, Play starts again from 0
+        assert len(set(indices)) >= min(5, last["max"]), (
+            f"playback skipped through too few positions: {indices}"
+        )
+        start = (
+            0 if s0["index"] == s0["max"] else s0["index"]
+        )  # at the end, Play starts again from 0
         assert indices[0] <= start + 1
         page.wait_for_timeout(400)  # and stays stopped
         assert page.evaluate(STATE_JS, [name, param])["index"] == last["max"]
@@ -80,14 +89,20 @@ def test_pause_and_moving_the_slider_stop_playback(browser, visits):
         paused = page.evaluate(STATE_JS, [name, param])
         assert paused["button"] == "Play" and 0 < paused["index"] < paused["max"], paused
         page.wait_for_timeout(700)
-        assert page.evaluate(STATE_JS, [name, param])["index"] == paused["index"], "kept playing after Pause"
+        assert page.evaluate(STATE_JS, [name, param])["index"] == paused["index"], (
+            "kept playing after Pause"
+        )
         button.click()  # play again, then grab the slider
         page.wait_for_timeout(400)
         slider = ex.locator(f'.attn-slider[data-param="{param}"]')
-        slider.evaluate("(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }")
+        slider.evaluate(
+            "(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }"
+        )
         page.wait_for_timeout(700)
         now = page.evaluate(STATE_JS, [name, param])
-        assert now["index"] == 0 and now["button"] == "Play", f"moving the slider did not stop playback: {now}"
+        assert now["index"] == 0 and now["button"] == "Play", (
+            f"moving the slider did not stop playback: {now}"
+        )
         assert not errors, errors
     finally:
         ctx.close()

@@ -18,6 +18,7 @@ Shapes (one vocabulary with the rest of attnlib):
 
 Nothing here seeds the global generator: every random draw takes a ``torch.Generator``.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -30,23 +31,54 @@ from torch import Tensor, nn
 from attnlib.attention import AdditiveAttention
 
 __all__ = [
-    "MONTHS", "WEEKDAYS", "STYLES", "SRC_CHARS", "TGT_CHARS", "PAD", "BOS", "N_OUT",
-    "random_dates", "format_source", "format_target", "random_sources", "encode_sources",
+    "MONTHS",
+    "WEEKDAYS",
+    "STYLES",
+    "SRC_CHARS",
+    "TGT_CHARS",
+    "PAD",
+    "BOS",
+    "N_OUT",
+    "random_dates",
+    "format_source",
+    "format_target",
+    "random_sources",
+    "encode_sources",
     "encode_targets",
-    "implied_alignment", "DateEncoder", "AttentionDecoder", "ContextDecoder", "DateModel",
-    "TrainLog", "train", "translate", "accuracy",
+    "implied_alignment",
+    "DateEncoder",
+    "AttentionDecoder",
+    "ContextDecoder",
+    "DateModel",
+    "TrainLog",
+    "train",
+    "translate",
+    "accuracy",
 ]
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 #: The input formats: ``short`` "5 Nov 2026", ``long`` "Thursday, 5 November 2026",
 #: ``us`` "November 5, 2026".
 STYLES = ("short", "long", "us")
 PAD, BOS = 0, 1
 #: Source vocabulary: padding, digits, space, comma and the letters of month and day names.
-SRC_CHARS = (["<pad>", "<bos>", " ", ","] + list("0123456789")
-             + sorted(set("".join(MONTHS + WEEKDAYS))))
+SRC_CHARS = (
+    ["<pad>", "<bos>", " ", ","] + list("0123456789") + sorted(set("".join(MONTHS + WEEKDAYS)))
+)
 #: Target vocabulary: padding, begin-of-sequence, digits and the dash.
 TGT_CHARS = ["<pad>", "<bos>", "-"] + list("0123456789")
 N_OUT = 10  # "YYYY-MM-DD"
@@ -91,7 +123,7 @@ def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:
     n_in = max(len(t) for t in texts)
     ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
     for b, t in enumerate(texts):
-        ids[b, :len(t)] = torch.tensor([_SRC_INDEX[c] for c in t])
+        ids[b, : len(t)] = torch.tensor([_SRC_INDEX[c] for c in t])
     return ids, torch.tensor([len(t) for t in texts])
 
 
@@ -104,11 +136,14 @@ def _fields(source: str) -> tuple[tuple[int, int], tuple[int, int], tuple[int, i
     """(start, end) of the day digits, the month name and the year digits in ``source``."""
     import re
 
-    m = (re.fullmatch(r"(?:[A-Za-z]+, )?(\d{1,2}) ([A-Za-z]+) (\d{4})", source)
-         or re.fullmatch(r"([A-Za-z]+) (\d{1,2}), (\d{4})", source))
+    m = re.fullmatch(r"(?:[A-Za-z]+, )?(\d{1,2}) ([A-Za-z]+) (\d{4})", source) or re.fullmatch(
+        r"([A-Za-z]+) (\d{1,2}), (\d{4})", source
+    )
     if m is None:
-        raise ValueError(f"implied_alignment: source must look like '5 Nov 2026', "
-                         f"'Thursday, 5 November 2026' or 'November 5, 2026'; got {source!r}")
+        raise ValueError(
+            f"implied_alignment: source must look like '5 Nov 2026', "
+            f"'Thursday, 5 November 2026' or 'November 5, 2026'; got {source!r}"
+        )
     spans = [m.span(i) for i in (1, 2, 3)]
     if not source[spans[0][0]].isdigit():  # "November 5, 2026": month first
         spans[0], spans[1] = spans[1], spans[0]
@@ -153,18 +188,22 @@ class DateEncoder(nn.Module):
     def __init__(self, embed_size: int, num_hiddens: int, num_layers: int = 1) -> None:
         super().__init__()
         if num_hiddens % 2:
-            raise ValueError(f"DateEncoder: num_hiddens must be even (h / 2 per direction); "
-                             f"got {num_hiddens}")
+            raise ValueError(
+                f"DateEncoder: num_hiddens must be even (h / 2 per direction); got {num_hiddens}"
+            )
         self.embedding = nn.Embedding(len(SRC_CHARS), embed_size, padding_idx=PAD)
-        self.rnn = nn.GRU(embed_size, num_hiddens // 2, num_layers, batch_first=True,
-                          bidirectional=True)
+        self.rnn = nn.GRU(
+            embed_size, num_hiddens // 2, num_layers, batch_first=True, bidirectional=True
+        )
 
     def forward(self, src: Tensor, src_lens: Tensor) -> tuple[Tensor, Tensor]:
-        packed = nn.utils.rnn.pack_padded_sequence(self.embedding(src), src_lens.cpu(),
-                                                   batch_first=True, enforce_sorted=False)
+        packed = nn.utils.rnn.pack_padded_sequence(
+            self.embedding(src), src_lens.cpu(), batch_first=True, enforce_sorted=False
+        )
         out, hidden = self.rnn(packed)  # hidden: (2 * num_layers, batch, h / 2)
-        states, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True,
-                                                     total_length=src.shape[1])  # (batch, n_in, h)
+        states, _ = nn.utils.rnn.pad_packed_sequence(
+            out, batch_first=True, total_length=src.shape[1]
+        )  # (batch, n_in, h)
         layers = hidden.shape[0] // 2
         hidden = hidden.view(layers, 2, *hidden.shape[1:])  # (num_layers, 2, batch, h / 2)
         hidden = torch.cat([hidden[:, 0], hidden[:, 1]], dim=-1)  # (num_layers, batch, h)
@@ -176,17 +215,26 @@ class AttentionDecoder(nn.Module):
     the query ``(batch, 1, h)``; the encoder states ``(batch, n_in, h)`` are the keys and
     the values; the context ``(batch, 1, h)`` joins the next input character."""
 
-    def __init__(self, embed_size: int, num_hiddens: int, num_layers: int = 1,
-                 dropout: float = 0.0, attention: nn.Module | None = None) -> None:
+    def __init__(
+        self,
+        embed_size: int,
+        num_hiddens: int,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+        attention: nn.Module | None = None,
+    ) -> None:
         super().__init__()
         # d2l's constructor; any module with the same forward and .attention_weights works
-        self.attention = AdditiveAttention(num_hiddens, dropout) if attention is None else attention
+        self.attention = (
+            AdditiveAttention(num_hiddens, dropout) if attention is None else attention
+        )
         self.embedding = nn.Embedding(len(TGT_CHARS), embed_size)
         self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
         self.dense = nn.Linear(num_hiddens, len(TGT_CHARS))
 
     def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
-        """One output character: logits ``(batch, vocab)``, new hidden, weights ``(batch, 1, n_in)``."""
+        """One output character: logits ``(batch, vocab)``, new hidden state, weights
+        ``(batch, 1, n_in)``."""
         query = hidden[-1].unsqueeze(1)  # (num_layers, batch, h) -> (batch, 1, h)
         context = self.attention(query, states, states, src_lens)  # (batch, 1, h)
         x = torch.cat([self.embedding(token).unsqueeze(1), context], dim=-1)  # (batch, 1, e + h)
@@ -198,8 +246,9 @@ class ContextDecoder(nn.Module):
     """The same decoder without attention: one fixed context, the encoder's final states
     (d2l's ``Seq2SeqDecoder``), joins every input character."""
 
-    def __init__(self, embed_size: int, num_hiddens: int, num_layers: int = 1,
-                 dropout: float = 0.0) -> None:
+    def __init__(
+        self, embed_size: int, num_hiddens: int, num_layers: int = 1, dropout: float = 0.0
+    ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(len(TGT_CHARS), embed_size)
         self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
@@ -207,7 +256,9 @@ class ContextDecoder(nn.Module):
         self.context: Tensor | None = None
 
     def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
-        x = torch.cat([self.embedding(token).unsqueeze(1), self.context], dim=-1)  # (batch, 1, e + h)
+        x = torch.cat(
+            [self.embedding(token).unsqueeze(1), self.context], dim=-1
+        )  # (batch, 1, e + h)
         out, hidden = self.rnn(x, hidden)
         return self.dense(out.squeeze(1)), hidden, None
 
@@ -221,8 +272,15 @@ class DateModel(nn.Module):
     ``.attention_weights``, like attnlib's modules).
     """
 
-    def __init__(self, *, attention=True, embed_size: int = 16, num_hiddens: int = 32,
-                 num_layers: int = 1, dropout: float = 0.0) -> None:
+    def __init__(
+        self,
+        *,
+        attention=True,
+        embed_size: int = 16,
+        num_hiddens: int = 32,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
         self.uses_attention = attention is not False
         self.encoder = DateEncoder(embed_size, num_hiddens, num_layers)
@@ -230,8 +288,9 @@ class DateModel(nn.Module):
             self.decoder = ContextDecoder(embed_size, num_hiddens, num_layers, dropout)
         else:
             module = None if attention is True else attention(num_hiddens)
-            self.decoder = AttentionDecoder(embed_size, num_hiddens, num_layers, dropout,
-                                            attention=module)
+            self.decoder = AttentionDecoder(
+                embed_size, num_hiddens, num_layers, dropout, attention=module
+            )
 
     def forward(self, src: Tensor, src_lens: Tensor, tgt: Tensor | None = None):
         """Logits ``(batch, N_OUT, vocab)`` and weights ``(batch, N_OUT, n_in)`` (or None).
@@ -265,9 +324,19 @@ class TrainLog:
     checkpoints: list[tuple[int, Tensor]] = field(default_factory=list)
 
 
-def train(model: DateModel, src: Tensor, src_lens: Tensor, tgt: Tensor, *, steps: int,
-          batch_size: int = 64, lr: float = 0.01, generator: torch.Generator,
-          watch: tuple[Tensor, Tensor] | None = None, every: int = 25) -> TrainLog:
+def train(
+    model: DateModel,
+    src: Tensor,
+    src_lens: Tensor,
+    tgt: Tensor,
+    *,
+    steps: int,
+    batch_size: int = 64,
+    lr: float = 0.01,
+    generator: torch.Generator,
+    watch: tuple[Tensor, Tensor] | None = None,
+    every: int = 25,
+) -> TrainLog:
     """Adam with teacher forcing and cross-entropy over the output characters.
 
     Minibatches are drawn with ``generator``; with ``watch = (src, src_lens)`` the
@@ -282,13 +351,18 @@ def train(model: DateModel, src: Tensor, src_lens: Tensor, tgt: Tensor, *, steps
     start = time.perf_counter()
     try:
         for step in range(1, steps + 1):
-            if watch is not None and model.uses_attention and (step == 1 or (step - 1) % every == 0):
+            if (
+                watch is not None
+                and model.uses_attention
+                and (step == 1 or (step - 1) % every == 0)
+            ):
                 log.checkpoints.append((step - 1, _watch(model, *watch)))
             model.train()
             idx = torch.randint(0, src.shape[0], (batch_size,), generator=generator)
             logits, _ = model(src[idx], src_lens[idx], tgt[idx])  # (batch, N_OUT, vocab)
-            loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
-                                               tgt[idx].reshape(-1))
+            loss = nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), tgt[idx].reshape(-1)
+            )
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
