@@ -1,19 +1,24 @@
-"""Additive attention at work: a small encoder-decoder that rewrites dates.
+"""Additive attention at work: a small encoder-decoder, the date task, and its training.
 
-The task is generated in code (no download): rewrite ``"22 Nov 2026"`` as
-``"2026-11-22"``, character by character. Its right alignment is known and not monotone:
-the output starts with the year, which comes last in the input. The model follows d2l's
-Bahdanau encoder-decoder (Zhang et al., *Dive into Deep Learning*, https://d2l.ai,
-section 11.4) with the bidirectional encoder of Bahdanau, Cho and Bengio (2014): a GRU
-encoder that reads both ways, and a GRU decoder whose state at each step is the **query**
-of :class:`attnlib.AdditiveAttention`, with the encoder's states as **keys and values**.
+The model follows d2l's Bahdanau encoder-decoder (Zhang et al., *Dive into Deep Learning*,
+https://d2l.ai, section 11.4) with the bidirectional encoder of Bahdanau, Cho and Bengio
+(2015): a GRU encoder that reads both ways, and a GRU decoder whose state before each step
+is the **query** of :class:`attnlib.AdditiveAttention`, with the encoder's states as **keys
+and values**. The same model without attention (:class:`ContextDecoder`, one fixed
+context) and with query-blind attention (:class:`UniformAttention`, the same weight on
+every input) are the baselines.
+
+Chapter 6 trains it on two tasks generated in code (no download): rewrite a date,
+``"22 Nov 2026"`` -> ``"2026-11-22"`` (this module), whose alignment is known and not
+monotone; and write down a number read aloud, ``"three one four"`` -> ``"314"``
+(:mod:`attnlib.book.ch06_lengths`), whose inputs run to several times that length.
 
 Shapes (one vocabulary with the rest of attnlib):
 
 - source tokens ``(batch, n_in)``, padded with ``PAD``; ``src_lens`` ``(batch,)``;
 - encoder states ``(batch, n_in, h)``: the keys and the values;
 - decoder query at one step ``(batch, 1, h)``; its weights ``(batch, 1, n_in)``;
-- all weights of a decoded date ``(batch, n_out, n_in)``: output characters are rows
+- all weights of a decoded output ``(batch, n_out, n_in)``: output characters are rows
   (queries), input characters are columns (keys).
 
 Nothing here seeds the global generator: every random draw takes a ``torch.Generator``.
@@ -21,14 +26,17 @@ Nothing here seeds the global generator: every random draw takes a ``torch.Gener
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
 
 from attnlib.attention import AdditiveAttention
+from attnlib.masking import masked_softmax
 
 __all__ = [
     "MONTHS",
@@ -46,14 +54,17 @@ __all__ = [
     "encode_sources",
     "encode_targets",
     "implied_alignment",
-    "DateEncoder",
+    "Encoder",
     "AttentionDecoder",
     "ContextDecoder",
+    "UniformAttention",
+    "EncoderDecoder",
     "DateModel",
     "TrainLog",
     "train",
     "translate",
     "accuracy",
+    "uniform_rows",
 ]
 
 MONTHS = (
@@ -74,6 +85,7 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 #: The input formats: ``short`` "5 Nov 2026", ``long`` "Thursday, 5 November 2026",
 #: ``us`` "November 5, 2026".
 STYLES = ("short", "long", "us")
+#: Padding and begin-of-sequence: ids 0 and 1 in every vocabulary of the chapter.
 PAD, BOS = 0, 1
 #: Source vocabulary: padding, digits, space, comma and the letters of month and day names.
 SRC_CHARS = (
@@ -120,16 +132,26 @@ def random_sources(dates: list[_dt.date], generator: torch.Generator) -> list[st
 
 def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:
     """Character ids ``(batch, n_in)`` padded with ``PAD``, and lengths ``(batch,)``."""
-    n_in = max(len(t) for t in texts)
-    ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
-    for b, t in enumerate(texts):
-        ids[b, : len(t)] = torch.tensor([_SRC_INDEX[c] for c in t])
-    return ids, torch.tensor([len(t) for t in texts])
+    return _encode(texts, _SRC_INDEX, "encode_sources")
 
 
 def encode_targets(texts: list[str]) -> Tensor:
     """Character ids ``(batch, N_OUT)`` of ISO dates."""
     return torch.tensor([[_TGT_INDEX[c] for c in t] for t in texts], dtype=torch.long)
+
+
+def _encode(texts: list[str], index: dict[str, int], fn: str) -> tuple[Tensor, Tensor]:
+    """Ids ``(batch, n_in)`` padded with ``PAD`` and lengths ``(batch,)``."""
+    if not texts or any(not isinstance(t, str) or not t for t in texts):
+        raise ValueError(f"{fn}: texts must be a non-empty list of non-empty strings")
+    unknown = sorted({c for t in texts for c in t} - index.keys())
+    if unknown:
+        raise ValueError(f"{fn}: characters {unknown} are not in the vocabulary")
+    n_in = max(len(t) for t in texts)
+    ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
+    for b, t in enumerate(texts):
+        ids[b, : len(t)] = torch.tensor([index[c] for c in t])
+    return ids, torch.tensor([len(t) for t in texts])
 
 
 def _fields(source: str) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
@@ -173,7 +195,7 @@ def implied_alignment(source: str) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- the model
-class DateEncoder(nn.Module):
+class Encoder(nn.Module):
     """Embedding + bidirectional GRU over the source characters, as in Bahdanau et al.
 
     d2l's ``Seq2SeqEncoder`` reads left to right only, so the state at a character knows
@@ -185,13 +207,15 @@ class DateEncoder(nn.Module):
     ``(num_layers, batch, h)`` (both directions' last states, joined), the decoder's start.
     """
 
-    def __init__(self, embed_size: int, num_hiddens: int, num_layers: int = 1) -> None:
+    def __init__(
+        self, vocab_size: int, embed_size: int, num_hiddens: int, num_layers: int = 1
+    ) -> None:
         super().__init__()
         if num_hiddens % 2:
             raise ValueError(
-                f"DateEncoder: num_hiddens must be even (h / 2 per direction); got {num_hiddens}"
+                f"Encoder: num_hiddens must be even (h / 2 per direction); got {num_hiddens}"
             )
-        self.embedding = nn.Embedding(len(SRC_CHARS), embed_size, padding_idx=PAD)
+        self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
         self.rnn = nn.GRU(
             embed_size, num_hiddens // 2, num_layers, batch_first=True, bidirectional=True
         )
@@ -213,10 +237,11 @@ class DateEncoder(nn.Module):
 class AttentionDecoder(nn.Module):
     """d2l's ``Seq2SeqAttentionDecoder``: at every step the decoder's top hidden state is
     the query ``(batch, 1, h)``; the encoder states ``(batch, n_in, h)`` are the keys and
-    the values; the context ``(batch, 1, h)`` joins the next input character."""
+    the values; the context ``(batch, 1, h)`` joins the previous output character."""
 
     def __init__(
         self,
+        vocab_size: int,
         embed_size: int,
         num_hiddens: int,
         num_layers: int = 1,
@@ -228,49 +253,141 @@ class AttentionDecoder(nn.Module):
         self.attention = (
             AdditiveAttention(num_hiddens, dropout) if attention is None else attention
         )
-        self.embedding = nn.Embedding(len(TGT_CHARS), embed_size)
+        self.embedding = nn.Embedding(vocab_size, embed_size)
         self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
-        self.dense = nn.Linear(num_hiddens, len(TGT_CHARS))
+        self.dense = nn.Linear(num_hiddens, vocab_size)
 
     def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
-        """One output character: logits ``(batch, vocab)``, new hidden state, weights
-        ``(batch, 1, n_in)``."""
-        query = hidden[-1].unsqueeze(1)  # (num_layers, batch, h) -> (batch, 1, h)
-        context = self.attention(query, states, states, src_lens)  # (batch, 1, h)
-        x = torch.cat([self.embedding(token).unsqueeze(1), context], dim=-1)  # (batch, 1, e + h)
-        out, hidden = self.rnn(x, hidden)  # (batch, 1, h)
+        """One output character: logits ``(batch, vocab)``, the new hidden state, and the
+        attention weights ``(batch, 1, n_in)``."""
+        query = hidden[-1].unsqueeze(1)  # s_{t-1}: (num_layers, batch, h) -> (batch, 1, h)
+        context = self.attention(query, states, states, src_lens)  # c_t: (batch, 1, h)
+        x = torch.cat([self.embedding(token).unsqueeze(1), context], dim=-1)  # (batch, 1, e+h)
+        out, hidden = self.rnn(x, hidden)  # s_t: (batch, 1, h)
         return self.dense(out.squeeze(1)), hidden, self.attention.attention_weights
 
 
 class ContextDecoder(nn.Module):
     """The same decoder without attention: one fixed context, the encoder's final states
-    (d2l's ``Seq2SeqDecoder``), joins every input character."""
+    (d2l's ``Seq2SeqDecoder``), joins every previous output character."""
 
     def __init__(
-        self, embed_size: int, num_hiddens: int, num_layers: int = 1, dropout: float = 0.0
+        self,
+        vocab_size: int,
+        embed_size: int,
+        num_hiddens: int,
+        num_layers: int = 1,
+        dropout: float = 0.0,
     ) -> None:
         super().__init__()
-        self.embedding = nn.Embedding(len(TGT_CHARS), embed_size)
+        self.embedding = nn.Embedding(vocab_size, embed_size)
         self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
-        self.dense = nn.Linear(num_hiddens, len(TGT_CHARS))
+        self.dense = nn.Linear(num_hiddens, vocab_size)
         self.context: Tensor | None = None
 
     def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
-        x = torch.cat(
-            [self.embedding(token).unsqueeze(1), self.context], dim=-1
-        )  # (batch, 1, e + h)
+        x = torch.cat([self.embedding(token).unsqueeze(1), self.context], dim=-1)  # (b, 1, e+h)
         out, hidden = self.rnn(x, hidden)
         return self.dense(out.squeeze(1)), hidden, None
 
 
-class DateModel(nn.Module):
-    """Encoder + decoder.
+class UniformAttention(nn.Module):
+    r"""Query-blind attention: the same weight, :math:`1/L`, on each of the :math:`L` valid
+    keys, whatever the query. The context is the mean of the valid values.
+
+    The baseline that separates *selecting* inputs from merely *having access* to all of
+    them: a decoder with it sees every encoder state but cannot choose among them.
+    ``forward(queries, keys, values, valid_lens)`` like attnlib's modules; queries
+    ``(batch, n_queries, d)`` only set the number of rows; ``.attention_weights`` is
+    ``(batch, n_queries, n_keys)``.
+    """
+
+    def forward(
+        self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None = None
+    ) -> Tensor:
+        scores = keys.new_zeros(queries.shape[0], queries.shape[1], keys.shape[1])  # (b, q, k)
+        self.attention_weights = masked_softmax(scores, valid_lens)
+        return self.attention_weights @ values  # (batch, n_queries, d_v)
+
+
+class EncoderDecoder(nn.Module):
+    """Encoder + decoder over any two character vocabularies.
 
     ``attention=True``: additive attention (d2l's Bahdanau decoder); ``False``: the
-    fixed-context baseline; a callable ``f(num_hiddens) -> module``: that attention module
-    instead (it must take ``(queries, keys, values, valid_lens)`` and keep
-    ``.attention_weights``, like attnlib's modules).
+    fixed-context baseline; ``"uniform"``: :class:`UniformAttention` (query-blind); a
+    callable ``f(num_hiddens) -> module``: that attention module instead (it must take
+    ``(queries, keys, values, valid_lens)`` and keep ``.attention_weights``, like attnlib's
+    modules).
     """
+
+    def __init__(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        *,
+        attention=True,
+        embed_size: int = 16,
+        num_hiddens: int = 32,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+        n_out: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.uses_attention = attention is not False
+        self.n_out = n_out
+        self.encoder = Encoder(src_vocab_size, embed_size, num_hiddens, num_layers)
+        if attention is False:
+            self.decoder = ContextDecoder(
+                tgt_vocab_size, embed_size, num_hiddens, num_layers, dropout
+            )
+        else:
+            if attention is True:
+                module = None
+            elif attention == "uniform":
+                module = UniformAttention()
+            elif callable(attention):
+                module = attention(num_hiddens)
+            else:
+                raise ValueError(
+                    "EncoderDecoder: attention must be True, False, 'uniform' or a function "
+                    f"num_hiddens -> module; got {attention!r}"
+                )
+            self.decoder = AttentionDecoder(
+                tgt_vocab_size, embed_size, num_hiddens, num_layers, dropout, attention=module
+            )
+
+    def forward(
+        self, src: Tensor, src_lens: Tensor, tgt: Tensor | None = None, *, n_out: int | None = None
+    ):
+        """Logits ``(batch, n_out, vocab)`` and weights ``(batch, n_out, n_in)`` (or None).
+
+        With ``tgt`` (``(batch, n_out)``) the decoder reads the true previous character
+        (teacher forcing); without, its own greedy prediction, for ``n_out`` steps (default:
+        the model's fixed output length).
+        """
+        if tgt is not None:
+            n_out = tgt.shape[1]
+        n_out = n_out if n_out is not None else self.n_out
+        if n_out is None:
+            raise ValueError("EncoderDecoder.forward: pass tgt or n_out (the steps to decode)")
+        states, hidden = self.encoder(src, src_lens)  # (batch, n_in, h), (layers, batch, h)
+        if not self.uses_attention:
+            # one fixed summary: the encoder's final states, both directions joined
+            self.decoder.context = hidden[-1].unsqueeze(1)  # (batch, h) -> (batch, 1, h)
+        token = torch.full((src.shape[0],), BOS, dtype=torch.long)
+        logits, weights = [], []
+        for t in range(n_out):
+            out, hidden, w = self.decoder.step(token, hidden, states, src_lens)
+            logits.append(out)
+            weights.append(w)
+            token = tgt[:, t] if tgt is not None else out.argmax(dim=-1)
+        w = torch.cat(weights, dim=1) if self.uses_attention else None  # (batch, n_out, n_in)
+        return torch.stack(logits, dim=1), w  # (batch, n_out, vocab)
+
+
+class DateModel(EncoderDecoder):
+    """:class:`EncoderDecoder` for the date task: date characters in, ``N_OUT`` ISO
+    characters out (``attention`` as there)."""
 
     def __init__(
         self,
@@ -281,43 +398,23 @@ class DateModel(nn.Module):
         num_layers: int = 1,
         dropout: float = 0.0,
     ) -> None:
-        super().__init__()
-        self.uses_attention = attention is not False
-        self.encoder = DateEncoder(embed_size, num_hiddens, num_layers)
-        if attention is False:
-            self.decoder = ContextDecoder(embed_size, num_hiddens, num_layers, dropout)
-        else:
-            module = None if attention is True else attention(num_hiddens)
-            self.decoder = AttentionDecoder(
-                embed_size, num_hiddens, num_layers, dropout, attention=module
-            )
-
-    def forward(self, src: Tensor, src_lens: Tensor, tgt: Tensor | None = None):
-        """Logits ``(batch, N_OUT, vocab)`` and weights ``(batch, N_OUT, n_in)`` (or None).
-
-        With ``tgt`` (``(batch, N_OUT)``) the decoder reads the true previous character
-        (teacher forcing); without, its own greedy prediction.
-        """
-        states, hidden = self.encoder(src, src_lens)  # (batch, n_in, h), (layers, batch, h)
-        if not self.uses_attention:
-            # one fixed summary: the encoder's final states, both directions joined
-            self.decoder.context = hidden[-1].unsqueeze(1)  # (batch, h) -> (batch, 1, h)
-        token = torch.full((src.shape[0],), BOS, dtype=torch.long)
-        logits, weights = [], []
-        for t in range(N_OUT):
-            out, hidden, w = self.decoder.step(token, hidden, states, src_lens)
-            logits.append(out)
-            weights.append(w)
-            token = tgt[:, t] if tgt is not None else out.argmax(dim=-1)
-        w = torch.cat(weights, dim=1) if self.uses_attention else None  # (batch, N_OUT, n_in)
-        return torch.stack(logits, dim=1), w  # (batch, N_OUT, vocab)
+        super().__init__(
+            len(SRC_CHARS),
+            len(TGT_CHARS),
+            attention=attention,
+            embed_size=embed_size,
+            num_hiddens=num_hiddens,
+            num_layers=num_layers,
+            dropout=dropout,
+            n_out=N_OUT,
+        )
 
 
 # ----------------------------------------------------------------------------- training
 @dataclass
 class TrainLog:
     """What :func:`train` records: the loss per step, the seconds it took, and
-    checkpoints ``(step, weights (n_watch, N_OUT, n_in))`` of the watched examples."""
+    checkpoints ``(step, weights (n_watch, n_out, n_in))`` of the watched examples."""
 
     losses: list[float] = field(default_factory=list)
     seconds: float = 0.0
@@ -325,7 +422,7 @@ class TrainLog:
 
 
 def train(
-    model: DateModel,
+    model: EncoderDecoder,
     src: Tensor,
     src_lens: Tensor,
     tgt: Tensor,
@@ -334,41 +431,43 @@ def train(
     batch_size: int = 64,
     lr: float = 0.01,
     generator: torch.Generator,
+    optimizer: torch.optim.Optimizer | None = None,
     watch: tuple[Tensor, Tensor] | None = None,
     every: int = 25,
 ) -> TrainLog:
     """Adam with teacher forcing and cross-entropy over the output characters.
 
-    Minibatches are drawn with ``generator``; with ``watch = (src, src_lens)`` the
-    attention weights of those examples (greedy decoding) are recorded every ``every``
-    steps and after the last, for playback. Runs single-threaded (``torch.set_num_threads
-    (1)``, restored afterwards) so the result is the same on every machine.
+    Minibatches are drawn with ``generator`` (each cut to its longest input); padding in
+    ``tgt`` (``PAD``) does not count in the loss. The gradient's norm is clipped to 1.
+    ``optimizer`` continues a run (same Adam state) instead of starting a new one. With
+    ``watch = (src, src_lens)`` the attention weights of those examples (greedy decoding)
+    are recorded every ``every`` steps and after the last, for playback. Runs
+    single-threaded (``torch.set_num_threads(1)``, restored afterwards).
     """
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    opt = optimizer if optimizer is not None else torch.optim.Adam(model.parameters(), lr=lr)
     log = TrainLog()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     start = time.perf_counter()
+    watching = watch is not None and model.uses_attention
     try:
         for step in range(1, steps + 1):
-            if (
-                watch is not None
-                and model.uses_attention
-                and (step == 1 or (step - 1) % every == 0)
-            ):
+            if watching and (step == 1 or (step - 1) % every == 0):
                 log.checkpoints.append((step - 1, _watch(model, *watch)))
             model.train()
             idx = torch.randint(0, src.shape[0], (batch_size,), generator=generator)
-            logits, _ = model(src[idx], src_lens[idx], tgt[idx])  # (batch, N_OUT, vocab)
+            lens = src_lens[idx]
+            batch_src = src[idx, : int(lens.max())]  # (batch, longest input of the batch)
+            logits, _ = model(batch_src, lens, tgt[idx])  # (batch, n_out, vocab)
             loss = nn.functional.cross_entropy(
-                logits.reshape(-1, logits.shape[-1]), tgt[idx].reshape(-1)
+                logits.reshape(-1, logits.shape[-1]), tgt[idx].reshape(-1), ignore_index=PAD
             )
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             log.losses.append(loss.item())
-        if watch is not None and model.uses_attention:
+        if watching:
             log.checkpoints.append((steps, _watch(model, *watch)))
     finally:
         torch.set_num_threads(threads)
@@ -376,11 +475,11 @@ def train(
     return log
 
 
-def _watch(model: DateModel, src: Tensor, src_lens: Tensor) -> Tensor:
+def _watch(model: EncoderDecoder, src: Tensor, src_lens: Tensor) -> Tensor:
     model.eval()
     with torch.no_grad():
         _, w = model(src, src_lens)
-    return w.clone()  # (n_watch, N_OUT, n_in)
+    return w.clone()  # (n_watch, n_out, n_in)
 
 
 def translate(model: DateModel, texts: list[str]) -> tuple[list[str], Tensor | None]:
@@ -397,3 +496,57 @@ def accuracy(model: DateModel, sources: list[str], dates: list[_dt.date]) -> flo
     """Exact-sequence accuracy: the share of dates rewritten without a single wrong character."""
     predicted, _ = translate(model, sources)
     return sum(p == format_target(d) for p, d in zip(predicted, dates)) / len(dates)
+
+
+# ----------------------------------------------------------------------------- causal test
+class _UniformAt(nn.Module):
+    """Wraps an attention module; at the decoding steps in ``rows`` its weights are
+    replaced by uniform ones over the valid keys (and the context by their mean)."""
+
+    def __init__(self, inner: nn.Module, rows: frozenset[int]) -> None:
+        super().__init__()
+        self.inner, self.rows, self.t = inner, rows, 0
+
+    def forward(self, queries, keys, values, valid_lens=None):
+        out = self.inner(queries, keys, values, valid_lens)
+        self.attention_weights = self.inner.attention_weights
+        if self.t in self.rows:
+            self.attention_weights = masked_softmax(
+                torch.zeros_like(self.attention_weights), valid_lens
+            )  # (batch, 1, n_in): 1 / L on each valid key
+            out = self.attention_weights @ values  # (batch, 1, h)
+        self.t += 1
+        return out
+
+
+@contextlib.contextmanager
+def uniform_rows(model: EncoderDecoder, rows: Iterable[int]) -> Iterator[EncoderDecoder]:
+    """Inside the ``with`` block, the model's attention weights for the output positions
+    ``rows`` (0-based) are uniform over the valid inputs; every other row is the model's own.
+
+    The causal test of an alignment: if the output at row ``t`` depends on what the
+    weights select, making them uniform there changes the output.
+
+    Example::
+
+        with uniform_rows(model, [8]):
+            acc = accuracy(model, sources, dates)  # the first day digit blind
+    """
+    if not model.uses_attention:
+        raise ValueError("uniform_rows: the model has no attention weights to replace")
+    rows = frozenset(int(r) for r in rows)
+    if any(r < 0 for r in rows):
+        raise ValueError(f"uniform_rows: rows must be >= 0; got {sorted(rows)}")
+    inner = model.decoder.attention
+    wrapper = _UniformAt(inner, rows)
+
+    def restart(module, args):  # every forward pass decodes from step 0
+        wrapper.t = 0
+
+    hook = model.register_forward_pre_hook(restart)
+    model.decoder.attention = wrapper
+    try:
+        yield model
+    finally:
+        hook.remove()
+        model.decoder.attention = inner

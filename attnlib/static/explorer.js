@@ -30,6 +30,17 @@ function html(tag, cls, parent, text) {
 var fmt = (v) => String(+(+v).toFixed(4));
 var one = (t) => String(t).replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key").replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character").replace(/\bfunctions\b/, "function");
 
+// attnlib/static/src/caption.js
+function captionPanel(spec, parent) {
+  const wrap = html("div", "attn-panel attn-text-panel", parent);
+  wrap.setAttribute("data-panel", spec.name);
+  if (spec.title) html("div", "attn-text-title", wrap, spec.title);
+  const body = html("pre", "attn-text-body", wrap);
+  return (text) => {
+    body.textContent = text;
+  };
+}
+
 // attnlib/static/src/frames.js
 function decode(enc) {
   const bin = atob(enc.data), N = enc.n_stored * enc.n, nb = enc.bits / 8;
@@ -65,6 +76,9 @@ function seriesOf(spec, values, [panel, name]) {
   return EMPTY;
 }
 var EMPTY = new Float64Array(0);
+function texts(table) {
+  return (frame) => table.strings[table.index[frame]];
+}
 
 // attnlib/static/src/png.js
 var CRC = (() => {
@@ -167,11 +181,12 @@ function heatmapPanel(spec, parent, ui) {
     const c = Array.from(t);
     return c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "…" : t;
   };
-  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
-  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
+  const changing = ui.typedLabels || !!spec.labels_per_frame;
+  const maxRow = changing ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
+  const maxCol = changing ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
   const rotate = maxCol * charW > cell;
-  const stepR = Math.max(1, rowLab ? Math.ceil(12 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab ? Math.ceil(12 / cell) : Math.ceil(C / 12));
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(12 / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil(12 / cell) : Math.ceil(C / 12));
   const left = 26 + maxRow * charW + 6, top = spec.title ? 24 : 8;
   const W = C * cell, H = R * cell, barH = Math.max(H, 90);
   const bottom = (rotate ? maxCol * charW * 0.75 + 14 : 18) + 20;
@@ -263,7 +278,7 @@ function heatmapPanel(spec, parent, ui) {
     transform: `translate(${bx + 60},${barH / 2}) rotate(-90)`
   }, bg, spec.colorbar_label);
   const yl = one(spec.ylabel), xl = one(spec.xlabel);
-  const name = (i, j) => `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
+  const name = (i, j) => `${yl} ${i}${rowLab && rowLab[i] ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab && colLab[j] ? ` (${colLab[j]})` : ""}: `;
   const cursor = el("rect", {
     class: "attn-cursor",
     width: cell,
@@ -842,10 +857,10 @@ function render({ model, el: host }) {
     const initial = idx.slice();
     const startTexts = Object.assign({}, model.get("texts") || {});
     const syncTexts = () => {
-      model.set("texts", Object.fromEntries(texts.map(({ name: name2, input }) => [name2, input.value])));
+      model.set("texts", Object.fromEntries(texts2.map(({ name: name2, input }) => [name2, input.value])));
       model.save_changes();
     };
-    const texts = (spec.texts || []).map((t) => {
+    const texts2 = (spec.texts || []).map((t) => {
       const label = html("label", "attn-text-label", controls, t.label + " ");
       const input = html("input", "attn-text", label);
       input.setAttribute("type", "text");
@@ -956,7 +971,7 @@ function render({ model, el: host }) {
     reset.addEventListener("click", () => {
       stopPlaying();
       let typed = false;
-      texts.forEach(({ name: name2, input }) => {
+      texts2.forEach(({ name: name2, input }) => {
         const start = startTexts[name2] === void 0 ? "" : startTexts[name2];
         if (input.value !== start) {
           input.value = start;
@@ -969,11 +984,18 @@ function render({ model, el: host }) {
         syncTexts();
       }
     });
-    const painters = spec.panels.map((ps) => ({
-      name: ps.name,
-      frame: spec.live ? null : decode(data[ps.name]),
-      paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui)
-    }));
+    const painters = spec.panels.map((ps) => {
+      const stored = spec.live ? null : data[ps.name];
+      if (ps.kind === "caption") return { name: ps.name, frame: texts(stored), paint: captionPanel(ps, panelsDiv) };
+      return {
+        name: ps.name,
+        frame: stored ? decode(stored) : null,
+        labels: stored && stored.labels ? texts(stored.labels) : null,
+        // per-frame tick labels
+        paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui)
+      };
+    });
+    const caption = spec.panels.find((ps) => ps.kind === "caption");
     const sentence = (params, values, labels) => {
       const where = spec.params.map((p, k) => `${p.label} ${p.labels[idx[k]]}`).join(", ");
       const lv = spec.live;
@@ -999,6 +1021,7 @@ function render({ model, el: host }) {
         }
         return `${where}: the fit at the query is ${r2(fit)}; the largest weight, ${fmt(Math.round(w[best2] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best2] * 100) / 100)}.`;
       }
+      if (caption) return `${where}. ${values[caption.name].split("\n").join("; ")}`;
       const h = ui.heatmaps[0];
       if (!h || !h.values()) return `${where}.`;
       const v = h.values(), C = h.spec.cols;
@@ -1010,7 +1033,7 @@ function render({ model, el: host }) {
     const redraw = () => {
       let f = 0;
       const params = {};
-      texts.forEach(({ name: name2, input }) => {
+      texts2.forEach(({ name: name2, input }) => {
         params[name2] = input.value;
       });
       spec.params.forEach((p, k) => {
@@ -1031,7 +1054,10 @@ function render({ model, el: host }) {
         const c = computed && computed[ps.name];
         values[ps.name] = !computed ? painters[k].frame(f) : !c ? EMPTY : c instanceof Float64Array ? c : flatSeries(ps, c);
       });
-      for (const p of painters) p.paint(values[p.name], { params, values, labels: labels[p.name] });
+      for (const p of painters) {
+        const own = p.labels && p.labels(f);
+        p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
+      }
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));
@@ -1055,7 +1081,7 @@ function render({ model, el: host }) {
     const onTexts = () => {
       const next = model.get("texts") || {};
       let changed = false;
-      texts.forEach(({ name: name2, input }) => {
+      texts2.forEach(({ name: name2, input }) => {
         if (typeof next[name2] === "string" && next[name2] !== input.value) {
           input.value = next[name2];
           changed = true;

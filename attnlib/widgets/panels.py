@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from attnlib.plotting import OKABE_ITO  # colour-blind-safe line colours, shared with the figures
+from attnlib.widgets.caption import Caption, LabelledMatrix, frame_labels
 from attnlib.widgets.controls import ExplorerError, _check_name
 from attnlib.widgets.series import FixedSeries, Handle, Series, Spokes, _round_list, _to_array
 
@@ -38,6 +39,11 @@ class Heatmap:
         rows_sum_to_one: check that every row sums to 1 (attention weights).
         allow_zero_rows: with ``rows_sum_to_one``, also accept an all-zero row (a query
             with no valid key).
+        labels_per_frame: the tick labels change with the frame (e.g. the characters of
+            the input the sliders pick): the update returns ``{"values": 2-D array,
+            "row_labels": [...], "col_labels": [...]}`` for this panel, one-line strings,
+            one per row and per column (``""`` for a padding row or column); the page
+            leaves room for labels of up to 10 characters.
     """
 
     name: str
@@ -51,6 +57,7 @@ class Heatmap:
     title: str | None = None
     rows_sum_to_one: bool = False
     allow_zero_rows: bool = False
+    labels_per_frame: bool = False
 
     kind = "heatmap"
 
@@ -64,26 +71,35 @@ class Heatmap:
             v = getattr(self, attr)
             if v is not None:
                 object.__setattr__(self, attr, tuple(str(s) for s in v))
+        if self.labels_per_frame and (self.row_labels is not None or self.col_labels is not None):
+            raise ExplorerError(
+                f"Heatmap {self.name!r}: labels_per_frame=True takes each frame's labels from "
+                "the update function; do not also give row_labels or col_labels"
+            )
 
     def describe(self, shape: tuple[int, ...]) -> str:
         return f"heatmap {self.name!r} {shape[0]}×{shape[1]}"
 
     def normalise(self, value: Any, where: str) -> np.ndarray:
+        rows = cols = None
+        if self.labels_per_frame:
+            value, rows, cols = frame_labels(value, where, self.name)
         a = _to_array(value, f"{where}: heatmap {self.name!r}")
         if a.ndim != 2:
             raise ExplorerError(
                 f"{where}: heatmap {self.name!r} must be 2-D (n_queries, n_keys); "
                 f"got shape {tuple(a.shape)}"
             )
-        if self.row_labels is not None and len(self.row_labels) != a.shape[0]:
+        rows = self.row_labels if rows is None else rows
+        cols = self.col_labels if cols is None else cols
+        if rows is not None and len(rows) != a.shape[0]:
             raise ExplorerError(
-                f"{where}: heatmap {self.name!r} has {a.shape[0]} rows but "
-                f"{len(self.row_labels)} row_labels"
+                f"{where}: heatmap {self.name!r} has {a.shape[0]} rows but {len(rows)} row_labels"
             )
-        if self.col_labels is not None and len(self.col_labels) != a.shape[1]:
+        if cols is not None and len(cols) != a.shape[1]:
             raise ExplorerError(
                 f"{where}: heatmap {self.name!r} has {a.shape[1]} columns but "
-                f"{len(self.col_labels)} col_labels"
+                f"{len(cols)} col_labels"
             )
         tol = 1e-6
         if a.size and (a.min() < self.vmin - tol or a.max() > self.vmax + tol):
@@ -102,10 +118,13 @@ class Heatmap:
                     f"{where}: heatmap {self.name!r} row {i} sums to {sums[i]:.6f}; "
                     "rows must sum to 1" + (" (or be all zeros)" if self.allow_zero_rows else "")
                 )
-        return a
+        return LabelledMatrix(a, rows, cols) if self.labels_per_frame else a
+
+    def shape_of(self, a: np.ndarray) -> tuple:
+        return tuple(a.shape)
 
     def flatten(self, a: np.ndarray) -> np.ndarray:
-        return a.reshape(-1)  # (n_queries * n_keys,)
+        return np.asarray(a).reshape(-1)  # (n_queries * n_keys,)
 
     def unflatten(self, flat: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return flat.reshape(shape)  # (n_queries, n_keys)
@@ -125,6 +144,7 @@ class Heatmap:
             "row_labels": list(self.row_labels) if self.row_labels is not None else None,
             "col_labels": list(self.col_labels) if self.col_labels is not None else None,
             "colorbar_ticks": _nice_ticks(self.vmin, self.vmax, 5),
+            "labels_per_frame": bool(self.labels_per_frame),
         }
 
 
@@ -358,7 +378,7 @@ class Lines:
         }
 
 
-_PANEL_KINDS = {"heatmap": Heatmap, "lines": Lines}
+_PANEL_KINDS = {"heatmap": Heatmap, "lines": Lines, "caption": Caption}
 
 
 def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
@@ -384,8 +404,8 @@ def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
     return ticks
 
 
-def _as_panel(p: Any) -> Heatmap | Lines:
-    if isinstance(p, (Heatmap, Lines)):
+def _as_panel(p: Any) -> Heatmap | Lines | Caption:
+    if isinstance(p, (Heatmap, Lines, Caption)):
         return p
     if isinstance(p, Mapping):
         kind = p.get("kind")
@@ -396,6 +416,6 @@ def _as_panel(p: Any) -> Heatmap | Lines:
             )
         return _PANEL_KINDS[kind](**{k: v for k, v in p.items() if k != "kind"})
     raise ExplorerError(
-        f"unknown panel {p!r}: expected Heatmap, Lines or a dict with 'kind' in "
+        f"unknown panel {p!r}: expected Heatmap, Lines, Caption or a dict with 'kind' in "
         f"{sorted(_PANEL_KINDS)}"
     )

@@ -34,12 +34,14 @@ export function heatmapPanel(spec, parent, ui) {
   const rowTxt = (i) => (rowLab ? rowLab[i] : String(i));
   const colTxt = (j) => (colLab ? colLab[j] : String(j));
   const cut = (t) => { const c = Array.from(t); return c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t; };
-  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
-  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
+  // typed words, or labels stored with each frame (Heatmap(labels_per_frame=True))
+  const changing = ui.typedLabels || !!spec.labels_per_frame;
+  const maxRow = changing ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => rowTxt(i).length));
+  const maxCol = changing ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => colTxt(j).length));
   const rotate = maxCol * charW > cell;
   // label every cell when there is room (about 12 px per label), else every k-th
-  const stepR = Math.max(1, rowLab ? Math.ceil(12 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab ? Math.ceil(12 / cell) : Math.ceil(C / 12));
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(12 / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil(12 / cell) : Math.ceil(C / 12));
   const left = 26 + maxRow * charW + 6, top = spec.title ? 24 : 8;
   const W = C * cell, H = R * cell, barH = Math.max(H, 90);
   const bottom = (rotate ? maxCol * charW * 0.75 + 14 : 18) + 20;
@@ -95,7 +97,7 @@ export function heatmapPanel(spec, parent, ui) {
   el("text", { class: "attn-colorbar-label", x: 0, y: 0, "text-anchor": "middle",
     transform: `translate(${bx + 60},${barH / 2}) rotate(-90)` }, bg, spec.colorbar_label);
   const yl = one(spec.ylabel), xl = one(spec.xlabel);
-  const name = (i, j) => `${yl} ${i}${rowLab ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab ? ` (${colLab[j]})` : ""}: `;
+  const name = (i, j) => `${yl} ${i}${rowLab && rowLab[i] ? ` (${rowLab[i]})` : ""}, ${xl} ${j}${colLab && colLab[j] ? ` (${colLab[j]})` : ""}: `;
   // The cell being read: by hover, tap, or arrow keys when the heatmap has focus.
   const cursor = el("rect", { class: "attn-cursor", width: cell, height: cell, fill: "none",
     visibility: "hidden" }, g);
@@ -145,7 +147,7 @@ export function heatmapPanel(spec, parent, ui) {
   ui.heatmaps.push({ spec, rowTxt, colTxt, values: () => last });
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
-    if (ctx && ctx.labels) {  // the words of a typed sentence
+    if (ctx && ctx.labels) {  // the words of a typed sentence, or this frame's stored labels
       rowLab = ctx.labels.rows; colLab = ctx.labels.cols;
       rowTicks.forEach(([i, t]) => { t.textContent = cut(rowTxt(i)); });
       colTicks.forEach(([j, t]) => { t.textContent = cut(colTxt(j)); });
