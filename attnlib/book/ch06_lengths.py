@@ -40,6 +40,10 @@ __all__ = [
     "read_numbers",
     "scores",
     "word_weights",
+    "evaluate",
+    "wrong_by_position",
+    "length_declaration",
+    "length_explorer",
 ]
 
 WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -172,3 +176,166 @@ def word_weights(weights: Tensor, number: str) -> Tensor:
     out = weights.new_zeros(weights.shape[0], len(number))
     out.index_add_(1, word, weights[:, : len(text)])
     return out  # (n_out, n_words)
+
+
+def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
+    """Exact match and per-digit accuracy for each length: ``(len(tests), 2)``, rows in the
+    order of ``tests`` (``{digits: numbers of that length}``), columns (exact, per digit)."""
+    rows = [scores(read_numbers(model, numbers)[0], numbers) for numbers in tests.values()]
+    return torch.tensor(rows, dtype=torch.float64)  # (n_lengths, 2)
+
+
+def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
+    """How many outputs have the digit at each position wrong (or missing), for numbers
+    of one length."""
+    k = len(numbers[0])
+    if any(len(x) != k for x in numbers):
+        raise ValueError("wrong_by_position: the numbers must all have the same length")
+    return [sum(i >= len(p) or p[i] != x[i] for p, x in zip(predicted, numbers)) for i in range(k)]
+
+
+# ----------------------------------------------------------------------------- explorer
+def length_declaration(
+    with_attention: EncoderDecoder,
+    without_attention: EncoderDecoder,
+    examples: dict[int, list[str]],
+    curves: dict[str, Tensor],
+    *,
+    train_max: int = TRAIN_MAX,
+):
+    """Declare the length explorer: pick a length and an example; see both models' outputs,
+    the attention of the model that has it, and where that length sits on the accuracy
+    curves.
+
+    Args:
+        with_attention, without_attention: trained models (:class:`NumberModel`).
+        examples: ``{digits: [numbers of that length]}``, the same count for every length
+            (the ``example`` slider runs over them).
+        curves: ``{model name: exact-match accuracy per length}``, each ``(len(examples),)``
+            in the order of ``examples`` (drawn as fixed lines).
+        train_max: the longest number in training (a dashed line on the curves).
+
+    The heatmap holds the attention of ``with_attention`` while it writes each output
+    character (rows: the digits it writes, then ``end``, at most ``max(examples) + 1``)
+    over the spoken digits (columns: each word's letters and the space after it, summed;
+    see :func:`word_weights`), padded with zeros to the longest length.
+    """
+    import numpy as np
+
+    from attnlib.widgets import Caption, Declaration, FixedSeries, Heatmap, Lines, Series, Slider
+
+    lengths = list(examples)
+    n_ex = {len(v) for v in examples.values()}
+    if len(n_ex) != 1 or not lengths:
+        raise ValueError("length_declaration: give the same number of examples for every length")
+    n_ex = n_ex.pop()
+    for name, c in curves.items():
+        if tuple(c.shape) != (len(lengths),):
+            raise ValueError(
+                f"length_declaration: curve {name!r} must have one value per length "
+                f"({len(lengths)}); got shape {tuple(c.shape)}"
+            )
+    if not with_attention.uses_attention or without_attention.uses_attention:
+        raise ValueError(
+            "length_declaration: pass the model with attention first, the one without second"
+        )
+    longest = max(lengths)
+    rows_max, cols_max = longest + 1, longest
+    frames = {}
+    for k, numbers in examples.items():
+        said, w = read_numbers(with_attention, numbers)
+        plain, _ = read_numbers(without_attention, numbers)
+        for e, number in enumerate(numbers):
+            n_rows = min(len(said[e]) + 1, rows_max)  # the digits, then <eos>
+            grid = np.zeros((rows_max, cols_max))
+            grid[:n_rows, :k] = word_weights(w[e, :n_rows], number).double().numpy()
+            rows = list(said[e][: n_rows - 1]) + ["end"] * (len(said[e]) < rows_max)
+            rows += [""] * (rows_max - len(rows))
+            cols = [WORDS[int(c)] for c in number] + [""] * (cols_max - k)
+            frames[k, e + 1] = {
+                "values": grid,
+                "row_labels": rows,
+                "col_labels": cols,
+                "caption": _caption(number, said[e], plain[e]),
+            }
+
+    def update(digits: int, example: int):
+        f = frames[digits, example]
+        curve_at = [
+            [float(digits)] * len(curves),
+            [float(c[lengths.index(digits)]) for c in curves.values()],
+        ]
+        return {
+            "outputs": f["caption"],
+            "attention": {k: f[k] for k in ("values", "row_labels", "col_labels")},
+            "accuracy": {"this length": np.array(curve_at)},
+        }
+
+    x = np.array(lengths, dtype=np.float64)
+    fixed = [FixedSeries(name, x, c.double().numpy()) for name, c in curves.items()]
+    edge = train_max + 0.5
+    fixed.append(
+        FixedSeries(
+            "longest in training", [edge, edge], [0.0, 1.0], dash="4 3", color="#000000", width=1.0
+        )
+    )
+    return Declaration(
+        name="length_experiment",
+        update=update,
+        params=[
+            Slider("digits", lengths, label="digits in the number", default=min(8, longest)),
+            Slider("example", list(range(1, n_ex + 1)), label="example", default=1),
+        ],
+        panels=[
+            Caption("outputs"),
+            Lines(
+                "accuracy",
+                series=[Series("this length", style="points", xy=True)],
+                fixed=fixed,
+                xlabel="digits in the number",
+                ylabel="exact match",
+                title="held-out numbers written exactly",
+                xlim=(0.5, longest + 0.5),
+                ylim=(0.0, 1.0),
+            ),
+            Heatmap(
+                "attention",
+                xlabel="spoken digits (keys)",
+                ylabel="output (queries)",
+                title="where the model with attention looks",
+                rows_sum_to_one=True,
+                allow_zero_rows=True,
+                labels_per_frame=True,
+            ),
+        ],
+        title="Longer and longer numbers: both models, and the attention",
+    )
+
+
+def _caption(number: str, said: str, plain: str) -> str:
+    """The explorer's text: the input, the number, and what each model wrote (lines of at
+    most 40 characters but the first, so it reads on a phone)."""
+
+    def verdict(out: str) -> str:
+        if out == number:
+            return "✓ right"
+        wrong = sum(i >= len(out) or out[i] != c for i, c in enumerate(number))
+        if len(out) < len(number):
+            return f"✗ {wrong} of {len(number)} digits wrong, stops early"
+        if len(out) > len(number):
+            return f"✗ {wrong} of {len(number)} digits wrong, and too long"
+        return f"✗ {wrong} of {len(number)} digits wrong"
+
+    return (
+        f"read aloud: {spell(number)}\n"
+        f"the number:        {number}\n"
+        f"with attention:    {said or '(nothing)'}\n  {verdict(said)}\n"
+        f"without attention: {plain or '(nothing)'}\n  {verdict(plain)}"
+    )
+
+
+def length_explorer(*args, **kwargs):
+    """:func:`length_declaration` as an explorer (same arguments)."""
+    from attnlib.widgets import Explorer
+
+    return Explorer(length_declaration(*args, **kwargs))
