@@ -307,5 +307,5 @@ def test_bandwidth_training_replays_the_chapter_s_run(built):
     )
     assert (
         ex.spec["params"][0]["play"]
-        and ex.spec["params"][0]["labels"][30] == "30 (h = 0.179 and 0.129)"
+        and ex.spec["params"][0]["labels"][30] == "30 (σ = 0.179 and 0.129)"
     )
