@@ -454,9 +454,12 @@ def test_messages_show_enough_digits_to_tell_the_values_apart(delta):
     off[0, 0, 1] -= delta  # rows still sum to 1
     result = check_weights(off, expected=W)
     _fails_with(result, "expected weight there is")
-    got, want = re.search(r"is (\S+) but the expected weight there is (\S+)", result.message).groups()
+    got, want = re.search(
+        r"is (\S+) but the expected weight there is (\S+)", result.message
+    ).groups()
     assert got != want, result.message
     assert float(got) == pytest.approx(float(off[0, 0, 0]), abs=float(delta) / 2)
+
     # an input written into by a tiny amount is reported with two different numbers
     def nudge(X, valid_lens):
         X.add_(1e-6 * (X != 0))  # a small in-place change
