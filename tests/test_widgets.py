@@ -600,3 +600,31 @@ def test_frame_labels_need_a_precomputed_explorer_and_no_fixed_labels():
             panels=[Caption("c")],
             live=LiveAttention.__new__(LiveAttention),
         )
+
+
+@pytest.mark.browser
+def test_caption_and_frame_labels_are_drawn_and_follow_the_slider(browser):
+    ex = Explorer(_texts_decl())
+    page, messages, requests = open_explorer(browser, ex)
+    root = page.query_selector(".attn-explorer")
+    for k in (2, 0, 1):
+        page.eval_on_selector(
+            "input.attn-slider[data-param=k]",
+            f"e => {{ e.value = '{k}'; e.dispatchEvent(new Event('input')); }}",
+        )
+        assert json.loads(root.get_attribute("data-params")) == {"k": k}
+        panel = page.query_selector(".attn-text-panel[data-panel=c]")
+        assert panel.query_selector(".attn-text-title").text_content() == "what happens"
+        assert panel.query_selector("pre.attn-text-body").text_content() == (
+            f"k is {k}\nsecond line"
+        )
+        svg = page.query_selector("svg.attn-heatmap[data-panel=w]")
+        assert json.loads(svg.get_attribute("data-col-labels")) == [f"c{k}{j}" for j in range(4)]
+        ticks = [t.text_content() for t in svg.query_selector_all("text.attn-tick")]
+        assert [f"c{k}{j}" for j in range(4)] == [t for t in ticks if t.startswith("c")]
+        # the sentence for screen readers reads the caption
+        live = page.query_selector(".attn-live").text_content()
+        assert f"k is {k}; second line" in live
+    assert messages == []
+    assert [u for u in requests if not u.startswith(("blob:", "data:", "about:"))] == []
+    page.close()
