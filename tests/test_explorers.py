@@ -65,7 +65,10 @@ def test_registry():
     ]
     # chapter 6's playback is declared from a training run (attnlib.book.ch06_bahdanau);
     # tests/test_seq2seq.py checks its frames
-    assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {"alignment_playback"}
+    assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {
+        "alignment_playback",
+        "length_experiment",
+    }
     with pytest.raises(KeyError, match="unknown explorer 'nope'"):
         compute("nope")
 

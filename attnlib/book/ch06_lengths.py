@@ -20,6 +20,8 @@ query-blind (uniform) attention.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import Tensor
 
@@ -44,6 +46,7 @@ __all__ = [
     "wrong_by_position",
     "length_declaration",
     "length_explorer",
+    "chapter_length_declaration",
 ]
 
 WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -339,3 +342,44 @@ def length_explorer(*args, **kwargs):
     from attnlib.widgets import Explorer
 
     return Explorer(length_declaration(*args, **kwargs))
+
+
+def chapter_length_declaration():
+    """Chapter 6's length explorer, recomputed from scratch (tens of seconds, then cached).
+
+    Mirrors the chapter's cells exactly (data seed 2, models seeded with 0 and sized by a
+    first call, minibatches seeded with 1, 300 steps each, then 600 more for the model
+    without attention): the browser tests compare the page with this.
+    """
+    return _chapter_lengths()
+
+
+@functools.lru_cache(maxsize=1)
+def _chapter_lengths():
+    from attnlib.book import ch06_model as s2s
+
+    num_gen = torch.Generator().manual_seed(2)
+    train_numbers = random_numbers(10_000, 1, TRAIN_MAX, num_gen)
+    tests = {k: random_numbers(100, k, k, num_gen) for k in range(1, TEST_MAX + 1)}
+    src, lens = encode_spoken(train_numbers)
+    tgt = encode_digits(train_numbers)
+    kinds = {"with attention": True, "without": False, "query-blind": "uniform"}
+    models, runs, results = {}, {}, {}
+    for name, attention in kinds.items():
+        torch.manual_seed(0)
+        models[name] = NumberModel(attention=attention)
+        models[name](src[:2], lens[:2], tgt[:2])
+        runs[name] = {
+            "optimizer": torch.optim.Adam(models[name].parameters(), lr=0.01),
+            "generator": torch.Generator().manual_seed(1),
+        }
+        s2s.train(models[name], src, lens, tgt, steps=300, **runs[name])
+        results[name] = evaluate(models[name], tests)
+    s2s.train(models["without"], src, lens, tgt, steps=600, **runs["without"])
+    results["without, 3× steps"] = evaluate(models["without"], tests)
+    return length_declaration(
+        models["with attention"],
+        models["without"],
+        {k: v[:3] for k, v in tests.items()},
+        {name: r[:, 0] for name, r in results.items()},
+    )
