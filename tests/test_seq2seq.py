@@ -215,7 +215,7 @@ def test_uniform_attention_is_the_mean_of_the_valid_values():
 
 
 def test_encoder_decoder_arguments():
-    with pytest.raises(ValueError, match="attention must be True, False, 'uniform'"):
+    with pytest.raises(TypeError, match="attention must be True, False, 'uniform'"):
         s2s.EncoderDecoder(10, 10, attention="dot")
     with pytest.raises(ValueError, match="even"):
         s2s.EncoderDecoder(10, 10, num_hiddens=7)
@@ -226,9 +226,9 @@ def test_encoder_decoder_arguments():
     logits, w = model(src, lens, n_out=4)
     assert logits.shape == (1, 4, 12) and w.shape == (1, 4, 3)
     torch.testing.assert_close(w, torch.full((1, 4, 3), 1 / 3))
-    with pytest.raises(ValueError, match="not in the vocabulary"):
+    with pytest.raises(ValueError, match="not in the source vocabulary"):
         s2s.encode_sources(["5 Nov 2026!"])
-    with pytest.raises(ValueError, match="non-empty"):
+    with pytest.raises((TypeError, ValueError), match="texts"):
         s2s.encode_sources([])
 
 
@@ -306,7 +306,7 @@ def test_check_alignment_square_answers_and_messages():
     assert got != want and float(want) == pytest.approx(1 / 3, abs=1e-3)
     nan = A.clone()
     nan[0, 0] = float("nan")
-    assert "expected a number" in check_alignment(nan, src).message
+    assert "shares are finite" in check_alignment(nan, src).message
     assert "type str" in check_alignment("A", src).message
     assert "shape (9, 10)" in check_alignment(A[:9], src).message
 

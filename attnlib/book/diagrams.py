@@ -14,8 +14,12 @@ The function only draws: callers compute the numbers with attnlib (see
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import torch
+
+from attnlib._validate import as_int, as_str, describe
 
 __all__ = ["draw_pipeline", "pipeline_example", "draw_encoder_decoder"]
 
@@ -24,11 +28,21 @@ def pipeline_example(scoring: str = "dot_product", *, valid_len: int | None = No
     """A fixed small example computed with attnlib: one 2-D query, four keys, 2-D values.
 
     ``scoring`` is ``"dot_product"`` (scaled), ``"gaussian"`` or ``"additive"`` (fixed,
-    seeded parameters); ``valid_len`` masks the keys from that index on (chapter 3).
+    seeded parameters); ``valid_len`` (``None`` or an int in ``0 .. 4``; numpy ints and 0-d
+    tensors too) masks the keys from that index on (chapter 3).
     Returns a dict of tensors: query ``(d,)``, keys ``(n, d)``, values ``(n, d_v)``, scores
     ``(n,)``, weights ``(n,)``, output ``(d_v,)``, and the scoring's name.
     """
     from attnlib import additive_scores, attention_pool, dot_product_scores, gaussian_scores
+
+    fn = "pipeline_example"
+    if not isinstance(scoring, str):
+        raise TypeError(
+            f"{fn}: scoring must be 'dot_product', 'gaussian' or 'additive'; got "
+            f"{describe(scoring)}"
+        )
+    if valid_len is not None:
+        valid_len = _valid_len(valid_len, 4, "valid_len", fn)
 
     q = torch.tensor([[[1.0, 0.5]]])  # (batch, n_queries, d)
     k = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0]]])  # (batch, n_keys, d)
@@ -83,22 +97,14 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
     """
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
-    from attnlib.plotting._figure import OKABE_ITO, _new_figure
+    from attnlib.plotting._figure import OKABE_ITO, _check_figsize, _new_figure
 
-    keys = np.asarray(example["keys"], dtype=float)
-    n = keys.shape[0]
-    for name, shape in (("scores", (n,)), ("weights", (n,))):
-        got = np.asarray(example[name], dtype=float).shape
-        if got != shape:
-            raise ValueError(
-                f"draw_pipeline: example[{name!r}] must have shape {shape} "
-                f"(one per key); got {got}"
-            )
-    scores = np.asarray(example["scores"], dtype=float)
-    weights = np.asarray(example["weights"], dtype=float)
-    values = np.asarray(example["values"], dtype=float)
-    valid = example.get("valid_len")
-    valid = n if valid is None else int(valid)
+    fn = "draw_pipeline"
+    title = as_str(title, "title", fn, optional=True)
+    figsize = _check_figsize(figsize, fn)
+    ex = _checked_example(example, fn)
+    keys, scores, weights, values = ex["keys"], ex["scores"], ex["weights"], ex["values"]
+    n, valid = keys.shape[0], ex["valid_len"]
 
     fig = _new_figure(figsize)
     ax = fig.add_subplot()
@@ -221,7 +227,7 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
             )
 
     arrow(cols["query"] + 0.6, cols["keys"] - 0.75, label="compare with\nevery key")
-    arrow(cols["keys"] + 0.75, cols["scores"] - 0.75, label=example.get("scoring", "score"))
+    arrow(cols["keys"] + 0.75, cols["scores"] - 0.75, label=ex["scoring"])
     arrow(
         cols["scores"] + 0.55,
         cols["weights"] - 0.75,
@@ -238,6 +244,98 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
         color="0.25",
     )
     return fig
+
+
+def _valid_len(value: object, n: int, name: str, fn: str) -> int:
+    v = as_int(value, name, fn)
+    if not 0 <= v <= n:
+        raise ValueError(f"{fn}: {name} must be an int in 0 .. {n} (the number of keys); got {v}")
+    return v
+
+
+_REQUIRED = {
+    "query": "(d,)",
+    "keys": "(n, d)",
+    "values": "(n, d_v)",
+    "scores": "(n,)",
+    "weights": "(n,)",
+    "output": "(d_v,)",
+}
+
+
+def _checked_example(example: object, fn: str) -> dict:
+    """The example's numbers as float64 arrays, consistent with each other: the weights are
+    the softmax of the scores over the valid keys (0 on masked keys) and the output is their
+    weighted average of the values, each within 1e-4 (the figure shows two decimals)."""
+    if not isinstance(example, Mapping):
+        raise TypeError(
+            f"{fn}: example must be a dict as pipeline_example returns; got {describe(example)}"
+        )
+    missing = [k for k in _REQUIRED if k not in example]
+    if missing:
+        raise ValueError(
+            f"{fn}: example is missing {', '.join(map(repr, missing))} (needs {list(_REQUIRED)})"
+        )
+    ex = {}
+    for k in _REQUIRED:
+        v = example[k]
+        v = v.detach().cpu().double() if isinstance(v, torch.Tensor) else v
+        try:
+            ex[k] = np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{fn}: example[{k!r}] must be numbers {_REQUIRED[k]}; got {describe(v)}"
+            ) from None
+    keys = ex["keys"]
+    if keys.ndim != 2:
+        raise ValueError(f"{fn}: example['keys'] must have shape (n, d); got {keys.shape}")
+    n, d = keys.shape
+    if n == 0 or d == 0:
+        raise ValueError(
+            f"{fn}: example['keys'] must hold at least one key of d >= 1; got {keys.shape}"
+        )
+    d_v = ex["output"].shape[0] if ex["output"].ndim == 1 else -1
+    shapes = {"query": (d,), "values": (n, d_v), "scores": (n,), "weights": (n,), "output": (d_v,)}
+    for k, shape in shapes.items():
+        if ex[k].shape != shape or d_v < 1:
+            want = _REQUIRED[k].replace("n", str(n), 1) if k != "output" else _REQUIRED[k]
+            raise ValueError(f"{fn}: example[{k!r}] must have shape {want}; got {ex[k].shape}")
+    for k in _REQUIRED:
+        if not np.isfinite(ex[k]).all():
+            raise ValueError(f"{fn}: example[{k!r}] must be finite numbers; got {ex[k].tolist()}")
+    label = example.get("scoring", "score")
+    ex["scoring"] = as_str(label, "example['scoring']", fn)
+    valid = example.get("valid_len")
+    ex["valid_len"] = n if valid is None else _valid_len(valid, n, "example['valid_len']", fn)
+    w, s, m = ex["weights"], ex["scores"], ex["valid_len"]
+    if (w < 0).any():
+        raise ValueError(f"{fn}: example['weights'] must be nonnegative; got {w.tolist()}")
+    if (w[m:] != 0).any():
+        j = m + int(np.flatnonzero(w[m:])[0])
+        raise ValueError(
+            f"{fn}: example['weights'] of masked keys (from {m} on) must be 0; key {j} has "
+            f"{w[j]:.4g}"
+        )
+    total = w.sum()
+    if abs(total - (1.0 if m else 0.0)) > 1e-4:
+        raise ValueError(
+            f"{fn}: example['weights'] must sum to 1 over the valid keys; they sum to {total:.2f}"
+        )
+    want = np.zeros(n)
+    if m:
+        e = np.exp(s[:m] - s[:m].max())
+        want[:m] = e / e.sum()
+    if np.abs(w - want).max() > 1e-4:
+        raise ValueError(
+            f"{fn}: example['weights'] {np.round(w, 4).tolist()} are not the softmax of the "
+            f"scores over the valid keys {np.round(want, 4).tolist()}"
+        )
+    if np.abs(w @ ex["values"] - ex["output"]).max() > 1e-4:
+        raise ValueError(
+            f"{fn}: example['output'] {ex['output'].tolist()} is not the weighted average of "
+            f"the values, sum_i weights_i values_i = {(w @ ex['values']).tolist()}"
+        )
+    return ex
 
 
 def draw_encoder_decoder(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -146,18 +146,34 @@ def _labelled_curves(obj, name: str, what: str, n: int, ref: str) -> list[tuple[
     return curves
 
 
-def _check_figsize(figsize) -> tuple[float, float]:
-    if (
-        not isinstance(figsize, Sequence)
-        or isinstance(figsize, str)
-        or len(figsize) != 2
-        or not all(isinstance(v, numbers.Real) and v > 0 for v in figsize)
-    ):
-        raise ValueError(
-            "figsize must be a pair of positive numbers (width, height) in inches, got "
-            f"{figsize!r}"
-        )
-    return (float(figsize[0]), float(figsize[1]))
+#: Largest figure side in inches: a figure is drawn at twice its DPI (retina PNGs), and a
+#: side beyond this is far past any screen or page (and close to the renderer's limits).
+MAX_FIGURE_INCHES = 100.0
+
+
+def _check_figsize(figsize, fn: str = "figure") -> tuple[float, float]:
+    """``(width, height)`` in inches: two finite numbers in ``(0, MAX_FIGURE_INCHES]`` (numpy
+    scalars and 0-d tensors too; not bools), as floats."""
+    from attnlib._validate import _scalar, describe
+
+    expected = (
+        f"{fn}: figsize must be a pair of positive numbers (width, height) in inches, "
+        f"at most {MAX_FIGURE_INCHES:g} each"
+    )
+    if isinstance(figsize, (str, bytes)) or not hasattr(figsize, "__len__"):
+        raise TypeError(f"{expected}; got {describe(figsize)}")
+    if len(figsize) != 2:
+        raise ValueError(f"{expected}; got {len(figsize)} values: {figsize!r}")
+    out = []
+    for v in figsize:
+        x = _scalar(v)
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            raise TypeError(f"{expected}; got {describe(v)} in {figsize!r}")
+        x = float(x)
+        if not (0 < x <= MAX_FIGURE_INCHES):  # NaN fails too
+            raise ValueError(f"{expected}; got {x:g} in {figsize!r}")
+        out.append(x)
+    return out[0], out[1]
 
 
 def _integer_ticks(axis, n: int) -> None:

@@ -130,7 +130,7 @@ def show_heatmaps(
                 "(matrices has shape (rows, cols, n_queries, n_keys) = "
                 f"{tuple(data.shape)}), got {len(labels)}"
             )
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "show_heatmaps")
     for name, value in (("vmin", vmin), ("vmax", vmax)):
         if value is not None and not (isinstance(value, numbers.Real) and np.isfinite(value)):
             raise TypeError(f"{name} must be a finite number or None, got {value!r}")

@@ -61,7 +61,7 @@ def plot_histograms(
         raise TypeError(f"xlabel must be a str, got {type(xlabel).__name__}")
     if not (isinstance(bins, numbers.Integral) and bins >= 1):
         raise ValueError(f"bins must be a positive int, got {bins!r}")
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "plot_histograms")
     labels, arrays = [], []
     for label, value in samples.items():
         arr = _to_numpy(value, f"samples[{label!r}]").ravel()  # (...) -> (n,)

@@ -84,7 +84,7 @@ def plot_lines(
     for name, value in (("xlabel", xlabel), ("ylabel", ylabel)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "plot_lines")
     curves = [(str(label), *_xy_pair(value, label, xs, "ys")) for label, value in ys.items()]
     points = None
     if scatter is not None:
@@ -175,7 +175,7 @@ def plot_regression(
     if truth is not None:
         true_y = _to_numpy(truth, "truth")
         _check_1d(true_y, "truth", xq.shape[0], "x_query")
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "plot_regression")
 
     fig = _new_figure(figsize)
     ax = fig.add_subplot()
@@ -222,7 +222,7 @@ def plot_kernels(u, values, figsize: tuple[float, float] = (8, 2)) -> Figure:
     us = _to_numpy(u, "u")
     _check_1d(us, "u")
     curves = _labelled_curves(values, "values", "K(u) of shape (n,)", us.shape[0], "u")
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "plot_kernels")
 
     fig = _new_figure(figsize)
     axes = fig.subplots(1, len(curves), sharex=True, sharey=True, squeeze=False)[0]
