@@ -104,8 +104,8 @@ def dot_product_attention(
     with masked keys given weight exactly 0 (see :func:`attnlib.masked_softmax`). For rows
     with at least one valid key this equals
     :func:`torch.nn.functional.scaled_dot_product_attention` with
-    ``attn_mask = valid_lens_to_mask(...)``; for a row with no valid key SDPA returns NaN,
-    this function returns zeros.
+    ``attn_mask = valid_lens_to_mask(...)``; for a row with no valid key both return zeros
+    (SDPA in the pinned torch 2.13; older versions returned NaN there).
 
     Plain-code reference::
 

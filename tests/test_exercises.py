@@ -4,6 +4,7 @@ classic wrong answers get a diagnosis."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -217,8 +218,10 @@ def test_check_masked_softmax_accepts_attnlib_and_leaves_rng_alone():
             ["gradient with respect to X"],
         ),
         (
-            lambda X, valid_lens: masked_softmax(X.float(), valid_lens),
-            ["dtype torch.float32", "expected torch.float16"],
+            lambda X, valid_lens: masked_softmax(
+                X.double() if X.dtype == torch.float16 else X, valid_lens
+            ),
+            ["dtype torch.float64", "expected torch.float16", "float32 is accepted too"],
         ),
         (
             lambda X, valid_lens: masked_softmax(X, valid_lens).reshape(-1, X.shape[-1]),
@@ -421,3 +424,47 @@ def test_check_kernel_too_wide_window_gets_the_right_advice():
     assert not result.ok and "too wide" in result.message and "not < 1" not in result.message
     result = check_kernel(lambda u: 0.5 * (u.abs() < 1).to(u.dtype), "boxcar")
     assert not result.ok and "not < 1" in result.message
+
+
+# --------------------------------------------------------------------------- issue 17
+def test_check_masked_softmax_accepts_float32_weights_for_float16_scores():
+    # mixed precision (a softmax computed in float32, as torch.autocast does) is right
+    def mixed(X, valid_lens):
+        return masked_softmax(X.float() if X.dtype == torch.float16 else X, valid_lens)
+
+    _passes(check_masked_softmax(mixed))
+    # but float32 scores must not come back in another dtype
+    _fails_with(
+        check_masked_softmax(lambda X, v: masked_softmax(X.double(), v)),
+        "dtype torch.float64",
+        "expected torch.float32",
+    )
+
+
+def _numbers_in(message: str) -> list[str]:
+    return re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", message)
+
+
+@pytest.mark.parametrize("delta", [3e-5, 2e-4, 4e-3])
+def test_messages_show_enough_digits_to_tell_the_values_apart(delta):
+    # a weight off by a little: "is 0.60 but expected 0.60" must never happen
+    W = _softmax64(_S)
+    off = W.clone()
+    off[0, 0, 0] += delta
+    off[0, 0, 1] -= delta  # rows still sum to 1
+    result = check_weights(off, expected=W)
+    _fails_with(result, "expected weight there is")
+    got, want = re.search(
+        r"is (\S+) but the expected weight there is (\S+)", result.message
+    ).groups()
+    assert got != want, result.message
+    assert float(got) == pytest.approx(float(off[0, 0, 0]), abs=float(delta) / 2)
+
+    # an input written into by a tiny amount is reported with two different numbers
+    def nudge(X, valid_lens):
+        X.add_(1e-6 * (X != 0))  # a small in-place change
+        return masked_softmax(X, valid_lens)
+
+    result = check_masked_softmax(nudge)
+    before, after = re.search(r"changed from (\S+) to (\S+?)\)", result.message).groups()
+    assert before != after, result.message

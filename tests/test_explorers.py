@@ -65,7 +65,10 @@ def test_registry():
     ]
     # chapter 6's playback is declared from a training run (attnlib.book.ch06_bahdanau);
     # tests/test_seq2seq.py checks its frames
-    assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {"alignment_playback"}
+    assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {
+        "alignment_playback",
+        "length_experiment",
+    }
     with pytest.raises(KeyError, match="unknown explorer 'nope'"):
         compute("nope")
 
@@ -317,5 +320,5 @@ def test_bandwidth_training_replays_the_chapter_s_run(built):
     )
     assert (
         ex.spec["params"][0]["play"]
-        and ex.spec["params"][0]["labels"][30] == "30 (h = 0.179 and 0.129)"
+        and ex.spec["params"][0]["labels"][30] == "30 (σ = 0.179 and 0.129)"
     )

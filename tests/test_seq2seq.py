@@ -4,6 +4,7 @@ that must work, so that a broken attention fails fast (the chapter trains the fu
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 import torch
@@ -190,3 +191,173 @@ def test_check_attention_module_rejects_unmasked_and_wrong_shapes():
     assert not result.ok and "padded keys" in result.message
     result = check_attention_module(lambda h: nn.Identity())
     assert not result.ok
+
+
+# ----------------------------------------------------------------------------- issue 17
+def _tiny_date_model(attention=True, seed=0):
+    torch.manual_seed(seed)
+    model = s2s.DateModel(attention=attention, num_hiddens=8)
+    src, lens = s2s.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
+    model(src, lens, s2s.encode_targets(["2026-11-05", "2026-11-05"]))  # size lazy layers
+    return model, src, lens
+
+
+def test_uniform_attention_is_the_mean_of_the_valid_values():
+    g = torch.Generator().manual_seed(0)
+    q, kv = torch.randn(2, 3, 4, generator=g), torch.randn(2, 5, 4, generator=g)
+    lens = torch.tensor([2, 5])
+    out = s2s.UniformAttention()(q, kv, kv, lens)
+    w = torch.zeros(2, 3, 5)
+    w[0, :, :2], w[1] = 0.5, 0.2
+    torch.testing.assert_close(s2s.UniformAttention()(q, kv, kv, lens), out)
+    torch.testing.assert_close(out[0], kv[0, :2].mean(0).expand(3, 4))
+    torch.testing.assert_close(out[1], kv[1].mean(0).expand(3, 4))
+
+
+def test_encoder_decoder_arguments():
+    with pytest.raises(TypeError, match="attention must be True, False, 'uniform'"):
+        s2s.EncoderDecoder(10, 10, attention="dot")
+    with pytest.raises(ValueError, match="even"):
+        s2s.EncoderDecoder(10, 10, num_hiddens=7)
+    model = s2s.EncoderDecoder(10, 12, num_hiddens=8, attention="uniform")
+    src, lens = torch.tensor([[3, 4, 5]]), torch.tensor([3])
+    with pytest.raises(ValueError, match="pass tgt or n_out"):
+        model(src, lens)
+    logits, w = model(src, lens, n_out=4)
+    assert logits.shape == (1, 4, 12) and w.shape == (1, 4, 3)
+    torch.testing.assert_close(w, torch.full((1, 4, 3), 1 / 3))
+    with pytest.raises(ValueError, match="not in the source vocabulary"):
+        s2s.encode_sources(["5 Nov 2026!"])
+    with pytest.raises((TypeError, ValueError), match="texts"):
+        s2s.encode_sources([])
+
+
+def test_uniform_rows_replaces_exactly_the_rows_asked_for():
+    model, src, lens = _tiny_date_model()
+    model.eval()
+    with torch.no_grad():
+        logits, w = model(src, lens)
+        with s2s.uniform_rows(model, [2, 7]):
+            logits_u, w_u = model(src, lens)
+            _, w_again = model(src, lens)  # every forward pass starts at row 0 again
+        _, w_after = model(src, lens)
+    uniform = torch.zeros(2, src.shape[1])
+    uniform[0, :10], uniform[1] = 1 / 10, 1 / 25
+    torch.testing.assert_close(w_u[:, 2], uniform)
+    torch.testing.assert_close(w_u[:, 7], uniform)
+    torch.testing.assert_close(w_u[:, :2], w[:, :2])  # before the first blind row: unchanged
+    torch.testing.assert_close(w_again, w_u)
+    torch.testing.assert_close(w_after, w)  # restored on exit
+    assert isinstance(model.decoder.attention, attnlib.AdditiveAttention)
+    plain, _, _ = _tiny_date_model(attention=False)
+    with pytest.raises(ValueError, match="no attention weights"):
+        with s2s.uniform_rows(plain, [0]):
+            pass
+    with pytest.raises(ValueError, match=">= 0"):
+        with s2s.uniform_rows(model, [-1]):
+            pass
+
+
+def test_train_continues_a_run_with_its_optimizer():
+    g = torch.Generator().manual_seed(3)
+    dates = s2s.random_dates(100, g)
+    src, lens = s2s.encode_sources(s2s.random_sources(dates, g))
+    tgt = s2s.encode_targets([s2s.format_target(d) for d in dates])
+    runs = []
+    for split in ([8], [3, 5]):
+        torch.manual_seed(0)
+        model = s2s.DateModel(attention=False, num_hiddens=8)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        gen = torch.Generator().manual_seed(1)
+        losses = []
+        for steps in split:
+            kw = dict(steps=steps, batch_size=8, optimizer=opt, generator=gen)
+            losses += s2s.train(model, src, lens, tgt, **kw).losses
+        runs.append(losses)
+    assert runs[0] == runs[1]
+
+
+def test_check_alignment_accepts_both_readings_of_the_leading_zero():
+    src = "November 5, 2026"
+    A = s2s.implied_alignment(src)
+    assert check_alignment(A, src).ok
+    zero_row = A.clone()
+    zero_row[8] = 0.0  # the leading 0 copies nothing
+    assert check_alignment(zero_row, src).ok
+    two_digits = "November 15, 2026"  # a two-digit day: row 8 must point at the 1
+    B = s2s.implied_alignment(two_digits).clone()
+    B[8] = 0.0
+    result = check_alignment(B, two_digits)
+    assert not result.ok and "row 8" in result.message and "or nothing" not in result.message
+
+
+def test_check_alignment_square_answers_and_messages():
+    src = "5 Nov 2026"  # 10 characters: the alignment is square
+    A = s2s.implied_alignment(src)
+    assert check_alignment(A, src).ok  # never called transposed
+    result = check_alignment(A.T, src)
+    assert not result.ok and "transposed" in result.message
+    wrong = A.clone()
+    wrong[5, 2:5] = 0.3353  # 1/3 + 0.002: close, but outside the 1e-3 tolerance
+    wrong[5, 2] -= 0.006
+    result = check_alignment(wrong, src)
+    assert not result.ok and "row 5" in result.message
+    got, want = re.search(r"has (\S+), expected (\S+)$", result.message).groups()
+    assert got != want and float(want) == pytest.approx(1 / 3, abs=1e-3)
+    nan = A.clone()
+    nan[0, 0] = float("nan")
+    assert "shares are finite" in check_alignment(nan, src).message
+    assert "type str" in check_alignment("A", src).message
+    assert "shape (9, 10)" in check_alignment(A[:9], src).message
+
+
+class _Projected(nn.Module):
+    """(W q)ᵀk / √h through nn.Linear, optionally with a bias or without the scaling."""
+
+    def __init__(self, h, bias=False, scale=True):
+        super().__init__()
+        self.W = nn.Linear(h, h, bias=bias)
+        self.inner = attnlib.DotProductAttention()
+        self.scale = scale
+
+    @property
+    def attention_weights(self):
+        return self.inner.attention_weights
+
+    def forward(self, q, k, v, valid_lens):
+        q = self.W(q) * (1.0 if self.scale else q.shape[-1] ** 0.5)
+        return self.inner(q, k, v, valid_lens)
+
+
+class _Plain(nn.Module):
+    def __init__(self, h):
+        super().__init__()
+        self.inner = attnlib.DotProductAttention()
+
+    @property
+    def attention_weights(self):
+        return self.inner.attention_weights
+
+    def forward(self, q, k, v, valid_lens):
+        return self.inner(q, k, v, valid_lens)
+
+
+@pytest.mark.parametrize(
+    "factory, fragment",
+    [
+        (lambda h: attnlib.AdditiveAttention(h, 0.0), "not a dot product of a linear map"),
+        (_Plain, "q·k/√h, chapter 5's scaled dot product, with nothing to learn"),
+        (lambda h: _Projected(h, bias=True), "term in the key alone"),
+        (lambda h: _Projected(h, scale=False), "divide by √h"),
+        (lambda h: s2s.UniformAttention(), "do not depend on the query"),
+    ],
+)
+def test_check_attention_module_checks_what_the_exercise_asks(factory, fragment):
+    result = check_attention_module(factory)
+    assert not result.ok and fragment in result.message, result.message
+
+
+def test_check_attention_module_passes_the_solution():
+    result = check_attention_module(_Projected)
+    assert result.ok, result.message
+    assert "learned W" in result.message

@@ -442,3 +442,192 @@ def test_play_is_declared_on_a_slider_and_reaches_the_spec():
     from attnlib.book.registry import DECLARATIONS
 
     assert next(p for p in DECLARATIONS["additive_attention"]().params if p.name == "angle").play
+
+
+# ----------------------------------------------------------------------------- captions
+def _texts_decl(update=None, **heatmap):
+    from attnlib.widgets import Caption
+
+    def default(k):
+        w = np.zeros((3, 4))
+        w[: k + 1, k] = 1.0  # rows past k stay zero (padding)
+        rows = ["x"] * (k + 1) + [""] * (2 - k)
+        return {
+            "w": {"values": w, "row_labels": rows, "col_labels": [f"c{k}{j}" for j in range(4)]},
+            "c": f"k is {k}\nsecond line",
+        }
+
+    return Declaration(
+        name="texts",
+        update=update or default,
+        params=[Slider("k", [0, 1, 2])],
+        panels=[
+            Caption("c", title="what happens"),
+            Heatmap(
+                "w", rows_sum_to_one=True, allow_zero_rows=True, labels_per_frame=True, **heatmap
+            ),
+        ],
+    )
+
+
+def test_caption_and_frame_labels_round_trip_through_the_widget():
+    from attnlib.widgets import LabelledMatrix
+
+    ex = Explorer(_texts_decl())
+    assert repr(ex) == "Explorer('texts': k ×3 → caption 'c', heatmap 'w' 3×4)"
+    assert ex.data["c"] == {
+        "strings": ["k is 0\nsecond line", "k is 1\nsecond line", "k is 2\nsecond line"],
+        "index": [0, 1, 2],
+    }
+    specs = {p["name"]: p for p in ex.spec["panels"]}
+    assert specs["c"] == {"kind": "caption", "name": "c", "title": "what happens"}
+    assert specs["w"]["labels_per_frame"] is True and specs["w"]["row_labels"] is None
+    for k in range(3):
+        frame = ex.decoded(ex.frame_index(k=k))
+        assert frame["c"] == f"k is {k}\nsecond line"
+        w = frame["w"]
+        assert isinstance(w, LabelledMatrix)
+        assert w.col_labels == tuple(f"c{k}{j}" for j in range(4))
+        assert w.row_labels[: k + 1] == ("x",) * (k + 1)
+        direct = ex.declaration.compute(k=k)["w"]
+        np.testing.assert_allclose(np.asarray(w), np.asarray(direct), atol=MAX_ENCODING_ERROR)
+        assert direct.col_labels == w.col_labels
+    json.dumps({"spec": ex.spec, "data": ex.data})  # the state is JSON
+
+
+def test_identical_texts_are_stored_once():
+    def same(k):
+        return {
+            "w": {"values": np.eye(3, 4), "row_labels": ["a"] * 3, "col_labels": ["b"] * 4},
+            "c": "always the same",
+        }
+
+    ex = Explorer(_texts_decl(update=same))
+    assert ex.data["c"] == {"strings": ["always the same"], "index": [0, 0, 0]}
+    assert ex.data["w"]["labels"]["index"] == [0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (
+            {
+                "w": {"values": np.eye(3, 4), "row_labels": ["a"] * 3, "col_labels": ["b"] * 4},
+                "c": 3,
+            },
+            "caption 'c' must be a str",
+        ),
+        (
+            {
+                "w": {"values": np.eye(3, 4), "row_labels": ["a"] * 3, "col_labels": ["b"] * 4},
+                "c": "x" * 2001,
+            },
+            "at most 2000",
+        ),
+        (
+            {
+                "w": {"values": np.eye(3, 4), "row_labels": ["a"] * 3, "col_labels": ["b"] * 4},
+                "c": "a\tb",
+            },
+            "control character",
+        ),
+        ({"w": np.eye(3, 4), "c": "ok"}, "labels_per_frame=True: return"),
+        (
+            {
+                "w": {"values": np.eye(3, 4), "row_labels": ["a"] * 2, "col_labels": ["b"] * 4},
+                "c": "ok",
+            },
+            "3 rows but 2 row_labels",
+        ),
+        (
+            {
+                "w": {"values": np.eye(3, 4), "row_labels": "abc", "col_labels": ["b"] * 4},
+                "c": "ok",
+            },
+            "row_labels must be a list of str",
+        ),
+        (
+            {
+                "w": {
+                    "values": np.eye(3, 4),
+                    "row_labels": ["a", "b", 3],
+                    "col_labels": ["b"] * 4,
+                },
+                "c": "ok",
+            },
+            "row_labels\\[2\\] must be a str",
+        ),
+        (
+            {
+                "w": {
+                    "values": np.eye(3, 4),
+                    "row_labels": ["a", "b\nc", "d"],
+                    "col_labels": ["b"] * 4,
+                },
+                "c": "ok",
+            },
+            "one line",
+        ),
+        (
+            {
+                "w": {
+                    "values": np.eye(3, 4),
+                    "row_labels": ["a"] * 3,
+                    "col_labels": ["b" * 41] * 4,
+                },
+                "c": "ok",
+            },
+            "at most 40",
+        ),
+    ],
+)
+def test_bad_texts_raise_clear_errors(value, message):
+    with pytest.raises(ExplorerError, match=message):
+        Explorer(_texts_decl(update=lambda k: value))
+
+
+def test_frame_labels_need_a_precomputed_explorer_and_no_fixed_labels():
+    from attnlib.widgets import Caption
+
+    with pytest.raises(ExplorerError, match="do not also give row_labels"):
+        Heatmap("w", labels_per_frame=True, row_labels=["a"])
+    with pytest.raises(ExplorerError, match="control character"):
+        Caption("c", title="a\nb")
+    from attnlib.widgets.live import LiveAttention
+
+    with pytest.raises(ExplorerError, match="holds text per frame"):
+        Declaration(
+            name="x",
+            update=lambda k: {},
+            params=[Slider("k", [0, 1])],
+            panels=[Caption("c")],
+            live=LiveAttention.__new__(LiveAttention),
+        )
+
+
+@pytest.mark.browser
+def test_caption_and_frame_labels_are_drawn_and_follow_the_slider(browser):
+    ex = Explorer(_texts_decl())
+    page, messages, requests = open_explorer(browser, ex)
+    root = page.query_selector(".attn-explorer")
+    for k in (2, 0, 1):
+        page.eval_on_selector(
+            "input.attn-slider[data-param=k]",
+            f"e => {{ e.value = '{k}'; e.dispatchEvent(new Event('input')); }}",
+        )
+        assert json.loads(root.get_attribute("data-params")) == {"k": k}
+        panel = page.query_selector(".attn-text-panel[data-panel=c]")
+        assert panel.query_selector(".attn-text-title").text_content() == "what happens"
+        assert panel.query_selector("pre.attn-text-body").text_content() == (
+            f"k is {k}\nsecond line"
+        )
+        svg = page.query_selector("svg.attn-heatmap[data-panel=w]")
+        assert json.loads(svg.get_attribute("data-col-labels")) == [f"c{k}{j}" for j in range(4)]
+        ticks = [t.text_content() for t in svg.query_selector_all("text.attn-tick")]
+        assert [f"c{k}{j}" for j in range(4)] == [t for t in ticks if t.startswith("c")]
+        # the sentence for screen readers reads the caption
+        live = page.query_selector(".attn-live").text_content()
+        assert f"k is {k}; second line" in live
+    assert messages == []
+    assert [u for u in requests if not u.startswith(("blob:", "data:", "about:"))] == []
+    page.close()

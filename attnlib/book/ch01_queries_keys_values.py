@@ -511,8 +511,8 @@ def _compare_to(
             slip = "; it is s / sum s, not a softmax"
         elif n and torch.allclose(r[k], s[k].clamp_min(0) / s[k].clamp_min(0).sum(), atol=1e-6):
             slip = "; it clips negative scores to 0 and divides by the sum: not a softmax"
+    got_s, want_s = _pair(W[b, i, j], want[b, i, j])  # enough digits to tell them apart
     return _fail(
-        f"the weight at {row(b, i)}, key {j} is {_num(W[b, i, j])} but {what} "
-        f"{_num(want[b, i, j])}{slip}"
+        f"the weight at {row(b, i)}, key {j} is {got_s} but {what} {want_s}{slip}"
         + (f" ({int(diff.sum())} entries differ)" if diff.sum() > 1 else "")
     )

@@ -133,7 +133,7 @@ def kernel_regression_declaration(
                 "bandwidth",
                 bandwidths,
                 label="bandwidth",
-                value_labels=[f"h = {b:g}" for b in bandwidths],
+                value_labels=[f"σ = {b:g}" for b in bandwidths],
                 default=min(bandwidths, key=lambda b: abs(b - 0.5)),
             ),
             Slider(
@@ -242,7 +242,7 @@ def kernel_regression_explorer(**kwargs: Any) -> Explorer:
 
 @functools.lru_cache(maxsize=4)
 def _bandwidth_runs(seed: int, n_train: int, steps: int, lr: float):
-    """Chapter 2's two training runs of NadarayaWatson (Gaussian, h = 1 at the start, Adam):
+    """Chapter 2's two training runs of NadarayaWatson (Gaussian, σ = 1 at the start, Adam):
     with and without leave-one-out. The data are the chapter's (the same recipe and seed)."""
     g = _generator(seed)
     x_train, _ = torch.sort(torch.rand(n_train, generator=g) * 5)  # (n_train,)
@@ -294,7 +294,7 @@ def bandwidth_training_declaration(
         )  # (2, 2): x row, y row
         return {"fit": fits, "loss": {"now": now}}
 
-    labels = [f"{k} (h = {loo[0][k]:.3f} and {naive[0][k]:.3f})" for k in range(steps + 1)]
+    labels = [f"{k} (σ = {loo[0][k]:.3f} and {naive[0][k]:.3f})" for k in range(steps + 1)]
     xs = np.arange(steps + 1, dtype=np.float64)
     xq = _np(x_query)
     return Declaration(
@@ -346,14 +346,14 @@ def bandwidth_training_declaration(
                 title="fit at new queries",
             ),
         ],
-        title="Learning the bandwidth, step by step (h with leave-one-out and without)",
+        title="Learning the bandwidth, step by step (σ with leave-one-out and without)",
         meta={"x_train": x_train, "y_train": y_train, "runs": runs},
     )
 
 
 def bandwidth_training_explorer(**kwargs: Any) -> Explorer:
     """Playback of chapter 2's training of :class:`attnlib.NadarayaWatson` (Gaussian kernel,
-    h = 1 at step 0, 100 steps of Adam, learning rate 0.1), with and without leave-one-out.
+    σ = 1 at step 0, 100 steps of Adam, learning rate 0.1), with and without leave-one-out.
 
     The slider (with Play) picks the step; the panels show both loss curves with the current
     step marked, and both fits at new queries with the bandwidth reached at that step. The

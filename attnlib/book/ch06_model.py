@@ -1,38 +1,35 @@
-"""Additive attention at work: a small encoder-decoder that rewrites dates.
+"""Additive attention at work: a small encoder-decoder, the date task, and its training.
 
-The task is generated in code (no download): rewrite ``"22 Nov 2026"`` as
-``"2026-11-22"``, character by character. Its right alignment is known and not monotone:
-the output starts with the year, which comes last in the input. The model follows d2l's
-Bahdanau encoder-decoder (Zhang et al., *Dive into Deep Learning*, https://d2l.ai,
-section 11.4) with the bidirectional encoder of Bahdanau, Cho and Bengio (2014): a GRU
-encoder that reads both ways, and a GRU decoder whose state at each step is the **query**
-of :class:`attnlib.AdditiveAttention`, with the encoder's states as **keys and values**.
+The model follows d2l's Bahdanau encoder-decoder (Zhang et al., *Dive into Deep Learning*,
+https://d2l.ai, section 11.4) with the bidirectional encoder of Bahdanau, Cho and Bengio
+(2015): a GRU encoder that reads both ways, and a GRU decoder whose state before each step
+is the **query** of :class:`attnlib.AdditiveAttention`, with the encoder's states as **keys
+and values**. The same model without attention (:class:`ContextDecoder`, one fixed
+context) and with query-blind attention (:class:`UniformAttention`, the same weight on
+every input) are the baselines.
+
+Chapter 6 trains it on two tasks generated in code (no download): rewrite a date,
+``"22 Nov 2026"`` -> ``"2026-11-22"`` (this module), whose alignment is known and not
+monotone; and write down a number read aloud, ``"three one four"`` -> ``"314"``
+(:mod:`attnlib.book.ch06_lengths`), whose inputs run to several times that length.
 
 Shapes (one vocabulary with the rest of attnlib):
 
 - source tokens ``(batch, n_in)``, padded with ``PAD``; ``src_lens`` ``(batch,)``;
 - encoder states ``(batch, n_in, h)``: the keys and the values;
 - decoder query at one step ``(batch, 1, h)``; its weights ``(batch, 1, n_in)``;
-- all weights of a decoded date ``(batch, n_out, n_in)``: output characters are rows
+- all weights of a decoded output ``(batch, n_out, n_in)``: output characters are rows
   (queries), input characters are columns (keys).
 
-Randomness: the data and the minibatches are drawn from a ``torch.Generator`` the caller
-passes; nothing here seeds or draws from the global generators. Two draws cannot take a
-generator: a model's initial weights come from torch's global generator, as for every
-``nn.Module`` (seed it, as the chapter does, or build the model under
-``torch.random.fork_rng()``); inside :func:`train`, dropout masks and the first sizing of lazy
-layers draw from a forked global generator seeded from ``generator``'s state, and the
-reader's global state is restored afterwards.
-
-Inputs are checked where they enter (texts, dates, tensors, sizes, training settings), and a
-bad one raises ``TypeError``/``ValueError`` naming the function, the argument, what was
-expected and what was received (see :mod:`attnlib.book._ch06_inputs`).
+Nothing here seeds the global generator: every random draw takes a ``torch.Generator``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -49,6 +46,7 @@ from attnlib.book._ch06_inputs import (
     check_target_texts,
     source_fields,
 )
+from attnlib.masking import masked_softmax
 
 __all__ = [
     "MONTHS",
@@ -66,14 +64,17 @@ __all__ = [
     "encode_sources",
     "encode_targets",
     "implied_alignment",
-    "DateEncoder",
+    "Encoder",
     "AttentionDecoder",
     "ContextDecoder",
+    "UniformAttention",
+    "EncoderDecoder",
     "DateModel",
     "TrainLog",
     "train",
     "translate",
     "accuracy",
+    "uniform_rows",
 ]
 
 MONTHS = (
@@ -171,6 +172,20 @@ def encode_targets(texts: list[str]) -> Tensor:
     return torch.tensor([[_TGT_INDEX[c] for c in t] for t in texts], dtype=torch.long)
 
 
+def _encode(texts: list[str], index: dict[str, int], fn: str) -> tuple[Tensor, Tensor]:
+    """Ids ``(batch, n_in)`` padded with ``PAD`` and lengths ``(batch,)``."""
+    if not texts or any(not isinstance(t, str) or not t for t in texts):
+        raise ValueError(f"{fn}: texts must be a non-empty list of non-empty strings")
+    unknown = sorted({c for t in texts for c in t} - index.keys())
+    if unknown:
+        raise ValueError(f"{fn}: characters {unknown} are not in the vocabulary")
+    n_in = max(len(t) for t in texts)
+    ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
+    for b, t in enumerate(texts):
+        ids[b, : len(t)] = torch.tensor([index[c] for c in t])
+    return ids, torch.tensor([len(t) for t in texts])
+
+
 def implied_alignment(source: str, *, fn: str = "implied_alignment") -> Tensor:
     """Which input characters each output character copies or translates: ``(N_OUT, n_in)``.
 
@@ -201,7 +216,7 @@ def implied_alignment(source: str, *, fn: str = "implied_alignment") -> Tensor:
 
 
 # ----------------------------------------------------------------------------- the model
-class DateEncoder(nn.Module):
+class Encoder(nn.Module):
     """Embedding + bidirectional GRU over the source characters, as in Bahdanau et al.
 
     d2l's ``Seq2SeqEncoder`` reads left to right only, so the state at a character knows
@@ -213,12 +228,14 @@ class DateEncoder(nn.Module):
     ``(num_layers, batch, h)`` (both directions' last states, joined), the decoder's start.
     """
 
-    def __init__(self, embed_size: int, num_hiddens: int, num_layers: int = 1) -> None:
+    def __init__(
+        self, vocab_size: int, embed_size: int, num_hiddens: int, num_layers: int = 1
+    ) -> None:
         super().__init__()
         embed_size, num_hiddens, num_layers = _sizes(
-            "DateEncoder", embed_size, num_hiddens, num_layers, even=True
+            "Encoder", embed_size, num_hiddens, num_layers, even=True
         )
-        self.embedding = nn.Embedding(len(SRC_CHARS), embed_size, padding_idx=PAD)
+        self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
         self.rnn = nn.GRU(
             embed_size, num_hiddens // 2, num_layers, batch_first=True, bidirectional=True
         )
@@ -240,10 +257,11 @@ class DateEncoder(nn.Module):
 class AttentionDecoder(nn.Module):
     """d2l's ``Seq2SeqAttentionDecoder``: at every step the decoder's top hidden state is
     the query ``(batch, 1, h)``; the encoder states ``(batch, n_in, h)`` are the keys and
-    the values; the context ``(batch, 1, h)`` joins the next input character."""
+    the values; the context ``(batch, 1, h)`` joins the previous output character."""
 
     def __init__(
         self,
+        vocab_size: int,
         embed_size: int,
         num_hiddens: int,
         num_layers: int = 1,
@@ -254,57 +272,165 @@ class AttentionDecoder(nn.Module):
         embed_size, num_hiddens, num_layers = _sizes(
             "AttentionDecoder", embed_size, num_hiddens, num_layers
         )
+        dropout = check_dropout(dropout, "AttentionDecoder")
         # d2l's constructor; any module with the same forward and .attention_weights works
         self.attention = (
             AdditiveAttention(num_hiddens, dropout) if attention is None else attention
         )
-        self.embedding = nn.Embedding(len(TGT_CHARS), embed_size)
+        self.embedding = nn.Embedding(vocab_size, embed_size)
         self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
-        self.dense = nn.Linear(num_hiddens, len(TGT_CHARS))
+        self.dense = nn.Linear(num_hiddens, vocab_size)
 
     def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
-        """One output character: logits ``(batch, vocab)``, new hidden state, weights
-        ``(batch, 1, n_in)``."""
-        query = hidden[-1].unsqueeze(1)  # (num_layers, batch, h) -> (batch, 1, h)
-        context = self.attention(query, states, states, src_lens)  # (batch, 1, h)
-        x = torch.cat([self.embedding(token).unsqueeze(1), context], dim=-1)  # (batch, 1, e + h)
-        out, hidden = self.rnn(x, hidden)  # (batch, 1, h)
+        """One output character: logits ``(batch, vocab)``, the new hidden state, and the
+        attention weights ``(batch, 1, n_in)``."""
+        query = hidden[-1].unsqueeze(1)  # s_{t-1}: (num_layers, batch, h) -> (batch, 1, h)
+        context = self.attention(query, states, states, src_lens)  # c_t: (batch, 1, h)
+        x = torch.cat([self.embedding(token).unsqueeze(1), context], dim=-1)  # (batch, 1, e+h)
+        out, hidden = self.rnn(x, hidden)  # s_t: (batch, 1, h)
         return self.dense(out.squeeze(1)), hidden, self.attention.attention_weights
 
 
 class ContextDecoder(nn.Module):
     """The same decoder without attention: one fixed context, the encoder's final states
-    (d2l's ``Seq2SeqDecoder``), joins every input character."""
+    (d2l's ``Seq2SeqDecoder``), joins every previous output character."""
 
     def __init__(
-        self, embed_size: int, num_hiddens: int, num_layers: int = 1, dropout: float = 0.0
+        self,
+        vocab_size: int,
+        embed_size: int,
+        num_hiddens: int,
+        num_layers: int = 1,
+        dropout: float = 0.0,
     ) -> None:
         super().__init__()
         embed_size, num_hiddens, num_layers = _sizes(
             "ContextDecoder", embed_size, num_hiddens, num_layers
         )
         check_dropout(dropout, "ContextDecoder")  # unused without attention, but a bad value is
-        self.embedding = nn.Embedding(len(TGT_CHARS), embed_size)  # still a mistake
+        self.embedding = nn.Embedding(vocab_size, embed_size)  # still a mistake
         self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
-        self.dense = nn.Linear(num_hiddens, len(TGT_CHARS))
+        self.dense = nn.Linear(num_hiddens, vocab_size)
         self.context: Tensor | None = None
 
     def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
-        x = torch.cat(
-            [self.embedding(token).unsqueeze(1), self.context], dim=-1
-        )  # (batch, 1, e + h)
+        x = torch.cat([self.embedding(token).unsqueeze(1), self.context], dim=-1)  # (b, 1, e+h)
         out, hidden = self.rnn(x, hidden)
         return self.dense(out.squeeze(1)), hidden, None
 
 
-class DateModel(nn.Module):
-    """Encoder + decoder.
+class UniformAttention(nn.Module):
+    r"""Query-blind attention: the same weight, :math:`1/L`, on each of the :math:`L` valid
+    keys, whatever the query. The context is the mean of the valid values.
+
+    The baseline that separates *selecting* inputs from merely *having access* to all of
+    them: a decoder with it sees every encoder state but cannot choose among them.
+    ``forward(queries, keys, values, valid_lens)`` like attnlib's modules; queries
+    ``(batch, n_queries, d)`` only set the number of rows; ``.attention_weights`` is
+    ``(batch, n_queries, n_keys)``.
+    """
+
+    def forward(
+        self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None = None
+    ) -> Tensor:
+        scores = keys.new_zeros(queries.shape[0], queries.shape[1], keys.shape[1])  # (b, q, k)
+        self.attention_weights = masked_softmax(scores, valid_lens)
+        return self.attention_weights @ values  # (batch, n_queries, d_v)
+
+
+class EncoderDecoder(nn.Module):
+    """Encoder + decoder over any two character vocabularies.
 
     ``attention=True``: additive attention (d2l's Bahdanau decoder); ``False``: the
-    fixed-context baseline; a callable ``f(num_hiddens) -> module``: that attention module
-    instead (it must take ``(queries, keys, values, valid_lens)`` and keep
-    ``.attention_weights``, like attnlib's modules).
+    fixed-context baseline; ``"uniform"``: :class:`UniformAttention` (query-blind); a
+    callable ``f(num_hiddens) -> module``: that attention module instead (it must take
+    ``(queries, keys, values, valid_lens)`` and keep ``.attention_weights``, like attnlib's
+    modules).
     """
+
+    def __init__(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        *,
+        attention=True,
+        embed_size: int = 16,
+        num_hiddens: int = 32,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+        n_out: int | None = None,
+    ) -> None:
+        super().__init__()
+        fn = type(self).__name__
+        embed_size, num_hiddens, num_layers = _sizes(
+            fn, embed_size, num_hiddens, num_layers, even=True
+        )
+        dropout = check_dropout(dropout, fn)
+        uniform = isinstance(attention, str) and attention == "uniform"
+        if not (attention is True or attention is False or uniform or callable(attention)):
+            raise TypeError(
+                f"{fn}: attention must be True, False, 'uniform' or a function num_hiddens -> "
+                f"attention module; got {describe(attention)}"
+            )
+        self.uses_attention = attention is not False
+        self.n_out = n_out
+        self.encoder = Encoder(src_vocab_size, embed_size, num_hiddens, num_layers)
+        if attention is False:
+            self.decoder = ContextDecoder(
+                tgt_vocab_size, embed_size, num_hiddens, num_layers, dropout
+            )
+        else:
+            module = None
+            if uniform:
+                module = UniformAttention()
+            elif attention is not True:
+                module = attention(num_hiddens)
+                if not isinstance(module, nn.Module):
+                    raise TypeError(
+                        f"{fn}: attention({num_hiddens}) must return an nn.Module (called as "
+                        f"module(queries, keys, values, valid_lens)); got {describe(module)}"
+                    )
+            self.decoder = AttentionDecoder(
+                tgt_vocab_size, embed_size, num_hiddens, num_layers, dropout, attention=module
+            )
+
+    def forward(
+        self, src: Tensor, src_lens: Tensor, tgt: Tensor | None = None, *, n_out: int | None = None
+    ):
+        """Logits ``(batch, n_out, vocab)`` and weights ``(batch, n_out, n_in)`` (or None).
+
+        With ``tgt`` (``(batch, n_out)``) the decoder reads the true previous character
+        (teacher forcing); without, its own greedy prediction, for ``n_out`` steps (default:
+        the model's fixed output length).
+        """
+        if tgt is None and n_out is None and self.n_out is None:
+            raise ValueError("EncoderDecoder.forward: pass tgt or n_out (the steps to decode)")
+        if n_out is not None:
+            n_out = as_int(n_out, "n_out", "EncoderDecoder.forward", min=1)
+        return self._run(src, src_lens, tgt, n_out)
+
+    def _run(self, src: Tensor, src_lens: Tensor, tgt: Tensor | None, n_out: int | None = None):
+        if tgt is not None:
+            n_out = tgt.shape[1]
+        n_out = n_out if n_out is not None else self.n_out
+        states, hidden = self.encoder(src, src_lens)  # (batch, n_in, h), (layers, batch, h)
+        if not self.uses_attention:
+            # one fixed summary: the encoder's final states, both directions joined
+            self.decoder.context = hidden[-1].unsqueeze(1)  # (batch, h) -> (batch, 1, h)
+        token = torch.full((src.shape[0],), BOS, dtype=torch.long)
+        logits, weights = [], []
+        for t in range(n_out):
+            out, hidden, w = self.decoder.step(token, hidden, states, src_lens)
+            logits.append(out)
+            weights.append(w)
+            token = tgt[:, t] if tgt is not None else out.argmax(dim=-1)
+        w = torch.cat(weights, dim=1) if self.uses_attention else None  # (batch, n_out, n_in)
+        return torch.stack(logits, dim=1), w  # (batch, n_out, vocab)
+
+
+class DateModel(EncoderDecoder):
+    """:class:`EncoderDecoder` for the date task: date characters in, ``N_OUT`` ISO
+    characters out (``attention`` as there)."""
 
     def __init__(
         self,
@@ -315,31 +441,16 @@ class DateModel(nn.Module):
         num_layers: int = 1,
         dropout: float = 0.0,
     ) -> None:
-        super().__init__()
-        fn = "DateModel"
-        embed_size, num_hiddens, num_layers = _sizes(
-            fn, embed_size, num_hiddens, num_layers, even=True
+        super().__init__(
+            len(SRC_CHARS),
+            len(TGT_CHARS),
+            attention=attention,
+            embed_size=embed_size,
+            num_hiddens=num_hiddens,
+            num_layers=num_layers,
+            dropout=dropout,
+            n_out=N_OUT,
         )
-        dropout = check_dropout(dropout, fn)
-        if not (attention is True or attention is False or callable(attention)):
-            raise TypeError(
-                f"{fn}: attention must be True, False or a function num_hiddens -> attention "
-                f"module; got {describe(attention)}"
-            )
-        self.uses_attention = attention is not False
-        self.encoder = DateEncoder(embed_size, num_hiddens, num_layers)
-        if attention is False:
-            self.decoder = ContextDecoder(embed_size, num_hiddens, num_layers, dropout)
-        else:
-            module = None if attention is True else attention(num_hiddens)
-            if module is not None and not isinstance(module, nn.Module):
-                raise TypeError(
-                    f"{fn}: attention({num_hiddens}) must return an nn.Module (called as "
-                    f"module(queries, keys, values, valid_lens)); got {describe(module)}"
-                )
-            self.decoder = AttentionDecoder(
-                embed_size, num_hiddens, num_layers, dropout, attention=module
-            )
 
     def forward(self, src: Tensor, src_lens: Tensor, tgt: Tensor | None = None):
         """Logits ``(batch, N_OUT, vocab)`` and weights ``(batch, N_OUT, n_in)`` (or None).
@@ -351,21 +462,6 @@ class DateModel(nn.Module):
         """
         src, src_lens, tgt = check_batch(src, src_lens, tgt, "DateModel")
         return self._run(src, src_lens, tgt)
-
-    def _run(self, src: Tensor, src_lens: Tensor, tgt: Tensor | None):
-        states, hidden = self.encoder(src, src_lens)  # (batch, n_in, h), (layers, batch, h)
-        if not self.uses_attention:
-            # one fixed summary: the encoder's final states, both directions joined
-            self.decoder.context = hidden[-1].unsqueeze(1)  # (batch, h) -> (batch, 1, h)
-        token = torch.full((src.shape[0],), BOS, dtype=torch.long)
-        logits, weights = [], []
-        for t in range(N_OUT):
-            out, hidden, w = self.decoder.step(token, hidden, states, src_lens)
-            logits.append(out)
-            weights.append(w)
-            token = tgt[:, t] if tgt is not None else out.argmax(dim=-1)
-        w = torch.cat(weights, dim=1) if self.uses_attention else None  # (batch, N_OUT, n_in)
-        return torch.stack(logits, dim=1), w  # (batch, N_OUT, vocab)
 
 
 def _sizes(fn: str, embed_size, num_hiddens, num_layers, even: bool = False):
@@ -393,7 +489,7 @@ class TrainLog:
 
 
 def train(
-    model: DateModel,
+    model: EncoderDecoder,
     src: Tensor,
     src_lens: Tensor,
     tgt: Tensor,
@@ -402,18 +498,23 @@ def train(
     batch_size: int = 64,
     lr: float = 0.01,
     generator: torch.Generator,
+    optimizer: torch.optim.Optimizer | None = None,
     watch: tuple[Tensor, Tensor] | None = None,
     every: int = 25,
 ) -> TrainLog:
     """Adam with teacher forcing and cross-entropy over the output characters.
 
-    Minibatches (``batch_size`` examples, drawn with replacement) are drawn with
-    ``generator``; with ``watch = (src, src_lens)`` the attention weights of those examples
-    (greedy decoding) are recorded every ``every`` steps and after the last, for playback.
-    Runs single-threaded (``torch.set_num_threads(1)``, restored afterwards) so the result is
-    the same on every machine. Draws that cannot take ``generator`` (dropout masks, a lazy
-    layer sized by the first step) come from a forked global generator seeded from
-    ``generator``'s state: the run depends on ``generator`` only, and the reader's global
+    Minibatches (``batch_size`` examples, drawn with replacement, each cut to its longest
+    input) are drawn with ``generator``; padding in ``tgt`` (``PAD``) does not count in the
+    loss, and the gradient's norm is clipped to 1. ``optimizer`` continues a run (the same
+    Adam state) instead of starting a new one. With ``watch = (src, src_lens)`` the
+    attention weights of those examples (greedy decoding) are recorded every ``every``
+    steps and after the last, for playback. Runs single-threaded
+    (``torch.set_num_threads(1)``, restored afterwards), so a run repeats exactly on the
+    same machine (on another processor the last digits can differ). Draws that cannot take
+    ``generator`` (dropout masks, a lazy layer sized by the first step) come from a forked
+    global generator seeded from ``generator``'s state: the run depends on ``generator``
+    only, and the reader's global
     generator is left as it was.
 
     ``steps`` >= 0 (0 records only the starting checkpoint), ``batch_size`` >= 1, ``lr`` a
@@ -421,9 +522,20 @@ def train(
     raises ``ValueError`` naming the step, rather than logging NaN.
     """
     fn = "train"
-    if not isinstance(model, DateModel):
-        raise TypeError(f"{fn}: model must be a DateModel; got {describe(model)}")
-    src, src_lens, tgt = check_batch(src, src_lens, tgt, fn, need_tgt=True)
+    if not isinstance(model, EncoderDecoder):
+        raise TypeError(
+            f"{fn}: model must be an EncoderDecoder (e.g. a DateModel); got {describe(model)}"
+        )
+    if isinstance(model, DateModel):
+        src, src_lens, tgt = check_batch(src, src_lens, tgt, fn, need_tgt=True)
+    elif not all(isinstance(t, Tensor) for t in (src, src_lens, tgt)) or not (
+        src.shape[0] == src_lens.shape[0] == tgt.shape[0] >= 1
+    ):
+        raise ValueError(f"{fn}: src, src_lens and tgt must be tensors with one row per example")
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(
+            f"{fn}: optimizer must be a torch.optim.Optimizer; got {describe(optimizer)}"
+        )
     steps = as_int(steps, "steps", fn, min=0)
     batch_size = as_int(batch_size, "batch_size", fn, min=1)
     lr = as_real(lr, "lr", fn, min=0.0, min_open=True)
@@ -439,15 +551,16 @@ def train(
                 f"{fn}: watch must be a pair (src, src_lens), e.g. encode_sources([text]); "
                 f"got {describe(watch)}"
             )
-        w_src, w_lens, _ = check_batch(watch[0], watch[1], None, f"{fn}: watch")
-        watch = (w_src, w_lens)
+        if isinstance(model, DateModel):
+            w_src, w_lens, _ = check_batch(watch[0], watch[1], None, f"{fn}: watch")
+            watch = (w_src, w_lens)
     log = TrainLog()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     start = time.perf_counter()
     try:
         with isolated_global_rng(seed_from(generator)):
-            opt = torch.optim.Adam(model.parameters(), lr=lr)
+            opt = optimizer or torch.optim.Adam(model.parameters(), lr=lr)
             for step in range(1, steps + 1):
                 if (
                     watch is not None
@@ -457,9 +570,11 @@ def train(
                     log.checkpoints.append((step - 1, _watch(model, *watch)))
                 model.train()
                 idx = torch.randint(0, src.shape[0], (batch_size,), generator=generator)
-                logits, _ = model._run(src[idx], src_lens[idx], tgt[idx])  # (batch, N_OUT, vocab)
+                lens = src_lens[idx]
+                batch_src = src[idx, : int(lens.max())]  # (batch, longest input of the batch)
+                logits, _ = model._run(batch_src, lens, tgt[idx])  # (batch, n_out, vocab)
                 loss = nn.functional.cross_entropy(
-                    logits.reshape(-1, logits.shape[-1]), tgt[idx].reshape(-1)
+                    logits.reshape(-1, logits.shape[-1]), tgt[idx].reshape(-1), ignore_index=PAD
                 )
                 if not torch.isfinite(loss):
                     raise ValueError(
@@ -480,7 +595,7 @@ def train(
     return log
 
 
-def _watch(model: DateModel, src: Tensor, src_lens: Tensor) -> Tensor:
+def _watch(model: EncoderDecoder, src: Tensor, src_lens: Tensor) -> Tensor:
     model.eval()
     with torch.no_grad():
         _, w = model._run(src, src_lens, None)
@@ -523,3 +638,57 @@ def accuracy(model: DateModel, sources: list[str], dates: list[_dt.date]) -> flo
         )
     predicted, _ = translate(model, sources)
     return sum(p == format_target(d) for p, d in zip(predicted, dates)) / len(dates)
+
+
+# ----------------------------------------------------------------------------- causal test
+class _UniformAt(nn.Module):
+    """Wraps an attention module; at the decoding steps in ``rows`` its weights are
+    replaced by uniform ones over the valid keys (and the context by their mean)."""
+
+    def __init__(self, inner: nn.Module, rows: frozenset[int]) -> None:
+        super().__init__()
+        self.inner, self.rows, self.t = inner, rows, 0
+
+    def forward(self, queries, keys, values, valid_lens=None):
+        out = self.inner(queries, keys, values, valid_lens)
+        self.attention_weights = self.inner.attention_weights
+        if self.t in self.rows:
+            self.attention_weights = masked_softmax(
+                torch.zeros_like(self.attention_weights), valid_lens
+            )  # (batch, 1, n_in): 1 / L on each valid key
+            out = self.attention_weights @ values  # (batch, 1, h)
+        self.t += 1
+        return out
+
+
+@contextlib.contextmanager
+def uniform_rows(model: EncoderDecoder, rows: Iterable[int]) -> Iterator[EncoderDecoder]:
+    """Inside the ``with`` block, the model's attention weights for the output positions
+    ``rows`` (0-based) are uniform over the valid inputs; every other row is the model's own.
+
+    The causal test of an alignment: if the output at row ``t`` depends on what the
+    weights select, making them uniform there changes the output.
+
+    Example::
+
+        with uniform_rows(model, [8]):
+            acc = accuracy(model, sources, dates)  # the first day digit blind
+    """
+    if not model.uses_attention:
+        raise ValueError("uniform_rows: the model has no attention weights to replace")
+    rows = frozenset(int(r) for r in rows)
+    if any(r < 0 for r in rows):
+        raise ValueError(f"uniform_rows: rows must be >= 0; got {sorted(rows)}")
+    inner = model.decoder.attention
+    wrapper = _UniformAt(inner, rows)
+
+    def restart(module, args):  # every forward pass decodes from step 0
+        wrapper.t = 0
+
+    hook = model.encoder.register_forward_pre_hook(restart)  # once per decoding
+    model.decoder.attention = wrapper
+    try:
+        yield model
+    finally:
+        hook.remove()
+        model.decoder.attention = inner

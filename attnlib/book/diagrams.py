@@ -21,7 +21,7 @@ import torch
 
 from attnlib._validate import as_int, as_str, describe
 
-__all__ = ["draw_pipeline", "pipeline_example"]
+__all__ = ["draw_pipeline", "pipeline_example", "draw_encoder_decoder"]
 
 
 def pipeline_example(scoring: str = "dot_product", *, valid_len: int | None = None) -> dict:
@@ -556,3 +556,208 @@ def _checked_example(example: object, fn: str) -> dict:
             f"the values, sum_i weights_i values_i = {(w @ ex['values']).tolist()}"
         )
     return ex
+
+
+def draw_encoder_decoder(
+    source: str,
+    written: str,
+    weights,
+    *,
+    next_char: str | None = None,
+    title: str | None = None,
+    figsize=(9.0, 4.4),
+):
+    r"""Draw Bahdanau's encoder-decoder at one decoding step, with that step's weights.
+
+    Bottom: the input characters, each with its encoder state :math:`\mathbf h_t` (the keys
+    and the values), and above them the step's attention weights as bars. Top: the
+    decoder's previous state :math:`\mathbf s_{t'-1}`, the query, is scored against every
+    key; the softmax gives the weights, whose weighted sum of the values, the context
+    :math:`\mathbf c_{t'}`, feeds the GRU with the previous character and the previous
+    state; the new state :math:`\mathbf s_{t'}` goes to the output layer. The decoder
+    starts from :math:`\mathbf s_0`, the encoder's final states.
+
+    Args:
+        source: the input characters (one encoder state each).
+        written: the output written so far; the step drawn writes the next character.
+        weights: ``(len(source),)``, the step's attention weights (one row of a weight
+            matrix): finite, nonnegative, summing to 1.
+        next_char: the character this step writes, optional.
+        title: optional title.
+        figsize: figure size in inches.
+
+    Returns:
+        The pyplot-managed :class:`matplotlib.figure.Figure`.
+
+    Text and lines take matplotlib's ``text.color`` and ``axes.edgecolor``, so the figure
+    follows a style (e.g. one drawn for a dark page).
+    """
+    import matplotlib as mpl
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+    from attnlib.plotting._figure import OKABE_ITO, _new_figure
+
+    if not isinstance(source, str) or not source:
+        raise ValueError(
+            f"draw_encoder_decoder: source must be a non-empty string; got {source!r}"
+        )
+    if not isinstance(written, str):
+        raise TypeError(
+            f"draw_encoder_decoder: written must be a string; got {type(written).__name__}"
+        )
+    n = len(source)
+    try:
+        w = np.asarray(weights, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise TypeError(
+            "draw_encoder_decoder: weights must be numbers, one per input character; got "
+            f"{type(weights).__name__}"
+        ) from None
+    if w.shape != (n,):
+        raise ValueError(
+            f"draw_encoder_decoder: weights must have shape ({n},), one per character of "
+            f"{source!r}; got {np.asarray(weights).shape}"
+        )
+    if not np.all(np.isfinite(w)) or (w < 0).any() or abs(w.sum() - 1) > 1e-3:
+        raise ValueError(
+            "draw_encoder_decoder: weights must be finite, nonnegative and sum to 1; got "
+            f"sum {w.sum():.4g}, min {w.min():.4g}"
+        )
+    ink = mpl.rcParams["text.color"]
+    grey = mpl.rcParams["axes.edgecolor"]
+    blue, red, green = OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2]
+    fig = _new_figure(figsize)
+    ax = fig.add_subplot()
+    ax.set_xlim(-0.2, 12.2)
+    ax.set_ylim(-0.6, 6.4)
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    x0, x1 = 0.5, 6.9
+    xs = np.linspace(x0, x1, n) if n > 1 else np.array([(x0 + x1) / 2])
+    cw = min(0.42, (x1 - x0) / max(n - 1, 1) * 0.8)
+    small, tiny = "small", "x-small"
+
+    def box(x, y, text, colour, width):
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - width / 2, y - 0.3),
+                width,
+                0.6,
+                boxstyle="round,pad=0.05",
+                fc="none",
+                ec=colour,
+                lw=1.3,
+            )
+        )
+        ax.text(x, y, text, ha="center", va="center", fontsize=small, color=ink)
+
+    def arrow(a, b, colour, rad=0.0):
+        ax.add_patch(
+            FancyArrowPatch(
+                a,
+                b,
+                arrowstyle="-|>",
+                mutation_scale=10,
+                color=colour,
+                lw=1.0,
+                connectionstyle=f"arc3,rad={rad}",
+            )
+        )
+
+    # the encoder: characters, their states (keys and values), this step's weights
+    y_char, y_state, y_bar = 0.0, 0.8, 1.25
+    for j, (x, c) in enumerate(zip(xs, source)):
+        ax.text(
+            x,
+            y_char,
+            c if c != " " else "␣",
+            ha="center",
+            va="center",
+            fontsize=small,
+            family="monospace",
+            color=ink,
+        )
+        ax.add_patch(Rectangle((x - cw / 2, y_state - cw / 2), cw, cw, fc="none", ec=blue, lw=1.0))
+        ax.add_patch(Rectangle((x - cw / 2, y_bar), cw, 1.6 * w[j], fc=red, alpha=0.7, lw=0))
+    top = int(np.argmax(w))
+    ax.text(
+        xs[top],
+        y_bar + 1.6 * w[top] + 0.08,
+        f"{w[top]:.2f}",
+        ha="center",
+        va="bottom",
+        fontsize=tiny,
+        color=ink,
+    )
+    ax.text(
+        (x0 + x1) / 2,
+        -0.5,
+        r"encoder: a GRU reads the characters both ways; a state $\mathbf{h}_t$ for each"
+        " = the keys and the values",
+        ha="center",
+        va="center",
+        fontsize=tiny,
+        color=ink,
+    )
+    ax.text(
+        (x0 + x1) / 2 + 0.4,
+        y_bar + 1.85,
+        r"this step's weights $\alpha(\mathbf{s}_{t'-1}, \mathbf{h}_t)$",
+        ha="left",
+        va="center",
+        fontsize=tiny,
+        color=ink,
+    )
+
+    # the decoder's step t'
+    y_dec, xq, xg, xo = 5.3, 1.9, 8.6, 11.0
+    box(xq, y_dec, r"query $\mathbf{s}_{t'-1}$", green, 2.0)
+    ax.text(
+        xq - 1.0,
+        y_dec + 0.45,
+        r"at the start, $\mathbf{s}_0$ = the encoder's final states",
+        ha="left",
+        va="bottom",
+        fontsize=tiny,
+        color=ink,
+    )
+    box(xg, y_dec, "GRU", grey, 1.2)
+    box(xo, y_dec, "dense + softmax", grey, 2.1)
+    arrow((xq + 1.05, y_dec), (xg - 0.65, y_dec), green)
+    arrow((xg + 0.65, y_dec), (xo - 1.1, y_dec), grey)
+    ax.text(
+        (xg + xo) / 2 - 0.3,
+        y_dec + 0.12,
+        r"$\mathbf{s}_{t'}$",
+        ha="center",
+        va="bottom",
+        fontsize=small,
+        color=ink,
+    )
+    out = f"writes {next_char!r}" if next_char is not None else "writes the next character"
+    ax.text(xo, y_dec - 0.45, out, ha="center", va="top", fontsize=tiny, color=ink)
+    prev = repr(written[-1]) if written else "<bos>"
+    ax.text(
+        xg,
+        y_dec + 0.95,
+        f"previous character {prev}",
+        ha="center",
+        va="center",
+        fontsize=tiny,
+        color=ink,
+    )
+    arrow((xg, y_dec + 0.8), (xg, y_dec + 0.35), grey)
+    # attention: the query against every key; the context, a weighted sum of the values
+    xa, ya, xc = 3.3, 3.75, 8.6
+    box(xa, ya, r"scores $a(\mathbf{s}_{t'-1}, \mathbf{h}_t)$, softmax", red, 3.6)
+    arrow((xq, y_dec - 0.35), (xq, ya + 0.35), green)
+    arrow((x0 - 0.45, y_state), (xa - 1.6, ya - 0.35), blue, rad=-0.25)
+    ax.text(x0 - 0.2, 2.3, "keys", ha="right", va="center", fontsize=tiny, color=ink)
+    arrow((xa + 0.4, ya - 0.35), (xa + 0.4, y_bar + 1.6), red)
+    box(xc, ya, r"context $\mathbf{c}_{t'} = \sum_t \alpha\,\mathbf{h}_t$", red, 3.0)
+    arrow((x1 + 0.45, y_state), (xc - 0.6, ya - 0.35), blue, rad=0.2)
+    ax.text(x1 + 1.3, 1.3, "values", ha="left", va="center", fontsize=tiny, color=ink)
+    arrow((x1 + 0.3, y_bar + 0.5), (xc - 1.2, ya - 0.35), red)
+    arrow((xc, ya + 0.35), (xg, y_dec - 0.35), red)
+    return fig

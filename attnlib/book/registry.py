@@ -12,6 +12,7 @@ builder                              chapter shows
 ``scaling_explorer``                 5       why scaled dot-product divides by sqrt(d)
 ``scoring_comparison_explorer``      5       one dragged query, four scoring functions (page)
 ``alignment_playback_explorer``      6       the date model's alignment over training
+``length_explorer``                  6       both models' outputs and attention, by length
 ==================================== ======= =================================================
 
 (page): the page computes each frame (:mod:`attnlib.widgets.live`); the others' frames are
@@ -57,6 +58,13 @@ def _alignment_playback_declaration() -> Declaration:
     return chapter_playback_declaration()
 
 
+def _length_experiment_declaration() -> Declaration:
+    """Chapter 6's length explorer: trains the chapter's three models once (then cached)."""
+    from attnlib.book.ch06_lengths import chapter_length_declaration
+
+    return chapter_length_declaration()
+
+
 #: name -> declaration builder (cheap: computes no frame; chapter 6's trains its model once).
 DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "soft_lookup": ch01.soft_lookup_declaration,
@@ -68,6 +76,7 @@ DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "scaling": ch05.scaling_declaration,
     "scoring_comparison": ch05.scoring_comparison_declaration,
     "alignment_playback": _alignment_playback_declaration,
+    "length_experiment": _length_experiment_declaration,
 }
 
 

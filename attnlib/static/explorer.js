@@ -30,6 +30,17 @@ function html(tag, cls, parent, text) {
 var fmt = (v) => String(+(+v).toFixed(4));
 var one = (t) => String(t).replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key").replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character").replace(/\bfunctions\b/, "function");
 
+// attnlib/static/src/caption.js
+function captionPanel(spec, parent) {
+  const wrap = html("div", "attn-panel attn-text-panel", parent);
+  wrap.setAttribute("data-panel", spec.name);
+  if (spec.title) html("div", "attn-text-title", wrap, spec.title);
+  const body = html("pre", "attn-text-body", wrap);
+  return (text) => {
+    body.textContent = text;
+  };
+}
+
 // attnlib/static/src/frames.js
 function decode(enc) {
   const bin = atob(enc.data), N = enc.n_stored * enc.n, nb = enc.bits / 8;
@@ -65,6 +76,9 @@ function seriesOf(spec, values, [panel, name]) {
   return EMPTY;
 }
 var EMPTY = new Float64Array(0);
+function texts(table) {
+  return (frame) => table.strings[table.index[frame]];
+}
 
 // attnlib/static/src/colours.js
 var GAMMA = 0.6;
@@ -221,18 +235,19 @@ function heatmapPanel(spec, parent, ui) {
   let rowLab = spec.row_labels, colLab = spec.col_labels;
   const rowTxt = (i) => rowLab ? rowLab[i] : String(i);
   const colTxt = (j) => colLab ? colLab[j] : String(j);
+  const changing = ui.typedLabels || !!spec.labels_per_frame;
   const cut = (t) => {
     const c = Array.from(t);
-    return ui.typedLabels && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "…" : t;
+    return changing && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "…" : t;
   };
   const len = (t) => Array.from(t).length;
-  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
-  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  const maxRow = changing ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = changing ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
-  const stepR = Math.max(1, rowLab ? Math.ceil(14 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab ? Math.ceil(14 / cell) : Math.ceil(C / 12));
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil(14 / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
   const bottom = (rotate ? maxCol * CHAR_W * 0.72 + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
@@ -995,10 +1010,10 @@ function render({ model, el: host }) {
     const initial = idx.slice();
     const startTexts = Object.assign({}, model.get("texts") || {});
     const syncTexts = () => {
-      model.set("texts", Object.fromEntries(texts.map(({ name: name2, input }) => [name2, input.value])));
+      model.set("texts", Object.fromEntries(texts2.map(({ name: name2, input }) => [name2, input.value])));
       model.save_changes();
     };
-    let texts = [];
+    let texts2 = [];
     const inputs = [], outputs = [];
     const win = host.ownerDocument && host.ownerDocument.defaultView;
     const reducedMotion = () => !!(win && win.matchMedia && win.matchMedia("(prefers-reduced-motion: reduce)").matches);
@@ -1095,7 +1110,7 @@ function render({ model, el: host }) {
     reset.addEventListener("click", () => {
       stopPlaying();
       let typed = false;
-      texts.forEach(({ name: name2, input }) => {
+      texts2.forEach(({ name: name2, input }) => {
         const start = startTexts[name2] === void 0 ? "" : startTexts[name2];
         if (input.value !== start) {
           input.value = start;
@@ -1108,18 +1123,25 @@ function render({ model, el: host }) {
         syncTexts();
       }
     });
-    const painters = spec.panels.map((ps) => ({
-      name: ps.name,
-      frame: spec.live ? null : decode(data[ps.name]),
-      paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui)
-    }));
+    const painters = spec.panels.map((ps) => {
+      const stored = spec.live ? null : data[ps.name];
+      if (ps.kind === "caption") return { name: ps.name, frame: texts(stored), paint: captionPanel(ps, panelsDiv) };
+      return {
+        name: ps.name,
+        frame: stored ? decode(stored) : null,
+        labels: stored && stored.labels ? texts(stored.labels) : null,
+        // per-frame tick labels
+        paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui)
+      };
+    });
+    const caption = spec.panels.find((ps) => ps.kind === "caption");
     const fieldPlace = (name2) => {
       const lv = spec.live;
       const b = lv && lv.kind === "masking" ? lv.sentences.indexOf(name2) : -1;
       const h = b >= 0 && ui.heatmaps.find((x) => x.spec.name === lv.weights[b]);
       return h ? h.wrap : controls;
     };
-    texts = (spec.texts || []).map((t) => {
+    texts2 = (spec.texts || []).map((t) => {
       const place = fieldPlace(t.name);
       const label = html("label", "attn-text-label", null, t.label + " ");
       place.insertBefore(label, place === controls ? null : place.firstChild);
@@ -1172,6 +1194,7 @@ function render({ model, el: host }) {
         }
         return `${where}: the fit at the query is ${r2(fit)}; the largest weight, ${fmt(Math.round(w[best2] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best2] * 100) / 100)}.`;
       }
+      if (caption) return `${where}. ${values[caption.name].split("\n").join("; ")}`;
       const h = ui.heatmaps[0];
       if (!h || !h.values()) return `${where}.`;
       const v = h.values(), C = h.spec.cols;
@@ -1182,7 +1205,7 @@ function render({ model, el: host }) {
     const redraw = () => {
       let f = 0;
       const params = {};
-      texts.forEach(({ name: name2, input }) => {
+      texts2.forEach(({ name: name2, input }) => {
         params[name2] = input.value;
       });
       spec.params.forEach((p, k) => {
@@ -1203,7 +1226,10 @@ function render({ model, el: host }) {
         const c = computed && computed[ps.name];
         values[ps.name] = !computed ? painters[k].frame(f) : !c ? EMPTY : c instanceof Float64Array ? c : flatSeries(ps, c);
       });
-      for (const p of painters) p.paint(values[p.name], { params, values, labels: labels[p.name] });
+      for (const p of painters) {
+        const own = p.labels && p.labels(f);
+        p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
+      }
       bars.forEach((b) => b());
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
@@ -1228,7 +1254,7 @@ function render({ model, el: host }) {
     const onTexts = () => {
       const next = model.get("texts") || {};
       let changed = false;
-      texts.forEach(({ name: name2, input }) => {
+      texts2.forEach(({ name: name2, input }) => {
         if (typeof next[name2] === "string" && next[name2] !== input.value) {
           input.value = next[name2];
           changed = true;

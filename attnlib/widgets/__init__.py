@@ -20,7 +20,9 @@ An explorer is declared once, from
   (line, point or bar series over a shared x axis, plus fixed series such as training
   points; a :class:`Handle` the reader drags, bound to two sliders or, along x, to one;
   :class:`Spokes` from it to a fixed series, weighted by a heatmap's row; a series whose
-  points stand for the heatmaps' rows, ``linked_rows``).
+  points stand for the heatmaps' rows, ``linked_rows``), and, in a precomputed explorer,
+  :class:`Caption` (text written for each frame, e.g. a model's output) or a heatmap whose
+  tick labels change with the frame (``Heatmap(labels_per_frame=True)``).
 
 A declaration with ``live=`` (:mod:`attnlib.widgets.live`: ``LiveAttention``,
 ``LiveKernelRegression``; :mod:`attnlib.widgets.live_masking`: ``LiveMasking``) is live. The
@@ -63,6 +65,7 @@ computes; their docstrings state the browser-side maths they are the reference f
 
 from __future__ import annotations
 
+from attnlib.widgets.caption import Caption, LabelledMatrix
 from attnlib.widgets.controls import Choice, ExplorerError, Slider, Text
 from attnlib.widgets.declaration import Declaration
 from attnlib.widgets.encoding import MAX_ENCODING_ERROR, decode_frames, encode_frames
@@ -76,6 +79,8 @@ __all__ = [
     "Text",
     "Heatmap",
     "Lines",
+    "Caption",
+    "LabelledMatrix",
     "Series",
     "FixedSeries",
     "Handle",

@@ -155,6 +155,13 @@ class Declaration:
                 )
         _check_update(self.update, [p.name for p in params] + [t.name for t in texts], where)
         if self.live is not None:
+            for panel in panels:
+                if panel.kind == "caption" or getattr(panel, "labels_per_frame", False):
+                    raise ExplorerError(
+                        f"explorer {self.name!r}: panel {panel.name!r} holds text per frame, "
+                        "which only a precomputed explorer stores; the page computes a live "
+                        "explorer's frames"
+                    )
             self.live.check(self)
 
     @property

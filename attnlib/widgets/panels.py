@@ -15,6 +15,7 @@ import numpy as np
 
 from attnlib import _validate
 from attnlib.plotting import OKABE_ITO  # colour-blind-safe line colours, shared with the figures
+from attnlib.widgets.caption import Caption, LabelledMatrix, frame_labels
 from attnlib.widgets.controls import ExplorerError, _check_name, _declared, _flag, _label, _labels
 from attnlib.widgets.encoding import MAX_ENCODING_ERROR
 from attnlib.widgets.series import FixedSeries, Handle, Series, Spokes, _round_list, _to_array
@@ -45,6 +46,11 @@ class Heatmap:
             colour bar ends in an arrow and its last tick reads "≥ vmax". For weights that
             stay small in most frames (e.g. ``vmax=0.25``): the range shows their structure,
             and the rare large weight still reads as the strongest colour.
+        labels_per_frame: the tick labels change with the frame (e.g. the characters of
+            the input the sliders pick): the update returns ``{"values": 2-D array,
+            "row_labels": [...], "col_labels": [...]}`` for this panel, one-line strings,
+            one per row and per column (``""`` for a padding row or column); the page
+            leaves room for labels of up to 10 characters.
     """
 
     name: str
@@ -59,6 +65,7 @@ class Heatmap:
     rows_sum_to_one: bool = False
     allow_zero_rows: bool = False
     saturate: bool = False
+    labels_per_frame: bool = False
 
     kind = "heatmap"
 
@@ -88,11 +95,23 @@ class Heatmap:
                 f"{where}: allow_zero_rows only relaxes rows_sum_to_one; set rows_sum_to_one=True "
                 "too (or drop allow_zero_rows)"
             )
+        if not isinstance(self.labels_per_frame, bool):
+            raise ExplorerError(
+                f"{where}: labels_per_frame must be True or False; got {self.labels_per_frame!r}"
+            )
+        if self.labels_per_frame and (self.row_labels is not None or self.col_labels is not None):
+            raise ExplorerError(
+                f"Heatmap {self.name!r}: labels_per_frame=True takes each frame's labels from "
+                "the update function; do not also give row_labels or col_labels"
+            )
 
     def describe(self, shape: tuple[int, ...]) -> str:
         return f"heatmap {self.name!r} {shape[0]}×{shape[1]}"
 
     def normalise(self, value: Any, where: str) -> np.ndarray:
+        rows = cols = None
+        if self.labels_per_frame:
+            value, rows, cols = frame_labels(value, where, self.name)
         a = _to_array(value, f"{where}: heatmap {self.name!r}")
         if a.ndim != 2:
             raise ExplorerError(
@@ -104,15 +123,16 @@ class Heatmap:
                 f"{where}: heatmap {self.name!r} must have at least one row and one column; "
                 f"got shape {tuple(a.shape)}"
             )
-        if self.row_labels is not None and len(self.row_labels) != a.shape[0]:
+        rows = self.row_labels if rows is None else rows
+        cols = self.col_labels if cols is None else cols
+        if rows is not None and len(rows) != a.shape[0]:
             raise ExplorerError(
-                f"{where}: heatmap {self.name!r} has {a.shape[0]} rows but "
-                f"{len(self.row_labels)} row_labels"
+                f"{where}: heatmap {self.name!r} has {a.shape[0]} rows but {len(rows)} row_labels"
             )
-        if self.col_labels is not None and len(self.col_labels) != a.shape[1]:
+        if cols is not None and len(cols) != a.shape[1]:
             raise ExplorerError(
                 f"{where}: heatmap {self.name!r} has {a.shape[1]} columns but "
-                f"{len(self.col_labels)} col_labels"
+                f"{len(cols)} col_labels"
             )
         tol = 1e-6
         if a.size and (a.min() < self.vmin - tol or (a.max() > self.vmax + tol and not self.saturate)):
@@ -132,10 +152,13 @@ class Heatmap:
                     f"{where}: heatmap {self.name!r} row {i} sums to {sums[i]:.6f}; "
                     "rows must sum to 1" + (" (or be all zeros)" if self.allow_zero_rows else "")
                 )
-        return a
+        return LabelledMatrix(a, rows, cols) if self.labels_per_frame else a
+
+    def shape_of(self, a: np.ndarray) -> tuple:
+        return tuple(a.shape)
 
     def flatten(self, a: np.ndarray) -> np.ndarray:
-        return a.reshape(-1)  # (n_queries * n_keys,)
+        return np.asarray(a).reshape(-1)  # (n_queries * n_keys,)
 
     def unflatten(self, flat: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return flat.reshape(shape)  # (n_queries, n_keys)
@@ -156,6 +179,7 @@ class Heatmap:
             "col_labels": list(self.col_labels) if self.col_labels is not None else None,
             "colorbar_ticks": _nice_ticks(self.vmin, self.vmax, 5),
             "saturate": bool(self.saturate),
+            "labels_per_frame": bool(self.labels_per_frame),
         }
 
 
@@ -419,7 +443,7 @@ class Lines:
         }
 
 
-_PANEL_KINDS = {"heatmap": Heatmap, "lines": Lines}
+_PANEL_KINDS = {"heatmap": Heatmap, "lines": Lines, "caption": Caption}
 
 
 #: The narrowest range a panel's axis may span: the frames are stored within
@@ -466,8 +490,8 @@ def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
     return [float(round(k * step, 10)) for k in range(first, last + 1)]
 
 
-def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines:
-    if isinstance(p, (Heatmap, Lines)):
+def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines | Caption:
+    if isinstance(p, (Heatmap, Lines, Caption)):
         return p
     if isinstance(p, Mapping):
         kind = p.get("kind")
@@ -481,6 +505,6 @@ def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines:
         except TypeError as err:  # an unknown or missing field
             raise ExplorerError(f"{where}: panel {p.get('name')!r}: {err}") from None
     raise ExplorerError(
-        f"{where}: unknown panel {p!r}: expected Heatmap, Lines or a dict with 'kind' in "
+        f"{where}: unknown panel {p!r}: expected Heatmap, Lines, Caption or a dict with 'kind' in "
         f"{sorted(_PANEL_KINDS)}"
     )

@@ -11,6 +11,7 @@ import numpy as np
 import traitlets
 
 from attnlib._validate import as_int
+from attnlib.widgets.caption import Caption, LabelledMatrix, text_table
 from attnlib.widgets.controls import ExplorerError
 from attnlib.widgets.declaration import Declaration, on_grid
 from attnlib.widgets.encoding import decode_frames, encode_frames
@@ -63,11 +64,7 @@ class Explorer(anywidget.AnyWidget):
         for _, params in grid:
             frame = decl._normalise(decl.run_update(params), params)
             for p in decl.panels:
-                shp = (
-                    p.shape_of(frame[p.name])
-                    if isinstance(p, Lines)
-                    else tuple(frame[p.name].shape)
-                )
+                shp = p.shape_of(frame[p.name])
                 if p.name not in shapes:
                     shapes[p.name] = shp
                 elif shapes[p.name] != shp:
@@ -80,8 +77,13 @@ class Explorer(anywidget.AnyWidget):
         data, panel_specs = {}, []
         for p in decl.panels:
             flat = np.stack([p.flatten(fr[p.name]) for fr in frames])  # (n_frames, n)
-            if decl.live is None:
+            if decl.live is None and isinstance(p, Caption):
+                data[p.name] = text_table([fr[p.name] for fr in frames])
+            elif decl.live is None:
                 data[p.name] = encode_frames(flat, f"explorer {decl.name!r}, panel {p.name!r}")
+                if getattr(p, "labels_per_frame", False):
+                    labels = [(fr[p.name].row_labels, fr[p.name].col_labels) for fr in frames]
+                    data[p.name]["labels"] = text_table(labels)
             if isinstance(p, Lines):
                 panel_specs.append(p.spec(shapes[p.name], flat))
             else:
@@ -230,8 +232,14 @@ class Explorer(anywidget.AnyWidget):
             raise ValueError(f"{where}: frame must be 0 <= frame < {n}; got {frame}")
         out = {}
         for p in self.declaration.panels:
-            flat = decode_frames(self.data[p.name])[frame]
-            out[p.name] = p.unflatten(flat, self._shapes[p.name])
+            enc = self.data[p.name]
+            if isinstance(p, Caption):
+                out[p.name] = enc["strings"][enc["index"][frame]]
+                continue
+            out[p.name] = p.unflatten(decode_frames(enc)[frame], self._shapes[p.name])
+            if "labels" in enc:
+                rows, cols = enc["labels"]["strings"][enc["labels"]["index"][frame]]
+                out[p.name] = LabelledMatrix(out[p.name], rows, cols)
         return out
 
     def state_size(self) -> tuple[int, int]:

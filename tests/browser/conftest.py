@@ -54,7 +54,7 @@ def book_pages() -> list[str]:
 
 PAGES = book_pages()
 LANDING = PAGES[0]
-CHAPTERS = PAGES[1:]
+CHAPTERS = [p for p in PAGES[1:] if p.startswith("chapters/")]  # not the notation page
 
 
 def _free_port() -> int:

@@ -169,7 +169,7 @@ def test_a_narrow_window_and_the_empty_window_rule_in_the_page(browser, visits):
         page.evaluate(MOVE_JS, [k, "kernel", idx["kernel"].options.index("boxcar")])
         page.evaluate(MOVE_JS, [k, "bandwidth", idx["bandwidth"].values.index(0.0613)])
         page.evaluate(MOVE_JS, [k, "query", idx["query"].values.index(2.5)])
-        s = _check(page, "boxcar, h = 0.0613, x = 2.5")
+        s = _check(page, "boxcar, σ = 0.0613, x = 2.5")
         assert s["ytop"] == "1", "one bar of weight 1: the axis must reach 1"
         assert "the largest weight, 1, is on the training input at x = 2.41" in s["live"], s[
             "live"

@@ -332,7 +332,11 @@ def test_implied_alignment_never_fails_another_way(text):
         (dict(dropout=float("nan")), ValueError, ["dropout", "nan"]),
         (dict(attention=False, dropout="0.1"), TypeError, ["dropout"]),  # was ignored silently
         (dict(attention=False, dropout=2.0), ValueError, ["dropout", "2.0"]),
-        (dict(attention=None), TypeError, ["attention", "True, False or a function", "None"]),
+        (
+            dict(attention=None),
+            TypeError,
+            ["attention", "True, False, 'uniform' or a function", "None"],
+        ),
         (dict(attention="additive"), TypeError, ["attention", "'additive'"]),
         (dict(attention=lambda h: 3), TypeError, ["attention", "nn.Module", "int"]),
     ],

@@ -36,3 +36,8 @@ export function seriesOf(spec, values, [panel, name]) {
   return EMPTY;
 }
 export const EMPTY = new Float64Array(0);
+// Texts stored once each (attnlib.widgets.caption.text_table): a caption's text, or a
+// heatmap's [row labels, column labels], for a frame.
+export function texts(table) {
+  return (frame) => table.strings[table.index[frame]];
+}

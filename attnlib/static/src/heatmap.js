@@ -19,20 +19,22 @@ export function heatmapPanel(spec, parent, ui) {
   let rowLab = spec.row_labels, colLab = spec.col_labels;
   const rowTxt = (i) => (rowLab ? rowLab[i] : String(i));
   const colTxt = (j) => (colLab ? colLab[j] : String(j));
+  // typed words, or labels stored with each frame (Heatmap(labels_per_frame=True))
+  const changing = ui.typedLabels || !!spec.labels_per_frame;
   const cut = (t) => {
     const c = Array.from(t);
-    return ui.typedLabels && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t;
+    return changing && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t;
   };
   const len = (t) => Array.from(t).length;
-  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
-  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  const maxRow = changing ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = changing ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   // cells as large as the panel allows (at most 40 px), in quarter pixels
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
   // label every cell when there is room (about 14 px per label), else every k-th
-  const stepR = Math.max(1, rowLab ? Math.ceil(14 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab ? Math.ceil(14 / cell) : Math.ceil(C / 12));
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil(14 / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
   const bottom = (rotate ? maxCol * CHAR_W * 0.72 + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
@@ -133,7 +135,7 @@ export function heatmapPanel(spec, parent, ui) {
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
-    if (ctx && ctx.labels) {  // the words of a typed sentence
+    if (ctx && ctx.labels) {  // the words of a typed sentence, or this frame's stored labels
       rowLab = ctx.labels.rows; colLab = ctx.labels.cols;
       rowTicks.forEach(([i, t]) => { t.textContent = cut(rowTxt(i)); });
       colTicks.forEach(([j, t]) => { t.textContent = cut(colTxt(j)); });

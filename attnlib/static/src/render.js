@@ -4,7 +4,8 @@
 // (primitives.js). Kept in sync with the kernel through model.set / save_changes.
 
 import { fmt, html, nextId, one } from "./dom.js";
-import { EMPTY, decode, flatSeries, seriesOf } from "./frames.js";
+import { captionPanel } from "./caption.js";
+import { EMPTY, decode, flatSeries, seriesOf, texts as storedTexts } from "./frames.js";
 import { PANEL_W, colorbar, heatmapPanel } from "./heatmap.js";
 import { linesPanel } from "./lines.js";
 import { kernelFrame, liveFrame, maskingFrame } from "./primitives.js";
@@ -173,11 +174,17 @@ export function render({ model, el: host }) {
       ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
       if (typed) { redraw(); syncTexts(); }
     });
-    const painters = spec.panels.map((ps) => ({
-      name: ps.name,
-      frame: spec.live ? null : decode(data[ps.name]),
-      paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui),
-    }));
+    const painters = spec.panels.map((ps) => {
+      const stored = spec.live ? null : data[ps.name];
+      if (ps.kind === "caption") return { name: ps.name, frame: storedTexts(stored), paint: captionPanel(ps, panelsDiv) };
+      return {
+        name: ps.name,
+        frame: stored ? decode(stored) : null,
+        labels: stored && stored.labels ? storedTexts(stored.labels) : null,  // per-frame tick labels
+        paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui),
+      };
+    });
+    const caption = spec.panels.find((ps) => ps.kind === "caption");
     // A sentence's field sits above the map it changes (a typed-sentences explorer), else with
     // the other controls.
     const fieldPlace = (name) => {
@@ -239,6 +246,7 @@ export function render({ model, el: host }) {
         return `${where}: the fit at the query is ${r2(fit)}; the largest ` +
           `weight, ${fmt(Math.round(w[best] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best] * 100) / 100)}.`;
       }
+      if (caption) return `${where}. ${values[caption.name].split("\n").join("; ")}`;
       const h = ui.heatmaps[0];
       if (!h || !h.values()) return `${where}.`;
       const v = h.values(), C = h.spec.cols;
@@ -270,7 +278,10 @@ export function render({ model, el: host }) {
         const c = computed && computed[ps.name];
         values[ps.name] = !computed ? painters[k].frame(f) : !c ? EMPTY : c instanceof Float64Array ? c : flatSeries(ps, c);
       });
-      for (const p of painters) p.paint(values[p.name], { params, values, labels: labels[p.name] });
+      for (const p of painters) {
+        const own = p.labels && p.labels(f);  // [row labels, column labels] of this frame
+        p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
+      }
       bars.forEach((b) => b());
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));

@@ -1,0 +1,385 @@
+"""Chapter 6's length experiment: does attention still help as the input grows?
+
+Bahdanau, Cho and Bengio (2015, Fig. 2) plotted translation quality against sentence
+length: the encoder-decoder without attention falls as sentences grow, the one with
+attention stays nearly flat. This module reproduces that experiment at the scale of a
+CPU and a few seconds, on a task generated in code: write down a number read aloud,
+digit by digit::
+
+    "three one four one five"  ->  "31415"
+
+The input has about five characters per output digit, so numbers of 1 to 20 digits give
+inputs of 3 to 119 characters; the models train on 1 to :data:`TRAIN_MAX` digits and are
+tested on up to :data:`TEST_MAX`, lengths longer than any seen in training. The output
+ends with ``<eos>``; a model that stops early, or late, gets the number wrong.
+
+The model is :class:`attnlib.book.ch06_model.EncoderDecoder` (the chapter's date model,
+with these vocabularies), with additive attention, without attention, or with
+query-blind (uniform) attention.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+from torch import Tensor
+
+from attnlib.book.ch06_model import BOS, PAD, EncoderDecoder, _encode
+
+__all__ = [
+    "WORDS",
+    "SPOKEN_CHARS",
+    "DIGIT_CHARS",
+    "EOS",
+    "TRAIN_MAX",
+    "TEST_MAX",
+    "random_numbers",
+    "spell",
+    "encode_spoken",
+    "encode_digits",
+    "NumberModel",
+    "read_numbers",
+    "scores",
+    "word_weights",
+    "evaluate",
+    "wrong_by_position",
+    "length_declaration",
+    "length_explorer",
+    "chapter_length_declaration",
+]
+
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+#: Source vocabulary: padding, begin-of-sequence (unused, keeps the ids of PAD and BOS),
+#: space and the letters of the digits' names.
+SPOKEN_CHARS = ["<pad>", "<bos>", " "] + sorted(set("".join(WORDS)))
+#: Target vocabulary: padding, begin- and end-of-sequence, the ten digits.
+DIGIT_CHARS = ["<pad>", "<bos>", "<eos>"] + list("0123456789")
+EOS = 2
+TRAIN_MAX = 10  # the longest number in training, in digits
+TEST_MAX = 20  # the longest number tested
+_SPOKEN_INDEX = {c: i for i, c in enumerate(SPOKEN_CHARS)}
+assert SPOKEN_CHARS[PAD] == DIGIT_CHARS[PAD] == "<pad>" and DIGIT_CHARS[BOS] == "<bos>"
+
+
+def random_numbers(
+    n: int, min_digits: int, max_digits: int, generator: torch.Generator
+) -> list[str]:
+    """``n`` strings of random digits, each of a length drawn uniformly from
+    ``min_digits`` to ``max_digits`` (a leading zero is allowed: "0123" is read "zero one
+    two three")."""
+    if not (isinstance(n, int) and n >= 1):
+        raise ValueError(f"random_numbers: n must be a positive int; got {n!r}")
+    if not (isinstance(min_digits, int) and isinstance(max_digits, int)):
+        raise TypeError("random_numbers: min_digits and max_digits must be ints")
+    if not 1 <= min_digits <= max_digits:
+        raise ValueError(
+            f"random_numbers: need 1 <= min_digits <= max_digits; got {min_digits}, {max_digits}"
+        )
+    lengths = torch.randint(min_digits, max_digits + 1, (n,), generator=generator).tolist()
+    digits = torch.randint(0, 10, (sum(lengths),), generator=generator).tolist()
+    out, at = [], 0
+    for k in lengths:
+        out.append("".join(str(d) for d in digits[at : at + k]))
+        at += k
+    return out
+
+
+def spell(number: str) -> str:
+    """The number read aloud: ``"314"`` -> ``"three one four"``."""
+    if not isinstance(number, str) or not number or not number.isascii() or not number.isdigit():
+        raise ValueError(f"spell: number must be a non-empty string of digits; got {number!r}")
+    return " ".join(WORDS[int(c)] for c in number)
+
+
+def encode_spoken(numbers: list[str]) -> tuple[Tensor, Tensor]:
+    """The spoken inputs' character ids ``(batch, n_in)`` padded with ``PAD``, and their
+    lengths ``(batch,)``."""
+    return _encode([spell(x) for x in numbers], _SPOKEN_INDEX, "encode_spoken")
+
+
+def encode_digits(numbers: list[str]) -> Tensor:
+    """Target ids ``(batch, longest + 1)``: the digits, then ``<eos>``, then ``PAD``."""
+    for x in numbers:
+        spell(x)  # a clear error for anything but a string of digits
+    n_out = max(len(x) for x in numbers) + 1
+    ids = torch.full((len(numbers), n_out), PAD, dtype=torch.long)
+    for b, x in enumerate(numbers):
+        ids[b, : len(x) + 1] = torch.tensor([3 + int(c) for c in x] + [EOS])
+    return ids
+
+
+class NumberModel(EncoderDecoder):
+    """:class:`attnlib.book.ch06_model.EncoderDecoder` with the spoken-digit vocabularies.
+
+    ``attention``: ``True`` (additive), ``False`` (one fixed context) or ``"uniform"``
+    (query-blind), as there.
+    """
+
+    def __init__(self, *, attention=True, embed_size: int = 16, num_hiddens: int = 32) -> None:
+        super().__init__(
+            len(SPOKEN_CHARS),
+            len(DIGIT_CHARS),
+            attention=attention,
+            embed_size=embed_size,
+            num_hiddens=num_hiddens,
+        )
+
+
+def read_numbers(
+    model: EncoderDecoder, numbers: list[str], *, extra: int = 3
+) -> tuple[list[str], Tensor | None]:
+    """Greedy decoding of the spoken ``numbers``: the digits written before ``<eos>`` and
+    the weights ``(batch, n_out, n_in)`` (or None without attention).
+
+    The decoder runs for the longest number's length plus ``extra`` steps, so an output
+    that goes on too long is seen; a symbol other than a digit before ``<eos>`` is written
+    as ``?``.
+    """
+    src, lens = encode_spoken(numbers)
+    n_out = max(len(x) for x in numbers) + extra
+    model.eval()
+    with torch.no_grad():
+        logits, w = model(src, lens, n_out=n_out)
+    out = []
+    for row in logits.argmax(dim=-1).tolist():  # (batch, n_out)
+        text = []
+        for i in row:
+            if i == EOS:
+                break
+            text.append(DIGIT_CHARS[i] if i > EOS else "?")
+        out.append("".join(text))
+    return out, w
+
+
+def scores(predicted: list[str], numbers: list[str]) -> tuple[float, float]:
+    """Exact match (the share of numbers written exactly, no digit more or fewer) and
+    per-digit accuracy (the share of the true digits written right, position by position;
+    a missing digit counts as wrong)."""
+    if len(predicted) != len(numbers) or not numbers:
+        raise ValueError(
+            f"scores: need as many predictions as numbers (>= 1); got {len(predicted)} "
+            f"and {len(numbers)}"
+        )
+    exact = sum(p == x for p, x in zip(predicted, numbers)) / len(numbers)
+    right = sum(sum(a == b for a, b in zip(p, x)) for p, x in zip(predicted, numbers))
+    return exact, right / sum(len(x) for x in numbers)
+
+
+def word_weights(weights: Tensor, number: str) -> Tensor:
+    """Character weights ``(n_out, n_in)`` summed over each spoken digit: ``(n_out,
+    len(number))``. A word's weight includes the space after it."""
+    text = spell(number)
+    if weights.ndim != 2 or weights.shape[1] < len(text):
+        raise ValueError(
+            f"word_weights: weights must be (n_out, n_in) with n_in >= {len(text)}; "
+            f"got {tuple(weights.shape)}"
+        )
+    word = torch.tensor([text[:j].count(" ") for j in range(len(text))])  # (n_in,)
+    out = weights.new_zeros(weights.shape[0], len(number))
+    out.index_add_(1, word, weights[:, : len(text)])
+    return out  # (n_out, n_words)
+
+
+def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
+    """Exact match and per-digit accuracy for each length: ``(len(tests), 2)``, rows in the
+    order of ``tests`` (``{digits: numbers of that length}``), columns (exact, per digit)."""
+    rows = [scores(read_numbers(model, numbers)[0], numbers) for numbers in tests.values()]
+    return torch.tensor(rows, dtype=torch.float64)  # (n_lengths, 2)
+
+
+def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
+    """How many outputs have the digit at each position wrong (or missing), for numbers
+    of one length."""
+    k = len(numbers[0])
+    if any(len(x) != k for x in numbers):
+        raise ValueError("wrong_by_position: the numbers must all have the same length")
+    return [sum(i >= len(p) or p[i] != x[i] for p, x in zip(predicted, numbers)) for i in range(k)]
+
+
+# ----------------------------------------------------------------------------- explorer
+def length_declaration(
+    with_attention: EncoderDecoder,
+    without_attention: EncoderDecoder,
+    examples: dict[int, list[str]],
+    curves: dict[str, Tensor],
+    *,
+    train_max: int = TRAIN_MAX,
+):
+    """Declare the length explorer: pick a length and an example; see both models' outputs,
+    the attention of the model that has it, and where that length sits on the accuracy
+    curves.
+
+    Args:
+        with_attention, without_attention: trained models (:class:`NumberModel`).
+        examples: ``{digits: [numbers of that length]}``, the same count for every length
+            (the ``example`` slider runs over them).
+        curves: ``{model name: exact-match accuracy per length}``, each ``(len(examples),)``
+            in the order of ``examples`` (drawn as fixed lines).
+        train_max: the longest number in training (a dashed line on the curves).
+
+    The heatmap holds the attention of ``with_attention`` while it writes each output
+    character (rows: the digits it writes, then ``end``, at most ``max(examples) + 1``)
+    over the spoken digits (columns: each word's letters and the space after it, summed;
+    see :func:`word_weights`), padded with zeros to the longest length.
+    """
+    import numpy as np
+
+    from attnlib.widgets import Caption, Declaration, FixedSeries, Heatmap, Lines, Series, Slider
+
+    lengths = list(examples)
+    n_ex = {len(v) for v in examples.values()}
+    if len(n_ex) != 1 or not lengths:
+        raise ValueError("length_declaration: give the same number of examples for every length")
+    n_ex = n_ex.pop()
+    for name, c in curves.items():
+        if tuple(c.shape) != (len(lengths),):
+            raise ValueError(
+                f"length_declaration: curve {name!r} must have one value per length "
+                f"({len(lengths)}); got shape {tuple(c.shape)}"
+            )
+    if not with_attention.uses_attention or without_attention.uses_attention:
+        raise ValueError(
+            "length_declaration: pass the model with attention first, the one without second"
+        )
+    longest = max(lengths)
+    rows_max, cols_max = longest + 1, longest
+    frames = {}
+    for k, numbers in examples.items():
+        said, w = read_numbers(with_attention, numbers)
+        plain, _ = read_numbers(without_attention, numbers)
+        for e, number in enumerate(numbers):
+            n_rows = min(len(said[e]) + 1, rows_max)  # the digits, then <eos>
+            grid = np.zeros((rows_max, cols_max))
+            grid[:n_rows, :k] = word_weights(w[e, :n_rows], number).double().numpy()
+            rows = list(said[e][: n_rows - 1]) + ["end"] * (len(said[e]) < rows_max)
+            rows += [""] * (rows_max - len(rows))
+            cols = [WORDS[int(c)] for c in number] + [""] * (cols_max - k)
+            frames[k, e + 1] = {
+                "values": grid,
+                "row_labels": rows,
+                "col_labels": cols,
+                "caption": _caption(number, said[e], plain[e]),
+            }
+
+    def update(digits: int, example: int):
+        f = frames[digits, example]
+        curve_at = [
+            [float(digits)] * len(curves),
+            [float(c[lengths.index(digits)]) for c in curves.values()],
+        ]
+        return {
+            "outputs": f["caption"],
+            "attention": {k: f[k] for k in ("values", "row_labels", "col_labels")},
+            "accuracy": {"this length": np.array(curve_at)},
+        }
+
+    x = np.array(lengths, dtype=np.float64)
+    fixed = [FixedSeries(name, x, c.double().numpy()) for name, c in curves.items()]
+    edge = train_max + 0.5
+    fixed.append(
+        FixedSeries(
+            "longest in training", [edge, edge], [0.0, 1.0], dash="4 3", color="#000000", width=1.0
+        )
+    )
+    return Declaration(
+        name="length_experiment",
+        update=update,
+        params=[
+            Slider("digits", lengths, label="digits in the number", default=min(8, longest)),
+            Slider("example", list(range(1, n_ex + 1)), label="example", default=1),
+        ],
+        panels=[
+            Caption("outputs"),
+            Lines(
+                "accuracy",
+                series=[Series("this length", style="points", xy=True)],
+                fixed=fixed,
+                xlabel="digits in the number",
+                ylabel="exact match",
+                title="held-out numbers written exactly",
+                xlim=(0.5, longest + 0.5),
+                ylim=(0.0, 1.0),
+            ),
+            Heatmap(
+                "attention",
+                xlabel="spoken digits (keys)",
+                ylabel="output (queries)",
+                title="where the model with attention looks",
+                rows_sum_to_one=True,
+                allow_zero_rows=True,
+                labels_per_frame=True,
+            ),
+        ],
+        title="Longer and longer numbers: both models, and the attention",
+    )
+
+
+def _caption(number: str, said: str, plain: str) -> str:
+    """The explorer's text: the input, the number, and what each model wrote (lines of at
+    most 40 characters but the first, so it reads on a phone)."""
+
+    def verdict(out: str) -> str:
+        if out == number:
+            return "✓ right"
+        wrong = sum(i >= len(out) or out[i] != c for i, c in enumerate(number))
+        if len(out) < len(number):
+            return f"✗ {wrong} of {len(number)} digits wrong, stops early"
+        if len(out) > len(number):
+            return f"✗ {wrong} of {len(number)} digits wrong, and too long"
+        return f"✗ {wrong} of {len(number)} digits wrong"
+
+    return (
+        f"read aloud: {spell(number)}\n"
+        f"the number:        {number}\n"
+        f"with attention:    {said or '(nothing)'}\n  {verdict(said)}\n"
+        f"without attention: {plain or '(nothing)'}\n  {verdict(plain)}"
+    )
+
+
+def length_explorer(*args, **kwargs):
+    """:func:`length_declaration` as an explorer (same arguments)."""
+    from attnlib.widgets import Explorer
+
+    return Explorer(length_declaration(*args, **kwargs))
+
+
+def chapter_length_declaration():
+    """Chapter 6's length explorer, recomputed from scratch (tens of seconds, then cached).
+
+    Mirrors the chapter's cells exactly (data seed 2, models seeded with 0 and sized by a
+    first call, minibatches seeded with 1, 300 steps each, then 600 more for the model
+    without attention): the browser tests compare the page with this.
+    """
+    return _chapter_lengths()
+
+
+@functools.lru_cache(maxsize=1)
+def _chapter_lengths():
+    from attnlib.book import ch06_model as s2s
+
+    num_gen = torch.Generator().manual_seed(2)
+    train_numbers = random_numbers(10_000, 1, TRAIN_MAX, num_gen)
+    tests = {k: random_numbers(100, k, k, num_gen) for k in range(1, TEST_MAX + 1)}
+    src, lens = encode_spoken(train_numbers)
+    tgt = encode_digits(train_numbers)
+    kinds = {"with attention": True, "without": False, "query-blind": "uniform"}
+    models, runs, results = {}, {}, {}
+    for name, attention in kinds.items():
+        torch.manual_seed(0)
+        models[name] = NumberModel(attention=attention)
+        models[name](src[:2], lens[:2], tgt[:2])
+        runs[name] = {
+            "optimizer": torch.optim.Adam(models[name].parameters(), lr=0.01),
+            "generator": torch.Generator().manual_seed(1),
+        }
+        s2s.train(models[name], src, lens, tgt, steps=300, **runs[name])
+        results[name] = evaluate(models[name], tests)
+    s2s.train(models["without"], src, lens, tgt, steps=600, **runs["without"])
+    results["without, 3× steps"] = evaluate(models["without"], tests)
+    return length_declaration(
+        models["with attention"],
+        models["without"],
+        {k: v[:3] for k, v in tests.items()},
+        {name: r[:, 0] for name, r in results.items()},
+    )

@@ -1,0 +1,127 @@
+"""Chapter 6's length experiment (attnlib.book.ch06_lengths): the spoken-number task, its
+scores, and the explorer built from two models."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from attnlib.book import ch06_lengths as spoken
+from attnlib.book import ch06_model as s2s
+
+
+def test_random_numbers_lengths_and_determinism():
+    a = spoken.random_numbers(300, 2, 5, torch.Generator().manual_seed(0))
+    b = spoken.random_numbers(300, 2, 5, torch.Generator().manual_seed(0))
+    assert a == b
+    assert {len(x) for x in a} == {2, 3, 4, 5}
+    assert all(x.isdigit() for x in a)
+    for bad in [(0, 1, 2), (3, 0, 2), (3, 4, 2)]:
+        with pytest.raises(ValueError):
+            spoken.random_numbers(*bad, torch.Generator())
+    with pytest.raises(TypeError):
+        spoken.random_numbers(3, 1.5, 2, torch.Generator())
+
+
+def test_spell_and_encoding():
+    assert spoken.spell("3140") == "three one four zero"
+    for bad in ["", "12a", "١٢", 12, None]:
+        with pytest.raises(ValueError, match="string of digits"):
+            spoken.spell(bad)
+    src, lens = spoken.encode_spoken(["31", "5"])
+    assert lens.tolist() == [9, 4] and src.shape == (2, 9)
+    assert (src[1, 4:] == s2s.PAD).all()
+    tgt = spoken.encode_digits(["31", "5"])
+    assert tgt.tolist() == [[6, 4, spoken.EOS], [8, spoken.EOS, s2s.PAD]]
+    assert [spoken.DIGIT_CHARS[i] for i in tgt[0, :2].tolist()] == ["3", "1"]
+    with pytest.raises(ValueError):
+        spoken.encode_digits(["3x"])
+
+
+def test_scores_and_wrong_by_position():
+    numbers = ["1234", "5678", "9012"]
+    predicted = ["1234", "567", "9912"]  # right; one missing; one wrong
+    exact, per_digit = spoken.scores(predicted, numbers)
+    assert exact == pytest.approx(1 / 3)
+    assert per_digit == pytest.approx((4 + 3 + 3) / 12)
+    assert spoken.wrong_by_position(predicted, numbers) == [0, 1, 0, 1]
+    assert spoken.scores(["12345"], ["1234"]) == (0.0, 1.0)  # too long: not exact
+    with pytest.raises(ValueError, match="as many predictions"):
+        spoken.scores(["1"], ["1", "2"])
+    with pytest.raises(ValueError, match="same length"):
+        spoken.wrong_by_position(["1", "12"], ["1", "12"])
+
+
+def test_word_weights_sum_each_word_and_the_space_after_it():
+    number = "31"  # "three one": 5 letters, a space, 3 letters
+    w = torch.zeros(2, 12)
+    w[0, :6] = 1 / 6  # "three" and its space
+    w[1, 6:9] = 1 / 3  # "one"
+    words = spoken.word_weights(w, number)
+    torch.testing.assert_close(words, torch.tensor([[1.0, 0.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="n_in >= 9"):
+        spoken.word_weights(torch.zeros(2, 5), number)
+
+
+def _models(seed=0):
+    torch.manual_seed(seed)
+    att = spoken.NumberModel(attention=True, num_hiddens=8)
+    src, lens = spoken.encode_spoken(["12", "345"])
+    att(src, lens, spoken.encode_digits(["12", "345"]))  # size the lazy layers
+    plain = spoken.NumberModel(attention=False, num_hiddens=8)
+    return att, plain
+
+
+def test_read_numbers_and_evaluate_with_an_untrained_model():
+    att, plain = _models()
+    said, w = spoken.read_numbers(att, ["12", "3456"])
+    assert len(said) == 2 and all(set(s) <= set("0123456789?") for s in said)
+    assert w.shape == (2, 4 + 3, len(spoken.spell("3456")))
+    torch.testing.assert_close(w.sum(-1), torch.ones(2, 7))
+    tests = {1: ["1", "2"], 2: ["12", "34"]}
+    table = spoken.evaluate(plain, tests)
+    assert table.shape == (2, 2) and ((table >= 0) & (table <= 1)).all()
+
+
+def test_length_explorer_frames_match_the_models():
+    att, plain = _models()
+    examples = {1: ["7", "0"], 2: ["12", "90"], 3: ["345", "678"]}
+    curves = {"with attention": torch.tensor([1.0, 0.5, 0.0]), "without": torch.zeros(3)}
+    decl = spoken.length_declaration(att, plain, examples, curves, train_max=2)
+    for k, numbers in examples.items():
+        said, w = spoken.read_numbers(att, numbers)
+        plain_said, _ = spoken.read_numbers(plain, numbers)
+        for e, number in enumerate(numbers):
+            frame = decl.compute(digits=k, example=e + 1)
+            text = frame["outputs"]
+            assert spoken.spell(number) in text and f"the number:        {number}" in text
+            assert f"with attention:    {said[e] or '(nothing)'}" in text
+            assert f"without attention: {plain_said[e] or '(nothing)'}" in text
+            heat = frame["attention"]
+            assert heat.shape == (4, 3)  # (longest + 1, longest)
+            assert list(heat.col_labels[:k]) == spoken.spell(number).split()
+            assert set(heat.col_labels[k:]) <= {""}
+            n_rows = min(len(said[e]) + 1, 4)
+            want = spoken.word_weights(w[e, :n_rows], number).double().numpy()
+            np.testing.assert_allclose(heat[:n_rows, :k], want, atol=1e-6)
+            assert (np.asarray(heat)[n_rows:] == 0).all() and (np.asarray(heat)[:, k:] == 0).all()
+            assert list(heat.row_labels[: len(said[e][: n_rows - 1])]) == list(
+                said[e][: n_rows - 1]
+            )
+            marks = frame["accuracy"]["this length"]
+            np.testing.assert_allclose(marks[0], [k, k])
+            np.testing.assert_allclose(marks[1], [curves["with attention"][k - 1], 0.0])
+    with pytest.raises(ValueError, match="one value per length"):
+        spoken.length_declaration(att, plain, examples, {"x": torch.zeros(2)})
+    with pytest.raises(ValueError, match="same number of examples"):
+        spoken.length_declaration(att, plain, {1: ["1"], 2: ["12", "34"]}, {})
+    with pytest.raises(ValueError, match="with attention first"):
+        spoken.length_declaration(plain, att, examples, curves)
+
+
+def test_length_explorer_caption_verdicts():
+    text = spoken._caption("1234", "1234", "124")
+    assert "✓ right" in text and "✗ 2 of 4 digits wrong, stops early" in text
+    assert "too long" in spoken._caption("12", "123", "")
+    assert "(nothing)" in spoken._caption("12", "12", "")
