@@ -5,7 +5,7 @@ Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built b
 (_build/html), served on 127.0.0.1 by tests/_serve.py, which gzips text as a host would
 (--no-gzip: as the files lie on disk). Measured in one run, on this machine:
 
-* vitals (benchmarks/_vitals.py explains each measure): per page (the landing page, every
+* vitals (tests/_vitals.py explains each measure): per page (the landing page, every
   chapter, and the search page running a query), on Lighthouse's mobile profile (412 x 823
   touch screen; 150 ms round trips and 1.6 Mbit/s through DevTools'
   Network.emulateNetworkConditions; 4x CPU slow-down through Emulation.setCPUThrottlingRate),
@@ -38,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
+sys.path[:0] = [str(ROOT / "tests")]
 
 import _vitals  # noqa: E402
 from _chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
@@ -74,22 +74,11 @@ TTI_INIT = """
   const tick = () => {
     if (document.readyState === 'loading') return setTimeout(tick, 2);
     if (t.slider === undefined && !document.querySelector('script[type="application/vnd.jupyter.widget-view+json"]')) t.slider = performance.now();
-    const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
-    const ready = document.querySelectorAll('.attn-explorer[data-ready="true"]').length;
-    if (t.explorers === undefined && ready >= views) { t.explorers = performance.now(); t.views = views; }
-    const usesMathJax = !!document.querySelector('script[src*="mathjax"]');
-    if (t.mathjax === undefined) {
-      if (!usesMathJax) t.mathjax = 0;
-      else if (window.MathJax && MathJax.startup && MathJax.startup.promise && !t.mjWaiting) {
-        t.mjWaiting = true;
-        MathJax.startup.promise.then(() => { t.mathjax = performance.now(); });
-      }
-    }
     if (t.fonts === undefined && !t.fontsWaiting) {
       t.fontsWaiting = true;
       document.fonts.ready.then(() => { t.fonts = performance.now(); });
     }
-    if (t.explorers === undefined || t.mathjax === undefined || t.fonts === undefined) setTimeout(tick, 2);
+    if (t.slider === undefined || t.fonts === undefined) setTimeout(tick, 2);
   };
   tick();
 })();
@@ -151,15 +140,21 @@ def pages() -> list[str]:
     return PAGES
 
 
+def wake_all(page) -> None:
+    """Scroll to every explorer in turn, as a reader would: each wakes near the viewport."""
+    from browser.conftest import WAKE_JS
+
+    page.evaluate(WAKE_JS, [60_000, None])
+
+
 def load(browser, url: str):
     """Open url in a fresh context (unthrottled); return (page, interactive timings)."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
     ctx.add_init_script(TTI_INIT)
     page = ctx.new_page()
     page.goto(url, wait_until="load")
-    page.wait_for_function(
-        "() => window.__bench && __bench.explorers !== undefined && __bench.mathjax !== undefined"
-        " && __bench.fonts !== undefined", timeout=60_000, polling=50)
+    page.wait_for_function("() => window.__bench && __bench.slider !== undefined && __bench.fonts !== undefined",
+                           timeout=60_000, polling=50)
     page.wait_for_load_state("networkidle")
     timing = page.evaluate("() => window.__bench")
     timing["load"] = page.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd")
@@ -203,7 +198,7 @@ def redraw(browser, base: str, names: list[str], moves: int) -> int:
     rows = []
     for name in names:
         page, _ = load(browser, f"{base}/{name}")
-        page.evaluate("window.scrollTo(0, 0)")
+        wake_all(page)
         if page.evaluate("document.querySelectorAll('.attn-explorer').length"):
             fast = page.evaluate(REDRAW_JS, [moves])
             cdp = page.context.new_cdp_session(page)

@@ -51,12 +51,13 @@ const SCRIPTS_FOR_CLASSES = [
   "_static/lib/book.js",
 ];
 const SEARCH_SCRIPTS = ["_static/searchtools.js", "_static/language_data.js"];
-// Selectors kept whatever a page holds: states the theme's scripts and Bootstrap toggle.
+// Selectors kept whatever a page holds: states the theme's scripts and Bootstrap toggle. Dark
+// mode needs no entry here: [data-theme=...] is a DYNAMIC_ATTRIBUTE, so a rule under
+// html[data-theme="dark"] is kept whenever the rest of its selector matches the page.
 const SAFELIST = {
   standard: [/^show$/, /^showing$/, /^hiding$/, /^fade$/, /^collapsing$/, /^active$/, /^disabled$/, /^open$/,
     /^scrolled$/, /^focus-visible$/],
   deep: [/^tooltip/, /^bs-tooltip/, /^dropdown/, /^tooltip-inner$/, /^tooltip-arrow$/],
-  greedy: [/data-theme/, /data-mode/, /^sd-tab/],
 };
 const DYNAMIC_ATTRIBUTES = ["data-theme", "data-mode", "aria-expanded", "aria-current", "aria-selected", "open",
   "data-bs-popper", "data-popper-placement", "tabindex", "hidden"];
@@ -237,6 +238,45 @@ function patchTheme(site) {
   writeFileSync(file, js.replace(SCROLL_PASS, SCROLL_PASS_BATCHED));
 }
 
+// ------------------------------------------------------------------------------- code spans
+
+// Pygments wraps every token of a code block in a <span class="..."> (about 2,500 elements on
+// chapter 5, half its DOM): names, punctuation and whitespace get spans whose only style is the
+// colour the block has anyway. Those spans are unwrapped (their text stays): the same picture
+// for fewer elements to style and lay out. Which classes are plain is read from the theme's
+// pygments.css, for the light and the dark theme alike.
+function plainTokenClasses(site) {
+  const css = readFileSync(join(site, "_static", "pygments.css"), "utf8");
+  const plain = {};
+  for (const theme of ["light", "dark"]) {
+    const base = new RegExp(`html\\[data-theme="${theme}"\\] \\.highlight \\{ background: [^;]+; color: ([^ ;}]+) \\}`).exec(css);
+    if (!base) fail(`_static/pygments.css: no base colour for the ${theme} theme`);
+    const rules = [...css.matchAll(new RegExp(`html\\[data-theme="${theme}"\\] \\.highlight \\.([a-z0-9]+) \\{([^}]*)\\}`, "g"))];
+    const seen = {};
+    for (const [, cls, body] of rules) {
+      const decl = body.trim().replace(/;$/, "");
+      const same = decl.toLowerCase() === `color: ${base[1].toLowerCase()}`;
+      seen[cls] = (seen[cls] ?? true) && same;
+    }
+    for (const [cls, same] of Object.entries(seen)) plain[cls] = (plain[cls] ?? true) && same;
+  }
+  // a class with rules in one theme only is not plain
+  const classes = Object.entries(plain).filter(([, v]) => v).map(([k]) => k);
+  if (!classes.length) fail("_static/pygments.css: no plain token class found (its format changed?)");
+  return new Set(classes);
+}
+
+function unwrapPlainSpans(html, plain) {
+  let n = 0;
+  const out = html.replace(/(<div class="highlight"><pre>)([\s\S]*?)(<\/pre>)/g, (_m, open, code, close) =>
+    open + code.replace(/<span class="([a-z0-9]+)">([^<]*)<\/span>/g, (whole, cls, text) => {
+      if (!plain.has(cls)) return whole;
+      n++;
+      return text;
+    }) + close);
+  return { html: out, n };
+}
+
 // ----------------------------------------------------------------------------------- main
 
 async function main() {
@@ -249,9 +289,10 @@ async function main() {
     return readFileSync(p, "utf8");
   };
   patchTheme(site);
+  const plain = plainTokenClasses(site);
   const common = SCRIPTS_FOR_CLASSES.map(read);
   const search = SEARCH_SCRIPTS.map(read);
-  let before = 0, after = 0, n = 0;
+  let before = 0, after = 0, n = 0, spans = 0;
   for (const file of files) {
     const where = toPosix(relative(site, file));
     let html = readFileSync(file, "utf8");
@@ -259,6 +300,9 @@ async function main() {
     if (/<meta http-equiv="refresh"/i.test(html) && !LINK.test(html)) continue; // a redirect (index.html)
     LINK.lastIndex = 0;
     const isSearch = where === "search.html";
+    const u = unwrapPlainSpans(html, plain);
+    html = u.html;
+    spans += u.n;
     const r = await inlineCss(html, file, site, isSearch ? common.concat(search) : common, where);
     html = scripts(r.html, file, site, where).html;
     html = lazyBootstrap(themeInit(html, where), where);
@@ -267,7 +311,8 @@ async function main() {
     writeFileSync(file, html);
   }
   console.log(`optimize-pages: ${n} pages; stylesheets ${(before / n / 1e3).toFixed(0)} kB -> ` +
-    `${(after / n / 1e3).toFixed(0)} kB inlined per page (raw, mean)`);
+    `${(after / n / 1e3).toFixed(0)} kB inlined per page (raw, mean); ${spans} plain code spans unwrapped ` +
+    `(classes ${[...plain].sort().join(" ")})`);
 }
 
 main().catch((e) => {

@@ -1,6 +1,6 @@
 """Core Web Vitals of a page of the built book on Lighthouse's mobile profile.
 
-Shared by benchmarks/bench_browser.py (the table) and tests/browser/test_weight.py (the
+Shared by benchmarks/bench_browser.py (the table) and tests/browser/test_page_weight.py (the
 budgets). One load = a fresh browser context (empty cache) emulating Lighthouse's mobile
 device (412 x 823 CSS px, device pixel ratio 1.75, touch), with Lighthouse's mobile
 throttling applied through the DevTools protocol before navigation:
@@ -124,8 +124,9 @@ class Load:
     """One throttled load of ``url`` in a fresh context of ``browser``; see the module doc."""
 
     def __init__(self, browser, url: str, *, cpu: float = CPU, network: bool = True, interact: bool = True,
-                 read: bool = True, color_scheme: str = "light"):
+                 read: bool = True, color_scheme: str = "light", quiet_ms: float = QUIET_MS):
         self.url = url
+        self.quiet_ms = quiet_ms
         self.ctx = browser.new_context(service_workers="block", color_scheme=color_scheme, **DEVICE)
         self.ctx.add_init_script(OBSERVE_JS)
         self.page = page = self.ctx.new_page()
@@ -173,16 +174,16 @@ class Load:
             self.ctx.close()
 
     def _quiet(self) -> None:
-        """Wait until the network is idle and no long task started for QUIET_MS (page time)."""
+        """Wait until the network is idle and no long task started for quiet_ms (page time)."""
         page = self.page
         page.wait_for_load_state("networkidle", timeout=120_000)
         t0 = time.monotonic()
         while True:
             now, last = page.evaluate(
                 "() => [performance.now(), Math.max(0, ...window.__vitals.long.map((t) => t.t + t.d))]")
-            if now - max(last, 0) >= QUIET_MS or (time.monotonic() - t0) * 1000 > MAX_WAIT_MS:
+            if now - max(last, 0) >= self.quiet_ms or (time.monotonic() - t0) * 1000 > MAX_WAIT_MS:
                 return
-            page.wait_for_timeout(min(QUIET_MS - (now - last), QUIET_MS) + 50)
+            page.wait_for_timeout(min(self.quiet_ms - (now - last), self.quiet_ms) + 50)
 
     def _mark(self, what: str) -> None:
         self.marks.append((what, self.page.evaluate("() => performance.now()")))
@@ -236,3 +237,74 @@ def median_load(loads: list[Load]) -> dict:
             "files": loads[0].load_files, "longest": med(lambda x: x.long_tasks[-1] if x.long_tasks else 0.0),
             "n_long": med(lambda x: len(x.long_tasks)), "lcp_element": loads[0].lcp_element,
             "errors": sum((x.errors for x in loads), [])}
+
+
+# ------------------------------------------------------------------ blocking work, from CPU time
+
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "loading", "blink.user_timing"]
+
+
+def main_thread_tasks(trace: dict | list, url: str) -> tuple[list[tuple[float, float, float]], float | None]:
+    """From a Chromium trace of the load of ``url``: its renderer main thread's tasks as
+    (start ms, wall ms, CPU ms), start relative to the page's navigation, and the page's first
+    contentful paint (ms), or None."""
+    ev = trace["traceEvents"] if isinstance(trace, dict) else trace
+    navs = [e for e in ev if e.get("name") == "navigationStart"
+            and (e.get("args", {}).get("data") or {}).get("documentLoaderURL") == url]
+    if not navs:
+        raise RuntimeError(f"no navigation to {url} in the trace")
+    nav = navs[-1]
+    pid, frame, t0 = nav["pid"], nav["args"].get("frame"), nav["ts"]
+    mains = {e["tid"] for e in ev if e.get("name") == "thread_name" and e.get("pid") == pid
+             and e["args"].get("name") == "CrRendererMain"}
+    fcps = [e["ts"] for e in ev if e.get("name") == "firstContentfulPaint" and e.get("pid") == pid
+            and e.get("args", {}).get("frame") == frame and e["ts"] >= t0]
+    tasks = sorted(((e["ts"] - t0) / 1e3, e.get("dur", 0) / 1e3, e.get("tdur", 0) / 1e3) for e in ev
+                   if e.get("name") == "RunTask" and e.get("pid") == pid and e.get("tid") in mains and e["ts"] >= t0)
+    return tasks, ((min(fcps) - t0) / 1e3 if fcps else None)
+
+
+def blocking_from_cpu(tasks: list[tuple[float, float, float]], fcp: float, rate: float = CPU) -> tuple[float, int]:
+    """Total blocking time at ``rate``x CPU slow-down estimated from the CPU time of tasks run
+    unthrottled: each task after the first contentful paint counts rate x its CPU time, less
+    50 ms. CPU (thread) time hardly moves when other processes compete for the cores, where wall
+    time doubles: a budget on it can fail on a real regression without flaking on a busy machine.
+    Returns (estimated blocking ms, number of tasks estimated over 50 ms)."""
+    total, n = 0.0, 0
+    for start, _wall, cpu in tasks:
+        if start + _wall < fcp:
+            continue
+        est = rate * cpu
+        if est > 50:
+            total += est - 50
+            n += 1
+    return total, n
+
+
+def cpu_load(browser, url: str, settle_ms: int = 3000) -> dict:
+    """Load ``url`` unthrottled on the mobile device, traced; the blocking time at 4x CPU
+    estimated from the CPU time of its main-thread tasks (blocking_from_cpu)."""
+    import json
+    import os
+    import tempfile
+
+    ctx = browser.new_context(service_workers="block", **DEVICE)
+    page = ctx.new_page()
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        browser.start_tracing(page=page, path=path, categories=TRACE_CATEGORIES)
+        page.goto(url, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(settle_ms)
+        browser.stop_tracing()
+        with open(path, encoding="utf8") as f:
+            tasks, fcp = main_thread_tasks(json.load(f), page.url)
+    finally:
+        ctx.close()
+        os.unlink(path)
+    if fcp is None:
+        raise RuntimeError(f"{url}: no first contentful paint in the trace")
+    tbt, n = blocking_from_cpu(tasks, fcp)
+    return {"tbt": tbt, "long": n, "fcp": fcp, "cpu_total": sum(c for _s, _w, c in tasks),
+            "longest": max((CPU * c for s, w, c in tasks if s + w >= fcp), default=0.0)}
