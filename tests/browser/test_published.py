@@ -163,10 +163,12 @@ def test_404_page(visits):
         links = page.evaluate("() => [...document.querySelectorAll('main a[href]')].map((a) => a.href)")
         assert any(h.endswith("intro.html") for h in links), f"404.html links to {links}, not the landing page"
         # styled like the book (its CSS is inlined, web/optimize-pages.mjs): the theme's rules are
-        # there and its header sticks to the top
+        # there, its fonts and its header bar apply
         rules = page.evaluate("() => [...document.styleSheets].reduce((n, s) => n + s.cssRules.length, 0)")
         assert rules >= 200, f"404.html is unstyled ({rules} CSS rules)"
-        sticky = page.evaluate("() => getComputedStyle(document.querySelector('.bd-header')).position")
-        assert sticky == "sticky", f"404.html: the header is {sticky}, not the theme's sticky header"
+        font = page.evaluate("() => getComputedStyle(document.body).fontFamily")
+        assert "system-ui" in font, f"404.html: body font {font!r}, not the theme's"
+        header = page.evaluate("() => getComputedStyle(document.querySelector('.bd-header')).display")
+        assert header == "flex", f"404.html: the header is display {header}, not the theme's flex bar"
     finally:
         page.close()
