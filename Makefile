@@ -10,11 +10,14 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 unexport VIRTUAL_ENV
 
-.PHONY: help install vendor book chapters test test-lib test-notebooks test-browser lab bench clean
+.PHONY: help install vendor explorer book chapters lint format test test-lib test-notebooks test-browser lab bench clean
 
 help:
 	@echo "make book   build the book into _build/html"
-	@echo "make test   run every test (attnlib, notebooks via nbval, browser)"
+	@echo "make test   run every test (lint first, attnlib, notebooks via nbval, browser)"
+	@echo "make lint   ruff: lint + format check of attnlib, tests, benchmarks, web, chapters"
+	@echo "make format ruff: format and fix what it can, in place"
+	@echo "make explorer  bundle attnlib/static/src/*.js into attnlib/static/explorer.js"
 	@echo "make test-browser  rebuild the book, test every page in headless Chromium"
 	@echo "make chapters  sync chapters/*.md into the .ipynb twins and re-execute them"
 	@echo "               (one chapter: make chapters CH=03)"
@@ -42,7 +45,17 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 	cd web && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $(NPM_STAMP)
 
-$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/explorer-boot.js attnlib/static/explorer.js attnlib/static/explorer.css web/fontawesome-stub.js web/mathjax-load.js web/book.css web/book.js web/subset_icons.py
+# The explorer's ES modules (attnlib/static/src/, one concern each) bundled into the ONE file
+# anywidget and the book's loader use, with the esbuild pinned in web/package-lock.json. The
+# bundle is committed (pip install -e . && jupyter lab needs no Node); tests/test_explorer_bundle.py
+# fails when it is stale.
+EXPLORER_JS := attnlib/static/explorer.js
+$(EXPLORER_JS): $(wildcard attnlib/static/src/*.js) web/build-explorer.mjs | $(NPM_STAMP)
+	cd web && node build-explorer.mjs
+
+explorer: $(EXPLORER_JS)
+
+$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/explorer-boot.js $(EXPLORER_JS) attnlib/static/explorer.css web/fontawesome-stub.js web/mathjax-load.js web/book.css web/book.js web/subset_icons.py
 	cd web && node vendor.mjs
 	$(PY) web/subset_icons.py || { rm -f $(VENDOR_STAMP); exit 1; }
 
@@ -85,7 +98,19 @@ chapters: $(STAMP)
 	    --ExecutePreprocessor.timeout=600 $$nb --log-level=WARN || exit 1; \
 	done
 
-test: $(STAMP)
+# One formatter and linter, ruff (pinned in requirements.txt; configured in pyproject.toml, the
+# chapters' code cells in chapters/ruff.toml: at most 79 characters, the page column). The
+# .ipynb twins are what ruff reads; tests/test_chapters_in_sync.py keeps the .md twins equal.
+LINT_PATHS := attnlib tests benchmarks web chapters
+lint: $(STAMP)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix $(LINT_PATHS)
+	$(VENV)/bin/ruff format $(LINT_PATHS)
+
+test: $(STAMP) $(NPM_STAMP) lint
 	$(PY) -m pytest -q tests attnlib --doctest-modules -m "not browser"
 	$(PY) -m pytest -q --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg
 	$(MAKE) test-browser

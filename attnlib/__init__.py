@@ -12,13 +12,27 @@ Shape vocabulary, used everywhere in the package:
 - scores and weights ``(batch, n_queries, n_keys)``: queries are rows, keys are columns
 - valid_lens ``(batch,)`` or ``(batch, n_queries)``, integer
 
-Modules: :mod:`attnlib.masking`, :mod:`attnlib.scoring`, :mod:`attnlib.attention`,
-:mod:`attnlib.kernels`, :mod:`attnlib.plotting`, :mod:`attnlib.exercises`,
-:mod:`attnlib.widgets` (slider explorers), :mod:`attnlib.explorers` (the book's
-explorers), :mod:`attnlib.diagrams` (the pipeline picture) and, for chapter 6,
-:mod:`attnlib.seq2seq` (a date-rewriting encoder-decoder with additive attention). The widget modules are imported on first use, so ``import attnlib`` stays
-light.
+Three layers, imports running downward only:
+
+1. the library d2l readers use: :mod:`attnlib.masking`, :mod:`attnlib.scoring`,
+   :mod:`attnlib.attention`, :mod:`attnlib.kernels`, :mod:`attnlib.plotting`;
+2. the widget toolkit: :mod:`attnlib.widgets` (explorers declared in Python, drawn by one
+   ES module; :mod:`attnlib.widgets.live` for those the page computes);
+3. the book's machinery: :mod:`attnlib.book`, one module per chapter (its explorers and
+   checkers), e.g. :mod:`attnlib.book.ch03_masked_softmax`.
+
+``plotting``, ``widgets`` and ``book`` are imported on first use, so ``import attnlib``
+stays light.
 """
+
+from attnlib import kernels
+from attnlib.attention import (
+    AdditiveAttention,
+    DotProductAttention,
+    attention_pool,
+    dot_product_attention,
+)
+from attnlib.kernels import NadarayaWatson, nadaraya_watson
 from attnlib.masking import masked_softmax, valid_lens_to_mask
 from attnlib.scoring import (
     additive_scores,
@@ -26,14 +40,6 @@ from attnlib.scoring import (
     dot_product_scores,
     gaussian_scores,
 )
-from attnlib.attention import (
-    AdditiveAttention,
-    DotProductAttention,
-    attention_pool,
-    dot_product_attention,
-)
-from attnlib import kernels
-from attnlib.kernels import NadarayaWatson, nadaraya_watson
 
 __all__ = [
     "masked_softmax",
@@ -54,11 +60,11 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("widgets", "explorers", "exercises", "plotting")
+_LAZY_SUBMODULES = ("widgets", "book", "plotting")
 
 
 def __getattr__(name):
-    # ``attnlib.widgets`` / ``attnlib.explorers`` import anywidget, ``attnlib.plotting``
+    # ``attnlib.widgets`` / ``attnlib.book`` import anywidget, ``attnlib.plotting``
     # imports matplotlib (about 0.8 s): load them only when first used, so that
     # ``import attnlib`` stays light.
     if name == "show_heatmaps":

@@ -14,31 +14,37 @@ Shape legend used throughout:
 - ``d``: feature size of queries and keys (``d_q``/``d_k`` when they may differ)
 - ``d_v``: feature size of values
 """
+
 from __future__ import annotations
+
+import numbers
 
 import torch
 from torch import Tensor, nn
 
 from attnlib._checks import check_dim_match, check_float_tensor, check_same_dtype, fmt_shape
+from attnlib._validate import _scalar
 from attnlib.masking import _masked_softmax
 from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, _additive_scores, _dot_product_scores
 
-__all__ = ["attention_pool", "dot_product_attention", "DotProductAttention",
-           "AdditiveAttention"]
+__all__ = ["attention_pool", "dot_product_attention", "DotProductAttention", "AdditiveAttention"]
 
 
-def _check_values(values: object, scores_like: Tensor, scores_name: str, fn: str,
-                  n_keys_dim: int) -> Tensor:
+def _check_values(
+    values: object, scores_like: Tensor, scores_name: str, fn: str, n_keys_dim: int
+) -> Tensor:
     values = check_float_tensor(values, "values", fn, ndim=3, layout="(batch, n_keys, d_v)")
     check_same_dtype(fn, **{scores_name: scores_like, "values": values})
     check_dim_match(fn, "values", values, 0, scores_name, scores_like, 0, "batch size")
-    check_dim_match(fn, "values", values, 1, scores_name, scores_like, n_keys_dim,
-                    "number of keys n_keys")
+    check_dim_match(
+        fn, "values", values, 1, scores_name, scores_like, n_keys_dim, "number of keys n_keys"
+    )
     return values
 
 
-def attention_pool(scores: Tensor, values: Tensor, valid_lens: Tensor | None = None, *,
-                   mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+def attention_pool(
+    scores: Tensor, values: Tensor, valid_lens: Tensor | None = None, *, mask: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
     r"""Attention pooling: softmax the scores over the keys and average the values.
 
     .. math::
@@ -76,16 +82,20 @@ def attention_pool(scores: Tensor, values: Tensor, valid_lens: Tensor | None = N
         (tensor([[[2.]]]), tensor([[[0.5000, 0.5000, 0.0000]]]))
     """
     fn = "attention_pool"
-    scores = check_float_tensor(scores, "scores", fn, ndim=3,
-                                layout="(batch, n_queries, n_keys)")
+    scores = check_float_tensor(scores, "scores", fn, ndim=3, layout="(batch, n_queries, n_keys)")
     values = _check_values(values, scores, "scores", fn, 2)
     weights = _masked_softmax(scores, valid_lens, mask, fn, "scores")
     return torch.bmm(weights, values), weights  # (batch, n_queries, d_v)
 
 
-def dot_product_attention(queries: Tensor, keys: Tensor, values: Tensor,
-                          valid_lens: Tensor | None = None, *,
-                          mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+def dot_product_attention(
+    queries: Tensor,
+    keys: Tensor,
+    values: Tensor,
+    valid_lens: Tensor | None = None,
+    *,
+    mask: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
     r"""Scaled dot-product attention that also returns the attention weights.
 
     .. math::
@@ -179,16 +189,38 @@ class DotProductAttention(nn.Module):
 
     def __init__(self, dropout: float = 0.0) -> None:
         super().__init__()
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = nn.Dropout(check_dropout(dropout, "DotProductAttention"))
         self.attention_weights: Tensor | None = None
 
-    def forward(self, queries: Tensor, keys: Tensor, values: Tensor,
-                valid_lens: Tensor | None = None, *, mask: Tensor | None = None) -> Tensor:
+    def forward(
+        self,
+        queries: Tensor,
+        keys: Tensor,
+        values: Tensor,
+        valid_lens: Tensor | None = None,
+        *,
+        mask: Tensor | None = None,
+    ) -> Tensor:
         fn = "DotProductAttention"
         scores = _dot_product_scores(queries, keys, fn)  # (batch, n_queries, n_keys)
         values = _check_values(values, keys, "keys", fn, 1)
         self.attention_weights = _masked_softmax(scores, valid_lens, mask, fn, "scores")
         return torch.bmm(self.dropout(self.attention_weights), values)  # (batch, n_queries, d_v)
+
+
+def check_dropout(p: object, fn: str) -> float:
+    """A dropout probability in [0, 1] as a float: a number, numpy scalar or 0-d tensor (not a
+    bool, a string or None); refused at construction, not at the first forward."""
+    v = _scalar(p)
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(
+            f"{fn}: dropout must be a probability in [0, 1] (a number); got {p!r} "
+            f"({type(p).__name__})"
+        )
+    v = float(v)
+    if not 0.0 <= v <= 1.0:  # NaN fails too
+        raise ValueError(f"{fn}: dropout must be a probability in [0, 1]; got {v}")
+    return v
 
 
 def _additive_signature(args: tuple, kwargs: dict) -> tuple:
@@ -204,36 +236,42 @@ def _additive_signature(args: tuple, kwargs: dict) -> tuple:
     names_new = ("num_hiddens", "dropout")
     unknown = set(kwargs) - set(names_old)
     if unknown:
-        raise TypeError(f"{fn}: unexpected keyword argument(s) {sorted(unknown)}; use "
-                        f"AdditiveAttention(num_hiddens, dropout) or AdditiveAttention("
-                        f"key_size, query_size, num_hiddens, dropout)")
+        raise TypeError(
+            f"{fn}: unexpected keyword argument(s) {sorted(unknown)}; use "
+            f"AdditiveAttention(num_hiddens, dropout) or AdditiveAttention("
+            f"key_size, query_size, num_hiddens, dropout)"
+        )
     old_form = len(args) >= 3 or "key_size" in kwargs or "query_size" in kwargs
     names = names_old if old_form else names_new
     if len(args) > len(names):
-        raise TypeError(f"{fn}: takes at most {len(names_old)} positional arguments (key_size, "
-                        f"query_size, num_hiddens, dropout); got {len(args)}")
+        raise TypeError(
+            f"{fn}: takes at most {len(names_old)} positional arguments (key_size, "
+            f"query_size, num_hiddens, dropout); got {len(args)}"
+        )
     bound = dict(zip(names, args))
     for k, v in kwargs.items():
         if k in bound:
             raise TypeError(f"{fn}: got multiple values for argument {k!r}")
         bound[k] = v
     if old_form and not {"key_size", "query_size", "num_hiddens"} <= set(bound):
-        raise TypeError(f"{fn}: the four-argument form needs key_size, query_size and "
-                        f"num_hiddens; got {sorted(bound)}")
+        raise TypeError(
+            f"{fn}: the four-argument form needs key_size, query_size and "
+            f"num_hiddens; got {sorted(bound)}"
+        )
     if "num_hiddens" not in bound:
-        raise TypeError(f"{fn}: missing num_hiddens: use AdditiveAttention(num_hiddens, "
-                        f"dropout) (d2l today) or AdditiveAttention(key_size, query_size, "
-                        f"num_hiddens, dropout) (d2l <= 0.17)")
-    sizes = [n for n in ("key_size", "query_size", "num_hiddens") if n in bound]
-    for name in sizes:
-        v = bound[name]
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{fn}: {name} must be a positive int; got {v!r}")
-    dropout = bound.get("dropout", 0.0)
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
-            or not 0.0 <= dropout <= 1.0:
-        raise ValueError(f"{fn}: dropout must be a probability in [0, 1]; got {dropout!r}")
-    return bound.get("key_size"), bound.get("query_size"), bound["num_hiddens"], float(dropout)
+        raise TypeError(
+            f"{fn}: missing num_hiddens: use AdditiveAttention(num_hiddens, "
+            f"dropout) (d2l today) or AdditiveAttention(key_size, query_size, "
+            f"num_hiddens, dropout) (d2l <= 0.17)"
+        )
+    sizes = {n: bound[n] for n in ("key_size", "query_size", "num_hiddens") if n in bound}
+    for name, v in sizes.items():
+        v = _scalar(v)
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"{fn}: {name} must be a positive int; got {bound[name]!r}")
+        bound[name] = int(v)
+    dropout = check_dropout(bound.get("dropout", 0.0), fn)
+    return bound.get("key_size"), bound.get("query_size"), bound["num_hiddens"], dropout
 
 
 class AdditiveAttention(nn.Module):
@@ -304,8 +342,7 @@ class AdditiveAttention(nn.Module):
         tensor([[[0.3894, 0.6106]]])
     """
 
-    def __init__(self, *args, max_block_elements: int = DEFAULT_BLOCK_ELEMENTS,
-                 **kwargs) -> None:
+    def __init__(self, *args, max_block_elements: int = DEFAULT_BLOCK_ELEMENTS, **kwargs) -> None:
         super().__init__()
         key_size, query_size, num_hiddens, dropout = _additive_signature(args, kwargs)
         if key_size is None:
@@ -332,25 +369,45 @@ class AdditiveAttention(nn.Module):
         if isinstance(self.w_v, nn.LazyLinear):
             self.w_v(queries.new_zeros(0, self.num_hiddens))  # (0, num_hiddens)
 
-    def forward(self, queries: Tensor, keys: Tensor, values: Tensor,
-                valid_lens: Tensor | None = None, *, mask: Tensor | None = None) -> Tensor:
+    def forward(
+        self,
+        queries: Tensor,
+        keys: Tensor,
+        values: Tensor,
+        valid_lens: Tensor | None = None,
+        *,
+        mask: Tensor | None = None,
+    ) -> Tensor:
         fn = "AdditiveAttention"
-        queries = check_float_tensor(queries, "queries", fn, ndim=3,
-                                     layout="(batch, n_queries, query_size)")
+        queries = check_float_tensor(
+            queries, "queries", fn, ndim=3, layout="(batch, n_queries, query_size)"
+        )
         keys = check_float_tensor(keys, "keys", fn, ndim=3, layout="(batch, n_keys, key_size)")
         if queries.is_complex() or keys.is_complex():
-            raise TypeError(f"{fn}: queries and keys must be real floating-point tensors; got "
-                            f"{queries.dtype} and {keys.dtype}")
+            raise TypeError(
+                f"{fn}: queries and keys must be real floating-point tensors; got "
+                f"{queries.dtype} and {keys.dtype}"
+            )
         self._materialise(queries, keys)
         if queries.shape[-1] != self.W_q.in_features:
-            raise ValueError(f"{fn}: queries must have feature size query_size = "
-                             f"{self.W_q.in_features}; got shape {fmt_shape(queries.shape)}")
+            raise ValueError(
+                f"{fn}: queries must have feature size query_size = "
+                f"{self.W_q.in_features}; got shape {fmt_shape(queries.shape)}"
+            )
         if keys.shape[-1] != self.W_k.in_features:
-            raise ValueError(f"{fn}: keys must have feature size key_size = "
-                             f"{self.W_k.in_features}; got shape {fmt_shape(keys.shape)}")
+            raise ValueError(
+                f"{fn}: keys must have feature size key_size = "
+                f"{self.W_k.in_features}; got shape {fmt_shape(keys.shape)}"
+            )
         values = _check_values(values, keys, "keys", fn, 1)
-        scores = _additive_scores(queries, keys, self.W_q.weight, self.W_k.weight,
-                                  self.w_v.weight[0],  # (h,)
-                                  self.max_block_elements, fn)  # (batch, n_queries, n_keys)
+        scores = _additive_scores(
+            queries,
+            keys,
+            self.W_q.weight,
+            self.W_k.weight,
+            self.w_v.weight[0],  # (h,)
+            self.max_block_elements,
+            fn,
+        )  # (batch, n_queries, n_keys)
         self.attention_weights = _masked_softmax(scores, valid_lens, mask, fn, "scores")
         return torch.bmm(self.dropout(self.attention_weights), values)  # (batch, n_queries, d_v)

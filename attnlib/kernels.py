@@ -29,10 +29,11 @@ triangular     :math:`1 - |u|`                             :math:`|u| \le 1`
 Normalising constants do not change Nadaraya-Watson weights (they cancel); they are kept
 so that each kernel is a probability density and the plots compare like with like.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable, Union
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -58,7 +59,7 @@ __all__ = [
     "NadarayaWatson",
 ]
 
-KernelArg = Union[str, Callable[[Tensor], Tensor]]
+KernelArg = str | Callable[[Tensor], Tensor]
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
@@ -220,8 +221,10 @@ def _resolve_kernel(kernel: object, fn: str) -> tuple[str, Callable[[Tensor], Te
     """Return (display name, log-kernel function) for a kernel name or callable K(u)."""
     if isinstance(kernel, str):
         if kernel not in LOG_KERNELS:
-            raise ValueError(f"{fn}: kernel must be one of {sorted(LOG_KERNELS)} or a callable "
-                             f"K(u); got {kernel!r}")
+            raise ValueError(
+                f"{fn}: kernel must be one of {sorted(LOG_KERNELS)} or a callable "
+                f"K(u); got {kernel!r}"
+            )
         return kernel, LOG_KERNELS[kernel]
     if callable(kernel):
         for name, k in KERNELS.items():
@@ -230,21 +233,40 @@ def _resolve_kernel(kernel: object, fn: str) -> tuple[str, Callable[[Tensor], Te
 
         def _log_custom(u: Tensor) -> Tensor:
             values = kernel(u)
-            if not isinstance(values, Tensor) or values.shape != u.shape:
-                raise ValueError(f"{fn}: a callable kernel must return a tensor of the same "
-                                 f"shape as its input {fmt_shape(u.shape)}; got "
-                                 f"{getattr(values, 'shape', type(values).__name__)}")
+            if not isinstance(values, Tensor):
+                raise TypeError(
+                    f"{fn}: a callable kernel must return a tensor of the shape of its input "
+                    f"{fmt_shape(u.shape)}; got an object of type {type(values).__name__}"
+                )
+            if values.shape != u.shape:
+                raise ValueError(
+                    f"{fn}: a callable kernel must return a tensor of the same "
+                    f"shape as its input {fmt_shape(u.shape)}; got {fmt_shape(values.shape)}"
+                )
+            if values.is_complex():
+                raise TypeError(
+                    f"{fn}: a callable kernel must return real values; got dtype {values.dtype}"
+                )
+            # Any real dtype (bool, integer, another float) is read in the data's dtype: a
+            # window written as `u.abs() <= 1` is a kernel of 0/1 values.
+            values = values.to(u.dtype)
+            if bool(torch.isnan(values).any()):
+                raise ValueError(f"{fn}: the callable kernel returned NaN values")
             if bool((values < 0).any()):
-                raise ValueError(f"{fn}: kernel values must be >= 0; the callable kernel "
-                                 f"returned negative values")
+                raise ValueError(
+                    f"{fn}: kernel values must be >= 0; the callable kernel "
+                    f"returned negative values"
+                )
             positive = values > 0
             # log of 1 where K = 0, then -inf: no 0 * inf = NaN in the backward pass
             safe = torch.where(positive, values, torch.ones_like(values))
             return torch.log(safe).masked_fill(~positive, -math.inf)
 
         return getattr(kernel, "__name__", "custom"), _log_custom
-    raise TypeError(f"{fn}: kernel must be one of {sorted(LOG_KERNELS)} or a callable K(u); "
-                    f"got an object of type {type(kernel).__name__}")
+    raise TypeError(
+        f"{fn}: kernel must be one of {sorted(LOG_KERNELS)} or a callable K(u); "
+        f"got an object of type {type(kernel).__name__}"
+    )
 
 
 def log_kernel(u: Tensor, kernel: KernelArg = "gaussian") -> Tensor:
@@ -270,10 +292,16 @@ def log_kernel(u: Tensor, kernel: KernelArg = "gaussian") -> Tensor:
     return _resolve_kernel(kernel, "log_kernel")[1](u)
 
 
-def nadaraya_watson(x_train: Tensor, y_train: Tensor, x_query: Tensor,
-                    kernel: KernelArg = "gaussian", bandwidth: float | Tensor = 1.0, *,
-                    exclude_self: bool = False,
-                    mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+def nadaraya_watson(
+    x_train: Tensor,
+    y_train: Tensor,
+    x_query: Tensor,
+    kernel: KernelArg = "gaussian",
+    bandwidth: float | Tensor = 1.0,
+    *,
+    exclude_self: bool = False,
+    mask: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
     r"""Nadaraya-Watson kernel regression; returns predictions and the weight matrix.
 
     .. math::
@@ -338,11 +366,15 @@ def nadaraya_watson(x_train: Tensor, y_train: Tensor, x_query: Tensor,
     check_same_dtype(fn, x_train=x_train, y_train=y_train, x_query=x_query)
     n_train, n_queries = x_train.shape[0], x_query.shape[0]
     if y_train.shape[0] != n_train:
-        raise ValueError(f"{fn}: y_train must have shape (n_train,) = ({n_train},) like "
-                         f"x_train; got shape {fmt_shape(y_train.shape)}")
+        raise ValueError(
+            f"{fn}: y_train must have shape (n_train,) = ({n_train},) like "
+            f"x_train; got shape {fmt_shape(y_train.shape)}"
+        )
     if n_train == 0:
-        raise ValueError(f"{fn}: x_train must contain at least one training point; got shape "
-                         f"{fmt_shape(x_train.shape)}")
+        raise ValueError(
+            f"{fn}: x_train must contain at least one training point; got shape "
+            f"{fmt_shape(x_train.shape)}"
+        )
     _, log_k = _resolve_kernel(kernel, fn)
     bandwidth = check_positive(bandwidth, "bandwidth", fn)
     if isinstance(bandwidth, Tensor):
@@ -354,26 +386,33 @@ def nadaraya_watson(x_train: Tensor, y_train: Tensor, x_query: Tensor,
     if mask is not None:
         mask = check_tensor(mask, "mask", fn, ndim=2, layout="(n_queries, n_train)")
         if mask.dtype != torch.bool:
-            raise TypeError(f"{fn}: mask must be a boolean tensor (True = may use); got dtype "
-                            f"{mask.dtype}")
+            raise TypeError(
+                f"{fn}: mask must be a boolean tensor (True = may use); got dtype {mask.dtype}"
+            )
         if tuple(mask.shape) != (n_queries, n_train):
-            raise ValueError(f"{fn}: mask must have shape (n_queries, n_train) = "
-                             f"({n_queries}, {n_train}); got shape {fmt_shape(mask.shape)}")
+            raise ValueError(
+                f"{fn}: mask must have shape (n_queries, n_train) = "
+                f"({n_queries}, {n_train}); got shape {fmt_shape(mask.shape)}"
+            )
         allowed = mask
     if exclude_self:
         if n_queries != n_train:
-            raise ValueError(f"{fn}: exclude_self=True needs x_query to be the training "
-                             f"inputs (n_queries == n_train); got x_query of shape "
-                             f"{fmt_shape(x_query.shape)} and x_train of shape "
-                             f"{fmt_shape(x_train.shape)}")
+            raise ValueError(
+                f"{fn}: exclude_self=True needs x_query to be the training "
+                f"inputs (n_queries == n_train); got x_query of shape "
+                f"{fmt_shape(x_query.shape)} and x_train of shape "
+                f"{fmt_shape(x_train.shape)}"
+            )
         not_self = ~torch.eye(n_train, dtype=torch.bool, device=x_train.device)
         allowed = not_self if allowed is None else allowed & not_self
     if allowed is not None:
         empty = ~allowed.any(dim=1)
         if bool(empty.any()):
             i = int(empty.nonzero()[0, 0])
-            raise ValueError(f"{fn}: every query needs at least one usable training point; "
-                             f"mask/exclude_self leaves query {i} with none")
+            raise ValueError(
+                f"{fn}: every query needs at least one usable training point; "
+                f"mask/exclude_self leaves query {i} with none"
+            )
 
     diff = x_query.unsqueeze(1) - x_train.unsqueeze(0)  # (n_queries, n_train)
     # u = diff / h, with u = 0 where diff = 0: a bandwidth that underflows in the data's
@@ -391,8 +430,9 @@ def nadaraya_watson(x_train: Tensor, y_train: Tensor, x_query: Tensor,
         if allowed is not None:
             dist = dist.masked_fill(~allowed, math.inf)
         nearest = dist.argmin(dim=1, keepdim=True)  # (n_queries, 1)
-        one_hot = torch.zeros_like(allowed if allowed is not None else dist,
-                                   dtype=torch.bool).scatter_(1, nearest, True)
+        one_hot = torch.zeros_like(
+            allowed if allowed is not None else dist, dtype=torch.bool
+        ).scatter_(1, nearest, True)
         fallback = torch.zeros_like(logits).masked_fill(~one_hot, -math.inf)
         logits = torch.where(no_support, fallback, logits)
     weights = torch.softmax(logits, dim=1)  # (n_queries, n_train)
@@ -441,8 +481,9 @@ class NadarayaWatson(nn.Module):
         0.5
     """
 
-    def __init__(self, kernel: KernelArg = "gaussian", bandwidth: float = 1.0, *,
-                 exclude_self: bool = False) -> None:
+    def __init__(
+        self, kernel: KernelArg = "gaussian", bandwidth: float = 1.0, *, exclude_self: bool = False
+    ) -> None:
         super().__init__()
         fn = "NadarayaWatson"
         _resolve_kernel(kernel, fn)
@@ -457,27 +498,59 @@ class NadarayaWatson(nn.Module):
         """The current bandwidth ``exp(log_bandwidth)`` (a 0-d tensor)."""
         return self.log_bandwidth.exp()
 
-    def forward(self, x_train: Tensor, y_train: Tensor, x_query: Tensor, *,
-                exclude_self: bool | None = None, mask: Tensor | None = None) -> Tensor:
+    def forward(
+        self,
+        x_train: Tensor,
+        y_train: Tensor,
+        x_query: Tensor,
+        *,
+        exclude_self: bool | None = None,
+        mask: Tensor | None = None,
+    ) -> Tensor:
         if exclude_self is None:
             exclude_self = self.exclude_self
         dtype = x_train.dtype if isinstance(x_train, Tensor) else None
         bw = self.bandwidth if dtype is None else self.bandwidth.to(dtype)
         y_hat, self.attention_weights = nadaraya_watson(
-            x_train, y_train, x_query, self.kernel, bw, exclude_self=exclude_self, mask=mask)
+            x_train, y_train, x_query, self.kernel, bw, exclude_self=exclude_self, mask=mask
+        )
         return y_hat
 
     def extra_repr(self) -> str:
-        name = self.kernel if isinstance(self.kernel, str) else getattr(
-            self.kernel, "__name__", "custom")
+        name = (
+            self.kernel
+            if isinstance(self.kernel, str)
+            else getattr(self.kernel, "__name__", "custom")
+        )
         return f"kernel={name!r}, bandwidth={self.bandwidth.item():.4g}"
 
 
+_MISSPELT = ("epanechikov", "epanechikov_kernel")
+
+
+def _in_from_import() -> bool:
+    """True when the attribute is looked up by ``from attnlib.kernels import name``: the
+    import machinery turns an AttributeError into a bare "cannot import name", but lets an
+    ImportError through with its message."""
+    import dis
+    import sys
+
+    try:
+        frame = sys._getframe(2)  # the frame running the import statement
+        return dis.opname[frame.f_code.co_code[frame.f_lasti]] == "IMPORT_FROM"
+    except (AttributeError, IndexError, ValueError):  # another interpreter: no frame details
+        return False
+
+
 def __getattr__(name: str):
-    if name in ("epanechikov", "epanechikov_kernel"):
-        raise AttributeError(
+    if name in _MISSPELT:
+        message = (
             f"attnlib.kernels has no {name!r}: d2l's 'epanechikov' is really the triangular "
             f"kernel max(0, 1 - |u|) (d2l issue 2440). Use attnlib.kernels.triangular for "
             f"d2l's numbers, or attnlib.kernels.epanechnikov for the real Epanechnikov kernel "
-            f"3/4 (1 - u^2) on |u| <= 1.")
+            f"3/4 (1 - u^2) on |u| <= 1."
+        )
+        if _in_from_import():
+            raise ImportError(message, name=__name__, path=__file__)
+        raise AttributeError(message)
     raise AttributeError(f"module 'attnlib.kernels' has no attribute {name!r}")

@@ -7,6 +7,7 @@ valid key gets all-zero weights instead of a uniform row or NaN.
 
 Shape legend: ``batch`` sequences, ``n_queries`` queries (rows), ``n_keys`` keys (columns).
 """
+
 from __future__ import annotations
 
 import functools
@@ -15,8 +16,13 @@ import math
 import torch
 from torch import Tensor
 
-from attnlib._checks import (_is_batched, check_float_tensor, check_mask, check_valid_lens,
-                             is_tracing)
+from attnlib._checks import (
+    _is_batched,
+    check_float_tensor,
+    check_mask,
+    check_valid_lens,
+    is_tracing,
+)
 
 __all__ = ["masked_softmax", "valid_lens_to_mask"]
 
@@ -48,8 +54,9 @@ def _bias_table(n_keys: int, dtype: torch.dtype, device: torch.device) -> Tensor
     return table.masked_fill_(keys >= lengths, -math.inf)  # (n_keys + 1, n_keys)
 
 
-def _lens_bias(valid_lens: Tensor, n_keys: int, dtype: torch.dtype,
-               device: torch.device) -> Tensor:
+def _lens_bias(
+    valid_lens: Tensor, n_keys: int, dtype: torch.dtype, device: torch.device
+) -> Tensor:
     """Additive bias: ``0`` where a key is valid, ``-inf`` where it is masked out.
 
     A fresh tensor, (batch, 1, n_keys) for 1-D ``valid_lens`` and (batch, n_queries, n_keys)
@@ -59,7 +66,7 @@ def _lens_bias(valid_lens: Tensor, n_keys: int, dtype: torch.dtype,
     cache keeps at most 8 tables, so at most 16 MiB).
     """
     lens = valid_lens.to(device)
-    if lens.dim() == 2 and n_keys + 1 <= lens.numel() and (n_keys + 1) * n_keys <= 2 ** 18:
+    if lens.dim() == 2 and n_keys + 1 <= lens.numel() and (n_keys + 1) * n_keys <= 2**18:
         table = _bias_table(n_keys, dtype, device)  # (n_keys + 1, n_keys)
         return torch.nn.functional.embedding(lens, table)  # (batch, n_queries, n_keys)
     keys = torch.arange(n_keys, device=device)  # (n_keys,)
@@ -113,15 +120,17 @@ def valid_lens_to_mask(valid_lens: Tensor, n_queries: int, n_keys: int) -> Tenso
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise TypeError(f"{fn}: {name} must be a non-negative int; got {v!r}")
     if valid_lens is None:
-        raise TypeError(f"{fn}: valid_lens must be a tensor, list or numpy array of lengths; "
-                        f"got None")
+        raise TypeError(
+            f"{fn}: valid_lens must be a tensor, list or numpy array of lengths; got None"
+        )
     valid_lens = check_valid_lens(valid_lens, None, n_queries, n_keys, fn)
     ignore = _lens_to_ignore(valid_lens, n_keys, valid_lens.device)
     return (~ignore).expand(valid_lens.shape[0], n_queries, n_keys)  # (batch, n_queries, n_keys)
 
 
-def masked_softmax(X: Tensor, valid_lens: Tensor | None = None, *,
-                   mask: Tensor | None = None) -> Tensor:
+def masked_softmax(
+    X: Tensor, valid_lens: Tensor | None = None, *, mask: Tensor | None = None
+) -> Tensor:
     r"""Softmax over the last axis that gives masked keys a weight of exactly zero.
 
     .. math::
@@ -183,16 +192,22 @@ def masked_softmax(X: Tensor, valid_lens: Tensor | None = None, *,
     return _masked_softmax(X, valid_lens, mask, "masked_softmax", "X")
 
 
-def _masked_softmax(X: Tensor, valid_lens: Tensor | None, mask: Tensor | None, fn: str,
-                    x_name: str) -> Tensor:
+def _masked_softmax(
+    X: Tensor, valid_lens: Tensor | None, mask: Tensor | None, fn: str, x_name: str
+) -> Tensor:
     """:func:`masked_softmax`, with error messages naming the caller ``fn`` and ``x_name``."""
     X = check_float_tensor(X, x_name, fn, ndim=3, layout=_SCORES)
     batch, n_queries, n_keys = X.shape
-    valid_lens, min_len = check_valid_lens(valid_lens, batch, n_queries, n_keys, fn,
-                                           return_min=True)
+    valid_lens, min_len = check_valid_lens(
+        valid_lens, batch, n_queries, n_keys, fn, return_min=True
+    )
     mask = check_mask(mask, X.shape, fn)
-    traced = (is_tracing() or _is_batched(X) or X.device.type == "meta"
-              or (valid_lens is not None and _is_batched(valid_lens)))
+    traced = (
+        is_tracing()
+        or _is_batched(X)
+        or X.device.type == "meta"
+        or (valid_lens is not None and _is_batched(valid_lens))
+    )
     if valid_lens is None and mask is None:
         out = torch.softmax(X, dim=-1)
         # A row whose every score is -inf (e.g. Gaussian scores with a tiny bandwidth) has

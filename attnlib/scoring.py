@@ -14,6 +14,7 @@ Shape legend used throughout:
   when they may differ
 - ``h``: hidden size of additive attention (``num_hiddens``)
 """
+
 from __future__ import annotations
 
 import math
@@ -40,14 +41,15 @@ __all__ = [
 #: Largest (batch, block_queries, block_keys, h) intermediate that :func:`additive_scores`
 #: builds at once (2**20 elements = 4 MiB in float32: small enough to stay in cache, large
 #: enough that per-block overhead is negligible).
-DEFAULT_BLOCK_ELEMENTS = 2 ** 20
+DEFAULT_BLOCK_ELEMENTS = 2**20
 
 _Q = "(batch, n_queries, d)"
 _K = "(batch, n_keys, d)"
 
 
-def _check_qk(queries: object, keys: object, fn: str, q_layout: str = _Q,
-              k_layout: str = _K) -> tuple[Tensor, Tensor]:
+def _check_qk(
+    queries: object, keys: object, fn: str, q_layout: str = _Q, k_layout: str = _K
+) -> tuple[Tensor, Tensor]:
     queries = check_float_tensor(queries, "queries", fn, ndim=3, layout=q_layout)
     keys = check_float_tensor(keys, "keys", fn, ndim=3, layout=k_layout)
     check_same_dtype(fn, queries=queries, keys=keys)
@@ -102,15 +104,23 @@ def _dot_product_scores(queries: Tensor, keys: Tensor, fn: str) -> Tensor:
             f"{fmt_shape(queries.shape)} (d = {d_q}) and keys of shape "
             f"{fmt_shape(keys.shape)} (d = {d_k}). For queries and keys of different sizes "
             f"use attnlib.bilinear_scores(queries, keys, M) with M of shape ({d_q}, {d_k}) "
-            f"or attnlib.AdditiveAttention(key_size={d_k}, query_size={d_q}, num_hiddens=...)")
+            f"or attnlib.AdditiveAttention(key_size={d_k}, query_size={d_q}, num_hiddens=...)"
+        )
     if d_q == 0:
-        raise ValueError(f"{fn}: queries and keys must have a feature size d >= 1 (the "
-                         f"scores divide by sqrt(d)); got queries of shape "
-                         f"{fmt_shape(queries.shape)} and keys of shape {fmt_shape(keys.shape)}")
+        raise ValueError(
+            f"{fn}: queries and keys must have a feature size d >= 1 (the "
+            f"scores divide by sqrt(d)); got queries of shape "
+            f"{fmt_shape(queries.shape)} and keys of shape {fmt_shape(keys.shape)}"
+        )
     # alpha folds the 1/sqrt(d) into the matmul (no extra pass over the scores)
     out = queries.new_empty(())  # ignored: beta=0
-    return torch.baddbmm(out, queries, keys.transpose(1, 2),  # (batch, d, n_keys)
-                         beta=0.0, alpha=1.0 / math.sqrt(d_q))  # (batch, n_queries, n_keys)
+    return torch.baddbmm(
+        out,
+        queries,
+        keys.transpose(1, 2),  # (batch, d, n_keys)
+        beta=0.0,
+        alpha=1.0 / math.sqrt(d_q),
+    )  # (batch, n_queries, n_keys)
 
 
 def bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor) -> Tensor:
@@ -147,15 +157,16 @@ def bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor) -> Tensor:
         tensor([[[3.]]])
     """
     fn = "bilinear_scores"
-    queries, keys = _check_qk(queries, keys, fn, "(batch, n_queries, d_q)",
-                              "(batch, n_keys, d_k)")
+    queries, keys = _check_qk(queries, keys, fn, "(batch, n_queries, d_q)", "(batch, n_keys, d_k)")
     M = check_float_tensor(M, "M", fn, ndim=2, layout="(d_q, d_k)")
     check_same_dtype(fn, queries=queries, M=M)
     d_q, d_k = queries.shape[-1], keys.shape[-1]
     if tuple(M.shape) != (d_q, d_k):
-        raise ValueError(f"{fn}: M must have shape (d_q, d_k) = ({d_q}, {d_k}) to match "
-                         f"queries {fmt_shape(queries.shape)} and keys {fmt_shape(keys.shape)}; "
-                         f"got shape {fmt_shape(M.shape)}")
+        raise ValueError(
+            f"{fn}: M must have shape (d_q, d_k) = ({d_q}, {d_k}) to match "
+            f"queries {fmt_shape(queries.shape)} and keys {fmt_shape(keys.shape)}; "
+            f"got shape {fmt_shape(M.shape)}"
+        )
     projected = torch.matmul(queries, M)  # (batch, n_queries, d_k)
     return torch.bmm(projected, keys.transpose(1, 2))  # (batch, n_queries, n_keys)
 
@@ -231,8 +242,9 @@ def _additive_block(q_proj: Tensor, k_proj: Tensor, w_v: Tensor) -> Tensor:
     return torch.matmul(features, w_v)  # (batch, bq, bk)
 
 
-def _additive_blocks_no_grad(q_proj: Tensor, k_proj: Tensor, w_v: Tensor, block_q: int,
-                             block_k: int) -> Tensor:
+def _additive_blocks_no_grad(
+    q_proj: Tensor, k_proj: Tensor, w_v: Tensor, block_q: int, block_k: int
+) -> Tensor:
     """Blocked scores without autograd: one reused buffer, in-place tanh, no concatenation."""
     batch, n_queries, h = q_proj.shape
     n_keys = k_proj.shape[1]
@@ -242,18 +254,25 @@ def _additive_blocks_no_grad(q_proj: Tensor, k_proj: Tensor, w_v: Tensor, block_
         bq = min(block_q, n_queries - i)
         for j in range(0, n_keys, block_k):
             bk = min(block_k, n_keys - j)
-            features = buffer[:batch * bq * bk * h].view(batch, bq, bk, h)  # (batch, bq, bk, h)
-            q_blk = q_proj[:, i:i + bq].unsqueeze(2)  # (batch, bq, 1, h)
-            k_blk = k_proj[:, j:j + bk].unsqueeze(1)  # (batch, 1, bk, h)
+            features = buffer[: batch * bq * bk * h].view(batch, bq, bk, h)  # (batch, bq, bk, h)
+            q_blk = q_proj[:, i : i + bq].unsqueeze(2)  # (batch, bq, 1, h)
+            k_blk = k_proj[:, j : j + bk].unsqueeze(1)  # (batch, 1, bk, h)
             torch.add(q_blk, k_blk, out=features)  # (batch, bq, bk, h)
             features.tanh_()
             block = torch.mv(features.view(-1, h), w_v)  # (batch * bq * bk,)
-            scores[:, i:i + bq, j:j + bk] = block.view(batch, bq, bk)  # (batch, bq, bk)
+            scores[:, i : i + bq, j : j + bk] = block.view(batch, bq, bk)  # (batch, bq, bk)
     return scores
 
 
-def additive_scores(queries: Tensor, keys: Tensor, W_q: Tensor, W_k: Tensor, w_v: Tensor,
-                    *, max_block_elements: int = DEFAULT_BLOCK_ELEMENTS) -> Tensor:
+def additive_scores(
+    queries: Tensor,
+    keys: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    w_v: Tensor,
+    *,
+    max_block_elements: int = DEFAULT_BLOCK_ELEMENTS,
+) -> Tensor:
     r"""Additive (Bahdanau) scores :math:`w_v^\top \tanh(W_q q + W_k k)`, computed in blocks.
 
     .. math::
@@ -308,25 +327,37 @@ def additive_scores(queries: Tensor, keys: Tensor, W_q: Tensor, W_k: Tensor, w_v
     return _additive_scores(queries, keys, W_q, W_k, w_v, max_block_elements, "additive_scores")
 
 
-def _additive_scores(queries: Tensor, keys: Tensor, W_q: Tensor, W_k: Tensor, w_v: Tensor,
-                     max_block_elements: int, fn: str) -> Tensor:
+def _additive_scores(
+    queries: Tensor,
+    keys: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    w_v: Tensor,
+    max_block_elements: int,
+    fn: str,
+) -> Tensor:
     """:func:`additive_scores`, with error messages naming the caller ``fn``."""
-    queries, keys = _check_qk(queries, keys, fn, "(batch, n_queries, d_q)",
-                              "(batch, n_keys, d_k)")
+    queries, keys = _check_qk(queries, keys, fn, "(batch, n_queries, d_q)", "(batch, n_keys, d_k)")
     W_q = check_float_tensor(W_q, "W_q", fn, ndim=2, layout="(h, d_q)")
     W_k = check_float_tensor(W_k, "W_k", fn, ndim=2, layout="(h, d_k)")
     w_v = check_float_tensor(w_v, "w_v", fn, ndim=1, layout="(h,)")
     check_same_dtype(fn, queries=queries, W_q=W_q, W_k=W_k, w_v=w_v)
-    check_dim_match(fn, "W_q", W_q, 1, "queries", queries, 2, "feature size d_q",
-                    "W_q has shape (h, d_q)")
-    check_dim_match(fn, "W_k", W_k, 1, "keys", keys, 2, "feature size d_k",
-                    "W_k has shape (h, d_k)")
+    check_dim_match(
+        fn, "W_q", W_q, 1, "queries", queries, 2, "feature size d_q", "W_q has shape (h, d_q)"
+    )
+    check_dim_match(
+        fn, "W_k", W_k, 1, "keys", keys, 2, "feature size d_k", "W_k has shape (h, d_k)"
+    )
     check_dim_match(fn, "W_k", W_k, 0, "W_q", W_q, 0, "hidden size h")
     check_dim_match(fn, "w_v", w_v, 0, "W_q", W_q, 0, "hidden size h")
-    if isinstance(max_block_elements, bool) or not isinstance(max_block_elements, int) \
-            or max_block_elements < 1:
-        raise ValueError(f"{fn}: max_block_elements must be a positive int; got "
-                         f"{max_block_elements!r}")
+    if (
+        isinstance(max_block_elements, bool)
+        or not isinstance(max_block_elements, int)
+        or max_block_elements < 1
+    ):
+        raise ValueError(
+            f"{fn}: max_block_elements must be a positive int; got {max_block_elements!r}"
+        )
 
     q_proj = torch.matmul(queries, W_q.t())  # (batch, n_queries, h)
     k_proj = torch.matmul(keys, W_k.t())  # (batch, n_keys, h)
@@ -338,7 +369,8 @@ def _additive_scores(queries: Tensor, keys: Tensor, W_q: Tensor, W_k: Tensor, w_
     block_k = min(n_keys, max(1, max_block_elements // per_pair))
     block_q = min(n_queries, max(1, max_block_elements // (per_pair * block_k)))
     needs_grad = torch.is_grad_enabled() and (
-        q_proj.requires_grad or k_proj.requires_grad or w_v.requires_grad)
+        q_proj.requires_grad or k_proj.requires_grad or w_v.requires_grad
+    )
     if not needs_grad:
         return _additive_blocks_no_grad(q_proj, k_proj, w_v, block_q, block_k)
     return _BlockedAdditive.apply(q_proj, k_proj, w_v, block_q, block_k)
@@ -377,15 +409,18 @@ class _BlockedAdditive(torch.autograd.Function):
             bq = min(block_q, n_queries - i)
             for j in range(0, n_keys, block_k):
                 bk = min(block_k, n_keys - j)
-                t = buffer[:batch * bq * bk * h].view(batch, bq, bk, h)  # (batch, bq, bk, h)
-                torch.add(q_proj[:, i:i + bq].unsqueeze(2),  # (batch, bq, 1, h)
-                          k_proj[:, j:j + bk].unsqueeze(1), out=t)  # (batch, 1, bk, h)
+                t = buffer[: batch * bq * bk * h].view(batch, bq, bk, h)  # (batch, bq, bk, h)
+                torch.add(
+                    q_proj[:, i : i + bq].unsqueeze(2),  # (batch, bq, 1, h)
+                    k_proj[:, j : j + bk].unsqueeze(1),
+                    out=t,
+                )  # (batch, 1, bk, h)
                 t.tanh_()
-                g = grad[:, i:i + bq, j:j + bk]  # (batch, bq, bk)
+                g = grad[:, i : i + bq, j : j + bk]  # (batch, bq, bk)
                 # d score / d w_v = tanh(...): sum over every (b, i, j) of g * t
                 grad_w += torch.mv(t.reshape(-1, h).t(), g.reshape(-1))  # (h,)
                 # d score / d pre-activation = w_v * (1 - t^2), times g: in place into t
                 t.mul_(t).neg_().add_(1.0).mul_(w_v).mul_(g.unsqueeze(-1))  # (batch, bq, bk, h)
-                grad_q[:, i:i + bq] += t.sum(dim=2)  # (batch, bq, h)
-                grad_k[:, j:j + bk] += t.sum(dim=1)  # (batch, bk, h)
+                grad_q[:, i : i + bq] += t.sum(dim=2)  # (batch, bq, h)
+                grad_k[:, j : j + bk] += t.sum(dim=1)  # (batch, bk, h)
         return grad_q, grad_k, grad_w, None, None

@@ -43,6 +43,7 @@ Method.
   is not used: it survives ``exec`` and so starts at the parent's size. The ratio divides
   attnlib's increase by the broadcast form's.
 """
+
 from __future__ import annotations
 
 import json
@@ -125,7 +126,7 @@ def _additive_inputs(n_queries: int | None = None):
 
 def _run_additive(variant: str, module, q, k, v, grad: bool, backward: bool = True):
     if grad:
-        out = (module(q, k, v) if variant == "attnlib" else broadcast_additive(module, q, k, v))
+        out = module(q, k, v) if variant == "attnlib" else broadcast_additive(module, q, k, v)
         if backward:
             out.sum().backward()
             module.zero_grad(set_to_none=True)
@@ -171,8 +172,13 @@ def _child_peak(variant: str, mode: str) -> None:
 
 def peak_increase(variant: str, mode: str) -> int:
     """Peak-RSS increase of one call in a fresh process with the default allocator."""
-    out = subprocess.run([sys.executable, __file__, "--child", variant, mode],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", variant, mode],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])["peak_increase_bytes"]
 
 
@@ -202,9 +208,13 @@ def bench_dot_product() -> dict:
     assert torch.allclose(mine, ref, atol=1e-5), "dot_product_attention disagrees with SDPA"
     t = interleaved_medians({"attnlib": ours, "sdpa": sdpa}, repeats=41)
     ratio = t["attnlib"] / t["sdpa"]
-    return dict(case="dot_product_attention fwd+bwd / SDPA (2-D valid_lens)",
-                detail=f"{t['attnlib'] * 1e3:.2f} ms vs {t['sdpa'] * 1e3:.2f} ms",
-                ratio=ratio, target="<= 1.25", ok=ratio <= 1.25)
+    return dict(
+        case="dot_product_attention fwd+bwd / SDPA (2-D valid_lens)",
+        detail=f"{t['attnlib'] * 1e3:.2f} ms vs {t['sdpa'] * 1e3:.2f} ms",
+        ratio=ratio,
+        target="<= 1.25",
+        ok=ratio <= 1.25,
+    )
 
 
 def bench_masked_softmax() -> dict:
@@ -213,13 +223,21 @@ def bench_masked_softmax() -> dict:
     X = torch.randn(batch, nq, nk, generator=g)
     valid_lens = torch.randint(1, nk + 1, (batch, nq), generator=g)
     assert torch.allclose(masked_softmax(X, valid_lens), reference_masked_softmax(X, valid_lens))
-    t = interleaved_medians({"attnlib": lambda: masked_softmax(X, valid_lens),
-                             "reference": lambda: reference_masked_softmax(X, valid_lens)},
-                            repeats=201)
+    t = interleaved_medians(
+        {
+            "attnlib": lambda: masked_softmax(X, valid_lens),
+            "reference": lambda: reference_masked_softmax(X, valid_lens),
+        },
+        repeats=201,
+    )
     speedup = t["reference"] / t["attnlib"]
-    return dict(case="masked_softmax speed-up over d2l approach (2-D valid_lens)",
-                detail=f"{t['attnlib'] * 1e3:.2f} ms vs {t['reference'] * 1e3:.2f} ms",
-                ratio=speedup, target=">= 2", ok=speedup >= 2.0)
+    return dict(
+        case="masked_softmax speed-up over d2l approach (2-D valid_lens)",
+        detail=f"{t['attnlib'] * 1e3:.2f} ms vs {t['reference'] * 1e3:.2f} ms",
+        ratio=speedup,
+        target=">= 2",
+        ok=speedup >= 2.0,
+    )
 
 
 def bench_additive() -> list[dict]:
@@ -230,35 +248,54 @@ def bench_additive() -> list[dict]:
     for grad in (False, True):
         mode = "fwd+bwd, grad" if grad else "fwd, no_grad"
         t = interleaved_medians(
-            {"attnlib": lambda: _run_additive("attnlib", module, q, k, v, grad),
-             "broadcast": lambda: _run_additive("broadcast", module, q, k, v, grad)},
-            repeats=3 if grad else 9, warmup=1)
+            {
+                "attnlib": lambda grad=grad: _run_additive("attnlib", module, q, k, v, grad),
+                "broadcast": lambda grad=grad: _run_additive("broadcast", module, q, k, v, grad),
+            },
+            repeats=3 if grad else 9,
+            warmup=1,
+        )
         time_ratio = t["attnlib"] / t["broadcast"]
-        rows.append(dict(case=f"AdditiveAttention time / broadcast ({mode})",
-                         detail=f"{t['attnlib'] * 1e3:.1f} ms vs {t['broadcast'] * 1e3:.1f} ms",
-                         ratio=time_ratio, target="<= 1.5" if not grad else "(info)",
-                         ok=time_ratio <= 1.5 if not grad else None))
+        rows.append(
+            dict(
+                case=f"AdditiveAttention time / broadcast ({mode})",
+                detail=f"{t['attnlib'] * 1e3:.1f} ms vs {t['broadcast'] * 1e3:.1f} ms",
+                ratio=time_ratio,
+                target="<= 1.5" if not grad else "(info)",
+                ok=time_ratio <= 1.5 if not grad else None,
+            )
+        )
     shape = "x".join(str(MEM_SHAPE[n]) for n in ("batch", "n_queries", "n_keys", "num_hiddens"))
     for mode in MEM_MODES:
         mem_ours = peak_increase("attnlib", mode)
         mem_ref = peak_increase("broadcast", mode)
         ratio = mem_ours / mem_ref
-        rows.append(dict(case=f"AdditiveAttention peak RSS / broadcast ({mode}, {shape})",
-                         detail=f"{mem_ours / 2**20:.1f} MiB vs {mem_ref / 2**20:.1f} MiB",
-                         ratio=ratio, target="<= 0.25", ok=ratio <= 0.25))
+        rows.append(
+            dict(
+                case=f"AdditiveAttention peak RSS / broadcast ({mode}, {shape})",
+                detail=f"{mem_ours / 2**20:.1f} MiB vs {mem_ref / 2**20:.1f} MiB",
+                ratio=ratio,
+                target="<= 0.25",
+                ok=ratio <= 0.25,
+            )
+        )
     return rows
 
 
 def main() -> int:
-    print(f"torch {torch.__version__}, attnlib {attnlib.__version__}, "
-          f"{torch.get_num_threads()} threads")
+    print(
+        f"torch {torch.__version__}, attnlib {attnlib.__version__}, "
+        f"{torch.get_num_threads()} threads"
+    )
     rows = [bench_dot_product(), bench_masked_softmax(), *bench_additive()]
     width = max(len(r["case"]) for r in rows)
     print(f"\n{'case':<{width}}  {'ratio':>7}  {'target':>8}  result  (attnlib vs reference)")
     for r in rows:
         verdict = "info" if r["ok"] is None else ("PASS" if r["ok"] else "FAIL")
-        print(f"{r['case']:<{width}}  {r['ratio']:>7.3f}  {r['target']:>8}  {verdict:<6}  "
-              f"{r['detail']}")
+        print(
+            f"{r['case']:<{width}}  {r['ratio']:>7.3f}  {r['target']:>8}  {verdict:<6}  "
+            f"{r['detail']}"
+        )
     failed = [r for r in rows if r["ok"] is False]
     return 1 if failed else 0
 

@@ -20,9 +20,9 @@ figure.
 Run: ``.venv/bin/python benchmarks/bench_widgets.py`` (needs /usr/bin/chromium for the
 browser half; without it, the naive timings and sizes are still printed).
 """
+
 from __future__ import annotations
 
-import io
 import os
 import random
 import statistics
@@ -37,12 +37,18 @@ from IPython.core.pylabtools import print_figure  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from attnlib import plotting  # noqa: E402
-from attnlib.explorers import EXPLORERS  # noqa: E402
+from attnlib.book.registry import EXPLORERS  # noqa: E402
 from attnlib.widgets import Explorer, Heatmap, standalone_html  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 N_UPDATES = 20
 
 
@@ -54,10 +60,17 @@ def naive_update(ex: Explorer, params: dict) -> list[Figure]:
     for p in decl.panels:
         data = frame[p.name]
         if isinstance(p, Heatmap):
-            figs.append(plotting.show_heatmaps(data, p.xlabel, p.ylabel,
-                                               titles=[p.title] if p.title else None,
-                                               vmin=p.vmin, vmax=p.vmax,
-                                               colorbar_label=p.colorbar_label))
+            figs.append(
+                plotting.show_heatmaps(
+                    data,
+                    p.xlabel,
+                    p.ylabel,
+                    titles=[p.title] if p.title else None,
+                    vmin=p.vmin,
+                    vmax=p.vmax,
+                    colorbar_label=p.colorbar_label,
+                )
+            )
         else:
             ys, scatter = {}, None
             for f in p.fixed:
@@ -69,8 +82,11 @@ def naive_update(ex: Explorer, params: dict) -> list[Figure]:
                 v = data[s.name]
                 v = v.detach().numpy() if hasattr(v, "detach") else v
                 ys[s.name] = (v[0], v[1]) if s.xy else (p.x, v)
-            figs.append(plotting.plot_lines(None, ys, xlabel=p.xlabel, ylabel=p.ylabel,
-                                            title=p.title, scatter=scatter))
+            figs.append(
+                plotting.plot_lines(
+                    None, ys, xlabel=p.xlabel, ylabel=p.ylabel, title=p.title, scatter=scatter
+                )
+            )
     return figs
 
 
@@ -88,7 +104,8 @@ MEASURE = """async ([moves]) => {
   const root = document.querySelector('.attn-explorer');
   const sync = [], frame = [];
   for (const [param, kind, value] of moves) {
-    const el = root.querySelector((kind === 'choice' ? 'select' : 'input') + `[data-param="${param}"]`);
+    const tag = kind === 'choice' ? 'select' : 'input';
+    const el = root.querySelector(tag + `[data-param="${param}"]`);
     const t0 = performance.now();
     el.value = String(value);
     el.dispatchEvent(new Event(kind === 'choice' ? 'change' : 'input'));
@@ -129,15 +146,21 @@ def main() -> int:
         time_naive(ex, sample[:2])  # warm-up (fonts, caches)
         naive = time_naive(ex, sample)
         raw, gz = ex.state_size()
-        results[name] = {"ex": ex, "naive": naive, "raw": raw, "gz": gz, "build": build_s,
-                         "frames": len(ex.frames)}
+        results[name] = {
+            "ex": ex,
+            "naive": naive,
+            "raw": raw,
+            "gz": gz,
+            "build": build_s,
+            "frames": len(ex.frames),
+        }
 
     if have_chromium:
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            for name, r in results.items():
+            for r in results.values():
                 page = browser.new_page()
                 page.set_content(standalone_html(r["ex"]))
                 page.wait_for_selector(".attn-explorer[data-ready=true]")
@@ -147,14 +170,20 @@ def main() -> int:
                 page.close()
             browser.close()
     else:
-        print(f"NOTE: {CHROMIUM} not found: the browser-side cost is not measured "
-              "(apt-get install -y chromium); only naive timings and sizes are printed.")
+        print(
+            f"NOTE: {CHROMIUM} not found: the browser-side cost is not measured "
+            "(apt-get install -y chromium); only naive timings and sizes are printed."
+        )
 
     med = statistics.median
-    print(f"\nExplorer update cost, median of {N_UPDATES} random slider moves "
-          f"(naive = attnlib + matplotlib PNG; ours = JS frame switch + SVG redraw)\n")
-    hdr = (f"{'explorer':22} {'frames':>6} {'naive ms':>9} {'ours ms':>8} {'ratio':>7} "
-           f"{'to-frame ms':>11} {'ratio':>6}")
+    print(
+        f"\nExplorer update cost, median of {N_UPDATES} random slider moves "
+        f"(naive = attnlib + matplotlib PNG; ours = JS frame switch + SVG redraw)\n"
+    )
+    hdr = (
+        f"{'explorer':22} {'frames':>6} {'naive ms':>9} {'ours ms':>8} {'ratio':>7} "
+        f"{'to-frame ms':>11} {'ratio':>6}"
+    )
     print(hdr)
     print("-" * len(hdr))
     ok = True
@@ -164,12 +193,16 @@ def main() -> int:
             s_ms, f_ms = med(r["sync"]), med(r["frame"])
             ratio, ratio_f = n_ms / max(s_ms, 1e-3), n_ms / max(f_ms, 1e-3)
             ok &= ratio >= 5
-            print(f"{name:22} {r['frames']:6d} {n_ms:9.1f} {s_ms:8.2f} {ratio:6.0f}x "
-                  f"{f_ms:11.1f} {ratio_f:5.1f}x")
+            print(
+                f"{name:22} {r['frames']:6d} {n_ms:9.1f} {s_ms:8.2f} {ratio:6.0f}x "
+                f"{f_ms:11.1f} {ratio_f:5.1f}x"
+            )
         else:
             print(f"{name:22} {r['frames']:6d} {n_ms:9.1f} {'n/a':>8} {'n/a':>7}")
-    print("\n'ratio' = naive / ours (event + redraw + style/layout); 'to-frame' also waits for "
-          "the next animation frame (vsync, ~16.7 ms), an upper bound on ours.\n")
+    print(
+        "\n'ratio' = naive / ours (event + redraw + style/layout); 'to-frame' also waits for "
+        "the next animation frame (vsync, ~16.7 ms), an upper bound on ours.\n"
+    )
     print(f"{'explorer':22} {'state raw KB':>12} {'state gzip KB':>13} {'build s':>8}")
     total_gz = 0
     for name, r in results.items():
@@ -177,9 +210,12 @@ def main() -> int:
         print(f"{name:22} {r['raw'] / 1e3:12.1f} {r['gz'] / 1e3:13.1f} {r['build']:8.2f}")
     print(f"{'all five':22} {'':12} {total_gz / 1e3:13.1f}")
     if have_chromium:
-        print(f"\nclaim 'explorer update >= 5x faster than interact + matplotlib': "
-              f"{'HOLDS' if ok else 'FAILS'} for every explorer" if ok else
-              "\nclaim FAILS for at least one explorer")
+        print(
+            f"\nclaim 'explorer update >= 5x faster than interact + matplotlib': "
+            f"{'HOLDS' if ok else 'FAILS'} for every explorer"
+            if ok
+            else "\nclaim FAILS for at least one explorer"
+        )
     return 0
 
 

@@ -3,6 +3,7 @@
 Locally a browser test skips, saying what is missing; with CI=true it fails instead, so
 nothing the browser tests check can silently drop out of a CI run.
 """
+
 from __future__ import annotations
 
 import os
@@ -10,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")  # Debian's package; Playwright's own download does not work here
+CHROMIUM = Path(
+    "/usr/bin/chromium"
+)  # Debian's package; Playwright's own download does not work here
 # Flags that keep Chromium quiet on a closed network (no background requests).
 CHROMIUM_ARGS = [
     "--no-sandbox",

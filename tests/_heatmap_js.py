@@ -1,7 +1,7 @@
 """JavaScript the browser tests share to read an explorer's heatmap as a reader sees it.
 
 A heatmap's cells are one image with a pixel per cell (`image.attn-cells`, see
-attnlib/static/explorer.js); the weights it shows are `svg.attnValues` (row by row, queries
+attnlib/static/src/heatmap.js); the weights it shows are `svg.attnValues` (row by row, queries
 are rows) and its size is `svg.dataset.rows` x `svg.dataset.cols`.
 
 CELLS: async (svg) -> [[row, col, value, "rgb(r,g,b)"], ...], the colour being the pixel

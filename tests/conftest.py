@@ -1,8 +1,8 @@
 """Fixtures shared by every test folder."""
+
 from __future__ import annotations
 
 import pytest
-
 from _chromium import CHROMIUM, CHROMIUM_ARGS, unavailable
 
 

@@ -20,9 +20,11 @@ def _gen(seed=0):
 
 def _qkv(batch=2, nq=3, nk=4, d=5, dv=6, seed=0, dtype=torch.float64):
     g = _gen(seed)
-    return (torch.randn(batch, nq, d, generator=g, dtype=dtype),
-            torch.randn(batch, nk, d, generator=g, dtype=dtype),
-            torch.randn(batch, nk, dv, generator=g, dtype=dtype))
+    return (
+        torch.randn(batch, nq, d, generator=g, dtype=dtype),
+        torch.randn(batch, nk, d, generator=g, dtype=dtype),
+        torch.randn(batch, nk, dv, generator=g, dtype=dtype),
+    )
 
 
 # --------------------------------------------------------------------------- SDPA parity
@@ -102,7 +104,8 @@ def test_dot_product_attention_gradcheck():
         t.requires_grad_(True)
     for lens in (None, torch.tensor([2, 3]), torch.tensor([[0, 3], [1, 2]])):
         assert torch.autograd.gradcheck(
-            lambda a, b, c: dot_product_attention(a, b, c, lens), (q, k, v))
+            lambda a, b, c, lens=lens: dot_product_attention(a, b, c, lens), (q, k, v)
+        )
 
 
 def test_inputs_not_mutated():
@@ -186,15 +189,18 @@ def test_additive_module_gradcheck():
     params = tuple(attn.parameters())
     assert torch.autograd.gradcheck(
         lambda *p: torch.func.functional_call(
-            attn, dict(zip([n for n, _ in attn.named_parameters()], p)), (q, k, v, lens)),
-        params)
+            attn, dict(zip([n for n, _ in attn.named_parameters()], p)), (q, k, v, lens)
+        ),
+        params,
+    )
 
 
 def test_additive_module_bad_inputs():
     attn = AdditiveAttention(key_size=3, query_size=2, num_hiddens=4)
     q, k, v = torch.zeros(1, 2, 2), torch.zeros(1, 4, 3), torch.zeros(1, 4, 1)
-    with pytest.raises(ValueError,
-                       match=r"queries must have feature size query_size = 2.*\(1, 2, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"queries must have feature size query_size = 2.*\(1, 2, 3\)"
+    ):
         attn(torch.zeros(1, 2, 3), k, v)
     with pytest.raises(ValueError, match=r"keys must have feature size key_size = 3"):
         attn(q, torch.zeros(1, 4, 2), v)

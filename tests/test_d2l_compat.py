@@ -6,6 +6,7 @@ classes below follow d2l's code structure (Zhang et al., *Dive into Deep Learnin
 https://d2l.ai, chapter 11), with attnlib in place of d2l's attention. Trusted references
 are torch's own: ``nn.MultiheadAttention`` and ``scaled_dot_product_attention``.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,8 +53,9 @@ def test_section_11_3_dot_product_attention_example():
     ref = torch.nn.functional.scaled_dot_product_attention(queries, keys, values, attn_mask=mask)
     torch.testing.assert_close(out, ref)
     plt.close("all")
-    fig = attnlib.show_heatmaps(attention.attention_weights.reshape((1, 1, 2, 10)),
-                                xlabel="Keys", ylabel="Queries")
+    fig = attnlib.show_heatmaps(
+        attention.attention_weights.reshape((1, 1, 2, 10)), xlabel="Keys", ylabel="Queries"
+    )
     assert plt.gcf() is fig  # on pyplot, as d2l's show_heatmaps
     plt.close("all")
 
@@ -102,21 +104,27 @@ def test_additive_lazy_layers_draw_d2ls_initial_weights():
     torch.manual_seed(4)
     attn(q, k, v)
     torch.manual_seed(4)
-    W_q, W_k, w_v = nn.LazyLinear(8, bias=False), nn.LazyLinear(8, bias=False), \
-        nn.LazyLinear(1, bias=False)
+    W_q, W_k, w_v = (
+        nn.LazyLinear(8, bias=False),
+        nn.LazyLinear(8, bias=False),
+        nn.LazyLinear(1, bias=False),
+    )
     W_q(q), W_k(k), w_v(torch.ones(1, 8))  # d2l's order of first use
     for mine, theirs in ((attn.W_q, W_q), (attn.W_k, W_k), (attn.w_v, w_v)):
         torch.testing.assert_close(mine.weight, theirs.weight)
 
 
-@pytest.mark.parametrize("args, kwargs, message", [
-    ((), {}, "missing num_hiddens"),
-    ((8, 0.1), {"bias": True}, "unexpected keyword"),
-    ((0, 0.1), {}, "num_hiddens must be a positive int"),
-    ((8, 1.5), {}, "dropout must be a probability"),
-    ((3, 4), {"key_size": 2}, "multiple values"),
-    ((1, 2, 3, 0.1, 5), {}, "at most 4 positional"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        ((), {}, "missing num_hiddens"),
+        ((8, 0.1), {"bias": True}, "unexpected keyword"),
+        ((0, 0.1), {}, "num_hiddens must be a positive int"),
+        ((8, 1.5), {}, "dropout must be a probability"),
+        ((3, 4), {"key_size": 2}, "multiple values"),
+        ((1, 2, 3, 0.1, 5), {}, "at most 4 positional"),
+    ],
+)
 def test_additive_constructor_errors(args, kwargs, message):
     with pytest.raises((TypeError, ValueError), match=message):
         attnlib.AdditiveAttention(*args, **kwargs)
@@ -272,8 +280,9 @@ def test_section_11_5_multi_head_attention_shape_and_parity_with_torch():
     Y = torch.randn(batch_size, num_kvpairs, num_hiddens)
     ref = nn.MultiheadAttention(num_hiddens, num_heads, bias=False, batch_first=True).eval()
     with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([attention.W_q.weight, attention.W_k.weight,
-                                            attention.W_v.weight]))
+        ref.in_proj_weight.copy_(
+            torch.cat([attention.W_q.weight, attention.W_k.weight, attention.W_v.weight])
+        )
         ref.out_proj.weight.copy_(attention.W_o.weight)
     pad = torch.arange(num_kvpairs) >= valid_lens.view(-1, 1)  # (batch, n_keys), True = pad
     want, _ = ref(X, Y, Y, key_padding_mask=pad)
@@ -286,5 +295,4 @@ def test_bert_style_float_valid_lens():
     attention = MultiHeadAttention(24, 4, 0.0).eval()
     X = torch.randn(2, 5, 24)
     lens_f = torch.tensor([3.0, 5.0])
-    torch.testing.assert_close(attention(X, X, X, lens_f),
-                               attention(X, X, X, lens_f.long()))
+    torch.testing.assert_close(attention(X, X, X, lens_f), attention(X, X, X, lens_f.long()))

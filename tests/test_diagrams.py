@@ -1,4 +1,5 @@
 """The pipeline picture: numbers computed independently, drawn as shown."""
+
 from __future__ import annotations
 
 import math
@@ -9,7 +10,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from attnlib.diagrams import draw_pipeline, pipeline_example  # noqa: E402
+from attnlib.book.diagrams import draw_pipeline, pipeline_example  # noqa: E402
 
 
 def _texts(fig):

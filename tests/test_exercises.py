@@ -1,4 +1,6 @@
-"""Tests for attnlib.exercises: right answers pass, classic wrong answers get a diagnosis."""
+"""Tests for the book's checkers (attnlib.book.chNN_*.check_*): right answers pass,
+classic wrong answers get a diagnosis."""
+
 from __future__ import annotations
 
 import math
@@ -9,17 +11,14 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnlib import exercises as ex
-from attnlib.exercises import (
-    CheckResult,
-    check_kernel,
-    check_masked_softmax,
-    check_scores,
-    check_weights,
-)
+from attnlib import scoring
+from attnlib.book._checking import CheckResult
+from attnlib.book.ch01_queries_keys_values import check_weights
+from attnlib.book.ch02_attention_pooling import KERNEL_FORMULAS, check_kernel
+from attnlib.book.ch03_masked_softmax import check_masked_softmax
+from attnlib.book.ch04_additive_attention import check_scores
 from attnlib.kernels import KERNELS
 from attnlib.masking import masked_softmax, valid_lens_to_mask
-from attnlib import scoring
 
 
 def _gen(seed: int = 0) -> torch.Generator:
@@ -63,17 +62,25 @@ def test_check_weights_accepts_masked_softmax_outputs():
     two_d = torch.softmax(torch.randn(4, 6, generator=_gen(2)), dim=-1)
     _passes(check_weights(two_d))
     lens = torch.tensor([6, 2, 1, 0])  # (n_queries,) for 2-D weights
-    _passes(check_weights(masked_softmax(torch.randn(1, 4, 6, generator=_gen(3)), lens[None])[0], lens))
+    _passes(
+        check_weights(masked_softmax(torch.randn(1, 4, 6, generator=_gen(3)), lens[None])[0], lens)
+    )
     half = masked_softmax(torch.randn(2, 4, 50, generator=_gen(4)).half(), torch.tensor([50, 17]))
     _passes(check_weights(half, torch.tensor([50, 17])))
 
 
 @settings(max_examples=40, deadline=None)
 @given(
-    batch=st.integers(1, 3), n_queries=st.integers(1, 4), n_keys=st.integers(1, 6),
-    per_query=st.booleans(), seed=st.integers(0, 2**16), scale=st.sampled_from([0.1, 1.0, 30.0]),
+    batch=st.integers(1, 3),
+    n_queries=st.integers(1, 4),
+    n_keys=st.integers(1, 6),
+    per_query=st.booleans(),
+    seed=st.integers(0, 2**16),
+    scale=st.sampled_from([0.1, 1.0, 30.0]),
 )
-def test_check_weights_accepts_any_masked_softmax(batch, n_queries, n_keys, per_query, seed, scale):
+def test_check_weights_accepts_any_masked_softmax(
+    batch, n_queries, n_keys, per_query, seed, scale
+):
     g = _gen(seed)
     X = torch.randn(batch, n_queries, n_keys, generator=g) * scale
     shape = (batch, n_queries) if per_query else (batch,)
@@ -85,8 +92,11 @@ def test_check_weights_reports_row_sum_with_position():
     W = masked_softmax(torch.randn(2, 3, 4, generator=_gen(5)), torch.tensor([3, 4]))
     W[0, 1] *= 0.7
     expected_sum = f"{float(W[0, 1].sum()):.2f}"
-    _fails_with(check_weights(W, torch.tensor([3, 4])),
-                f"row 1 of batch 0 sums to {expected_sum}", "must sum to 1 over the valid keys")
+    _fails_with(
+        check_weights(W, torch.tensor([3, 4])),
+        f"row 1 of batch 0 sums to {expected_sum}",
+        "must sum to 1 over the valid keys",
+    )
     W2 = torch.tensor([[0.5, 0.5, 0.0], [0.2, 0.5, 0.0]])
     _fails_with(check_weights(W2, 2), "row 1 sums to 0.70")  # 2-D weights: no batch in message
 
@@ -102,8 +112,14 @@ def test_check_weights_finds_leaks_negatives_nans_and_uniform_empty_rows():
     _fails_with(check_weights(tiny, lens), "key 2", "masked")
     uniform = W.clone()
     uniform[1] = 1.0 / 4  # d2l's -1e6 fill on a row with no valid key
-    _fails_with(check_weights(uniform, lens), "row 0 of batch 1", "no valid key", "uniform", "0.25",
-                "all zeros")
+    _fails_with(
+        check_weights(uniform, lens),
+        "row 0 of batch 1",
+        "no valid key",
+        "uniform",
+        "0.25",
+        "all zeros",
+    )
     nan = W.clone()
     nan[1, 0] = float("nan")
     _fails_with(check_weights(nan, lens), "row 0 of batch 1, key 0", "NaN", "finite", "all zeros")
@@ -183,16 +199,31 @@ def test_check_masked_softmax_accepts_attnlib_and_leaves_rng_alone():
 @pytest.mark.parametrize(
     "fn, fragments",
     [
-        (d2l_masked_softmax, ["valid_lens=[2, 3]", "wrote into its input X", "-1000000", "masked_fill"]),
+        (
+            d2l_masked_softmax,
+            ["valid_lens=[2, 3]", "wrote into its input X", "-1000000", "masked_fill"],
+        ),
         (copy_fill_softmax, ["no valid key", "uniform", "0.25 each", "expected zeros"]),
         (fill_then_multiply, ["float16", "no valid key", "NaN", "expected zeros"]),
         (masked_fill_big_constant, ["float16", "raised RuntimeError", "finfo"]),
         (naive_exp, ["float16", "overflows"]),
         (lambda X, valid_lens: torch.softmax(X, dim=-1), ["expected 0 (masked)", "key 2"]),
-        (lambda X, valid_lens: masked_softmax(X.detach(), valid_lens), ["leaf tensor", "do not carry gradients"]),
-        (lambda X, valid_lens: masked_softmax(X.detach(), valid_lens) + 0 * X, ["gradient with respect to X"]),
-        (lambda X, valid_lens: masked_softmax(X.float(), valid_lens), ["dtype torch.float32", "expected torch.float16"]),
-        (lambda X, valid_lens: masked_softmax(X, valid_lens).reshape(-1, X.shape[-1]), ["shape (4, 4)", "(2, 2, 4)"]),
+        (
+            lambda X, valid_lens: masked_softmax(X.detach(), valid_lens),
+            ["leaf tensor", "do not carry gradients"],
+        ),
+        (
+            lambda X, valid_lens: masked_softmax(X.detach(), valid_lens) + 0 * X,
+            ["gradient with respect to X"],
+        ),
+        (
+            lambda X, valid_lens: masked_softmax(X.float(), valid_lens),
+            ["dtype torch.float32", "expected torch.float16"],
+        ),
+        (
+            lambda X, valid_lens: masked_softmax(X, valid_lens).reshape(-1, X.shape[-1]),
+            ["shape (4, 4)", "(2, 2, 4)"],
+        ),
         (lambda X, valid_lens: (masked_softmax(X, valid_lens), X), ["tuple"]),
         (lambda X: X, ["raised TypeError"]),
     ],
@@ -218,7 +249,7 @@ def test_check_kernel_accepts_attnlib_kernels(name):
 
 
 def test_kernel_formulas_cover_every_kernel():
-    assert set(ex.KERNEL_FORMULAS) == set(KERNELS)
+    assert set(KERNEL_FORMULAS) == set(KERNELS)
 
 
 def test_check_kernel_flags_triangular_for_epanechnikov():
@@ -228,11 +259,21 @@ def test_check_kernel_flags_triangular_for_epanechnikov():
 
 def test_check_kernel_diagnoses_constant_factor_edges_and_window():
     u0 = torch.zeros(1, dtype=torch.float64)
-    ratio = float(torch.exp(-u0**2 / 2) / KERNELS["gaussian"](u0))  # computed, not typed in
-    _fails_with(check_kernel(lambda u: torch.exp(-u**2 / 2), "gaussian"), f"{ratio:.4g} times", "cancels")
-    _fails_with(check_kernel(lambda u: (u.abs() < 1).double() * 0.5, "boxcar"), "window edges", "<= 1")
-    _fails_with(check_kernel(lambda u: 0.75 * (1 - u**2), "epanechnikov"), "outside the window", "expected 0")
-    _fails_with(check_kernel(lambda u: math.exp(-float(u) ** 2 / 2), "gaussian"), "raised", "elementwise")
+    ratio = float(torch.exp(-(u0**2) / 2) / KERNELS["gaussian"](u0))  # computed, not typed in
+    _fails_with(
+        check_kernel(lambda u: torch.exp(-(u**2) / 2), "gaussian"), f"{ratio:.4g} times", "cancels"
+    )
+    _fails_with(
+        check_kernel(lambda u: (u.abs() < 1).double() * 0.5, "boxcar"), "window edges", "<= 1"
+    )
+    _fails_with(
+        check_kernel(lambda u: 0.75 * (1 - u**2), "epanechnikov"),
+        "outside the window",
+        "expected 0",
+    )
+    _fails_with(
+        check_kernel(lambda u: math.exp(-(float(u) ** 2) / 2), "gaussian"), "raised", "elementwise"
+    )
     _fails_with(check_kernel(lambda u: torch.cos(u), "gaussian"), "differs", "at u =")
     _fails_with(check_kernel(lambda u: torch.tensor(1.0), "constant"), "shape ()")
     _fails_with(check_kernel(lambda u: u.div_(0.0), "triangular"), "wrote into its input u")
@@ -266,27 +307,59 @@ def test_check_scores_accepts_independent_correct_versions():
         feats = torch.tanh((q @ W_q.T).unsqueeze(2) + (k @ W_k.T).unsqueeze(1))  # (b, nq, nk, h)
         return feats @ w_v
 
-    _passes(check_scores(lambda q, k: q @ k.transpose(1, 2) / math.sqrt(q.shape[-1]), "dot_product"))
+    _passes(
+        check_scores(lambda q, k: q @ k.transpose(1, 2) / math.sqrt(q.shape[-1]), "dot_product")
+    )
     _passes(check_scores(additive, "additive"))
     _passes(check_scores(lambda q, k, M: q @ M @ k.transpose(1, 2), "bilinear"))
-    _passes(check_scores(lambda q, k, s: -torch.cdist(q, k) ** 2 / (2 * s**2), "gaussian"))
+    _passes(check_scores(lambda q, k, s: -(torch.cdist(q, k) ** 2) / (2 * s**2), "gaussian"))
 
 
 @pytest.mark.parametrize(
     "kind, fn, fragments",
     [
         ("dot_product", lambda q, k: q @ k.transpose(1, 2), ["forgot to divide by √d", "d = 8"]),
-        ("dot_product", lambda q, k: k @ q.transpose(1, 2) / math.sqrt(8), ["shape (2, 4, 3)", "(batch, n_keys, n_queries)", "(2, 3, 4)"]),
+        (
+            "dot_product",
+            lambda q, k: k @ q.transpose(1, 2) / math.sqrt(8),
+            ["shape (2, 4, 3)", "(batch, n_keys, n_queries)", "(2, 3, 4)"],
+        ),
         ("dot_product", lambda q, k: -q @ k.transpose(1, 2) / math.sqrt(8), ["sign"]),
-        ("dot_product", lambda q, k: q @ k.transpose(1, 2) / 8, ["divided by d = 8 instead of √d"]),
-        ("gaussian", lambda q, k, s: -torch.cdist(q, k) ** 2 / s**2, ["½"]),
+        (
+            "dot_product",
+            lambda q, k: q @ k.transpose(1, 2) / 8,
+            ["divided by d = 8 instead of √d"],
+        ),
+        ("gaussian", lambda q, k, s: -(torch.cdist(q, k) ** 2) / s**2, ["½"]),
         ("gaussian", lambda q, k, s: torch.cdist(q, k) ** 2 / (2 * s**2), ["sign"]),
         ("gaussian", lambda q, k, s: -torch.cdist(q, k) / (2 * s**2), ["distance", "square"]),
-        ("additive", lambda q, k, W_q, W_k, w_v: ((q @ W_q.T).unsqueeze(2) + (k @ W_k.T).unsqueeze(1)) @ w_v, ["tanh"]),
-        ("additive", lambda q, k, W_q, W_k, w_v: torch.tanh((q @ W_k.T).unsqueeze(2)) @ w_v, ["raised", "W_q (5, 6)", "W_k (5, 8)"]),
-        ("bilinear", lambda q, k, M: q @ M @ k.transpose(1, 2) + 1, ["differ", "batch 0, query 0, key 0"]),
-        ("bilinear", lambda q, k, M: (q @ M @ k.transpose(1, 2))[0], ["shape (3, 4)", "(2, 3, 4)"]),
-        ("dot_product", lambda q, k: q.mul_(2) @ k.transpose(1, 2), ["wrote into its input queries"]),
+        (
+            "additive",
+            lambda q, k, W_q, W_k, w_v: (
+                ((q @ W_q.T).unsqueeze(2) + (k @ W_k.T).unsqueeze(1)) @ w_v
+            ),
+            ["tanh"],
+        ),
+        (
+            "additive",
+            lambda q, k, W_q, W_k, w_v: torch.tanh((q @ W_k.T).unsqueeze(2)) @ w_v,
+            ["raised", "W_q (5, 6)", "W_k (5, 8)"],
+        ),
+        (
+            "bilinear",
+            lambda q, k, M: q @ M @ k.transpose(1, 2) + 1,
+            ["differ", "batch 0, query 0, key 0"],
+        ),
+        (
+            "bilinear",
+            lambda q, k, M: (q @ M @ k.transpose(1, 2))[0],
+            ["shape (3, 4)", "(2, 3, 4)"],
+        ),
+        (
+            "dot_product",
+            lambda q, k: q.mul_(2) @ k.transpose(1, 2),
+            ["wrote into its input queries"],
+        ),
     ],
 )
 def test_check_scores_diagnoses(kind, fn, fragments):
@@ -309,12 +382,15 @@ def _softmax64(s):
     return e / e.sum(-1, keepdim=True)
 
 
-@pytest.mark.parametrize("answer, words", [
-    (torch.full((1, 2, 4), 0.25), ["uniform", "ignores the scores"]),
-    (_S.abs() / _S.abs().sum(-1, keepdim=True), ["|s| / sum |s|"]),
-    (_S.clamp_min(0) / _S.clamp_min(0).sum(-1, keepdim=True), ["clips negative scores"]),
-    (_softmax64(_S * 2), ["softmax of the scores gives"]),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (torch.full((1, 2, 4), 0.25), ["uniform", "ignores the scores"]),
+        (_S.abs() / _S.abs().sum(-1, keepdim=True), ["|s| / sum |s|"]),
+        (_S.clamp_min(0) / _S.clamp_min(0).sum(-1, keepdim=True), ["clips negative scores"]),
+        (_softmax64(_S * 2), ["softmax of the scores gives"]),
+    ],
+)
 def test_check_weights_with_scores_checks_the_conversion(answer, words):
     result = check_weights(answer, scores=_S)
     assert not result.ok

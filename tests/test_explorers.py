@@ -1,9 +1,11 @@
-"""Tests of the book's five explorers (attnlib.explorers) over their whole slider range.
+"""Tests of the book's explorers (attnlib.book, one module per chapter; attnlib.book.registry)
+over their whole slider range.
 
 Each frame is checked three ways: the invariants of attention weights (finite, rows sum to
 1 over the valid keys, masked keys exactly 0), equality with ``compute(name, **params)``,
 and equality with attnlib called directly in the test on the explorer's declared data.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -16,11 +18,11 @@ import pytest
 import torch
 
 from attnlib import AdditiveAttention
-from attnlib.explorers import DECLARATIONS, EXPLORERS, compute
+from attnlib.book.registry import DECLARATIONS, EXPLORERS, compute
 from attnlib.widgets import Explorer
 
 NAMES = ["softmax_temperature", "bandwidth_training", "additive_attention", "scaling"]
-# computed in the browser (attnlib.live): tests/test_live.py
+# computed in the browser (attnlib.widgets.live): tests/test_live.py
 LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
 STATE_BUDGET_GZIP = 150_000  # bytes per explorer: the whole page must stay <= 1.5 MB gzip
 
@@ -51,9 +53,17 @@ def assert_weights(w: np.ndarray, valid: int | None = None, *, where=""):
 
 
 def test_registry():
-    assert list(EXPLORERS) == ["soft_lookup", "softmax_temperature", "kernel_regression", "bandwidth_training",
-                               "masking", "additive_attention", "scaling", "scoring_comparison"]
-    # chapter 6's playback is declared from a training run (attnlib.seq2seq_explorer);
+    assert list(EXPLORERS) == [
+        "soft_lookup",
+        "softmax_temperature",
+        "kernel_regression",
+        "bandwidth_training",
+        "masking",
+        "additive_attention",
+        "scaling",
+        "scoring_comparison",
+    ]
+    # chapter 6's playback is declared from a training run (attnlib.book.ch06_bahdanau);
     # tests/test_seq2seq.py checks its frames
     assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {"alignment_playback"}
     with pytest.raises(KeyError, match="unknown explorer 'nope'"):
@@ -85,12 +95,15 @@ def test_every_frame_equals_compute_and_decodes_within_1e_4(built, name):
 
 
 REPRS = {
-    "softmax_temperature": "Explorer('softmax_temperature': temperature ×41 → heatmap 'weights' 4×8, "
-                           "lines 'query_0')",
+    "softmax_temperature": "Explorer('softmax_temperature': temperature ×41 → heatmap "
+    "'weights' 4×8, "
+    "lines 'query_0')",
     "bandwidth_training": "Explorer('bandwidth_training': step ×101 → lines 'loss', lines 'fit')",
-    "additive_attention": "Explorer('additive_attention': angle ×36, valid_len ×8, num_hiddens ×3 → "
-                          "lines 'plane', heatmap 'weights' 1×8, lines 'scores')",
-    "scaling": "Explorer('scaling': d ×9 → lines 'spread', heatmap 'unscaled' 4×8, heatmap 'scaled' 4×8)",
+    "additive_attention": "Explorer('additive_attention': angle ×36, valid_len ×8, "
+    "num_hiddens ×3 → "
+    "lines 'plane', heatmap 'weights' 1×8, lines 'scores')",
+    "scaling": "Explorer('scaling': d ×9 → lines 'spread', heatmap 'unscaled' 4×8, heatmap "
+    "'scaled' 4×8)",
 }
 
 
@@ -144,6 +157,9 @@ def test_additive_attention(built):
     m = ex.declaration.meta
     keys = m["keys"]  # (1, 8, 2)
     values = torch.arange(8.0).reshape(1, 8, 1)  # (1, 8, 1)
+    # the query is the point the reader drags round the circle of radius 1.5 (the angle)
+    plane = next(p for p in ex.spec["panels"] if p["name"] == "plane")
+    assert plane["handle"]["x"] == "angle" and plane["handle"]["circle"] == [0.0, 0.0, m["radius"]]
     for f, params in grid(ex):
         h, L = params["num_hiddens"], params["valid_len"]
         w = ex.frames[f]["weights"]
@@ -155,15 +171,22 @@ def test_additive_attention(built):
             module.W_k.weight.copy_(m["W_k"][:h])
             module.w_v.weight.copy_(m["w_v"][:h][None])
             a = math.radians(params["angle"])
-            q = torch.tensor([[[m["radius"] * math.cos(a), m["radius"] * math.sin(a)]]])  # (1, 1, 2)
+            q = torch.tensor(
+                [[[m["radius"] * math.cos(a), m["radius"] * math.sin(a)]]]
+            )  # (1, 1, 2)
             module(q, keys, values, torch.tensor([L]))
         np.testing.assert_allclose(w, module.attention_weights[0].numpy(), atol=1e-6)
-        # the plane panel's query point is that query
-        np.testing.assert_allclose(ex.frames[f]["plane"]["query"][:, 0], q[0, 0].numpy(), atol=1e-6)
+        # the plane panel draws the query as the point dragged round its circle
+        assert ex.frames[f]["plane"] == {}
         # scores: the broadcast form, computed here by hand
-        feats = torch.tanh(q @ m["W_q"][:h].T + (keys @ m["W_k"][:h].T).transpose(0, 1))  # (8, 1, h)
-        np.testing.assert_allclose(ex.frames[f]["scores"]["score a(q, k)"],
-                                   (feats @ m["w_v"][:h])[:, 0].numpy(), atol=1e-5)
+        feats = torch.tanh(
+            q @ m["W_q"][:h].T + (keys @ m["W_k"][:h].T).transpose(0, 1)
+        )  # (8, 1, h)
+        np.testing.assert_allclose(
+            ex.frames[f]["scores"]["score a(q, k)"],
+            (feats @ m["w_v"][:h])[:, 0].numpy(),
+            atol=1e-5,
+        )
     # moving the query changes the weights (the point of the explorer)
     a0 = ex.frames[ex.frame_index(angle=0.0)]["weights"]
     a180 = ex.frames[ex.frame_index(angle=180.0)]["weights"]
@@ -186,8 +209,9 @@ def test_scaling(built):
         assert_weights(w_scaled, where=f"d={d}")
         s = raw[:4, :8]
         np.testing.assert_allclose(w_raw, torch.softmax(torch.tensor(s), -1).numpy(), atol=1e-5)
-        np.testing.assert_allclose(w_scaled, torch.softmax(torch.tensor(s / math.sqrt(d)), -1).numpy(),
-                                   atol=1e-5)
+        np.testing.assert_allclose(
+            w_scaled, torch.softmax(torch.tensor(s / math.sqrt(d)), -1).numpy(), atol=1e-5
+        )
         # histogram densities: step lines over fixed bins
         width = edges[1] - edges[0]
         for label, vals in (("q·k", raw), ("q·k/√d", raw / math.sqrt(d))):
@@ -229,15 +253,32 @@ def test_rendered_explorer_matches_compute(browser, built, name):  # noqa: F811
             p = decl.params[k]
             i = rng.randrange(len(p.values))
             sel = f"[data-param='{p.name}']"
-            if p.kind == "choice":
-                page.eval_on_selector(f"select{sel}", f"e => {{ e.value = '{i}'; e.dispatchEvent(new Event('change')); }}")
+            handled = {
+                a for q in decl.panels for a in ([q.handle.x, q.handle.y] if getattr(q, "handle", None) else [])
+            }
+            if p.name in handled:  # moved by its dragged point: Home, then one arrow step at a time
+                page.eval_on_selector(
+                    ".attn-handle",
+                    f"""e => {{ for (const key of ['Home', ...Array({i}).fill('ArrowRight')])
+                         e.dispatchEvent(new KeyboardEvent('keydown', {{key, bubbles: true}})); }}""",
+                )
+            elif p.kind == "choice":
+                page.eval_on_selector(
+                    f"select{sel}",
+                    f"e => {{ e.value = '{i}'; e.dispatchEvent(new Event('change')); }}",
+                )
             else:
-                page.eval_on_selector(f"input{sel}", f"e => {{ e.value = '{i}'; e.dispatchEvent(new Event('input')); }}")
+                page.eval_on_selector(
+                    f"input{sel}",
+                    f"e => {{ e.value = '{i}'; e.dispatchEvent(new Event('input')); }}",
+                )
         params = json.loads(root.get_attribute("data-params"))
         assert int(root.get_attribute("data-frame")) == ex.frame_index(**params)
         expected = compute(name, **params)
         heatmaps = root.evaluate(READ_CELLS)
-        assert [h["panel"] for h in heatmaps] == [p.name for p in decl.panels if p.kind == "heatmap"]
+        assert [h["panel"] for h in heatmaps] == [
+            p.name for p in decl.panels if p.kind == "heatmap"
+        ]
         for h in heatmaps:
             want = np.asarray(expected[h["panel"]])
             assert len(h["cells"]) == want.size
@@ -249,7 +290,10 @@ def test_rendered_explorer_matches_compute(browser, built, name):  # noqa: F811
         for p in decl.panels:
             if p.kind == "lines":
                 for s in p.series:
-                    sel = f"svg.attn-lines[data-panel='{p.name}'] .attn-series[data-series='{s.name}']"
+                    sel = (
+                        f"svg.attn-lines[data-panel='{p.name}'] "
+                        f".attn-series[data-series='{s.name}']"
+                    )
                     assert page.query_selector(sel) is not None
     assert messages == []
     assert [u for u in requests if not u.startswith(("blob:", "data:", "about:"))] == []
@@ -268,5 +312,10 @@ def test_bandwidth_training_replays_the_chapter_s_run(built):
     ex = built["bandwidth_training"]
     f = ex.frame_index(step=30)
     fit = ex.frames[f]["fit"]
-    assert np.all(np.isfinite(fit["leave-one-out"])) and np.all(np.isfinite(fit["without leave-one-out"]))
-    assert ex.spec["params"][0]["play"] and ex.spec["params"][0]["labels"][30] == "30 (h = 0.179 and 0.129)"
+    assert np.all(np.isfinite(fit["leave-one-out"])) and np.all(
+        np.isfinite(fit["without leave-one-out"])
+    )
+    assert (
+        ex.spec["params"][0]["play"]
+        and ex.spec["params"][0]["labels"][30] == "30 (h = 0.179 and 0.129)"
+    )

@@ -1,4 +1,5 @@
 """Kernels and Nadaraya-Watson regression."""
+
 import math
 
 import pytest
@@ -27,8 +28,11 @@ def _gen(seed=0):
 def _data(n_train=40, n_query=25, seed=0, dtype=torch.float64):
     g = _gen(seed)
     x_train = torch.sort(torch.rand(n_train, generator=g, dtype=dtype) * 5).values
-    y_train = 2 * torch.sin(x_train) + x_train ** 0.8 + 0.5 * torch.randn(
-        n_train, generator=g, dtype=dtype)
+    y_train = (
+        2 * torch.sin(x_train)
+        + x_train**0.8
+        + 0.5 * torch.randn(n_train, generator=g, dtype=dtype)
+    )
     x_query = torch.linspace(0, 5, n_query, dtype=dtype)
     return x_train, y_train, x_query
 
@@ -68,14 +72,23 @@ def test_compact_support(name):
 def test_formulas_pointwise():
     u = [0.0, 0.25, 0.5, 0.9, 1.5]
     t = torch.tensor(u, dtype=torch.float64)
-    torch.testing.assert_close(epanechnikov(t), torch.tensor(
-        [0.75 * (1 - x * x) if abs(x) <= 1 else 0.0 for x in u], dtype=torch.float64))
-    torch.testing.assert_close(triangular(t), torch.tensor(
-        [1 - abs(x) if abs(x) <= 1 else 0.0 for x in u], dtype=torch.float64))
-    torch.testing.assert_close(gaussian(t), torch.tensor(
-        [math.exp(-x * x / 2) / math.sqrt(2 * math.pi) for x in u], dtype=torch.float64))
-    torch.testing.assert_close(boxcar(t), torch.tensor(
-        [0.5 if abs(x) <= 1 else 0.0 for x in u], dtype=torch.float64))
+    torch.testing.assert_close(
+        epanechnikov(t),
+        torch.tensor([0.75 * (1 - x * x) if abs(x) <= 1 else 0.0 for x in u], dtype=torch.float64),
+    )
+    torch.testing.assert_close(
+        triangular(t),
+        torch.tensor([1 - abs(x) if abs(x) <= 1 else 0.0 for x in u], dtype=torch.float64),
+    )
+    torch.testing.assert_close(
+        gaussian(t),
+        torch.tensor(
+            [math.exp(-x * x / 2) / math.sqrt(2 * math.pi) for x in u], dtype=torch.float64
+        ),
+    )
+    torch.testing.assert_close(
+        boxcar(t), torch.tensor([0.5 if abs(x) <= 1 else 0.0 for x in u], dtype=torch.float64)
+    )
 
 
 def test_epanechnikov_is_not_the_triangular_kernel():
@@ -85,7 +98,7 @@ def test_epanechnikov_is_not_the_triangular_kernel():
     # and it is a parabola: second differences are constant inside the support
     inner = epanechnikov(torch.linspace(-0.9, 0.9, 19, dtype=torch.float64))
     second = inner[2:] - 2 * inner[1:-1] + inner[:-2]
-    torch.testing.assert_close(second, torch.full_like(second, -0.75 * 2 * 0.1 ** 2))
+    torch.testing.assert_close(second, torch.full_like(second, -0.75 * 2 * 0.1**2))
 
 
 @pytest.mark.parametrize("name", list(KERNELS))
@@ -119,9 +132,16 @@ def test_nw_matches_naive_ratio_when_defined(name):
     assert w.shape == (25, 40)  # queries are rows
 
 
-@pytest.mark.parametrize("name, bandwidth", [("gaussian", 0.01), ("boxcar", 0.05),
-                                             ("gaussian", 1e-4), ("epanechnikov", 0.02),
-                                             ("triangular", 0.02)])
+@pytest.mark.parametrize(
+    "name, bandwidth",
+    [
+        ("gaussian", 0.01),
+        ("boxcar", 0.05),
+        ("gaussian", 1e-4),
+        ("epanechnikov", 0.02),
+        ("triangular", 0.02),
+    ],
+)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_nw_no_nan_for_narrow_windows(name, bandwidth, dtype):
     x_train, y_train, x_query = _data(dtype=dtype)
@@ -167,7 +187,7 @@ def test_nw_callable_kernel_equals_named():
     x_train, y_train, x_query = _data()
     for name in ("gaussian", "epanechnikov"):
         a = nadaraya_watson(x_train, y_train, x_query, name, 0.7)
-        b = nadaraya_watson(x_train, y_train, x_query, lambda u: KERNELS[name](u), 0.7)
+        b = nadaraya_watson(x_train, y_train, x_query, lambda u, name=name: KERNELS[name](u), 0.7)
         torch.testing.assert_close(a, b)
 
 
@@ -177,9 +197,10 @@ def test_nw_exclude_self_is_leave_one_out():
     assert torch.equal(torch.diagonal(w), torch.zeros(12, dtype=torch.float64))
     for i in range(12):
         others = [j for j in range(12) if j != i]
-        expected, _ = nadaraya_watson(x_train[others], y_train[others], x_train[i:i + 1],
-                                      "gaussian", 0.5)
-        torch.testing.assert_close(y_hat[i:i + 1], expected)
+        expected, _ = nadaraya_watson(
+            x_train[others], y_train[others], x_train[i : i + 1], "gaussian", 0.5
+        )
+        torch.testing.assert_close(y_hat[i : i + 1], expected)
 
 
 def test_nw_mask_and_empty_window_respect_mask():
@@ -201,22 +222,29 @@ def test_nw_gradcheck():
     x_query = x_query.clone().requires_grad_(True)
     for name in ("gaussian", "epanechnikov"):
         assert torch.autograd.gradcheck(
-            lambda yt, xq, b: nadaraya_watson(x_train, yt, xq, name, b)[0],
-            (y_train, x_query, bw))
+            lambda yt, xq, b, name=name: nadaraya_watson(x_train, yt, xq, name, b)[0],
+            (y_train, x_query, bw),
+        )
 
 
-@pytest.mark.parametrize("kwargs, exc, words", [
-    (dict(kernel="parabolic"), ValueError, ["kernel", "'parabolic'", "epanechnikov",
-                                            "gaussian", "triangular"]),
-    (dict(kernel=3), TypeError, ["kernel", "int"]),
-    (dict(bandwidth=0.0), ValueError, ["bandwidth", "> 0"]),
-    (dict(bandwidth=-1.0), ValueError, ["bandwidth", "> 0"]),
-    (dict(bandwidth=torch.tensor([1.0, 2.0])), ValueError, ["bandwidth", "(2,)"]),
-    (dict(exclude_self=True), ValueError, ["exclude_self", "(5,)", "(4,)"]),
-    (dict(mask=torch.ones(5, 4)), TypeError, ["mask", "boolean"]),
-    (dict(mask=torch.ones(4, 5, dtype=torch.bool)), ValueError, ["mask", "(5, 4)", "(4, 5)"]),
-    (dict(mask=torch.zeros(5, 4, dtype=torch.bool)), ValueError, ["query 0"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        (
+            dict(kernel="parabolic"),
+            ValueError,
+            ["kernel", "'parabolic'", "epanechnikov", "gaussian", "triangular"],
+        ),
+        (dict(kernel=3), TypeError, ["kernel", "int"]),
+        (dict(bandwidth=0.0), ValueError, ["bandwidth", "> 0"]),
+        (dict(bandwidth=-1.0), ValueError, ["bandwidth", "> 0"]),
+        (dict(bandwidth=torch.tensor([1.0, 2.0])), ValueError, ["bandwidth", "(2,)"]),
+        (dict(exclude_self=True), ValueError, ["exclude_self", "(5,)", "(4,)"]),
+        (dict(mask=torch.ones(5, 4)), TypeError, ["mask", "boolean"]),
+        (dict(mask=torch.ones(4, 5, dtype=torch.bool)), ValueError, ["mask", "(5, 4)", "(4, 5)"]),
+        (dict(mask=torch.zeros(5, 4, dtype=torch.bool)), ValueError, ["query 0"]),
+    ],
+)
 def test_nw_bad_options(kwargs, exc, words):
     x_train = torch.arange(4.0)
     with pytest.raises(exc) as info:

@@ -1,7 +1,8 @@
-"""attnlib.live: explorers whose frames the page computes (chapter 1's soft lookup).
+"""attnlib.widgets.live: explorers whose frames the page computes (chapter 1's soft lookup).
 
 The browser's numbers are compared with attnlib's in tests/browser/test_live_explorer.py;
 here: the declaration, the reference update function and the errors."""
+
 from __future__ import annotations
 
 import gzip
@@ -11,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib.explorers import compute, soft_lookup_declaration, soft_lookup_explorer
-from attnlib.live import LiveAttention
+from attnlib.book.ch01_queries_keys_values import soft_lookup_declaration, soft_lookup_explorer
+from attnlib.book.registry import compute
 from attnlib.widgets import (
     Choice,
     Declaration,
@@ -25,6 +26,7 @@ from attnlib.widgets import (
     Slider,
     Spokes,
 )
+from attnlib.widgets.live import LiveAttention
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +42,7 @@ def test_nothing_is_precomputed_and_the_state_is_small(lookup):
     sizes = [len(p["values"]) for p in lookup.spec["params"]]
     assert sizes == [2, 13, 101, 101]  # 265 226 positions, none stored
     gz = len(gzip.compress(json.dumps(lookup.get_state()).encode(), 9))
-    assert gz < 20_000, f"{gz} bytes gzip"
+    assert gz < 22_000, f"{gz} bytes gzip"  # the module (_esm) is 15.4 kB of it
     with pytest.raises(ExplorerError, match="computes its frames in the browser"):
         lookup.decoded(0)
     handle = next(p for p in lookup.spec["panels"] if p["name"] == "keys")["handle"]
@@ -57,7 +59,7 @@ def test_the_reference_is_attention_pooling():
         T = float(rng.choice(d.params[1].values))
         x, y = (float(rng.choice(d.params[2].values)) for _ in range(2))
         q = torch.tensor([x, y], dtype=torch.float64)
-        s = -((q - K) ** 2).sum(1) / 2 if score == "gaussian" else (K @ q) / 2 ** 0.5  # (7,)
+        s = -((q - K) ** 2).sum(1) / 2 if score == "gaussian" else (K @ q) / 2**0.5  # (7,)
         w = torch.softmax(s / T, dim=0)  # (7,)
         got = compute("soft_lookup", score=score, temperature=T, query_x=x, query_y=y)
         np.testing.assert_allclose(got["weights"][0], w.numpy(), atol=1e-12)
@@ -73,66 +75,128 @@ def test_the_extremes_are_a_corner_and_the_centroid():
         assert out["weights"][0].argmax() == j and out["weights"][0, j] > 0.99
         np.testing.assert_allclose(out["values"]["output"][:, 0], V[j], atol=0.02)
     out = compute("soft_lookup", temperature=1000, query_x=2.5, query_y=-2.5)
-    np.testing.assert_allclose(out["values"]["output"][:, 0], V.mean(0), atol=5e-3)  # even at a far corner
+    np.testing.assert_allclose(
+        out["values"]["output"][:, 0], V.mean(0), atol=5e-3
+    )  # even at a far corner
 
 
 def _decl(**live_kwargs):
     params = [Slider("qx", [0.0, 1.0]), Slider("qy", [0.0, 1.0]), Choice("mode", ["a", "b"])]
-    panels = [Lines("plane", handle=Handle("qx", "qy"), xlim=(0, 1), ylim=(0, 1),
-                    fixed=[FixedSeries("keys", [0, 1], [0, 1], style="points")], spokes=Spokes("keys", "w")),
-              Heatmap("w"),
-              Lines("out", series=[Series("o", style="points", xy=True)], xlim=(0, 1), ylim=(0, 1))]
-    kw = dict(keys=[[0, 0], [1, 1]], values=[[0, 0], [1, 1]], query=("qx", "qy"), weights="w", output=("out", "o"))
+    panels = [
+        Lines(
+            "plane",
+            handle=Handle("qx", "qy"),
+            xlim=(0, 1),
+            ylim=(0, 1),
+            fixed=[FixedSeries("keys", [0, 1], [0, 1], style="points")],
+            spokes=Spokes("keys", "w"),
+        ),
+        Heatmap("w"),
+        Lines("out", series=[Series("o", style="points", xy=True)], xlim=(0, 1), ylim=(0, 1)),
+    ]
+    kw = dict(
+        keys=[[0, 0], [1, 1]],
+        values=[[0, 0], [1, 1]],
+        query=("qx", "qy"),
+        weights="w",
+        output=("out", "o"),
+    )
     kw.update(live_kwargs)
-    return Declaration("toy", update=lambda **p: {}, params=params, panels=panels, live=LiveAttention(**kw))
+    return Declaration(
+        "toy", update=lambda **p: {}, params=params, panels=panels, live=LiveAttention(**kw)
+    )
 
 
 def test_a_well_formed_toy_declares():
     assert _decl().live.spec()["score"] == "gaussian"
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"keys": [[0, 0, 0]]}, r"keys must have shape \(n_keys, 2\).*got \(1, 3\)"),
-    ({"values": [[0, 0]]}, r"values must have shape \(n_keys, 2\) = \(2, 2\).*got \(1, 2\)"),
-    ({"score": "cosine"}, r"score must be one of \('gaussian', 'scaled_dot', 'dot', 'additive'\); got 'cosine'"),
-    ({"query": ("qx", "nope")}, r"explorer 'toy' \(live\): query coordinate 'nope' is not a Slider"),
-    ({"weights": "out"}, r"weights 'out' is not a Heatmap panel"),
-    ({"output": ("plane", "o")}, r"output \('plane', 'o'\) must be the one xy series of a Lines panel"),
-    ({"score_param": "mode"}, r"score_param 'mode' must be a Choice among .*unknown options \['a', 'b'\]"),
-    ({"temperature": "mode"}, r"temperature 'mode' must be a Slider of positive values"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"keys": [[0, 0, 0]]}, r"keys must have shape \(n_keys, 2\).*got \(1, 3\)"),
+        (
+            {"values": [[0, 0]]},
+            r"values must have shape \(n_keys, 2\) = \(2, 2\).*got \(1, "
+            r"2\)",
+        ),
+        (
+            {"score": "cosine"},
+            r"score must be one of \('gaussian', 'scaled_dot', 'dot', 'additive'\); got "
+            r"'cosine'",
+        ),
+        (
+            {"query": ("qx", "nope")},
+            r"explorer 'toy' \(live\): query coordinate 'nope' is not a Slider",
+        ),
+        ({"weights": "out"}, r"weights 'out' is not a Heatmap panel"),
+        (
+            {"output": ("plane", "o")},
+            r"output \('plane', 'o'\) must be the one xy series of a Lines panel",
+        ),
+        (
+            {"score_param": "mode"},
+            r"score_param 'mode' must be a Choice among .*unknown options \['a', 'b'\]",
+        ),
+        ({"temperature": "mode"}, r"temperature 'mode' must be a Slider of positive values"),
+    ],
+)
 def test_bad_live_declarations_say_what_is_wrong(kwargs, match):
     with pytest.raises(ExplorerError, match=match):
         _decl(**kwargs)
 
 
 def test_bad_handles_and_spokes_say_what_is_wrong():
-    with pytest.raises(ExplorerError, match=r"Lines 'p': declare at least one series \(or a handle\)"):
+    with pytest.raises(
+        ExplorerError, match=r"Lines 'p': declare at least one series \(or a handle\)"
+    ):
         Lines("p", xlim=(0, 1), ylim=(0, 1))
     with pytest.raises(ExplorerError, match=r"spokes run from the handle"):
         Lines("p", series=["s"], x=[0, 1], spokes=Spokes("keys", "w"))
-    with pytest.raises(ExplorerError, match=r"spokes.to='keys' must name a fixed series of points"):
-        Lines("p", handle=Handle("a", "b"), spokes=Spokes("keys", "w"),
-              fixed=[FixedSeries("keys", [0, 1], [0, 1], style="line")])
-    with pytest.raises(ExplorerError, match=r"handle of panel 'p' is bound to 'b', which is not a Slider"):
-        Declaration("toy", update=lambda **p: {}, params=[Slider("a", [0, 1])],
-                    panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 1), ylim=(0, 1))])
-    with pytest.raises(ExplorerError, match=r"labels has 1 entries, expected one per point \(2\)"):
+    with pytest.raises(
+        ExplorerError, match=r"spokes.to='keys' must name a fixed series of points"
+    ):
+        Lines(
+            "p",
+            handle=Handle("a", "b"),
+            spokes=Spokes("keys", "w"),
+            fixed=[FixedSeries("keys", [0, 1], [0, 1], style="line")],
+        )
+    with pytest.raises(
+        ExplorerError, match=r"handle of panel 'p' is bound to 'b', which is not a Slider"
+    ):
+        Declaration(
+            "toy",
+            update=lambda **p: {},
+            params=[Slider("a", [0, 1])],
+            panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 1), ylim=(0, 1))],
+        )
+    with pytest.raises(
+        ExplorerError,
+        match=r"labels has 1 entries, expected one per point "
+        r"\(2\)",
+    ):
         FixedSeries("keys", [0, 1], [0, 1], labels=["a"])
 
 
 def test_scoring_comparison_rows_are_attnlib_s_four_scoring_functions():
     """Each row: softmax of one scoring function, written here with plain torch."""
-    from attnlib.explorers import scoring_comparison_declaration
+    from attnlib.book.ch05_scaled_dot_product import scoring_comparison_declaration
 
     d = scoring_comparison_declaration()
-    K, W_q, W_k, w_v = (d.meta[k] for k in ("keys", "W_q", "W_k", "w_v"))  # (6, 2), (8, 2), (8, 2), (8,)
+    K, W_q, W_k, w_v = (
+        d.meta[k] for k in ("keys", "W_q", "W_k", "w_v")
+    )  # (6, 2), (8, 2), (8, 2), (8,)
     rng = np.random.default_rng(1)
     for _ in range(25):
         x, y = (float(rng.choice(d.params[0].values)) for _ in range(2))
         q = torch.tensor([x, y], dtype=torch.float64)
-        rows = [K @ q, K @ q / 2 ** 0.5, -((q - K) ** 2).sum(1) / 2,
-                torch.tanh(W_q @ q + K @ W_k.T) @ w_v]  # 4 x (6,)
+        rows = [
+            K @ q,
+            K @ q / 2**0.5,
+            -((q - K) ** 2).sum(1) / 2,
+            torch.tanh(W_q @ q + K @ W_k.T) @ w_v,
+        ]  # 4 x (6,)
         want = torch.softmax(torch.stack(rows), dim=1).numpy()  # (4, 6)
         got = compute("scoring_comparison", query_x=x, query_y=y)["weights"]
         np.testing.assert_allclose(got, want, atol=1e-12)
@@ -143,24 +207,111 @@ def test_scoring_comparison_rows_are_attnlib_s_four_scoring_functions():
 
 
 def test_additive_scoring_needs_its_weights():
-    with pytest.raises(ExplorerError, match=r"the additive scoring function needs additive=\(W_q, W_k, w_v\)"):
-        LiveAttention(keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("dot", "additive"))
-    with pytest.raises(ExplorerError, match=r"additive needs W_q \(h, 2\), W_k \(h, 2\), w_v \(h,\); got \(3, 2\), \(2, 2\), \(3,\)"):
-        LiveAttention(keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("additive",),
-                      additive=(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros(3)))
+    with pytest.raises(
+        ExplorerError, match=r"the additive scoring function needs additive=\(W_q, W_k, w_v\)"
+    ):
+        LiveAttention(
+            keys=[[0, 0]],
+            values=[[0, 0]],
+            query=("a", "b"),
+            weights="w",
+            compare=("dot", "additive"),
+        )
+    with pytest.raises(
+        ExplorerError,
+        match=r"additive needs W_q \(h, 2\), W_k \(h, 2\), w_v \(h,\); got \(3, 2\), \(2, "
+        r"2\), \(3,\)",
+    ):
+        LiveAttention(
+            keys=[[0, 0]],
+            values=[[0, 0]],
+            query=("a", "b"),
+            weights="w",
+            compare=("additive",),
+            additive=(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros(3)),
+        )
     with pytest.raises(ExplorerError, match=r"compare must list scoring functions"):
-        LiveAttention(keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("cosine",))
+        LiveAttention(
+            keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("cosine",)
+        )
 
 
 def test_a_handle_must_stay_inside_its_plot():
     params = [Slider("a", [0.0, 0.5, 2.0]), Slider("b", [0.0, 1.0])]
-    with pytest.raises(ExplorerError, match=r"explorer 'toy', control 'a': its values run from 0 to 2, outside "
-                                            r"panel 'p''s xlim \(0, 1\); the point could leave the plot"):
-        Declaration("toy", update=lambda **p: {}, params=params,
-                    panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 1), ylim=(0, 1))])
+    with pytest.raises(
+        ExplorerError,
+        match=r"explorer 'toy', control 'a': its values run from 0 to 2, outside "
+        r"panel 'p''s xlim \(0, 1\); the point could leave the plot",
+    ):
+        Declaration(
+            "toy",
+            update=lambda **p: {},
+            params=params,
+            panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 1), ylim=(0, 1))],
+        )
     with pytest.raises(ExplorerError, match=r"panel 'p' has a handle; give its ylim"):
-        Declaration("toy", update=lambda **p: {}, params=params,
-                    panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 2))])
+        Declaration(
+            "toy",
+            update=lambda **p: {},
+            params=params,
+            panels=[Lines("p", handle=Handle("a", "b"), xlim=(0, 2))],
+        )
+
+
+def test_a_handle_on_a_circle_is_an_angle_and_its_circle_must_fit_the_plot():
+    angles = Slider("a", [0.0, 90.0, 180.0, 270.0])
+    h = Handle("a", None, label="query", circle=(0, 0, 1.5))
+    assert h.circle == (0.0, 0.0, 1.5) and h.spec()["circle"] == [0.0, 0.0, 1.5]
+    assert "circle" not in Handle("a", None).spec()  # a plain handle's spec is unchanged
+    Declaration(
+        "toy",
+        update=lambda **p: {"p": {}},
+        params=[angles],
+        panels=[Lines("p", handle=h, xlim=(-2, 2), ylim=(-2, 2))],
+    )  # angles are not x values: no xlim check on them
+    for bad, why in [
+        ((0, 0), r"circle must be three finite numbers \(cx, cy, r\) with r > 0; got \(0, 0\)"),
+        ((0, 0, 0), r"r > 0; got \(0, 0, 0\)"),
+        ((0, 0, -1), r"r > 0"),
+        ((0, float("nan"), 1), r"three finite numbers"),
+        ((0, 0, float("inf")), r"three finite numbers"),
+        ("abc", r"circle must be \(cx, cy, r\) numbers; got 'abc'"),
+        (3.0, r"circle must be \(cx, cy, r\) numbers; got 3.0"),
+    ]:
+        with pytest.raises(ExplorerError, match=why):
+            Handle("a", None, circle=bad)
+    with pytest.raises(ExplorerError, match=r"a handle on a circle is bound to one slider \(its angle\); got y='b'"):
+        Handle("a", "b", circle=(0, 0, 1))
+    with pytest.raises(ExplorerError, match=r"the handle's circle \(0.0, 0.0, 1.5\) leaves panel 'p''s xlim \(-1(\.0)?, 1(\.0)?\)"):
+        Declaration(
+            "toy",
+            update=lambda **p: {"p": {}},
+            params=[angles],
+            panels=[Lines("p", handle=h, xlim=(-1, 1), ylim=(-2, 2))],
+        )
+    with pytest.raises(ExplorerError, match=r"has a handle on a circle; give its xlim and ylim"):
+        Declaration("toy", update=lambda **p: {"p": {}}, params=[angles], panels=[Lines("p", handle=h, xlim=(-2, 2))])
+    with pytest.raises(ExplorerError, match=r"bound to 'b', which is not a Slider"):
+        Declaration(
+            "toy",
+            update=lambda **p: {"p": {}},
+            params=[angles],
+            panels=[Lines("p", handle=Handle("b", None, circle=(0, 0, 1)), xlim=(-2, 2), ylim=(-2, 2))],
+        )
+
+
+def test_a_saturating_heatmap_accepts_values_above_its_range_only():
+    flat = np.full((2, 4), 0.25)  # rows sum to 1
+    peaked = np.array([[1.0, 0.0, 0.0, 0.0], [0.7, 0.1, 0.1, 0.1]])
+    h = Heatmap("w", vmax=0.25, saturate=True, rows_sum_to_one=True)
+    assert h.spec((2, 4))["saturate"] is True and h.spec((2, 4))["vmax"] == 0.25
+    np.testing.assert_array_equal(h.normalise(peaked, "frame 0"), peaked)  # above vmax: kept, painted as vmax
+    np.testing.assert_array_equal(h.normalise(flat, "frame 0"), flat)
+    with pytest.raises(ExplorerError, match=r"outside its colour range \[0.0, 0.25\] \(saturate=True accepts"):
+        Heatmap("w", vmax=0.25).normalise(peaked, "frame 0")
+    with pytest.raises(ExplorerError, match=r"values in \[-0.5, 1\], outside its colour range \[0.0, 0.25\]$"):
+        h.normalise(np.array([[-0.5, 1.0]]), "frame 0")  # below vmin is never accepted
+    assert Heatmap("w").spec((1, 1))["saturate"] is False
 
 
 def _hull_edges_inward(corners: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -182,10 +333,16 @@ def test_soft_lookup_over_its_whole_input_range():
     q = torch.stack(torch.meshgrid(xs, xs, indexing="ij"), dim=-1).reshape(-1, 2)  # (10201, 2)
     corners = V[torch.argsort(torch.atan2(V[:, 1], V[:, 0]))].numpy()  # (7, 2), counter-clockwise
     for score in ("gaussian", "scaled_dot"):
-        s = -((q[:, None, :] - K[None]) ** 2).sum(-1) / 2 if score == "gaussian" else q @ K.T / 2 ** 0.5  # (10201, 7)
+        s = (
+            -((q[:, None, :] - K[None]) ** 2).sum(-1) / 2
+            if score == "gaussian"
+            else q @ K.T / 2**0.5
+        )  # (10201, 7)
         for T in d.params[1].values:
             w = torch.softmax(s / T, dim=1)  # (10201, 7)
-            assert torch.isfinite(w).all() and torch.allclose(w.sum(1), torch.ones(len(q), dtype=w.dtype))
+            assert torch.isfinite(w).all() and torch.allclose(
+                w.sum(1), torch.ones(len(q), dtype=w.dtype)
+            )
             out = (w @ V).numpy()  # (10201, 2)
             for a, n in _hull_edges_inward(corners):
                 assert ((out - a) @ n >= -1e-9).all(), f"{score}, T={T}: an output leaves the hull"

@@ -1,8 +1,10 @@
-"""Chapter 2's kernel-regression explorer, computed in the page (attnlib.live.LiveKernelRegression).
+"""Chapter 2's kernel-regression explorer, computed in the page
+(attnlib.widgets.live.LiveKernelRegression).
 
 The page's numbers are compared with attnlib's in tests/browser/test_kernel_explorer.py; here:
 the reference update function against a plain NumPy Nadaraya-Watson written in this file,
 every position of its grid, the declaration and its errors."""
+
 from __future__ import annotations
 
 import gzip
@@ -13,9 +15,22 @@ import pytest
 import torch
 
 from attnlib import nadaraya_watson
-from attnlib.explorers import compute, kernel_regression_declaration, kernel_regression_explorer
-from attnlib.live import WINDOW_U, LiveKernelRegression
-from attnlib.widgets import Choice, Declaration, ExplorerError, Handle, Heatmap, Lines, Series, Slider
+from attnlib.book.ch02_attention_pooling import (
+    kernel_regression_declaration,
+    kernel_regression_explorer,
+)
+from attnlib.book.registry import compute
+from attnlib.widgets import (
+    Choice,
+    Declaration,
+    ExplorerError,
+    Handle,
+    Heatmap,
+    Lines,
+    Series,
+    Slider,
+)
+from attnlib.widgets.live import WINDOW_U, LiveKernelRegression
 
 SQRT_2PI = np.sqrt(2 * np.pi)
 
@@ -23,11 +38,13 @@ SQRT_2PI = np.sqrt(2 * np.pi)
 def kernel(name: str, u: np.ndarray) -> np.ndarray:
     """K(u) from the textbook formulas (not attnlib's log-kernels)."""
     a = np.abs(u)
-    return {"gaussian": np.exp(-u * u / 2) / SQRT_2PI,
-            "boxcar": np.where(a <= 1, 0.5, 0.0),
-            "constant": np.ones_like(u),
-            "epanechnikov": np.where(a < 1, 0.75 * (1 - u * u), 0.0),
-            "triangular": np.where(a < 1, 1 - a, 0.0)}[name]
+    return {
+        "gaussian": np.exp(-u * u / 2) / SQRT_2PI,
+        "boxcar": np.where(a <= 1, 0.5, 0.0),
+        "constant": np.ones_like(u),
+        "epanechnikov": np.where(a < 1, 0.75 * (1 - u * u), 0.0),
+        "triangular": np.where(a < 1, 1 - a, 0.0),
+    }[name]
 
 
 def nw_weights(x_train: np.ndarray, q: np.ndarray, name: str, h: float) -> np.ndarray:
@@ -51,11 +68,19 @@ def decl():
 def test_nothing_is_precomputed_and_the_state_is_small():
     ex = kernel_regression_explorer()
     assert ex.frames == [] and ex.data == {}
-    assert [len(p["values"]) for p in ex.spec["params"]] == [5, 25, 101]  # 12 625 positions, none stored
+    assert [len(p["values"]) for p in ex.spec["params"]] == [
+        5,
+        25,
+        101,
+    ]  # 12 625 positions, none stored
     gz = len(gzip.compress(json.dumps(ex.get_state()).encode(), 9))
     assert gz < 25_000, f"{gz} bytes gzip"
     live = ex.spec["live"]
-    assert live["kind"] == "kernel_regression" and len(live["x_train"]) == 40 and len(live["window_u"]) == 161
+    assert (
+        live["kind"] == "kernel_regression"
+        and len(live["x_train"]) == 40
+        and len(live["window_u"]) == 161
+    )
     fit = next(p for p in ex.spec["panels"] if p["name"] == "fit")
     assert fit["handle"] == {"x": "query", "y": None, "label": "query", "color": "#D55E00"}
     assert [s["linked_rows"] for s in fit["series"]] == [False, False, True]
@@ -75,13 +100,24 @@ def test_compute_is_nadaraya_watson_at_random_positions(decl):
         name, h, q = str(rng.choice(kernels)), float(rng.choice(hs)), float(rng.choice(qs))
         got = compute("kernel_regression", kernel=name, bandwidth=h, query=q)
         where = f"{name}, h={h}, query={q}"
-        np.testing.assert_allclose(got["fit"]["Nadaraya-Watson"], nw_weights(xt, xf, name, h) @ yt, atol=1e-9, err_msg=where)
+        np.testing.assert_allclose(
+            got["fit"]["Nadaraya-Watson"],
+            nw_weights(xt, xf, name, h) @ yt,
+            atol=1e-9,
+            err_msg=where,
+        )
         w_q = nw_weights(xt, np.array([q]), name, h)[0]  # (40,)
-        np.testing.assert_allclose(got["window"]["weight on each training point"], w_q, atol=1e-9, err_msg=where)
-        np.testing.assert_allclose(got["fit"]["prediction at the query"], [[q], [w_q @ yt]], atol=1e-9, err_msg=where)
+        np.testing.assert_allclose(
+            got["window"]["weight on each training point"], w_q, atol=1e-9, err_msg=where
+        )
+        np.testing.assert_allclose(
+            got["fit"]["prediction at the query"], [[q], [w_q @ yt]], atol=1e-9, err_msg=where
+        )
         w_h = nw_weights(xt, xh, name, h)
         np.testing.assert_allclose(got["weights"], w_h, atol=1e-9, err_msg=where)
-        np.testing.assert_allclose(got["fit"]["queries of the heatmap"], [xh, w_h @ yt], atol=1e-9, err_msg=where)
+        np.testing.assert_allclose(
+            got["fit"]["queries of the heatmap"], [xh, w_h @ yt], atol=1e-9, err_msg=where
+        )
         t, y = got["window"]["kernel window"]  # (161,) each
         want_t = np.linspace(0, 5, 161) if name == "constant" else q + h * WINDOW_U
         np.testing.assert_allclose(t, want_t, atol=1e-12, err_msg=where)
@@ -89,7 +125,10 @@ def test_compute_is_nadaraya_watson_at_random_positions(decl):
         z = kernel(name, (q - xt) / h).sum()
         if name == "gaussian":  # relative to the nearest point, as above
             d2 = (q - xt) ** 2
-            want_y = np.exp(-((t - q) ** 2 - d2.min()) / (2 * h * h)) / np.exp(-(d2 - d2.min()) / (2 * h * h)).sum()
+            want_y = (
+                np.exp(-((t - q) ** 2 - d2.min()) / (2 * h * h))
+                / np.exp(-(d2 - d2.min()) / (2 * h * h)).sum()
+            )
         else:
             want_y = np.where(k_t > 0, k_t / z if z > 0 else 1.0, 0.0)
         np.testing.assert_allclose(y, np.minimum(1, want_y), atol=1e-9, err_msg=where)
@@ -106,8 +145,13 @@ def test_kernel_regression_over_its_whole_input_range(decl):
     q = np.array(qs)  # (101,)
     for name in kernels:
         for h in hs:  # all 101 queries at once, through the function the update calls
-            y_hat, w = (a.numpy() for a in nadaraya_watson(m["x_train"], m["y_train"], torch.tensor(q), name, h))
-            np.testing.assert_allclose(w, nw_weights(xt, q, name, h), atol=1e-9, err_msg=f"{name}, h={h}")
+            y_hat, w = (
+                a.numpy()
+                for a in nadaraya_watson(m["x_train"], m["y_train"], torch.tensor(q), name, h)
+            )
+            np.testing.assert_allclose(
+                w, nw_weights(xt, q, name, h), atol=1e-9, err_msg=f"{name}, h={h}"
+            )
             np.testing.assert_allclose(y_hat, w @ yt, atol=1e-9)
             assert np.isfinite(w).all() and (w >= 0).all()
             np.testing.assert_allclose(w.sum(1), 1, atol=1e-12)
@@ -126,10 +170,15 @@ def test_kernel_regression_over_its_whole_input_range(decl):
                 inside = (xt > t.min()) & (xt < t.max())
                 if name != "gaussian":  # away from a compact kernel's edges, where the curve jumps
                     inside &= np.abs(np.abs(xt - qq) / h - 1) > 0.06
-                if name != "constant" and bars.max() < 1 and inside.any():  # training points in the window
+                if (
+                    name != "constant" and bars.max() < 1 and inside.any()
+                ):  # training points in the window
                     on_curve = np.interp(xt[inside], t, y)
                     # the bars touch the curve (linear interpolation between 161 samples)
-                    assert np.abs(on_curve - bars[inside]).max() <= 0.02 * max(bars.max(), 1e-12) + 1e-6, (name, h, qq)
+                    assert (
+                        np.abs(on_curve - bars[inside]).max()
+                        <= 0.02 * max(bars.max(), 1e-12) + 1e-6
+                    ), (name, h, qq)
 
 
 def test_the_narrow_boxcar_uses_the_empty_window_rule():
@@ -137,72 +186,158 @@ def test_the_narrow_boxcar_uses_the_empty_window_rule():
     bars = got["window"]["weight on each training point"]
     x_train = kernel_regression_declaration().meta["x_train"].numpy()
     j = int(np.abs(2.5 - x_train).argmin())
-    assert bars[j] == 1 and bars.sum() == 1  # no point within 0.01 of 2.5: the nearest takes it all
+    assert (
+        bars[j] == 1 and bars.sum() == 1
+    )  # no point within 0.01 of 2.5: the nearest takes it all
     t, y = got["window"]["kernel window"]
     assert set(np.unique(y)) == {0.0, 1.0} and np.all(y[np.abs(t - 2.5) <= 0.01] == 1)
 
 
 # ----------------------------------------------------------------------------- declarations
 
+
 def _parts():
     x = [0.0, 1.0, 2.0]
-    params = [Choice("kernel", ["gaussian", "boxcar"]), Slider("h", [0.5, 1.0]), Slider("q", [0.0, 1.0, 2.0])]
-    panels = [Lines("fit", x=[0.0, 1.0, 2.0], series=["fit", Series("at", xy=True, style="points")],
-                    xlim=(0, 2), ylim=(0, 3), handle=Handle("q", None, label="query")),
-              Lines("w", x=x, series=[Series("bars", style="bars"), Series("win", xy=True)], xlim=(0, 2), ylim=(0, 1)),
-              Heatmap("weights")]
-    live = dict(x_train=x, y_train=[0.0, 1.0, 3.0], query="q", kernel="kernel", bandwidth="h",
-                fit=("fit", "fit"), marker=("fit", "at"), bars=("w", "bars"), window=("w", "win"),
-                weights="weights", heat_x=[0.5, 1.5])
+    params = [
+        Choice("kernel", ["gaussian", "boxcar"]),
+        Slider("h", [0.5, 1.0]),
+        Slider("q", [0.0, 1.0, 2.0]),
+    ]
+    panels = [
+        Lines(
+            "fit",
+            x=[0.0, 1.0, 2.0],
+            series=["fit", Series("at", xy=True, style="points")],
+            xlim=(0, 2),
+            ylim=(0, 3),
+            handle=Handle("q", None, label="query"),
+        ),
+        Lines(
+            "w",
+            x=x,
+            series=[Series("bars", style="bars"), Series("win", xy=True)],
+            xlim=(0, 2),
+            ylim=(0, 1),
+        ),
+        Heatmap("weights"),
+    ]
+    live = dict(
+        x_train=x,
+        y_train=[0.0, 1.0, 3.0],
+        query="q",
+        kernel="kernel",
+        bandwidth="h",
+        fit=("fit", "fit"),
+        marker=("fit", "at"),
+        bars=("w", "bars"),
+        window=("w", "win"),
+        weights="weights",
+        heat_x=[0.5, 1.5],
+    )
     return params, panels, live
 
 
 def _update(kernel, h, q):
-    return {"fit": {"fit": np.zeros(3), "at": np.zeros((2, 1))}, "w": {"bars": np.zeros(3), "win": np.zeros((2, 5))},
-            "weights": np.full((2, 3), 1 / 3)}
+    return {
+        "fit": {"fit": np.zeros(3), "at": np.zeros((2, 1))},
+        "w": {"bars": np.zeros(3), "win": np.zeros((2, 5))},
+        "weights": np.full((2, 3), 1 / 3),
+    }
 
 
 def test_a_well_formed_toy_declares():
     params, panels, live = _parts()
-    d = Declaration("toy", update=_update, params=params, panels=panels, live=LiveKernelRegression(**live))
+    d = Declaration(
+        "toy", update=_update, params=params, panels=panels, live=LiveKernelRegression(**live)
+    )
     assert d.live.spec()["kind"] == "kernel_regression"
 
 
-@pytest.mark.parametrize("change, match", [
-    ({"query": "h2"}, r"query 'h2' is not a Slider"),
-    ({"kernel": "h"}, r"kernel 'h' must be a Choice among"),
-    ({"bandwidth": "kernel"}, r"bandwidth 'kernel' must be a Slider of positive values"),
-    ({"weights": "fit"}, r"weights 'fit' is not a Heatmap panel"),
-    ({"marker": ("fit", "fit")}, r"marker \('fit', 'fit'\) must name an xy series of a Lines panel"),
-    ({"bars": ("w", "win")}, r"bars \('w', 'win'\) must name a series of a Lines panel"),
-    ({"x_train": [0.0, 1.0, 2.5]}, r"the bars panel 'w' must have x = x_train"),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"query": "h2"}, r"query 'h2' is not a Slider"),
+        ({"kernel": "h"}, r"kernel 'h' must be a Choice among"),
+        ({"bandwidth": "kernel"}, r"bandwidth 'kernel' must be a Slider of positive values"),
+        ({"weights": "fit"}, r"weights 'fit' is not a Heatmap panel"),
+        (
+            {"marker": ("fit", "fit")},
+            r"marker \('fit', 'fit'\) must name an xy series of a Lines panel",
+        ),
+        ({"bars": ("w", "win")}, r"bars \('w', 'win'\) must name a series of a Lines panel"),
+        ({"x_train": [0.0, 1.0, 2.5]}, r"the bars panel 'w' must have x = x_train"),
+    ],
+)
 def test_bad_live_kernel_declarations_say_what_is_wrong(change, match):
     params, panels, live = _parts()
-    with pytest.raises(ExplorerError, match=r"explorer 'toy' \(live kernel regression\): " + match):
-        Declaration("toy", update=_update, params=params, panels=panels, live=LiveKernelRegression(**{**live, **change}))
+    with pytest.raises(
+        ExplorerError, match=r"explorer 'toy' \(live kernel regression\): " + match
+    ):
+        Declaration(
+            "toy",
+            update=_update,
+            params=params,
+            panels=panels,
+            live=LiveKernelRegression(**{**live, **change}),
+        )
 
 
 def test_a_series_the_page_does_not_compute_or_axes_from_one_frame_are_errors():
     params, panels, live = _parts()
-    extra = Lines("w", x=[0.0, 1.0, 2.0], series=[Series("bars", style="bars"), Series("win", xy=True), "other"],
-                  xlim=(0, 2), ylim=(0, 1))
-    with pytest.raises(ExplorerError, match=r"series 'other' of panel 'w' changes, but the browser does not compute it"):
-        Declaration("toy", update=_update, params=params, panels=[panels[0], extra, panels[2]],
-                    live=LiveKernelRegression(**live))
-    loose = Lines("w", x=[0.0, 1.0, 2.0], series=[Series("bars", style="bars"), Series("win", xy=True)])
+    extra = Lines(
+        "w",
+        x=[0.0, 1.0, 2.0],
+        series=[Series("bars", style="bars"), Series("win", xy=True), "other"],
+        xlim=(0, 2),
+        ylim=(0, 1),
+    )
+    with pytest.raises(
+        ExplorerError,
+        match=r"series 'other' of panel 'w' changes, but the browser does not compute it",
+    ):
+        Declaration(
+            "toy",
+            update=_update,
+            params=params,
+            panels=[panels[0], extra, panels[2]],
+            live=LiveKernelRegression(**live),
+        )
+    loose = Lines(
+        "w", x=[0.0, 1.0, 2.0], series=[Series("bars", style="bars"), Series("win", xy=True)]
+    )
     with pytest.raises(ExplorerError, match=r"panel 'w' needs xlim and ylim"):
-        Declaration("toy", update=_update, params=params, panels=[panels[0], loose, panels[2]],
-                    live=LiveKernelRegression(**live))
-    with pytest.raises(ExplorerError, match=r"x_train and y_train must have shape \(n_train,\)"):
+        Declaration(
+            "toy",
+            update=_update,
+            params=params,
+            panels=[panels[0], loose, panels[2]],
+            live=LiveKernelRegression(**live),
+        )
+    with pytest.raises(
+        ExplorerError,
+        match=r"x_train and y_train must have shape "
+        r"\(n_train,\)",
+    ):
         LiveKernelRegression(**{**live, "y_train": [1.0]})
 
 
 def test_a_one_dimensional_handle_needs_only_its_x_range():
     params = [Slider("q", [0.0, 1.0, 2.0])]
-    d = Declaration("toy", update=lambda q: {"p": {"a": np.zeros(2)}}, params=params,
-                    panels=[Lines("p", x=[0.0, 1.0], series=["a"], xlim=(0, 2), handle=Handle("q", None))])
+    d = Declaration(
+        "toy",
+        update=lambda q: {"p": {"a": np.zeros(2)}},
+        params=params,
+        panels=[Lines("p", x=[0.0, 1.0], series=["a"], xlim=(0, 2), handle=Handle("q", None))],
+    )
     assert d.panels[0].handle.y is None
-    with pytest.raises(ExplorerError, match=r"control 'q': its values run from 0 to 2, outside panel 'p''s xlim"):
-        Declaration("toy", update=lambda q: {}, params=params,
-                    panels=[Lines("p", x=[0.0, 1.0], series=["a"], xlim=(0, 1), handle=Handle("q", None))])
+    with pytest.raises(
+        ExplorerError,
+        match=r"control 'q': its values run from 0 to 2, outside panel 'p''s "
+        r"xlim",
+    ):
+        Declaration(
+            "toy",
+            update=lambda q: {},
+            params=params,
+            panels=[Lines("p", x=[0.0, 1.0], series=["a"], xlim=(0, 1), handle=Handle("q", None))],
+        )

@@ -1,8 +1,10 @@
-"""Chapter 3's explorer on typed sentences, computed in the page (attnlib.live.LiveMasking).
+"""Chapter 3's explorer on typed sentences, computed in the page
+(attnlib.widgets.live_masking.LiveMasking).
 
 The page's numbers are compared with attnlib's in tests/browser/test_masking_explorer.py;
 here: the reference update against a masked softmax written in this file with plain torch,
 many sentences (empty, long, repeated words, non-ASCII), the Text field and the errors."""
+
 from __future__ import annotations
 
 import gzip
@@ -14,13 +16,17 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib.explorers import compute, masking_declaration, masking_explorer
-from attnlib.live import LiveMasking, fold, tokens, word_vector
+from attnlib.book.ch03_masked_softmax import masking_declaration, masking_explorer
+from attnlib.book.registry import compute
 from attnlib.widgets import Choice, Declaration, ExplorerError, Heatmap, Slider, Text
+from attnlib.widgets.live_masking import LiveMasking, fold, tokens, word_vector
 
 N, D = 6, 8
-WORDS = ("the cat sat on a mat Dive into Deep Learning <pad> é über ÜBER 東京 x The CAT a\u00a0b c\u3000d "
-         "\U0001F642 Σίσυφος ΣΊΣΥΦΟΣ ǅemal \u1c89").split(" ")
+WORDS = (
+    "the cat sat on a mat Dive into Deep Learning <pad> é über ÜBER 東京 x The CAT a\u00a0b "
+    "c\u3000d "
+    "\U0001f642 Σίσυφος ΣΊΣΥΦΟΣ ǅemal \u1c89"
+).split(" ")
 SPLIT = re.compile(r"[ \t\n\r\f\v]+")  # ASCII whitespace, written out here
 
 
@@ -30,17 +36,21 @@ def reference(text: str, masked: bool = True) -> tuple[list[str], np.ndarray]:
     toks = [t for t in SPLIT.split(text) if t][:N]
     padded = toks + ["<pad>"] * (N - len(toks))
     low = {c: c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
-    q = torch.tensor([word_vector("q " + "".join(low.get(c, c) for c in w), D) for w in padded],
-                     dtype=torch.float64)  # (N, D)
-    k = torch.tensor([word_vector("k " + "".join(low.get(c, c) for c in w), D) for w in padded],
-                     dtype=torch.float64)  # (N, D)
-    s = q @ k.T / D ** 0.5  # (N, N)
+    q = torch.tensor(
+        [word_vector("q " + "".join(low.get(c, c) for c in w), D) for w in padded],
+        dtype=torch.float64,
+    )  # (N, D)
+    k = torch.tensor(
+        [word_vector("k " + "".join(low.get(c, c) for c in w), D) for w in padded],
+        dtype=torch.float64,
+    )  # (N, D)
+    s = q @ k.T / D**0.5  # (N, N)
     w = torch.zeros(N, N, dtype=torch.float64)
     for i in range(N):
         if not masked:
             w[i] = torch.softmax(s[i], 0)
         elif i < len(toks):
-            w[i, :len(toks)] = torch.softmax(s[i, :len(toks)], 0)
+            w[i, : len(toks)] = torch.softmax(s[i, : len(toks)], 0)
     return padded, w.numpy()
 
 
@@ -52,8 +62,12 @@ def _sentences(n: int, seed: int = 0) -> list[str]:
 def test_nothing_is_precomputed_and_the_state_is_small():
     ex = masking_explorer()
     assert ex.frames == [] and ex.data == {}
-    assert ex.params == {"masking": "valid_lengths", "sentence_1": "Dive into Deep Learning",
-                         "sentence_2": "Learn to code", "sentence_3": "Hello world"}
+    assert ex.params == {
+        "masking": "valid_lengths",
+        "sentence_1": "Dive into Deep Learning",
+        "sentence_2": "Learn to code",
+        "sentence_3": "Hello world",
+    }
     assert [t["name"] for t in ex.spec["texts"]] == ["sentence_1", "sentence_2", "sentence_3"]
     assert ex.spec["live"]["kind"] == "masking" and ex.spec["live"]["max_tokens"] == N
     assert [p["col_labels"] for p in ex.spec["panels"]][2] == ["Hello", "world"] + ["<pad>"] * 4
@@ -62,13 +76,26 @@ def test_nothing_is_precomputed_and_the_state_is_small():
 
 @pytest.mark.parametrize("masking", ["valid_lengths", "none"])
 def test_compute_is_the_masked_softmax_of_the_typed_words(masking):
-    texts = _sentences(45, seed=1) + ["", "a a a", "one two three four five six seven eight", "  spaced\tout \f"]
+    texts = _sentences(45, seed=1) + [
+        "",
+        "a a a",
+        "one two three four five six seven eight",
+        "  spaced\tout \f",
+    ]
     for b in range(0, len(texts), 3):
-        chunk = (texts[b:b + 3] + ["", "", ""])[:3]
-        got = compute("masking", masking=masking, sentence_1=chunk[0], sentence_2=chunk[1], sentence_3=chunk[2])
+        chunk = (texts[b : b + 3] + ["", "", ""])[:3]
+        got = compute(
+            "masking",
+            masking=masking,
+            sentence_1=chunk[0],
+            sentence_2=chunk[1],
+            sentence_3=chunk[2],
+        )
         for j, text in enumerate(chunk):
             _, want = reference(text, masked=masking == "valid_lengths")
-            np.testing.assert_allclose(got[f"sentence_{j + 1}"], want, atol=1e-12, err_msg=repr(text))
+            np.testing.assert_allclose(
+                got[f"sentence_{j + 1}"], want, atol=1e-12, err_msg=repr(text)
+            )
 
 
 def test_many_sentences_keep_the_masking_invariants():
@@ -77,16 +104,21 @@ def test_many_sentences_keep_the_masking_invariants():
     decl = masking_declaration()
     live = decl.live
     for text in _sentences(300, seed=2) + ["", "x " * 20]:
-        (padded, w), = live.frame([text])
-        l = len(tokens(text, N))
+        ((padded, w),) = live.frame([text])
+        n_valid = len(tokens(text, N))
         assert np.isfinite(w).all() and (w >= 0).all()
-        np.testing.assert_allclose(w[:l].sum(1), 1, atol=1e-12)
-        assert np.all(w[:, l:] == 0) and np.all(w[l:] == 0), text
-        assert padded[l:] == ["<pad>"] * (N - l) and padded[:l] == [t for t in SPLIT.split(text) if t][:N]
-        for a in range(l):
-            for c in range(l):
-                if fold(padded[a]) == fold(padded[c]):
-                    np.testing.assert_array_equal(w[:l, a], w[:l, c])  # equal keys, equal weights
+        np.testing.assert_allclose(w[:n_valid].sum(1), 1, atol=1e-12)
+        assert np.all(w[:, n_valid:] == 0) and np.all(w[n_valid:] == 0), text
+        assert (
+            padded[n_valid:] == ["<pad>"] * (N - n_valid)
+            and padded[:n_valid] == [t for t in SPLIT.split(text) if t][:N]
+        )
+        for a in range(n_valid):
+            for c in range(n_valid):
+                if fold(padded[a]) == fold(padded[c]):  # equal keys, equal weights
+                    np.testing.assert_array_equal(
+                        w[:n_valid, a], w[:n_valid, c]
+                    )  # equal keys, equal weights
 
 
 def test_word_vectors_are_fixed_numbers_in_range():
@@ -94,13 +126,19 @@ def test_word_vectors_are_fixed_numbers_in_range():
     assert v == word_vector("q hello", 4) and v != word_vector("k hello", 4)
     assert all(-1 <= x < 1 for x in word_vector("q 東京", 64))
     # the first numbers of FNV-1a + mulberry32 for "q hello", as the page's wordVector gives them
-    np.testing.assert_allclose(v, [0.0921508427709341, 0.4192983112297952, -0.28458455950021744,
-                                   -0.39999232767149806], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        v,
+        [0.0921508427709341, 0.4192983112297952, -0.28458455950021744, -0.39999232767149806],
+        rtol=0,
+        atol=1e-15,
+    )
 
 
 def test_only_ascii_whitespace_splits_and_only_a_to_z_is_folded():
     assert tokens("a\u00a0b  c\u3000d\te", 6) == ["a\u00a0b", "c\u3000d", "e"]
-    assert fold("ÜBER The ΣΊΣΥΦΟΣ \u1c89") == "Über the ΣΊΣΥΦΟΣ \u1c89"  # the same in every Unicode version
+    assert (
+        fold("ÜBER The ΣΊΣΥΦΟΣ \u1c89") == "Über the ΣΊΣΥΦΟΣ \u1c89"
+    )  # the same in every Unicode version
     ex = masking_explorer()
     for bad, match in [("one\ntwo", "one line of text"), ("x\ud800", "no lone surrogates")]:
         with pytest.raises(ValueError, match=match):
@@ -128,25 +166,43 @@ def test_bad_text_and_masking_declarations_say_what_is_wrong():
         Text("s", 3)
     with pytest.raises(ExplorerError, match=r"Text 's': suggestions must be strings"):
         Text("s", "a", suggestions=["ok", 2])
-    with pytest.raises(ExplorerError, match=r"Text 's': max_length must be a positive int holding the default"):
+    with pytest.raises(
+        ExplorerError, match=r"Text 's': max_length must be a positive int holding the default"
+    ):
         Text("s", "abc", max_length=2)
     upd = lambda **p: {"w": np.zeros((N, N))}  # noqa: E731
     with pytest.raises(ExplorerError, match=r"explorer 'toy': Text fields need live="):
         Declaration("toy", update=upd, params=[], texts=[Text("s", "a")], panels=[Heatmap("w")])
-    good = dict(texts=[Text("s", "a b")], params=[Choice("m", ["on", "off"])], panels=[Heatmap("w")])
+    good = dict(
+        texts=[Text("s", "a b")], params=[Choice("m", ["on", "off"])], panels=[Heatmap("w")]
+    )
     Declaration("toy", update=upd, **good, live=LiveMasking(("s",), ("w",), masking="m"))
-    for live, match in [(LiveMasking(("t",), ("w",)), r"sentence 't' is not a Text field"),
-                        (LiveMasking(("s",), ("v",)), r"weights 'v' is not a Heatmap panel"),
-                        (LiveMasking(("s",), ("w",), masking="x"), r"masking 'x' must be a Choice of two options")]:
+    for live, match in [
+        (LiveMasking(("t",), ("w",)), r"sentence 't' is not a Text field"),
+        (LiveMasking(("s",), ("v",)), r"weights 'v' is not a Heatmap panel"),
+        (
+            LiveMasking(("s",), ("w",), masking="x"),
+            r"masking 'x' must be a Choice of two "
+            r"options",
+        ),
+    ]:
         with pytest.raises(ExplorerError, match=r"explorer 'toy' \(live masking\): " + match):
             Declaration("toy", update=upd, **good, live=live)
-    with pytest.raises(ExplorerError, match=r"one weights heatmap per sentence; got 2 sentences and 1"):
+    with pytest.raises(
+        ExplorerError, match=r"one weights heatmap per sentence; got 2 sentences and 1"
+    ):
         LiveMasking(("a", "b"), ("w",))
     with pytest.raises(ExplorerError, match=r"max_tokens must be a positive int"):
         LiveMasking(("a",), ("w",), max_tokens=0)
     with pytest.raises(ExplorerError, match=r"parameter names must be distinct"):
-        Declaration("toy", update=upd, texts=[Text("m", "a")], params=[Slider("m", [1])], panels=[Heatmap("w")],
-                    live=LiveMasking(("m",), ("w",)))
+        Declaration(
+            "toy",
+            update=upd,
+            texts=[Text("m", "a")],
+            params=[Slider("m", [1])],
+            panels=[Heatmap("w")],
+            live=LiveMasking(("m",), ("w",)),
+        )
 
 
 @pytest.mark.browser
@@ -166,10 +222,16 @@ def test_the_kernel_and_the_page_share_the_typed_text(chromium):
         page.fill('input[data-param="sentence_1"]', "the cat sat")
         assert page.evaluate("() => window.attnModel.get('texts').sentence_1") == "the cat sat"
         assert page.evaluate("() => window.attnSaves()") >= 1
-        page.evaluate("() => window.attnModel.set('texts', {sentence_1: 'the cat sat', sentence_2: 'a a a', "
-                      "sentence_3: 'Hello world'})")
+        page.evaluate(
+            "() => window.attnModel.set('texts', {sentence_1: 'the cat sat', sentence_2: 'a "
+            "a a', "
+            "sentence_3: 'Hello world'})"
+        )
         assert page.input_value('input[data-param="sentence_2"]') == "a a a"
-        w = page.evaluate("() => [...document.querySelectorAll('svg.attn-heatmap')].map((s) => Array.from(s.attnValues))")
+        w = page.evaluate(
+            "() => [...document.querySelectorAll('svg.attn-heatmap')].map((s) => "
+            "Array.from(s.attnValues))"
+        )
         want = compute("masking", sentence_1="the cat sat", sentence_2="a a a")
         for b in range(3):
             np.testing.assert_allclose(w[b], want[f"sentence_{b + 1}"].reshape(-1), atol=1e-9)

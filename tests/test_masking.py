@@ -1,4 +1,5 @@
 """masked_softmax and valid_lens_to_mask: values, dtypes, gradients, bad input."""
+
 import math
 
 import pytest
@@ -67,8 +68,9 @@ def test_matches_row_by_row_reference(kind):
         mask = torch.rand(1, 4, 5, generator=g) > 0.3  # broadcast over the batch
         lens = torch.tensor([[5, 4, 0, 2], [1, 1, 1, 1], [3, 5, 2, 4]])
     got = masked_softmax(X, lens, mask=mask)
-    torch.testing.assert_close(got, reference_masked_softmax(X, lens, mask), rtol=1e-12,
-                               atol=1e-12)
+    torch.testing.assert_close(
+        got, reference_masked_softmax(X, lens, mask), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_no_mask_is_plain_softmax():
@@ -111,12 +113,14 @@ def test_value_of_masked_scores_does_not_matter():
     junk = X.clone()
     for b in range(2):
         for i in range(3):
-            junk[b, i, int(lens[b, i]):] = 1e30  # huge but finite garbage in the padding
+            junk[b, i, int(lens[b, i]) :] = 1e30  # huge but finite garbage in the padding
     torch.testing.assert_close(masked_softmax(junk, lens), masked_softmax(X, lens))
 
 
-@pytest.mark.parametrize("lens", [None, torch.tensor([2, 0]), torch.tensor([[1, 3], [0, 2]]),
-                                  torch.tensor([[1, 3], [2, 2]])])
+@pytest.mark.parametrize(
+    "lens",
+    [None, torch.tensor([2, 0]), torch.tensor([[1, 3], [0, 2]]), torch.tensor([[1, 3], [2, 2]])],
+)
 @pytest.mark.parametrize("use_mask", [False, True])
 def test_input_not_mutated(lens, use_mask):
     X = torch.randn(2, 2, 3, generator=_gen(6))
@@ -139,8 +143,13 @@ def test_list_valid_lens_accepted():
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("kind", ["1d", "2d_full", "2d_empty", "mask"])
 def test_dtype_matrix_large_scores(dtype, kind):
-    X = torch.tensor([[[1e4, -1e4, 0.0, 5.0], [-1e4, -1e4, -1e4, -1e4]],
-                      [[3.0, 1e4, -1e4, 2.0], [1e4, 1e4, -1e4, 0.0]]], dtype=dtype)
+    X = torch.tensor(
+        [
+            [[1e4, -1e4, 0.0, 5.0], [-1e4, -1e4, -1e4, -1e4]],
+            [[3.0, 1e4, -1e4, 2.0], [1e4, 1e4, -1e4, 0.0]],
+        ],
+        dtype=dtype,
+    )
     lens = mask = None
     if kind == "1d":
         lens = torch.tensor([3, 0])
@@ -149,8 +158,12 @@ def test_dtype_matrix_large_scores(dtype, kind):
     elif kind == "2d_empty":
         lens = torch.tensor([[0, 4], [3, 0]])
     else:
-        mask = torch.tensor([[[True, True, False, False], [False] * 4],
-                             [[False, True, True, True], [True, True, False, False]]])
+        mask = torch.tensor(
+            [
+                [[True, True, False, False], [False] * 4],
+                [[False, True, True, True], [True, True, False, False]],
+            ]
+        )
     w = masked_softmax(X, lens, mask=mask)
     assert w.dtype == dtype
     assert torch.isfinite(w).all(), w
@@ -166,8 +179,15 @@ def test_dtype_matrix_large_scores(dtype, kind):
 
 
 # --------------------------------------------------------------------------- gradients
-@pytest.mark.parametrize("lens", [torch.tensor([1, 3]), torch.tensor([[1, 2, 3], [4, 1, 2]]),
-                                  torch.tensor([[0, 2, 3], [4, 0, 2]]), torch.tensor([0, 2])])
+@pytest.mark.parametrize(
+    "lens",
+    [
+        torch.tensor([1, 3]),
+        torch.tensor([[1, 2, 3], [4, 1, 2]]),
+        torch.tensor([[0, 2, 3], [4, 0, 2]]),
+        torch.tensor([0, 2]),
+    ],
+)
 def test_gradcheck(lens):
     X = torch.randn(2, 3, 4, generator=_gen(8), dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda x: masked_softmax(x, lens), (X,))
@@ -192,11 +212,14 @@ def test_leaf_requiring_grad_and_masked_gradient_zero(dtype):
 
 
 # --------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("X, exc, words", [
-    ([[[1.0]]], TypeError, ["X", "torch.Tensor", "list"]),
-    (torch.ones(2, 3, dtype=torch.float32), ValueError, ["X", "3 dimensions", "(2, 3)"]),
-    (torch.ones(1, 2, 3, dtype=torch.int64), TypeError, ["X", "floating", "torch.int64"]),
-])
+@pytest.mark.parametrize(
+    "X, exc, words",
+    [
+        ([[[1.0]]], TypeError, ["X", "torch.Tensor", "list"]),
+        (torch.ones(2, 3, dtype=torch.float32), ValueError, ["X", "3 dimensions", "(2, 3)"]),
+        (torch.ones(1, 2, 3, dtype=torch.int64), TypeError, ["X", "floating", "torch.int64"]),
+    ],
+)
 def test_bad_X(X, exc, words):
     with pytest.raises(exc) as info:
         masked_softmax(X)
@@ -204,18 +227,21 @@ def test_bad_X(X, exc, words):
         assert w in str(info.value)
 
 
-@pytest.mark.parametrize("lens, exc, words", [
-    (torch.tensor([1.5, 2.0]), ValueError, ["valid_lens", "whole numbers", "1.5"]),
-    (torch.tensor([1.0, float("nan")]), ValueError, ["valid_lens", "whole numbers", "nan"]),
-    (torch.tensor([1 + 0j, 2 + 0j]), TypeError, ["valid_lens", "integer", "complex"]),
-    (torch.tensor([True, False]), TypeError, ["valid_lens", "torch.bool", "mask="]),
-    (torch.tensor([1, -1]), ValueError, ["valid_lens", ">= 0", "-1"]),
-    (torch.tensor([1, 4]), ValueError, ["valid_lens", "n_keys = 3", "4"]),
-    (torch.tensor([1, 2, 3]), ValueError, ["valid_lens", "(2,)", "(3,)"]),
-    (torch.tensor([[1, 2, 3], [1, 1, 1]]), ValueError, ["valid_lens", "(2, 2)", "(2, 3)"]),
-    (torch.ones(2, 2, 1, dtype=torch.int64), ValueError, ["valid_lens", "(2, 2, 1)"]),
-    ("2", TypeError, ["valid_lens", "str"]),
-])
+@pytest.mark.parametrize(
+    "lens, exc, words",
+    [
+        (torch.tensor([1.5, 2.0]), ValueError, ["valid_lens", "whole numbers", "1.5"]),
+        (torch.tensor([1.0, float("nan")]), ValueError, ["valid_lens", "whole numbers", "nan"]),
+        (torch.tensor([1 + 0j, 2 + 0j]), TypeError, ["valid_lens", "integer", "complex"]),
+        (torch.tensor([True, False]), TypeError, ["valid_lens", "torch.bool", "mask="]),
+        (torch.tensor([1, -1]), ValueError, ["valid_lens", ">= 0", "-1"]),
+        (torch.tensor([1, 4]), ValueError, ["valid_lens", "n_keys = 3", "4"]),
+        (torch.tensor([1, 2, 3]), ValueError, ["valid_lens", "(2,)", "(3,)"]),
+        (torch.tensor([[1, 2, 3], [1, 1, 1]]), ValueError, ["valid_lens", "(2, 2)", "(2, 3)"]),
+        (torch.ones(2, 2, 1, dtype=torch.int64), ValueError, ["valid_lens", "(2, 2, 1)"]),
+        ("2", TypeError, ["valid_lens", "str"]),
+    ],
+)
 def test_bad_valid_lens(lens, exc, words):
     X = torch.zeros(2, 2, 3)
     with pytest.raises(exc) as info:
@@ -224,11 +250,14 @@ def test_bad_valid_lens(lens, exc, words):
         assert w in str(info.value), (w, str(info.value))
 
 
-@pytest.mark.parametrize("mask, exc, words", [
-    (torch.ones(2, 2, 3), TypeError, ["mask", "boolean", "torch.float32"]),
-    (torch.ones(2, 2, 4, dtype=torch.bool), ValueError, ["mask", "(2, 2, 3)", "(2, 2, 4)"]),
-    (torch.ones(1, 2, 2, 3, dtype=torch.bool), ValueError, ["mask", "(1, 2, 2, 3)"]),
-])
+@pytest.mark.parametrize(
+    "mask, exc, words",
+    [
+        (torch.ones(2, 2, 3), TypeError, ["mask", "boolean", "torch.float32"]),
+        (torch.ones(2, 2, 4, dtype=torch.bool), ValueError, ["mask", "(2, 2, 3)", "(2, 2, 4)"]),
+        (torch.ones(1, 2, 2, 3, dtype=torch.bool), ValueError, ["mask", "(1, 2, 2, 3)"]),
+    ],
+)
 def test_bad_mask(mask, exc, words):
     with pytest.raises(exc) as info:
         masked_softmax(torch.zeros(2, 2, 3), mask=mask)
@@ -246,9 +275,11 @@ def test_bad_valid_lens_to_mask():
     with pytest.raises(TypeError, match="valid_lens.*None"):
         valid_lens_to_mask(None, n_queries=1, n_keys=3)
     import numpy as np
-    assert valid_lens_to_mask(np.array([1, 3]), 1, 3).tolist() == [[[True, False, False]], [[True, True, True]]]
 
-
+    assert valid_lens_to_mask(np.array([1, 3]), 1, 3).tolist() == [
+        [[True, False, False]],
+        [[True, True, True]],
+    ]
 
 
 def test_no_magic_fill_constants_in_code():
@@ -257,9 +288,15 @@ def test_no_magic_fill_constants_in_code():
     import inspect
 
     import attnlib.masking as m
+
     tree = ast.parse(inspect.getsource(m))
-    literals = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
-                and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)]
+    literals = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ]
     assert literals, "the scan found no numeric literal at all"
     big = [v for v in literals if math.isfinite(v) and abs(v) >= 1e4]
     assert big == [], big

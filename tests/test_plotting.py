@@ -1,4 +1,5 @@
 """Tests for attnlib.plotting: pyplot-managed figures (as d2l), data drawn unchanged."""
+
 from __future__ import annotations
 
 import copy
@@ -45,9 +46,11 @@ def test_heatmap_grid_axes_labels_titles():
     assert isinstance(fig, Figure)
     panels = _panels(fig)
     assert len(panels) == 6 and len(fig.axes) == 7  # six panels + colour bar
+    # several panels a row: the x label once under them (one per panel would collide)
+    assert fig.get_supxlabel() == "keys"
     for k, ax in enumerate(panels):
         i, j = divmod(k, 3)
-        assert ax.get_xlabel() == ("keys" if i == 1 else "")
+        assert ax.get_xlabel() == ""
         assert ax.get_ylabel() == ("queries" if j == 0 else "")
         assert ax.get_title() == "abc"[j]
     (cbar,) = _colorbar_axes(fig)
@@ -86,8 +89,13 @@ def test_heatmap_large_matrix_gets_integer_ticks():
 
 def test_heatmap_tick_labels_name_keys_and_queries():
     words = ["Hello", "world", "<pad>", "<pad>"]
-    fig = show_heatmaps(torch.rand(2, 3, 4, generator=_gen(9)), "keys", "queries",
-                        xticklabels=words, yticklabels=["q0", "q1", "q2"])
+    fig = show_heatmaps(
+        torch.rand(2, 3, 4, generator=_gen(9)),
+        "keys",
+        "queries",
+        xticklabels=words,
+        yticklabels=["q0", "q1", "q2"],
+    )
     panels = _panels(fig)
     for ax in panels:  # one row of panels: every one shows the key names
         assert [t.get_text() for t in ax.get_xticklabels()] == words
@@ -107,16 +115,20 @@ def test_heatmap_promotes_2d_and_3d(shape, n_panels):
     flat = data.reshape(-1, 3, 4)  # (rows * cols, n_queries, n_keys)
     for k, ax in enumerate(panels):
         np.testing.assert_allclose(ax.images[0].get_array(), flat[k].numpy())
-    if len(shape) == 3:  # one row of panels: every panel gets the x label
-        assert all(ax.get_xlabel() == "keys" for ax in panels)
+    if len(shape) == 3:  # one row of panels: one x label under the row, one y label
+        assert fig.get_supxlabel() == "keys" and all(ax.get_xlabel() == "" for ax in panels)
         assert [ax.get_ylabel() for ax in panels] == ["queries"] + [""] * (n_panels - 1)
+    if n_panels == 1:
+        assert panels[0].get_xlabel() == "keys"
 
 
 def test_heatmap_accepts_grad_tensor_and_numpy():
     x = torch.rand(1, 2, 3, 3, generator=_gen(4), requires_grad=True)
     weights = torch.softmax(x, dim=-1)  # non-leaf, requires grad
     fig = show_heatmaps(weights, "keys", "queries")
-    np.testing.assert_allclose(_panels(fig)[1].images[0].get_array(), weights[0, 1].detach().numpy())
+    np.testing.assert_allclose(
+        _panels(fig)[1].images[0].get_array(), weights[0, 1].detach().numpy()
+    )
     fig2 = show_heatmaps(x, "keys", "queries")  # leaf that requires grad
     assert len(_panels(fig2)) == 2
     assert x.grad is None and x.requires_grad
@@ -153,19 +165,39 @@ def test_heatmap_figsize_and_text_repr():
 @pytest.mark.parametrize(
     "kwargs, exc, words",
     [
-        (dict(matrices=torch.rand(5)), ValueError, ["matrices", "(5,)", "(rows, cols, n_queries, n_keys)"]),
+        (
+            dict(matrices=torch.rand(5)),
+            ValueError,
+            ["matrices", "(5,)", "(rows, cols, n_queries, n_keys)"],
+        ),
         (dict(matrices=torch.rand(1, 1, 1, 2, 2)), ValueError, ["matrices", "(1, 1, 1, 2, 2)"]),
         (dict(matrices="weights"), TypeError, ["matrices", "str"]),
         (dict(matrices=None), TypeError, ["matrices"]),
         (dict(matrices=torch.zeros(2, 0)), ValueError, ["matrices", "empty"]),
-        (dict(matrices=torch.tensor([[0.5, float("nan")]])), ValueError, ["matrices", "NaN", "(0, 0, 0, 1)"]),
-        (dict(matrices=torch.rand(2, 3, 2, 2), titles=["a", "b"]), ValueError, ["titles", "expected 3", "got 2", "(2, 3, 2, 2)"]),
+        (
+            dict(matrices=torch.tensor([[0.5, float("nan")]])),
+            ValueError,
+            ["matrices", "NaN", "(0, 0, 0, 1)"],
+        ),
+        (
+            dict(matrices=torch.rand(2, 3, 2, 2), titles=["a", "b"]),
+            ValueError,
+            ["titles", "expected 3", "got 2", "(2, 3, 2, 2)"],
+        ),
         (dict(matrices=torch.rand(2, 2), titles="ab"), TypeError, ["titles"]),
         (dict(matrices=torch.rand(2, 2), xlabel=3), TypeError, ["xlabel"]),
         (dict(matrices=torch.rand(2, 2), vmin=1.0, vmax=0.0), ValueError, ["vmax", "vmin"]),
         (dict(matrices=torch.rand(2, 2), figsize=(2,)), ValueError, ["figsize"]),
-        (dict(matrices=torch.rand(2, 2, dtype=torch.complex64)), TypeError, ["matrices", "complex"]),
-        (dict(matrices=torch.rand(2, 3), xticklabels=["a", "b"]), ValueError, ["xticklabels", "expected 3", "got 2"]),
+        (
+            dict(matrices=torch.rand(2, 2, dtype=torch.complex64)),
+            TypeError,
+            ["matrices", "complex"],
+        ),
+        (
+            dict(matrices=torch.rand(2, 3), xticklabels=["a", "b"]),
+            ValueError,
+            ["xticklabels", "expected 3", "got 2"],
+        ),
         (dict(matrices=torch.rand(2, 3), yticklabels="ab"), TypeError, ["yticklabels"]),
     ],
 )
@@ -186,7 +218,9 @@ def _line_styles(ax):
 def test_plot_lines_labels_data_and_distinct_styles():
     x = torch.linspace(0.1, 2, 20)
     ys = {"linear": x, "square": x**2, "cube": x**3, "own x": (x[:5], -x[:5])}
-    fig = plot_lines(x, ys, xlabel="d", ylabel="variance", title="t", scatter=(x, x, "measured"), logy=True)
+    fig = plot_lines(
+        x, ys, xlabel="d", ylabel="variance", title="t", scatter=(x, x, "measured"), logy=True
+    )
     (ax,) = fig.axes
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("d", "variance", "t")
     assert ax.get_yscale() == "log" and ax.get_xscale() == "linear"
@@ -220,7 +254,9 @@ def test_plot_regression_draws_points_truth_and_fits():
     fig = plot_regression(x_train, y_train, x_query, fits, truth=torch.sin(x_query), title="fit")
     (ax,) = fig.axes
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("x", "y", "fit")
-    np.testing.assert_allclose(ax.collections[0].get_offsets(), np.stack([x_train, y_train], 1), rtol=1e-6)
+    np.testing.assert_allclose(
+        ax.collections[0].get_offsets(), np.stack([x_train, y_train], 1), rtol=1e-6
+    )
     lines = ax.get_lines()
     assert [line.get_label() for line in lines] == ["truth", "gaussian", "boxcar"]
     assert to_hex(lines[0].get_color()) == "#000000" and lines[0].get_linestyle() == "--"
@@ -235,7 +271,10 @@ def test_plot_regression_draws_points_truth_and_fits():
 
 def test_plot_histograms_shared_bins_and_legend_order():
     g = _gen(6)
-    samples = {"q·k": torch.randn(500, generator=g) * 8, "q·k/√d": torch.randn(2, 250, generator=g)}
+    samples = {
+        "q·k": torch.randn(500, generator=g) * 8,
+        "q·k/√d": torch.randn(2, 250, generator=g),
+    }
     fig = plot_histograms(samples, xlabel="score", bins=25, title="h")
     (ax,) = fig.axes
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("score", "count", "h")
@@ -260,7 +299,9 @@ def test_plot_kernels_one_panel_per_kernel():
     assert [ax.get_title() for ax in fig.axes] == ["boxcar", "triangular"]
     assert [ax.get_ylabel() for ax in fig.axes] == ["K(u)", ""]
     assert all(ax.get_xlabel() == "u" for ax in fig.axes)
-    np.testing.assert_allclose(fig.axes[1].get_lines()[0].get_ydata(), values["triangular"].numpy())
+    np.testing.assert_allclose(
+        fig.axes[1].get_lines()[0].get_ydata(), values["triangular"].numpy()
+    )
     with pytest.raises(ValueError, match=r"values\['boxcar'\].*\(41,\)"):
         plot_kernels(u, {"boxcar": u[:3]})
 
@@ -296,10 +337,12 @@ def test_importing_attnlib_loads_no_matplotlib():
     import subprocess
     import sys
 
-    code = ("import sys, attnlib\n"
-            "assert 'matplotlib' not in sys.modules, 'import attnlib loaded matplotlib'\n"
-            "attnlib.show_heatmaps  # lazily available\n"
-            "assert 'matplotlib' in sys.modules\n")
+    code = (
+        "import sys, attnlib\n"
+        "assert 'matplotlib' not in sys.modules, 'import attnlib loaded matplotlib'\n"
+        "attnlib.show_heatmaps  # lazily available\n"
+        "assert 'matplotlib' in sys.modules\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -309,9 +352,12 @@ def test_notebook_shows_figures_like_d2l():
     from nbclient import NotebookClient
 
     cells = [
-        "import torch, attnlib\nattnlib.show_heatmaps(torch.eye(3).reshape(1, 1, 3, 3), 'keys', 'queries');",
-        "for i in range(3):\n    attnlib.show_heatmaps(torch.eye(3).reshape(1, 1, 3, 3), 'keys', 'queries')",
-        "from attnlib.plotting import plot_lines\nfig = plot_lines(torch.arange(3.0), {'a': torch.arange(3.0)}, xlabel='x', ylabel='y')\nx = 1",
+        "import torch, attnlib\nattnlib.show_heatmaps(torch.eye(3).reshape(1, 1, 3, 3), "
+        "'keys', 'queries');",
+        "for i in range(3):\n    attnlib.show_heatmaps(torch.eye(3).reshape(1, 1, 3, 3), "
+        "'keys', 'queries')",
+        "from attnlib.plotting import plot_lines\nfig = plot_lines(torch.arange(3.0), {'a': "
+        "torch.arange(3.0)}, xlabel='x', ylabel='y')\nx = 1",
         "import matplotlib.pyplot as plt\nplt.get_fignums()",  # the inline backend closed them
     ]
     nb = nbformat.v4.new_notebook()

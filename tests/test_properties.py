@@ -3,6 +3,7 @@
 Examples are derived from small integers drawn by hypothesis (shapes, a seed), so each
 example is cheap; ``derandomize=True`` makes every run draw the same examples.
 """
+
 import math
 
 import torch
@@ -35,8 +36,11 @@ def _case(shape, seed, lens_kind, scale=1.0):
         lens = torch.randint(0, nk + 1, (b,), generator=g)
     else:
         lens = torch.randint(0, nk + 1, (b, nq), generator=g)
-    keep = (torch.ones(b, nq, nk, dtype=torch.bool) if lens is None
-            else valid_lens_to_mask(lens, nq, nk))
+    keep = (
+        torch.ones(b, nq, nk, dtype=torch.bool)
+        if lens is None
+        else valid_lens_to_mask(lens, nq, nk)
+    )
     return X, lens, keep, g
 
 
@@ -68,8 +72,9 @@ def test_masked_weights_exactly_zero(shape, seed, lens_kind, scale):
 def test_adding_a_constant_to_a_row_changes_nothing(shape, seed, lens_kind, shift):
     X, lens, _, g = _case(shape, seed, lens_kind)
     shifts = torch.randn(X.shape[0], X.shape[1], 1, generator=g, dtype=torch.float64) * shift
-    torch.testing.assert_close(masked_softmax(X + shifts, lens), masked_softmax(X, lens),
-                               rtol=1e-9, atol=1e-12)
+    torch.testing.assert_close(
+        masked_softmax(X + shifts, lens), masked_softmax(X, lens), rtol=1e-9, atol=1e-12
+    )
 
 
 @SETTINGS
@@ -105,9 +110,13 @@ def test_gaussian_equals_dot_product_for_equal_norm_keys(shape, seed, d, norm):
 
 
 @SETTINGS
-@given(st.integers(1, 30), st.integers(1, 12), seeds,
-       st.sampled_from(["gaussian", "boxcar", "constant", "epanechnikov", "triangular"]),
-       st.sampled_from([1e-3, 0.05, 0.3, 2.0]))
+@given(
+    st.integers(1, 30),
+    st.integers(1, 12),
+    seeds,
+    st.sampled_from(["gaussian", "boxcar", "constant", "epanechnikov", "triangular"]),
+    st.sampled_from([1e-3, 0.05, 0.3, 2.0]),
+)
 def test_nadaraya_watson_weights_are_a_distribution(n_train, n_query, seed, kernel, bw):
     g = torch.Generator().manual_seed(seed)
     x_train = torch.rand(n_train, generator=g) * 5

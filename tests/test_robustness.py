@@ -3,6 +3,7 @@
 Each test names the defect it covers; each failed before its fix. Expected values are
 computed independently (float64 loops, direct formulas), not with attnlib.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,10 +13,18 @@ import pytest
 import torch
 
 import attnlib
-from attnlib import (AdditiveAttention, DotProductAttention, NadarayaWatson,
-                     dot_product_attention, dot_product_scores, gaussian_scores,
-                     masked_softmax, nadaraya_watson)
-from attnlib.exercises import check_kernel, check_scores
+from attnlib import (
+    AdditiveAttention,
+    DotProductAttention,
+    NadarayaWatson,
+    dot_product_attention,
+    dot_product_scores,
+    gaussian_scores,
+    masked_softmax,
+    nadaraya_watson,
+)
+from attnlib.book.ch02_attention_pooling import check_kernel
+from attnlib.book.ch04_additive_attention import check_scores
 from attnlib.scoring import additive_scores
 from attnlib.widgets import ExplorerError, encode_frames
 
@@ -38,13 +47,16 @@ def _reference_softmax(X, lens):
 
 
 # ----------------------------------------------------------------- empty sizes
-@pytest.mark.parametrize("shape, lens", [
-    ((0, 3, 4), torch.zeros(0, dtype=torch.int64)),          # empty batch, 1-D lengths
-    ((0, 3, 4), torch.zeros(0, 3, dtype=torch.int64)),       # empty batch, 2-D lengths
-    ((2, 0, 4), torch.tensor([1, 2])),                       # zero queries
-    ((2, 0, 4), torch.zeros(2, 0, dtype=torch.int64)),       # zero queries, 2-D
-    ((2, 3, 0), torch.tensor([0, 0])),                       # zero keys
-])
+@pytest.mark.parametrize(
+    "shape, lens",
+    [
+        ((0, 3, 4), torch.zeros(0, dtype=torch.int64)),  # empty batch, 1-D lengths
+        ((0, 3, 4), torch.zeros(0, 3, dtype=torch.int64)),  # empty batch, 2-D lengths
+        ((2, 0, 4), torch.tensor([1, 2])),  # zero queries
+        ((2, 0, 4), torch.zeros(2, 0, dtype=torch.int64)),  # zero queries, 2-D
+        ((2, 3, 0), torch.tensor([0, 0])),  # zero keys
+    ],
+)
 def test_empty_sizes_with_valid_lens(shape, lens):
     # defect: TypeError ('>' between NoneType and int) in masked_softmax
     out = masked_softmax(torch.zeros(shape), lens)
@@ -59,8 +71,9 @@ def test_empty_batch_through_every_attention():
     assert DotProductAttention()(q, k, v, lens).shape == (0, 2, 5)
     attn = AdditiveAttention(8, 0.0)
     assert attn(q, k, v, lens).shape == (0, 2, 5)
-    assert attn(torch.zeros(2, 0, 3), torch.zeros(2, 4, 3), torch.zeros(2, 4, 5),
-                torch.tensor([1, 4])).shape == (2, 0, 5)
+    assert attn(
+        torch.zeros(2, 0, 3), torch.zeros(2, 4, 3), torch.zeros(2, 4, 5), torch.tensor([1, 4])
+    ).shape == (2, 0, 5)
 
 
 # ----------------------------------------------------------------- dtypes of lengths
@@ -77,8 +90,12 @@ def test_float_valid_lens_holding_whole_numbers_are_accepted():
     # d2l's BERT passes float32 valid_lens
     X = torch.randn(2, 3, 4, generator=_gen(2))
     lens = torch.tensor([2.0, 4.0])
-    torch.testing.assert_close(masked_softmax(X, lens).double(),
-                               _reference_softmax(X, torch.tensor([2, 4])), atol=1e-6, rtol=0)
+    torch.testing.assert_close(
+        masked_softmax(X, lens).double(),
+        _reference_softmax(X, torch.tensor([2, 4])),
+        atol=1e-6,
+        rtol=0,
+    )
     with pytest.raises(ValueError, match=r"valid_lens.*whole numbers.*2\.5"):
         masked_softmax(X, torch.tensor([2.5, 4.0]))
     with pytest.raises(ValueError, match=r"valid_lens.*whole numbers.*inf"):
@@ -98,7 +115,9 @@ def test_numpy_valid_lens_are_accepted_like_lists():
 # ----------------------------------------------------------------- scores
 def test_zero_feature_size_is_a_clear_error():
     # defect: ZeroDivisionError in dot_product_scores
-    with pytest.raises(ValueError, match=r"dot_product_scores: .*feature size d >= 1.*\(2, 3, 0\)"):
+    with pytest.raises(
+        ValueError, match=r"dot_product_scores: .*feature size d >= 1.*\(2, 3, 0\)"
+    ):
         dot_product_scores(torch.zeros(2, 3, 0), torch.zeros(2, 4, 0))
     with pytest.raises(ValueError, match=r"dot_product_attention: .*d >= 1"):
         dot_product_attention(torch.zeros(1, 1, 0), torch.zeros(1, 2, 0), torch.zeros(1, 2, 3))
@@ -106,7 +125,7 @@ def test_zero_feature_size_is_a_clear_error():
 
 def _gaussian_reference(q, k, sigma):
     diff = q.double()[:, :, None, :] - k.double()[:, None, :, :]  # (b, nq, nk, d)
-    return -(diff ** 2).sum(-1) / (2 * sigma ** 2)
+    return -(diff**2).sum(-1) / (2 * sigma**2)
 
 
 def test_gaussian_scores_float16_near_100_is_finite_and_accurate():
@@ -138,8 +157,9 @@ def test_additive_blocked_backward_matches_broadcast_gradients():
     W_k = torch.randn(5, 4, dtype=torch.float64, generator=g, requires_grad=True)
     w_v = torch.randn(5, dtype=torch.float64, generator=g, requires_grad=True)
     assert torch.autograd.gradcheck(
-        lambda *a: additive_scores(*a, max_block_elements=30), (q, k, W_q, W_k, w_v))
-    broadcast = (torch.tanh((q @ W_q.T)[:, :, None] + (k @ W_k.T)[:, None]) @ w_v)
+        lambda *a: additive_scores(*a, max_block_elements=30), (q, k, W_q, W_k, w_v)
+    )
+    broadcast = torch.tanh((q @ W_q.T)[:, :, None] + (k @ W_k.T)[:, None]) @ w_v
     blocked = additive_scores(q, k, W_q, W_k, w_v, max_block_elements=30)
     grads_b = torch.autograd.grad(broadcast.sin().sum(), (q, k, W_q, W_k, w_v))
     grads_o = torch.autograd.grad(blocked.sin().sum(), (q, k, W_q, W_k, w_v))
@@ -168,8 +188,9 @@ def test_additive_training_keeps_no_block_alive_for_backward():
 
 
 # ----------------------------------------------------------------- kernel regression
-@pytest.mark.parametrize("dtype, bandwidth", [(torch.float32, 1e-50), (torch.float16, 1e-8),
-                                              (torch.float64, 1e-320)])
+@pytest.mark.parametrize(
+    "dtype, bandwidth", [(torch.float32, 1e-50), (torch.float16, 1e-8), (torch.float64, 1e-320)]
+)
 def test_nadaraya_watson_underflowing_bandwidth_gives_nearest_point(dtype, bandwidth):
     # defect: NaN weights when the bandwidth underflows in the data's dtype
     x = torch.tensor([0.0, 1.0, 2.0], dtype=dtype)
@@ -196,7 +217,7 @@ def test_nadaraya_watson_piecewise_constant_kernel_gives_zero_gradient(kernel):
 def test_checkers_reject_complex_answers():
     # defect: the imaginary part was silently dropped
     def gauss(u):
-        return torch.exp(-u ** 2 / 2) / math.sqrt(2 * math.pi) + 0j
+        return torch.exp(-(u**2) / 2) / math.sqrt(2 * math.pi) + 0j
 
     result = check_kernel(gauss, "gaussian")
     assert not result.ok and "complex" in result.message
@@ -211,7 +232,9 @@ def test_checkers_reject_complex_answers():
 def test_explorer_encoding_error_names_the_panel_and_a_fix():
     # defect: "encoding error 0.000116 exceeds 0.0001", naming neither panel nor fix
     values = np.array([[0.0, 0.5], [1e6, 3.0]])
-    with pytest.raises(ExplorerError, match=r"explorer 'x', panel 'loss'.*range of 1e\+06.*Fix: rescale"):
+    with pytest.raises(
+        ExplorerError, match=r"explorer 'x', panel 'loss'.*range of 1e\+06.*Fix: rescale"
+    ):
         encode_frames(values, "explorer 'x', panel 'loss'")
 
 
@@ -229,8 +252,9 @@ def test_non_finite_score_at_masked_position_is_ignored_with_lens_and_mask(bad):
     X2d = torch.randn(3, 5, 5, generator=_gen(8))
     lens2d = torch.randint(1, 5, (3, 5), generator=_gen(9))
     X2d[torch.arange(5) >= lens2d.unsqueeze(-1)] = bad  # every masked position
-    torch.testing.assert_close(masked_softmax(X2d, lens2d).double(),
-                               _reference_softmax(X2d, lens2d), atol=1e-6, rtol=0)
+    torch.testing.assert_close(
+        masked_softmax(X2d, lens2d).double(), _reference_softmax(X2d, lens2d), atol=1e-6, rtol=0
+    )
 
 
 def test_non_finite_score_at_valid_position_is_not_hidden():
@@ -244,7 +268,9 @@ def test_torch_compile_fullgraph_with_valid_lens():
     fn = torch.compile(lambda X, lens: masked_softmax(X, lens), fullgraph=True, backend="eager")
     X = torch.randn(2, 3, 4, generator=_gen(10))
     lens = torch.tensor([[1, 0, 4], [2, 3, 4]])
-    torch.testing.assert_close(fn(X, lens).double(), _reference_softmax(X, lens), atol=1e-6, rtol=0)
+    torch.testing.assert_close(
+        fn(X, lens).double(), _reference_softmax(X, lens), atol=1e-6, rtol=0
+    )
 
 
 def test_vmap_over_valid_lens():
@@ -253,8 +279,9 @@ def test_vmap_over_valid_lens():
     lens = torch.randint(0, 5, (5, 2), generator=_gen(12))
     got = torch.func.vmap(masked_softmax)(X, lens)
     for i in range(5):
-        torch.testing.assert_close(got[i].double(), _reference_softmax(X[i], lens[i]),
-                                   atol=1e-6, rtol=0)
+        torch.testing.assert_close(
+            got[i].double(), _reference_softmax(X[i], lens[i]), atol=1e-6, rtol=0
+        )
 
 
 def test_package_metadata_states_a_torch_range():
@@ -285,9 +312,19 @@ def test_additive_training_peak_rss_stays_far_below_the_broadcast_tensor():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    out = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_attention.py"),
-                          "--child", "attnlib", "forward+backward"],
-                         capture_output=True, text=True, check=True, cwd=root)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(root / "benchmarks" / "bench_attention.py"),
+            "--child",
+            "attnlib",
+            "forward+backward",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+    )
     peak = json.loads(out.stdout.strip().splitlines()[-1])["peak_increase_bytes"]
     broadcast_tensor = 4 * 1024 * 1024 * 128 * 4
     assert peak <= 0.25 * broadcast_tensor, f"peak RSS increase {peak / 2**20:.0f} MiB"
@@ -295,8 +332,11 @@ def test_additive_training_peak_rss_stays_far_below_the_broadcast_tensor():
 
 def test_rows_of_all_minus_inf_scores_get_zero_weights_not_nan():
     # found in the sweep: Gaussian scores with a tiny bandwidth are all -inf in a row
-    scores = gaussian_scores(torch.randn(1, 2, 3, generator=_gen(13)),
-                             torch.randn(1, 4, 3, generator=_gen(14)), sigma=1e-30)
+    scores = gaussian_scores(
+        torch.randn(1, 2, 3, generator=_gen(13)),
+        torch.randn(1, 4, 3, generator=_gen(14)),
+        sigma=1e-30,
+    )
     assert torch.isneginf(scores).all()
     w = masked_softmax(scores)
     assert (w == 0).all()
@@ -313,9 +353,11 @@ def test_non_contiguous_inputs_give_the_contiguous_result():
     k = torch.randn(5, 2, 4, generator=_gen(16)).transpose(0, 1)  # (2, 5, 4), a view
     v = torch.randn(2, 5, 6, generator=_gen(17))
     lens = torch.tensor([2, 5])
-    for fn in (lambda a, b: dot_product_attention(a, b, v, lens)[0],
-               lambda a, b: gaussian_scores(a, b),
-               lambda a, b: AdditiveAttention(4, 4, 8).requires_grad_(False)(a, b, v)):
+    for fn in (
+        lambda a, b: dot_product_attention(a, b, v, lens)[0],
+        lambda a, b: gaussian_scores(a, b),
+        lambda a, b: AdditiveAttention(4, 4, 8).requires_grad_(False)(a, b, v),
+    ):
         torch.manual_seed(0)
         got = fn(q, k)
         torch.manual_seed(0)

@@ -1,4 +1,5 @@
 """Scoring functions: values against loop references, blocked additive scores, bad input."""
+
 import math
 
 import pytest
@@ -13,8 +14,10 @@ def _gen(seed=0):
 
 def _qk(batch=2, nq=3, nk=4, dq=5, dk=5, seed=0, dtype=torch.float64):
     g = _gen(seed)
-    return (torch.randn(batch, nq, dq, generator=g, dtype=dtype),
-            torch.randn(batch, nk, dk, generator=g, dtype=dtype))
+    return (
+        torch.randn(batch, nq, dq, generator=g, dtype=dtype),
+        torch.randn(batch, nk, dk, generator=g, dtype=dtype),
+    )
 
 
 def _pairwise(q, k, f):
@@ -44,8 +47,16 @@ def test_dot_product_mismatched_sizes_message():
     with pytest.raises(ValueError) as info:
         dot_product_scores(torch.randn(1, 2, 2), torch.randn(1, 3, 3))
     msg = str(info.value)
-    for w in ["queries", "keys", "(1, 2, 2)", "(1, 3, 3)", "d = 2", "d = 3",
-              "bilinear_scores", "AdditiveAttention"]:
+    for w in [
+        "queries",
+        "keys",
+        "(1, 2, 2)",
+        "(1, 3, 3)",
+        "d = 2",
+        "d = 3",
+        "bilinear_scores",
+        "AdditiveAttention",
+    ]:
         assert w in msg, w
 
 
@@ -109,9 +120,16 @@ def test_gaussian_sigma_gradient():
     assert torch.autograd.gradcheck(lambda s: gaussian_scores(q, k, s), (sigma,))
 
 
-@pytest.mark.parametrize("sigma, exc", [(0.0, ValueError), (-1.0, ValueError),
-                                        (float("nan"), ValueError), ("1", TypeError),
-                                        (torch.ones(2), ValueError)])
+@pytest.mark.parametrize(
+    "sigma, exc",
+    [
+        (0.0, ValueError),
+        (-1.0, ValueError),
+        (float("nan"), ValueError),
+        ("1", TypeError),
+        (torch.ones(2), ValueError),
+    ],
+)
 def test_gaussian_bad_sigma(sigma, exc):
     q, k = _qk()
     with pytest.raises(exc, match="sigma"):
@@ -162,7 +180,8 @@ def test_additive_gradcheck_blocked():
     k.requires_grad_(True)
     W_q, W_k, w_v = _additive_params(h=3, requires_grad=True)
     assert torch.autograd.gradcheck(
-        lambda *a: additive_scores(*a, max_block_elements=5), (q, k, W_q, W_k, w_v))
+        lambda *a: additive_scores(*a, max_block_elements=5), (q, k, W_q, W_k, w_v)
+    )
 
 
 def test_additive_autograd_memory_is_bounded():
@@ -203,8 +222,9 @@ def test_additive_no_grad_path_equals_grad_path():
 def test_additive_bad_inputs():
     q, k = _qk(dq=2, dk=3)
     W_q, W_k, w_v = _additive_params()
-    with pytest.raises(ValueError,
-                       match=r"W_q and queries.*feature size d_q.*\(6, 3\).*\(2, 3, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"W_q and queries.*feature size d_q.*\(6, 3\).*\(2, 3, 2\)"
+    ):
         additive_scores(q, k, W_k, W_k, w_v)
     with pytest.raises(ValueError, match=r"W_k and keys.*feature size d_k"):
         additive_scores(q, k, W_q, W_q, w_v)

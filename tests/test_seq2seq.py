@@ -1,5 +1,6 @@
 """Chapter 6's date model: the task, the alignment, the model's shapes, and a short training
 that must work, so that a broken attention fails fast (the chapter trains the full model)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -9,8 +10,8 @@ import torch
 from torch import nn
 
 import attnlib
-from attnlib import seq2seq as s2s
-from attnlib.seq2seq_exercises import check_alignment, check_attention_module
+from attnlib.book import ch06_model as s2s
+from attnlib.book.ch06_bahdanau import check_alignment, check_attention_module
 
 
 def test_formats_and_encoding():
@@ -26,12 +27,15 @@ def test_formats_and_encoding():
         s2s.format_source(d, "iso")
 
 
-@pytest.mark.parametrize("source, year, month, day", [
-    ("5 Nov 2026", range(6, 10), range(2, 5), [0, 0]),
-    ("22 Nov 2026", range(7, 11), range(3, 6), [0, 1]),
-    ("Thursday, 5 November 2026", range(21, 25), range(12, 20), [10, 10]),
-    ("November 15, 2026", range(13, 17), range(0, 8), [9, 10]),
-])
+@pytest.mark.parametrize(
+    "source, year, month, day",
+    [
+        ("5 Nov 2026", range(6, 10), range(2, 5), [0, 0]),
+        ("22 Nov 2026", range(7, 11), range(3, 6), [0, 1]),
+        ("Thursday, 5 November 2026", range(21, 25), range(12, 20), [10, 10]),
+        ("November 15, 2026", range(13, 17), range(0, 8), [9, 10]),
+    ],
+)
 def test_implied_alignment(source, year, month, day):
     A = s2s.implied_alignment(source)
     assert A.shape == (10, len(source))
@@ -106,9 +110,19 @@ def test_training_is_deterministic_and_records_checkpoints():
         torch.manual_seed(0)
         model = s2s.DateModel(num_hiddens=8)
         model(src[:2], lens[:2], tgt[:2])
-        runs.append(s2s.train(model, src, lens, tgt, steps=12, batch_size=16,
-                              generator=torch.Generator().manual_seed(1),
-                              watch=(src[:1], lens[:1]), every=5))
+        runs.append(
+            s2s.train(
+                model,
+                src,
+                lens,
+                tgt,
+                steps=12,
+                batch_size=16,
+                generator=torch.Generator().manual_seed(1),
+                watch=(src[:1], lens[:1]),
+                every=5,
+            )
+        )
     assert runs[0].losses == runs[1].losses
     assert [s for s, _ in runs[0].checkpoints] == [0, 5, 10, 12]
     for _, w in runs[0].checkpoints:
@@ -116,7 +130,7 @@ def test_training_is_deterministic_and_records_checkpoints():
 
 
 def test_playback_explorer_frames_are_valid_weights():
-    from attnlib.seq2seq_explorer import alignment_playback_declaration
+    from attnlib.book.ch06_bahdanau import alignment_playback_declaration
 
     g = torch.Generator().manual_seed(4)
     dates = s2s.random_dates(100, g)
@@ -126,8 +140,17 @@ def test_playback_explorer_frames_are_valid_weights():
     model = s2s.DateModel(num_hiddens=8)
     model(src[:2], lens[:2], tgt[:2])
     watch = "Thursday, 5 November 2026"
-    log = s2s.train(model, src, lens, tgt, steps=10, batch_size=8, generator=g,
-                    watch=s2s.encode_sources([watch]), every=5)
+    log = s2s.train(
+        model,
+        src,
+        lens,
+        tgt,
+        steps=10,
+        batch_size=8,
+        generator=g,
+        watch=s2s.encode_sources([watch]),
+        every=5,
+    )
     decl = alignment_playback_declaration(log, watch, "2026-11-05")
     for step in (0, 5, 10):
         frame = decl.compute(step=step)

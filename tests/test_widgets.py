@@ -1,5 +1,6 @@
 """Tests of attnlib.widgets: declarations, frame validation, compact encoding, widget state,
 and (marked ``browser``) the ES module rendered in headless Chromium on a standalone page."""
+
 from __future__ import annotations
 
 import gzip
@@ -9,7 +10,6 @@ import re
 
 import numpy as np
 import pytest
-
 import torch
 from _heatmap_js import CELLS, HOVER
 
@@ -38,7 +38,7 @@ TEMPS = [0.25, 0.5, 1.0, 2.0, 4.0]
 def _update(temperature, mode="plain"):
     w = masked_softmax(SCORES / temperature)[0]  # (2, 3)
     if mode == "square":
-        w = w ** 2 / (w ** 2).sum(-1, keepdim=True)
+        w = w**2 / (w**2).sum(-1, keepdim=True)
     return {"weights": w, "row": {"query 0": w[0]}}
 
 
@@ -46,21 +46,26 @@ def _decl(update=_update, panels=None, params=None, **kw):
     if params is None:
         params = [Slider("temperature", TEMPS, default=1.0), Choice("mode", ["plain", "square"])]
     if panels is None:
-        panels = [Heatmap("weights", rows_sum_to_one=True),
-                  Lines("row", x=[0.0, 1.0, 2.0], series=["query 0"])]
+        panels = [
+            Heatmap("weights", rows_sum_to_one=True),
+            Lines("row", x=[0.0, 1.0, 2.0], series=["query 0"]),
+        ]
     return Declaration(name="demo", update=update, params=params, panels=panels, **kw)
 
 
 # ----------------------------------------------------------------------------- encoding
 
 
-@pytest.mark.parametrize("values", [
-    np.random.default_rng(0).random((30, 50)),                      # weights in [0, 1]
-    np.random.default_rng(1).normal(0, 40, (12, 20)),               # wide range -> 32 bit
-    np.round(np.random.default_rng(2).random((7, 9)) * 3000),       # integer counts
-    np.full((4, 6), 0.125),                                          # constant
-    np.zeros((3, 5)),
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.random.default_rng(0).random((30, 50)),  # weights in [0, 1]
+        np.random.default_rng(1).normal(0, 40, (12, 20)),  # wide range -> 32 bit
+        np.round(np.random.default_rng(2).random((7, 9)) * 3000),  # integer counts
+        np.full((4, 6), 0.125),  # constant
+        np.zeros((3, 5)),
+    ],
+)
 def test_encoding_round_trips_within_1e_4(values):
     enc = encode_frames(values)
     json.dumps(enc)  # JSON-serialisable
@@ -124,7 +129,9 @@ def test_bad_declarations_raise_clear_errors():
         Series("s", style="area")
     with pytest.raises(ExplorerError, match="linked_rows needs style='points'"):
         Series("s", linked_rows=True)
-    with pytest.raises(ExplorerError, match=r"ytops must increase, start above ylim\[0\] and end at ylim\[1\]"):
+    with pytest.raises(
+        ExplorerError, match=r"ytops must increase, start above ylim\[0\] and end at ylim\[1\]"
+    ):
         Lines("l", x=[0.0, 1.0], series=["a"], ylim=(0, 1), ytops=(0.5, 0.25, 1))
     with pytest.raises(ExplorerError, match=r"ytops must increase"):
         Lines("l", x=[0.0, 1.0], series=["a"], ylim=(0, 1), ytops=(0.5,))
@@ -133,32 +140,71 @@ def test_bad_declarations_raise_clear_errors():
     with pytest.raises(ExplorerError, match="identifier"):
         Heatmap("not a name")
     # a dict panel with a known kind is accepted
-    decl = _decl(panels=[{"kind": "heatmap", "name": "weights"},
-                         {"kind": "lines", "name": "row", "x": [0, 1, 2], "series": ["query 0"]}])
+    decl = _decl(
+        panels=[
+            {"kind": "heatmap", "name": "weights"},
+            {"kind": "lines", "name": "row", "x": [0, 1, 2], "series": ["query 0"]},
+        ]
+    )
     assert [p.kind for p in decl.panels] == ["heatmap", "lines"]
 
 
-@pytest.mark.parametrize("update, message", [
-    (lambda temperature, mode: {"weights": SCORES[0, 0], "row": {"query 0": SCORES[0, 0]}},
-     r"must be 2-D \(n_queries, n_keys\); got shape \(3,\)"),
-    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0]},
-     r"update returned panels \['weights'\]; declared \['weights', 'row'\]"),
-    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0], "row": {"query 0": [0.1, 0.2]}},
-     r"series 'query 0' of 'row': expected shape \(3,\) \(one y per x\); got \(2,\)"),
-    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0], "row": {"other": [0, 1, 2]}},
-     r"returned series \['other'\]; declared \['query 0'\]"),
-    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0] * 0.7, "row": {"query 0": [0, 1, 2]}},
-     r"row 0 sums to 0\.700000; rows must sum to 1"),
-    (lambda temperature, mode: {"weights": masked_softmax(SCORES)[0] * float("nan"), "row": {"query 0": [0, 1, 2]}},
-     r"NaN or infinite"),
-    (lambda temperature, mode: {"weights": 2 * masked_softmax(SCORES)[0], "row": {"query 0": [0, 1, 2]}},
-     r"outside its colour range \[0\.0, 1\.0\]"),
-    (lambda temperature, mode: {"weights": masked_softmax(SCORES[:, :, : 2 + (temperature > 1)])[0],
-                                "row": {"query 0": [0, 1, 2]}},
-     r"every frame must have the same shape"),
-    (lambda temperature, mode: [1, 2],
-     r"update must return a dict panel -> data; got list"),
-])
+@pytest.mark.parametrize(
+    "update, message",
+    [
+        (
+            lambda temperature, mode: {"weights": SCORES[0, 0], "row": {"query 0": SCORES[0, 0]}},
+            r"must be 2-D \(n_queries, n_keys\); got shape \(3,\)",
+        ),
+        (
+            lambda temperature, mode: {"weights": masked_softmax(SCORES)[0]},
+            r"update returned panels \['weights'\]; declared \['weights', 'row'\]",
+        ),
+        (
+            lambda temperature, mode: {
+                "weights": masked_softmax(SCORES)[0],
+                "row": {"query 0": [0.1, 0.2]},
+            },
+            r"series 'query 0' of 'row': expected shape \(3,\) \(one y per x\); got \(2,\)",
+        ),
+        (
+            lambda temperature, mode: {
+                "weights": masked_softmax(SCORES)[0],
+                "row": {"other": [0, 1, 2]},
+            },
+            r"returned series \['other'\]; declared \['query 0'\]",
+        ),
+        (
+            lambda temperature, mode: {
+                "weights": masked_softmax(SCORES)[0] * 0.7,
+                "row": {"query 0": [0, 1, 2]},
+            },
+            r"row 0 sums to 0\.700000; rows must sum to 1",
+        ),
+        (
+            lambda temperature, mode: {
+                "weights": masked_softmax(SCORES)[0] * float("nan"),
+                "row": {"query 0": [0, 1, 2]},
+            },
+            r"NaN or infinite",
+        ),
+        (
+            lambda temperature, mode: {
+                "weights": 2 * masked_softmax(SCORES)[0],
+                "row": {"query 0": [0, 1, 2]},
+            },
+            r"outside its colour range \[0\.0, 1\.0\]",
+        ),
+        (
+            lambda temperature, mode: {
+                "weights": masked_softmax(SCORES[:, :, : 2 + (temperature > 1)])[0],
+                "row": {"query 0": [0, 1, 2]},
+            },
+            r"every frame must have the same shape",
+        ),
+        (lambda temperature, mode: [1, 2], r"update must return a dict panel -> data; got list"),
+    ],
+)
 def test_update_returning_bad_data_raises(update, message):
     with pytest.raises(ExplorerError, match=message):
         Explorer(_decl(update=update))
@@ -166,8 +212,14 @@ def test_update_returning_bad_data_raises(update, message):
 
 def test_heatmap_label_counts_are_checked():
     with pytest.raises(ExplorerError, match="3 columns but 2 col_labels"):
-        Explorer(_decl(panels=[Heatmap("weights", col_labels=["a", "b"]),
-                               Lines("row", x=[0.0, 1.0, 2.0], series=["query 0"])]))
+        Explorer(
+            _decl(
+                panels=[
+                    Heatmap("weights", col_labels=["a", "b"]),
+                    Lines("row", x=[0.0, 1.0, 2.0], series=["query 0"]),
+                ]
+            )
+        )
 
 
 def test_compute_fills_defaults_and_rejects_unknown_params():
@@ -237,9 +289,17 @@ def test_widget_state_is_json_serialisable_and_small():
 
 def test_spec_holds_shared_data_once():
     xs = np.linspace(0, 2, 3)
-    decl = _decl(panels=[Heatmap("weights"),
-                         Lines("row", x=xs, series=["query 0"],
-                               fixed=[FixedSeries("train", [0, 1, 2], [0.2, 0.3, 0.5], style="points")])])
+    decl = _decl(
+        panels=[
+            Heatmap("weights"),
+            Lines(
+                "row",
+                x=xs,
+                series=["query 0"],
+                fixed=[FixedSeries("train", [0, 1, 2], [0.2, 0.3, 0.5], style="points")],
+            ),
+        ]
+    )
     ex = Explorer(decl)
     lines = ex.spec["panels"][1]
     assert lines["fixed"][0]["y"] == [0.2, 0.3, 0.5]
@@ -252,7 +312,7 @@ def test_spec_holds_shared_data_once():
 def test_standalone_html_embeds_module_state_and_no_urls():
     ex = Explorer(_decl())
     page = standalone_html(ex)
-    assert "export default" in page and '"spec"' in page
+    assert "as default" in page and '"spec"' in page  # the bundle's `export { x as default }`
     assert not re.search(r"https?://", page.replace("http://www.w3.org/2000/svg", ""))
     assert page.count("</script>") == 3
 
@@ -264,13 +324,17 @@ def test_esm_is_small_and_has_no_console_calls():
     # raw; it rides in every explorer's saved state in the notebooks (the published pages load
     # it once, 14 kB gzip). 24 kB until the PNG cells, live frames, the handle and Play arrived;
     # 36 kB until chapter 2's live kernel regression (five kernels, the 1-D handle, bars) and
-    # chapter 3's typed sentences (text fields, word vectors, labels that follow the text).
-    assert len(src.encode()) < 50_000
+    # chapter 3's typed sentences (text fields, word vectors, labels that follow the text);
+    # 43 kB until the explorers' layout work (one colour bar per range, legends under the plots,
+    # series colours for both modes, the colour map's steeper low end, the point dragged round
+    # a circle, taps that leave swipes to the page, fields beside their maps): 51 kB.
+    assert len(src.encode()) < 56_000
     assert "console." not in src
     assert "import " not in src and "fetch(" not in src  # dependency-free, no network
 
 
 # ----------------------------------------------------------------------------- browser
+
 
 @pytest.fixture
 def browser(chromium):
@@ -293,8 +357,13 @@ def open_explorer(browser, explorer):
 # Each cell is pointed at (the pointer moved to its centre on screen, as a reader's), which
 # writes the panel's readout line and the map's tooltip; the readout is what the test reads.
 # The colour is the pixel the map paints for the cell (tests/_heatmap_js.py).
-READ_CELLS = """async root => {
-  const readCells = """ + CELLS + """, hover = """ + HOVER + """;
+READ_CELLS = (
+    """async root => {
+  const readCells = """
+    + CELLS
+    + """, hover = """
+    + HOVER
+    + """;
   return Promise.all(Array.from(root.querySelectorAll('svg.attn-heatmap')).map(async svg => {
     const cells = await readCells(svg);
     return {
@@ -303,10 +372,11 @@ READ_CELLS = """async root => {
         const said = hover(svg, i, j);
         return [i, j, value, said.readout, colour, said.tip];
       }),
-      colorbar: svg.parentElement.querySelector('text.attn-colorbar-label').textContent,
+      colorbar: svg.closest('.attn-explorer').querySelector('text.attn-colorbar-label').textContent,  // one bar per explorer
     };
   }));
 }"""
+)
 
 
 @pytest.mark.browser
@@ -318,7 +388,11 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
     assert json.loads(root.get_attribute("data-params")) == {"temperature": 1.0, "mode": "plain"}
     assert root.get_attribute("data-frame") == str(ex.frame_index())
     slider = page.query_selector("input.attn-slider[data-param=temperature]")
-    assert (slider.get_attribute("min"), slider.get_attribute("max"), slider.get_attribute("step")) == ("0", "4", "1")
+    assert (
+        slider.get_attribute("min"),
+        slider.get_attribute("max"),
+        slider.get_attribute("step"),
+    ) == ("0", "4", "1")
     assert page.query_selector("output.attn-value[data-param=temperature]").text_content() == "1"
     choice = page.query_selector("select.attn-choice[data-param=mode]")
     assert [o.text_content() for o in choice.query_selector_all("option")] == ["plain", "square"]
@@ -327,8 +401,14 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
         assert control.get_attribute("data-lm-suppress-shortcuts") == "true"
 
     for t_i, m_i in [(2, 0), (0, 0), (4, 1), (1, 1), (3, 0)]:
-        page.eval_on_selector("input.attn-slider", f"e => {{ e.value = '{t_i}'; e.dispatchEvent(new Event('input')); }}")
-        page.eval_on_selector("select.attn-choice", f"e => {{ e.value = '{m_i}'; e.dispatchEvent(new Event('change')); }}")
+        page.eval_on_selector(
+            "input.attn-slider",
+            f"e => {{ e.value = '{t_i}'; e.dispatchEvent(new Event('input')); }}",
+        )
+        page.eval_on_selector(
+            "select.attn-choice",
+            f"e => {{ e.value = '{m_i}'; e.dispatchEvent(new Event('change')); }}",
+        )
         params = json.loads(root.get_attribute("data-params"))
         assert params == {"temperature": TEMPS[t_i], "mode": ["plain", "square"][m_i]}
         expected = _update(**params)["weights"].numpy()
@@ -354,9 +434,11 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
 
 
 def test_play_is_declared_on_a_slider_and_reaches_the_spec():
-    decl = _decl(params=[Slider("temperature", TEMPS, play=True), Choice("mode", ["plain", "square"])])
+    decl = _decl(
+        params=[Slider("temperature", TEMPS, play=True), Choice("mode", ["plain", "square"])]
+    )
     spec = Explorer(decl).spec
     assert [p["play"] for p in spec["params"]] == [True, False]
-    from attnlib.explorers import DECLARATIONS
+    from attnlib.book.registry import DECLARATIONS
 
     assert next(p for p in DECLARATIONS["additive_attention"]().params if p.name == "angle").play

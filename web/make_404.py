@@ -38,14 +38,29 @@ def main(site: str) -> int:
     base = urlsplit(baseurl).path if baseurl else "/"
     base = base if base.endswith("/") else base + "/"
     html = Path(site, "intro.html").read_text(encoding="utf8")
-    html, n = re.subn(r'(<article class="bd-article">).*?(</article>)',
-                      lambda m: m.group(1) + MESSAGE + m.group(2), html, count=1, flags=re.S)
+    html, n = re.subn(
+        r'(<article class="bd-article">).*?(</article>)',
+        lambda m: m.group(1) + MESSAGE + m.group(2),
+        html,
+        count=1,
+        flags=re.S,
+    )
     if n != 1:
-        raise SystemExit("make_404: no <article class=\"bd-article\"> in intro.html")
-    html = re.sub(r"<title>.*?</title>", "<title>Page not found &#8212; Attention Scoring Functions</title>",
-                  html, count=1, flags=re.S)
+        raise SystemExit('make_404: no <article class="bd-article"> in intro.html')
+    html = re.sub(
+        r"<title>.*?</title>",
+        "<title>Page not found &#8212; Attention Scoring Functions</title>",
+        html,
+        count=1,
+        flags=re.S,
+    )
     # the landing page's explorer preview: its saved state and loader are not needed here
-    html = re.sub(r'\s*<script type="application/vnd.jupyter.widget-state\+json">.*?</script>', "", html, flags=re.S)
+    html = re.sub(
+        r'\s*<script type="application/vnd.jupyter.widget-state\+json">.*?</script>',
+        "",
+        html,
+        flags=re.S,
+    )
     html = re.sub(r'\s*<script type="module" src="[^"]*explorer-boot.js[^"]*"></script>', "", html)
     html = re.sub(r'\s*<link rel="stylesheet" href="[^"]*explorer\.css[^"]*" />', "", html)
     html = re.sub(r'\s*<link rel="canonical"[^>]*>', "", html)

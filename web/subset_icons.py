@@ -104,7 +104,9 @@ def css_icon_points(css: str) -> set[int]:
     per-icon `.fa-NAME:before{content:...}` rules."""
     rest = re.sub(r'[^{}]+\{content:"\\[0-9a-fA-F]{4,5}"\}', "", css)
     escaped = {int(c, 16) for c in re.findall(r'"\\([eEfF][0-9a-fA-F]{3})"', rest)}
-    literal = {ord(c) for c in re.findall('"([\ue000-\uf8ff])"', rest)}  # written as the character itself
+    literal = {
+        ord(c) for c in re.findall('"([\ue000-\uf8ff])"', rest)
+    }  # written as the character itself
     return escaped | literal
 
 
@@ -113,9 +115,15 @@ def icon_names(dirs) -> set[str]:
     names: set[str] = set()
     for d in dirs:
         for f in d.rglob("*"):
-            if f.suffix not in {".html", ".py", ".js"} or "fontawesome" in f.name or not f.is_file():
+            if (
+                f.suffix not in {".html", ".py", ".js"}
+                or "fontawesome" in f.name
+                or not f.is_file()
+            ):
                 continue
-            names |= set(re.findall(r"\bfa-([a-z0-9-]+)", f.read_text(encoding="utf8", errors="ignore")))
+            names |= set(
+                re.findall(r"\bfa-([a-z0-9-]+)", f.read_text(encoding="utf8", errors="ignore"))
+            )
     return names
 
 
@@ -131,7 +139,10 @@ def main() -> int:
     from_css = sorted(p for p in css_icon_points(theme_css) if p in font_cmap)
     points = sorted({code[n] for n in wanted} | set(from_css))
     if len(points) < 8:
-        print(f"found only {len(points)} icons in the themes: refusing to write a subset", file=sys.stderr)
+        print(
+            f"found only {len(points)} icons in the themes: refusing to write a subset",
+            file=sys.stderr,
+        )
         return 1
 
     (OUT / "icons").mkdir(parents=True, exist_ok=True)
@@ -148,16 +159,30 @@ def main() -> int:
     subset.save_font(font, str(woff), opts)
 
     ranges = ",".join(f"U+{p:04X}" for p in points)
-    (OUT / "icons.css").write_text(CSS.format(ranges=ranges, others=complement(points)), encoding="utf8")
+    (OUT / "icons.css").write_text(
+        CSS.format(ranges=ranges, others=complement(points)), encoding="utf8"
+    )
     sha = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()  # noqa: E731
-    (OUT / "icons" / "ICONS.json").write_text(json.dumps({
-        "source": {"file": str(ttf.relative_to(pst.parent)), "sha256": sha(ttf)},
-        "icons": {n: f"U+{code[n]:04X}" for n in wanted},
-        "drawn_by_theme_css": [f"U+{p:04X}" for p in from_css],
-        "files": {"icons/fa-solid-subset.woff": sha(woff), "icons.css": sha(OUT / "icons.css")},
-    }, indent=2) + "\n", encoding="utf8")
-    print(f"icon font subset: {len(points)} icons, {woff.stat().st_size / 1e3:.1f} kB "
-          f"(theme's full font: {ttf.with_suffix('.woff2').stat().st_size / 1e3:.0f} kB)")
+    (OUT / "icons" / "ICONS.json").write_text(
+        json.dumps(
+            {
+                "source": {"file": str(ttf.relative_to(pst.parent)), "sha256": sha(ttf)},
+                "icons": {n: f"U+{code[n]:04X}" for n in wanted},
+                "drawn_by_theme_css": [f"U+{p:04X}" for p in from_css],
+                "files": {
+                    "icons/fa-solid-subset.woff": sha(woff),
+                    "icons.css": sha(OUT / "icons.css"),
+                },
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf8",
+    )
+    print(
+        f"icon font subset: {len(points)} icons, {woff.stat().st_size / 1e3:.1f} kB "
+        f"(theme's full font: {ttf.with_suffix('.woff2').stat().st_size / 1e3:.0f} kB)"
+    )
     return 0
 
 

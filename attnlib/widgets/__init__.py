@@ -1,4 +1,13 @@
-"""Slider explorers: every frame computed in Python, the browser only selects and draws.
+"""Explorers declared once in Python and drawn by one ES module, in JupyterLab and the book.
+
+There are two kinds. A *precomputed* explorer's frames are all computed in Python with
+attnlib, and the page only selects and draws the frame of the controls' positions. A
+*live* explorer (a query the reader drags, sentences the reader types) stores no frame: the
+page computes each one itself with one small JavaScript implementation of attention's
+primitives (``attnlib/static/src/primitives.js``), and the declaration's update function,
+written with attnlib, is the reference the tests compare the page with. In the book today,
+chapter 1's soft lookup, chapter 2's kernel regression, chapter 3's typed sentences and
+chapter 5's scoring comparison are live; the other explorers are precomputed.
 
 An explorer is declared once, from
 
@@ -13,21 +22,21 @@ An explorer is declared once, from
   :class:`Spokes` from it to a fixed series, weighted by a heatmap's row; a series whose
   points stand for the heatmaps' rows, ``linked_rows``).
 
-A declaration with ``live=`` (:mod:`attnlib.live`: ``LiveAttention``,
-``LiveKernelRegression``, ``LiveMasking``) stores no frame: the page computes each one with
-the same rules, and the update function is the reference the tests compare it with. The
-rest of this summary describes precomputed explorers.
+A declaration with ``live=`` (:mod:`attnlib.widgets.live`: ``LiveAttention``,
+``LiveKernelRegression``; :mod:`attnlib.widgets.live_masking`: ``LiveMasking``) is live. The
+next paragraph describes precomputed explorers.
 
 :class:`Explorer` (an `anywidget <https://anywidget.dev>`_ widget) evaluates the update
 function on every point of the product of the parameter grids, validates every frame
 (finite, right shapes, optional "rows sum to 1" check) and syncs all frames to the browser
 in a compact form: values quantised to 16-bit (or 32-bit) integers with an error below
 ``1e-4``, identical frames stored once, data shared by all frames (axes, ticks, fixed
-series) stored once. The ES module ``attnlib/static/explorer.js`` only picks the frame of
-the current slider positions and redraws an SVG; it does no maths beyond colour mapping
-and layout. The same widget therefore works live in JupyterLab and in the static HTML
-book, which renders widgets from their saved state with no kernel, and the numbers it
-shows are attnlib's numbers.
+series) stored once. The ES module ``attnlib/static/explorer.js`` (bundled from
+``attnlib/static/src/``) only picks the frame of the current slider positions and redraws
+an SVG; for a precomputed explorer it does no maths beyond colour mapping and layout.
+The same widget therefore works live in JupyterLab and in the static HTML book, which
+renders widgets from their saved state with no kernel, and the numbers it shows are
+attnlib's numbers.
 
 Example::
 
@@ -46,9 +55,10 @@ Example::
     Explorer('demo': temperature ×3 → heatmap 'weights' 1×3)
 
 The package keeps one concern per module: ``controls`` (what the reader moves),
-``panels`` (what is drawn), ``declaration``, ``encoding`` (frames for the browser),
-``widget`` (the anywidget class) and ``page`` (a standalone HTML page); a live
-explorer's browser-side maths is described in :mod:`attnlib.live`.
+``panels`` (what is drawn) and ``series`` (a lines panel's series, handle and spokes),
+``declaration``, ``encoding`` (frames for the browser), ``widget`` (the anywidget class),
+``page`` (a standalone HTML page), and ``live`` / ``live_masking`` (explorers the page
+computes; their docstrings state the browser-side maths they are the reference for).
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
-"""What is drawn: :class:`Heatmap` and :class:`Lines` panels, their series, the dragged
-:class:`Handle` and its :class:`Spokes` (see :mod:`attnlib.widgets`)."""
+"""What is drawn: :class:`Heatmap` and :class:`Lines` panels (see :mod:`attnlib.widgets`).
+
+A lines panel's series, dragged :class:`Handle` and :class:`Spokes` are declared in
+:mod:`attnlib.widgets.series`.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from attnlib import _validate
 from attnlib.plotting import OKABE_ITO  # colour-blind-safe line colours, shared with the figures
-from attnlib.widgets.controls import ExplorerError, _check_name
-
+from attnlib.widgets.controls import ExplorerError, _check_name, _declared, _flag, _label, _labels
+from attnlib.widgets.encoding import MAX_ENCODING_ERROR
+from attnlib.widgets.series import FixedSeries, Handle, Series, Spokes, _round_list, _to_array
 
 # ----------------------------------------------------------------------------- panels
 
@@ -29,12 +34,17 @@ class Heatmap:
         xlabel, ylabel: axis labels (columns, rows).
         colorbar_label: label of the colour bar.
         vmin, vmax: values mapped to the ends of the colour scale; every value must lie
-            in ``[vmin, vmax]``.
+            in ``[vmin, vmax]`` (above ``vmax`` too with ``saturate``). The range is fixed
+            for the explorer, never fitted per frame, so frames compare honestly.
         row_labels, col_labels: optional tick labels (e.g. words); default: indices.
         title: optional title above the panel.
         rows_sum_to_one: check that every row sums to 1 (attention weights).
         allow_zero_rows: with ``rows_sum_to_one``, also accept an all-zero row (a query
             with no valid key).
+        saturate: accept values above ``vmax`` and paint them in ``vmax``'s colour; the
+            colour bar ends in an arrow and its last tick reads "≥ vmax". For weights that
+            stay small in most frames (e.g. ``vmax=0.25``): the range shows their structure,
+            and the rare large weight still reads as the strongest colour.
     """
 
     name: str
@@ -48,17 +58,36 @@ class Heatmap:
     title: str | None = None
     rows_sum_to_one: bool = False
     allow_zero_rows: bool = False
+    saturate: bool = False
 
     kind = "heatmap"
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Heatmap")
-        if not (math.isfinite(self.vmin) and math.isfinite(self.vmax) and self.vmin < self.vmax):
-            raise ExplorerError(f"Heatmap {self.name!r}: need finite vmin < vmax; got {self.vmin}, {self.vmax}")
+        where = f"Heatmap {self.name!r}"
+        vmin = _declared(_validate.as_real, self.vmin, "vmin", where)
+        vmax = _declared(_validate.as_real, self.vmax, "vmax", where)
+        if not vmin < vmax or vmax - vmin < _min_span(vmin, vmax):
+            raise ExplorerError(
+                f"{where}: need finite vmin < vmax, at least {_min_span(vmin, vmax):g} apart; "
+                f"got {vmin}, {vmax}"
+            )
+        object.__setattr__(self, "vmin", vmin)
+        object.__setattr__(self, "vmax", vmax)
+        for attr in ("xlabel", "ylabel", "colorbar_label"):
+            object.__setattr__(
+                self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where)
+            )
+        object.__setattr__(self, "title", _label(self.title, "title", where))
         for attr in ("row_labels", "col_labels"):
-            v = getattr(self, attr)
-            if v is not None:
-                object.__setattr__(self, attr, tuple(str(s) for s in v))
+            object.__setattr__(self, attr, _labels(getattr(self, attr), attr, where))
+        for attr in ("rows_sum_to_one", "allow_zero_rows"):
+            object.__setattr__(self, attr, _flag(getattr(self, attr), attr, where))
+        if self.allow_zero_rows and not self.rows_sum_to_one:
+            raise ExplorerError(
+                f"{where}: allow_zero_rows only relaxes rows_sum_to_one; set rows_sum_to_one=True "
+                "too (or drop allow_zero_rows)"
+            )
 
     def describe(self, shape: tuple[int, ...]) -> str:
         return f"heatmap {self.name!r} {shape[0]}×{shape[1]}"
@@ -66,18 +95,32 @@ class Heatmap:
     def normalise(self, value: Any, where: str) -> np.ndarray:
         a = _to_array(value, f"{where}: heatmap {self.name!r}")
         if a.ndim != 2:
-            raise ExplorerError(f"{where}: heatmap {self.name!r} must be 2-D (n_queries, n_keys); "
-                                f"got shape {tuple(a.shape)}")
+            raise ExplorerError(
+                f"{where}: heatmap {self.name!r} must be 2-D (n_queries, n_keys); "
+                f"got shape {tuple(a.shape)}"
+            )
+        if a.size == 0:
+            raise ExplorerError(
+                f"{where}: heatmap {self.name!r} must have at least one row and one column; "
+                f"got shape {tuple(a.shape)}"
+            )
         if self.row_labels is not None and len(self.row_labels) != a.shape[0]:
-            raise ExplorerError(f"{where}: heatmap {self.name!r} has {a.shape[0]} rows but "
-                                f"{len(self.row_labels)} row_labels")
+            raise ExplorerError(
+                f"{where}: heatmap {self.name!r} has {a.shape[0]} rows but "
+                f"{len(self.row_labels)} row_labels"
+            )
         if self.col_labels is not None and len(self.col_labels) != a.shape[1]:
-            raise ExplorerError(f"{where}: heatmap {self.name!r} has {a.shape[1]} columns but "
-                                f"{len(self.col_labels)} col_labels")
+            raise ExplorerError(
+                f"{where}: heatmap {self.name!r} has {a.shape[1]} columns but "
+                f"{len(self.col_labels)} col_labels"
+            )
         tol = 1e-6
-        if a.size and (a.min() < self.vmin - tol or a.max() > self.vmax + tol):
-            raise ExplorerError(f"{where}: heatmap {self.name!r} has values in [{a.min():.4g}, "
-                                f"{a.max():.4g}], outside its colour range [{self.vmin}, {self.vmax}]")
+        if a.size and (a.min() < self.vmin - tol or (a.max() > self.vmax + tol and not self.saturate)):
+            raise ExplorerError(
+                f"{where}: heatmap {self.name!r} has values in [{a.min():.4g}, "
+                f"{a.max():.4g}], outside its colour range [{self.vmin}, {self.vmax}]"
+                + (" (saturate=True accepts values above vmax)" if a.min() >= self.vmin - tol else "")
+            )
         if self.rows_sum_to_one:
             sums = a.sum(axis=1)
             ok = np.abs(sums - 1.0) <= 1e-5
@@ -85,8 +128,10 @@ class Heatmap:
                 ok |= np.all(a == 0.0, axis=1)
             if not ok.all():
                 i = int(np.flatnonzero(~ok)[0])
-                raise ExplorerError(f"{where}: heatmap {self.name!r} row {i} sums to {sums[i]:.6f}; "
-                                    "rows must sum to 1" + (" (or be all zeros)" if self.allow_zero_rows else ""))
+                raise ExplorerError(
+                    f"{where}: heatmap {self.name!r} row {i} sums to {sums[i]:.6f}; "
+                    "rows must sum to 1" + (" (or be all zeros)" if self.allow_zero_rows else "")
+                )
         return a
 
     def flatten(self, a: np.ndarray) -> np.ndarray:
@@ -97,128 +142,21 @@ class Heatmap:
 
     def spec(self, shape: tuple[int, ...]) -> dict:
         return {
-            "kind": "heatmap", "name": self.name, "title": self.title,
-            "xlabel": self.xlabel, "ylabel": self.ylabel, "colorbar_label": self.colorbar_label,
-            "vmin": float(self.vmin), "vmax": float(self.vmax),
-            "rows": int(shape[0]), "cols": int(shape[1]),
+            "kind": "heatmap",
+            "name": self.name,
+            "title": self.title,
+            "xlabel": self.xlabel,
+            "ylabel": self.ylabel,
+            "colorbar_label": self.colorbar_label,
+            "vmin": float(self.vmin),
+            "vmax": float(self.vmax),
+            "rows": int(shape[0]),
+            "cols": int(shape[1]),
             "row_labels": list(self.row_labels) if self.row_labels is not None else None,
             "col_labels": list(self.col_labels) if self.col_labels is not None else None,
             "colorbar_ticks": _nice_ticks(self.vmin, self.vmax, 5),
+            "saturate": bool(self.saturate),
         }
-
-
-@dataclass(frozen=True)
-class Series:
-    """A series of a :class:`Lines` panel that changes with the parameters.
-
-    Args:
-        name: key in the update function's dict for this panel (also the legend label).
-        style: ``"line"``, ``"points"`` or ``"bars"`` (a vertical bar from 0 to each y).
-        xy: if False (default) the update returns y values on the panel's shared ``x``;
-            if True it returns a ``(2, n)`` array of (x, y) coordinates.
-        color: CSS colour (default: the next Okabe-Ito colour).
-        dash: SVG dash pattern, e.g. ``"4 3"``.
-        width: line width in px (bar width for ``"bars"``).
-        linked_rows: for points: point ``i`` stands for row ``i`` of the explorer's heatmaps
-            (e.g. the queries of a weight matrix); reading a row rings the point, pointing
-            at the point reads the row (linked views).
-    """
-
-    name: str
-    style: str = "line"
-    xy: bool = False
-    color: str | None = None
-    dash: str | None = None
-    width: float = 2.0
-    linked_rows: bool = False
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise ExplorerError(f"Series: name must be a non-empty string; got {self.name!r}")
-        if self.style not in ("line", "points", "bars"):
-            raise ExplorerError(f"Series {self.name!r}: style must be 'line', 'points' or 'bars'; got {self.style!r}")
-        if self.linked_rows and self.style != "points":
-            raise ExplorerError(f"Series {self.name!r}: linked_rows needs style='points' (one point per row)")
-
-
-@dataclass(frozen=True)
-class FixedSeries:
-    """Data drawn on a :class:`Lines` panel in every frame (e.g. training points, truth).
-
-    Args:
-        name: legend label.
-        x, y: 1-D coordinates of equal length.
-        style, color, dash, width: as for :class:`Series`.
-        labels: optional text written next to each point (one per point).
-    """
-
-    name: str
-    x: Any
-    y: Any
-    style: str = "line"
-    color: str | None = None
-    dash: str | None = None
-    width: float = 1.5
-    labels: Sequence[str] | None = None
-
-    def __post_init__(self) -> None:
-        x = _to_array(self.x, f"FixedSeries {self.name!r}: x")
-        y = _to_array(self.y, f"FixedSeries {self.name!r}: y")
-        if x.ndim != 1 or y.shape != x.shape:
-            raise ExplorerError(f"FixedSeries {self.name!r}: x and y must be 1-D of equal length; "
-                                f"got shapes {tuple(x.shape)} and {tuple(y.shape)}")
-        if self.style not in ("line", "points"):
-            raise ExplorerError(f"FixedSeries {self.name!r}: style must be 'line' or 'points'; got {self.style!r}")
-        object.__setattr__(self, "x", x)
-        object.__setattr__(self, "y", y)
-        if self.labels is not None and len(self.labels) != x.size:
-            raise ExplorerError(f"FixedSeries {self.name!r}: labels has {len(self.labels)} entries, "
-                                f"expected one per point ({x.size})")
-
-
-@dataclass(frozen=True)
-class Handle:
-    """A point on a :class:`Lines` panel that the reader drags (mouse, touch) or moves with
-    the arrow keys; it is bound to two :class:`Slider` parameters, its x and its y, or, with
-    ``y=None``, to one: a position along the x axis (drawn on the axis, with a line across
-    the plot).
-
-    Dragging snaps to the sliders' grids (the nearest value of each), so the explorer's
-    parameters stay on the declared grid and ``compute`` can check every position.
-
-    Args:
-        x, y: names of the sliders holding the point's coordinates (``y=None``: x only).
-        label: what the point is, in words (e.g. ``"query"``); used in its accessible name
-            and in the position it announces ("query at x = 0.5, y = -1", or "query at
-            x = 0.5").
-        color: CSS colour.
-    """
-
-    x: str
-    y: str | None
-    label: str = "point"
-    color: str = "#D55E00"
-
-    def spec(self) -> dict:
-        return {"x": self.x, "y": self.y, "label": self.label, "color": self.color}
-
-
-@dataclass(frozen=True)
-class Spokes:
-    """Lines from a panel's :class:`Handle` to each point of one of its fixed series, drawn
-    with opacity and width proportional to a weight (Distill's attention lines).
-
-    Args:
-        to: name of the :class:`FixedSeries` (style ``"points"``) the lines run to.
-        weights: name of the :class:`Heatmap` panel whose first row gives one weight per
-            point of ``to``.
-    """
-
-    to: str
-    weights: str
-
-    def spec(self) -> dict:
-        return {"to": self.to, "weights": self.weights}
 
 
 @dataclass(frozen=True)
@@ -263,68 +201,133 @@ class Lines:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Lines")
+        where = f"Lines {self.name!r}"
+        if isinstance(self.series, (str, bytes, Series)) or not isinstance(self.series, Sequence):
+            raise ExplorerError(
+                f"{where}: series must be a list of Series or names; got "
+                f"{type(self.series).__name__} {self.series!r}"
+            )
+        for s in self.series:
+            if not isinstance(s, (Series, str)):
+                raise ExplorerError(
+                    f"{where}: each of series must be a Series or a name; got {s!r}"
+                )
         series = tuple(s if isinstance(s, Series) else Series(s) for s in self.series)
         if not series and self.handle is None:
-            raise ExplorerError(f"Lines {self.name!r}: declare at least one series (or a handle)")
+            raise ExplorerError(f"{where}: declare at least one series (or a handle)")
         names = [s.name for s in series]
         if len(set(names)) != len(names):
-            raise ExplorerError(f"Lines {self.name!r}: series names must be distinct; got {names!r}")
+            raise ExplorerError(f"{where}: series names must be distinct; got {names!r}")
         object.__setattr__(self, "series", series)
+        for attr in ("xlabel", "ylabel"):
+            object.__setattr__(
+                self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where)
+            )
+        object.__setattr__(self, "title", _label(self.title, "title", where))
+        object.__setattr__(self, "equal_aspect", _flag(self.equal_aspect, "equal_aspect", where))
+        for which in ("xlim", "ylim"):
+            lim = getattr(self, which)
+            if lim is not None:
+                object.__setattr__(self, which, _limits(lim, which, where))
         if self.x is not None:
-            x = _to_array(self.x, f"Lines {self.name!r}: x")
+            x = _to_array(self.x, f"{where}: x")
             if x.ndim != 1 or x.size == 0:
-                raise ExplorerError(f"Lines {self.name!r}: x must be a non-empty 1-D array; got shape {tuple(x.shape)}")
+                raise ExplorerError(
+                    f"{where}: x must be a non-empty 1-D array; got shape {tuple(x.shape)}"
+                )
             object.__setattr__(self, "x", x)
         elif any(not s.xy for s in series):
-            raise ExplorerError(f"Lines {self.name!r}: give x (shared x coordinates) for series without xy=True")
+            raise ExplorerError(
+                f"{where}: give x (shared x coordinates) for series without xy=True"
+            )
         if self.ytops is not None:
-            tops = tuple(float(t) for t in self.ytops)
-            if (not tops or self.ylim is None or any(b <= a for a, b in zip(tops, tops[1:]))
-                    or tops[0] <= self.ylim[0] or tops[-1] != self.ylim[1]):
-                raise ExplorerError(f"Lines {self.name!r}: ytops must increase, start above ylim[0] and end at "
-                                    f"ylim[1]; got ytops={self.ytops!r}, ylim={self.ylim!r}")
+            if isinstance(self.ytops, (str, bytes)) or not isinstance(self.ytops, Sequence):
+                raise ExplorerError(
+                    f"{where}: ytops must be a list of numbers; got {type(self.ytops).__name__} "
+                    f"{self.ytops!r}"
+                )
+            tops = tuple(
+                _declared(_validate.as_real, t, f"ytops[{i}]", where)
+                for i, t in enumerate(self.ytops)
+            )
+            if (
+                not tops
+                or self.ylim is None
+                or any(b <= a for a, b in zip(tops, tops[1:]))
+                or tops[0] <= self.ylim[0]
+                or tops[-1] != self.ylim[1]
+            ):
+                raise ExplorerError(
+                    f"{where}: ytops must increase, start above ylim[0] and end at ylim[1]; "
+                    f"got ytops={self.ytops!r}, ylim={self.ylim!r}"
+                )
             if self.handle is not None or self.fixed:
-                raise ExplorerError(f"Lines {self.name!r}: ytops rescales the changing series only; a panel "
-                                    "with a handle or fixed series must keep one y range")
+                raise ExplorerError(
+                    f"{where}: ytops rescales the changing series only; a panel "
+                    "with a handle or fixed series must keep one y range"
+                )
             object.__setattr__(self, "ytops", tops)
+        if isinstance(self.fixed, FixedSeries) or not isinstance(self.fixed, Sequence):
+            raise ExplorerError(
+                f"{where}: fixed must be a list of FixedSeries; got {type(self.fixed).__name__}"
+                + (" (wrap a single one in a list)" if isinstance(self.fixed, FixedSeries) else "")
+            )
         fixed = tuple(self.fixed)
         for f in fixed:
             if not isinstance(f, FixedSeries):
-                raise ExplorerError(f"Lines {self.name!r}: fixed must hold FixedSeries; got {type(f).__name__}")
+                raise ExplorerError(
+                    f"Lines {self.name!r}: fixed must hold FixedSeries; got {type(f).__name__}"
+                )
         object.__setattr__(self, "fixed", fixed)
         if self.handle is not None and not isinstance(self.handle, Handle):
-            raise ExplorerError(f"Lines {self.name!r}: handle must be a Handle; got {type(self.handle).__name__}")
+            raise ExplorerError(
+                f"Lines {self.name!r}: handle must be a Handle; got {type(self.handle).__name__}"
+            )
         if self.spokes is not None:
             if not isinstance(self.spokes, Spokes):
-                raise ExplorerError(f"Lines {self.name!r}: spokes must be Spokes; got {type(self.spokes).__name__}")
+                raise ExplorerError(
+                    f"Lines {self.name!r}: spokes must be Spokes; got {type(self.spokes).__name__}"
+                )
             if self.handle is None:
-                raise ExplorerError(f"Lines {self.name!r}: spokes run from the handle; declare handle=Handle(...)")
+                raise ExplorerError(
+                    f"Lines {self.name!r}: spokes run from the handle; declare handle=Handle(...)"
+                )
             targets = {f.name: f for f in fixed}
             if self.spokes.to not in targets or targets[self.spokes.to].style != "points":
-                raise ExplorerError(f"Lines {self.name!r}: spokes.to={self.spokes.to!r} must name a fixed "
-                                    f"series of points; fixed series: {sorted(targets)!r}")
+                raise ExplorerError(
+                    f"Lines {self.name!r}: spokes.to={self.spokes.to!r} must name a fixed "
+                    f"series of points; fixed series: {sorted(targets)!r}"
+                )
 
     def describe(self, shape: tuple[int, ...]) -> str:
         return f"lines {self.name!r}"
 
     def normalise(self, value: Any, where: str) -> dict[str, np.ndarray]:
         if not isinstance(value, Mapping):
-            raise ExplorerError(f"{where}: lines panel {self.name!r} needs a dict series -> y; "
-                                f"got {type(value).__name__}")
+            raise ExplorerError(
+                f"{where}: lines panel {self.name!r} needs a dict series -> y; "
+                f"got {type(value).__name__}"
+            )
         want = [s.name for s in self.series]
         if set(value) != set(want):
-            raise ExplorerError(f"{where}: lines panel {self.name!r} returned series {sorted(value)!r}; "
-                                f"declared {want!r}")
+            raise ExplorerError(
+                f"{where}: lines panel {self.name!r} returned series {sorted(value)!r}; "
+                f"declared {want!r}"
+            )
         out = {}
         for s in self.series:
             a = _to_array(value[s.name], f"{where}: series {s.name!r} of {self.name!r}")
             if s.xy:
                 if a.ndim != 2 or a.shape[0] != 2:
-                    raise ExplorerError(f"{where}: series {s.name!r} of {self.name!r} is xy: expected "
-                                        f"shape (2, n); got {tuple(a.shape)}")
+                    raise ExplorerError(
+                        f"{where}: series {s.name!r} of {self.name!r} is xy: expected "
+                        f"shape (2, n); got {tuple(a.shape)}"
+                    )
             elif a.shape != self.x.shape:
-                raise ExplorerError(f"{where}: series {s.name!r} of {self.name!r}: expected shape "
-                                    f"{tuple(self.x.shape)} (one y per x); got {tuple(a.shape)}")
+                raise ExplorerError(
+                    f"{where}: series {s.name!r} of {self.name!r}: expected shape "
+                    f"{tuple(self.x.shape)} (one y per x); got {tuple(a.shape)}"
+                )
             out[s.name] = a
         return out
 
@@ -332,13 +335,15 @@ class Lines:
         return tuple(tuple(value[s.name].shape) for s in self.series)
 
     def flatten(self, value: dict[str, np.ndarray]) -> np.ndarray:
-        return np.concatenate([np.zeros(0)] + [value[s.name].reshape(-1) for s in self.series])  # (total,)
+        return np.concatenate(
+            [np.zeros(0)] + [value[s.name].reshape(-1) for s in self.series]
+        )  # (total,)
 
     def unflatten(self, flat: np.ndarray, shape: tuple) -> dict[str, np.ndarray]:
         out, start = {}, 0
         for s, shp in zip(self.series, shape):
             n = int(np.prod(shp))
-            out[s.name] = flat[start:start + n].reshape(shp)  # series shape
+            out[s.name] = flat[start : start + n].reshape(shp)  # series shape
             start += n
         return out
 
@@ -350,7 +355,7 @@ class Lines:
         start = 0
         for s, shp in zip(self.series, shape):
             n = int(np.prod(shp))
-            block = all_values[:, start:start + n]
+            block = all_values[:, start : start + n]
             if s.xy:
                 half = n // 2
                 xs.append(block[:, :half].reshape(-1))
@@ -366,79 +371,116 @@ class Lines:
         colours = iter(list(OKABE_ITO) * 4)
         series_spec = []
         for s, shp in zip(self.series, shape):
-            series_spec.append({"name": s.name, "style": s.style, "xy": s.xy,
-                                "n": int(shp[-1]), "color": s.color or next(colours),
-                                "dash": s.dash, "width": s.width, "linked_rows": s.linked_rows})
+            series_spec.append(
+                {
+                    "name": s.name,
+                    "style": s.style,
+                    "xy": s.xy,
+                    "n": int(shp[-1]),
+                    "color": s.color or next(colours),
+                    "dash": s.dash,
+                    "width": s.width,
+                    "linked_rows": s.linked_rows,
+                }
+            )
         fixed_spec = []
         for f in self.fixed:
-            fixed_spec.append({"name": f.name, "style": f.style, "color": f.color or next(colours),
-                               "dash": f.dash, "width": f.width,
-                               "x": _round_list(f.x), "y": _round_list(f.y),
-                               "labels": [str(t) for t in f.labels] if f.labels is not None else None})
+            fixed_spec.append(
+                {
+                    "name": f.name,
+                    "style": f.style,
+                    "color": f.color or next(colours),
+                    "dash": f.dash,
+                    "width": f.width,
+                    "x": _round_list(f.x),
+                    "y": _round_list(f.y),
+                    "labels": [str(t) for t in f.labels] if f.labels is not None else None,
+                }
+            )
         return {
-            "kind": "lines", "name": self.name, "title": self.title,
-            "xlabel": self.xlabel, "ylabel": self.ylabel,
+            "kind": "lines",
+            "name": self.name,
+            "title": self.title,
+            "xlabel": self.xlabel,
+            "ylabel": self.ylabel,
             "x": _round_list(self.x) if self.x is not None else None,
-            "xlim": [float(xlim[0]), float(xlim[1])], "ylim": [float(ylim[0]), float(ylim[1])],
-            "xticks": _nice_ticks(*xlim), "yticks": _nice_ticks(*ylim),
+            "xlim": [float(xlim[0]), float(xlim[1])],
+            "ylim": [float(ylim[0]), float(ylim[1])],
+            "xticks": _nice_ticks(*xlim),
+            "yticks": _nice_ticks(*ylim),
             "equal_aspect": bool(self.equal_aspect),
-            "series": series_spec, "fixed": fixed_spec,
+            "series": series_spec,
+            "fixed": fixed_spec,
             "handle": self.handle.spec() if self.handle else None,
             "spokes": self.spokes.spec() if self.spokes else None,
-            "ytops": [{"top": t, "ticks": _nice_ticks(ylim[0], t)} for t in self.ytops] if self.ytops else None,
+            "ytops": [{"top": t, "ticks": _nice_ticks(ylim[0], t)} for t in self.ytops]
+            if self.ytops
+            else None,
         }
 
 
 _PANEL_KINDS = {"heatmap": Heatmap, "lines": Lines}
 
 
-def _to_array(value: Any, where: str) -> np.ndarray:
-    if hasattr(value, "detach"):  # torch tensor
-        value = value.detach().cpu().numpy()
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ExplorerError(f"{where}: expected numbers; got {type(value).__name__} ({exc})") from None
-    if not np.all(np.isfinite(a)):
-        raise ExplorerError(f"{where}: contains NaN or infinite values")
-    return a
+#: The narrowest range a panel's axis may span: the frames are stored within
+#: MAX_ENCODING_ERROR, so a narrower axis would show the encoding's steps (and ticks closer
+#: than the doubles near the limits can tell apart would collapse).
+MIN_SPAN = 10 * MAX_ENCODING_ERROR
 
 
-def _round_list(a: np.ndarray, decimals: int = 6) -> list[float]:
-    return [float(v) for v in np.round(np.asarray(a, dtype=np.float64), decimals)]
+def _min_span(lo: float, hi: float) -> float:
+    return max(MIN_SPAN, 1e-9 * max(abs(lo), abs(hi)))
+
+
+def _limits(lim: object, which: str, where: str) -> tuple[float, float]:
+    """``(lo, hi)``: finite numbers, lo < hi, spanning at least :func:`_min_span`."""
+    lo, hi = _declared(_validate.as_pair, lim, which, where)
+    if hi - lo < _min_span(lo, hi):
+        raise ExplorerError(
+            f"{where}: {which} ({lo:g}, {hi:g}) has a span of {hi - lo:.3g}; an axis must span "
+            f"at least {_min_span(lo, hi):g} (the frames are stored within "
+            f"{MAX_ENCODING_ERROR:g}, and the ticks need room)"
+        )
+    return lo, hi
 
 
 def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
     lo, hi = float(np.min(a)), float(np.max(a))
-    if hi == lo:
-        lo, hi = lo - 0.5, hi + 0.5
+    if hi - lo < _min_span(lo, hi):  # constant (or nearly) data: a readable range around it
+        mid, half = (lo + hi) / 2, max(0.5, _min_span(lo, hi))
+        lo, hi = mid - half, mid + half
     span = hi - lo
     return lo - pad * span, hi + pad * span
 
 
 def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
-    """About ``target`` round tick positions within [lo, hi] (1, 2, 2.5, 5 × 10^k steps)."""
+    """About ``target`` round tick positions within [lo, hi] (1, 2, 2.5, 5 × 10^k steps).
+
+    The positions are k × step for whole k (no sum of steps that could drift or stall)."""
     span = hi - lo
     raw = span / max(target - 1, 1)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step - 1e-9) * step
-    ticks = []
-    t = first
-    while t <= hi + 1e-9 * span:
-        ticks.append(float(round(t, 10)))
-        t += step
-    return ticks
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    return [float(round(k * step, 10)) for k in range(first, last + 1)]
 
 
-def _as_panel(p: Any) -> Heatmap | Lines:
+def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines:
     if isinstance(p, (Heatmap, Lines)):
         return p
     if isinstance(p, Mapping):
         kind = p.get("kind")
         if kind not in _PANEL_KINDS:
-            raise ExplorerError(f"unknown panel kind {kind!r} for panel {p.get('name')!r}; "
-                                f"expected one of {sorted(_PANEL_KINDS)}")
-        return _PANEL_KINDS[kind](**{k: v for k, v in p.items() if k != "kind"})
-    raise ExplorerError(f"unknown panel {p!r}: expected Heatmap, Lines or a dict with 'kind' in "
-                        f"{sorted(_PANEL_KINDS)}")
+            raise ExplorerError(
+                f"{where}: unknown panel kind {kind!r} for panel {p.get('name')!r}; "
+                f"expected one of {sorted(_PANEL_KINDS)}"
+            )
+        try:
+            return _PANEL_KINDS[kind](**{k: v for k, v in p.items() if k != "kind"})
+        except TypeError as err:  # an unknown or missing field
+            raise ExplorerError(f"{where}: panel {p.get('name')!r}: {err}") from None
+    raise ExplorerError(
+        f"{where}: unknown panel {p!r}: expected Heatmap, Lines or a dict with 'kind' in "
+        f"{sorted(_PANEL_KINDS)}"
+    )

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from _chromium import CHROMIUM, unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +58,6 @@ LANDING = PAGES[0]
 CHAPTERS = PAGES[1:]
 
 
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -77,7 +75,9 @@ def site() -> Path:
         unavailable("playwright is not installed (pip install -r requirements.txt)")
     missing = [p for p in PAGES if not (SITE / p).is_file()]
     if missing:
-        unavailable(f"the book is not built (missing {', '.join(missing)} in {SITE}; run `make book`)")
+        unavailable(
+            f"the book is not built (missing {', '.join(missing)} in {SITE}; run `make book`)"
+        )
     return SITE
 
 
@@ -86,7 +86,16 @@ def base_url(site: Path):
     """`python -m http.server --bind 127.0.0.1` on a free port, serving the built book."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory", str(site), str(port)],
+        [
+            sys.executable,
+            "-m",
+            "http.server",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            str(site),
+            str(port),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -100,7 +109,7 @@ def base_url(site: Path):
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                raise RuntimeError(f"http.server did not start on {url}")
+                raise RuntimeError(f"http.server did not start on {url}") from None
             time.sleep(0.1)
     yield url
     proc.terminate()

@@ -4,7 +4,7 @@ For the landing page and every chapter listed in _toc.yml: the page talks to no 
 the local server, nothing fails to load, the console shows no error, the maths is typeset,
 every image loads, and every explorer works: each slider / choice, moved to several
 positions, redraws the picture, and the weights the page shows equal what
-``attnlib.explorers.compute`` returns for the parameters the page reports.
+``attnlib.book.compute`` returns for the parameters the page reports.
 """
 
 from __future__ import annotations
@@ -33,9 +33,13 @@ def _local(url: str, base_url: str) -> bool:
     if parts.scheme == "data":
         return True
     if parts.scheme == "blob":  # blob:http://127.0.0.1:PORT/uuid, made by the page itself
-        inner = urlsplit(url[len("blob:"):])
+        inner = urlsplit(url[len("blob:") :])
         return (inner.scheme, inner.netloc) == (origin.scheme, origin.netloc)
-    return parts.scheme in ("http", "https") and parts.hostname == "127.0.0.1" and parts.port == origin.port
+    return (
+        parts.scheme in ("http", "https")
+        and parts.hostname == "127.0.0.1"
+        and parts.port == origin.port
+    )
 
 
 # ----------------------------------------------------------------------------- every page
@@ -52,14 +56,18 @@ def test_only_local_requests(visits, name):
 @pytest.mark.parametrize("name", PAGES)
 def test_nothing_fails_to_load(visits, name):
     v = visits(name)
-    assert not v.failed, f"{name}: failed requests:\n  " + "\n  ".join(f"{u} ({why})" for u, why in v.failed)
+    assert not v.failed, f"{name}: failed requests:\n  " + "\n  ".join(
+        f"{u} ({why})" for u, why in v.failed
+    )
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_no_console_errors(visits, name):
     v = visits(name)
     errors = v.console_errors()
-    assert not errors, f"{name}: console errors:\n  " + "\n  ".join(f"[{t}] {m} {loc}" for t, m, loc in errors)
+    assert not errors, f"{name}: console errors:\n  " + "\n  ".join(
+        f"[{t}] {m} {loc}" for t, m, loc in errors
+    )
 
 
 MATH_JS = """
@@ -140,10 +148,13 @@ def test_maths_is_typeset(visits, name):
 
 
 # Figures load lazily (loading="lazy"): bring each into view, as a reader scrolling would,
-# and wait until it has loaded or failed; then back to the top.
+# and wait until it has loaded or failed; then back to the top. Only the images the page
+# renders: each figure also has a variant for the other colour mode, display: none and so
+# never fetched (tests/browser/test_figures.py checks those).
 SCROLL_IMAGES_JS = """
 async () => {
-  for (const i of [...document.images]) {
+  const shown = [...document.images].filter((i) => i.checkVisibility());
+  for (const i of shown) {
     i.scrollIntoView({block: 'center'});
     if (!i.complete) {
       await Promise.race([new Promise((r) => { i.addEventListener('load', r, {once: true});
@@ -152,7 +163,7 @@ async () => {
     }
   }
   window.scrollTo(0, 0);
-  return [...document.images].map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0,
+  return shown.map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0,
                                          alt: i.getAttribute('alt'), natural: i.naturalWidth, shown: i.width,
                                          lazy: i.loading === 'lazy', sized: i.hasAttribute('width') && i.hasAttribute('height')}));
 }
@@ -170,7 +181,9 @@ def test_images_load(visits, name):
 @pytest.mark.parametrize("name", PAGES)
 def test_screenshot_saved(visits, name):
     v = visits(name)
-    assert v.screenshot is not None and v.screenshot.stat().st_size > 10_000, f"{name}: no screenshot"
+    assert v.screenshot is not None and v.screenshot.stat().st_size > 10_000, (
+        f"{name}: no screenshot"
+    )
 
 
 def test_index_redirects_to_landing_page(visits):
@@ -190,16 +203,23 @@ def test_launch_buttons_are_plain_links(visits, name):
     hrefs = v.page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
     nb = name.removesuffix(".html") + ".ipynb"
     binder = [h for h in hrefs if h.startswith("https://mybinder.org/v2/gh/") and nb in h]
-    colab = [h for h in hrefs if h.startswith("https://colab.research.google.com/github/") and h.endswith(nb)]
+    colab = [
+        h
+        for h in hrefs
+        if h.startswith("https://colab.research.google.com/github/") and h.endswith(nb)
+    ]
     assert binder, f"{name}: no Binder launch link for {nb}"
     assert colab, f"{name}: no Colab launch link for {nb}"
 
 
 # ----------------------------------------------------------------------------- explorers
 
-SNAPSHOT_JS = """
+SNAPSHOT_JS = (
+    """
 async (k) => {
-  const readCells = """ + CELLS + """;
+  const readCells = """
+    + CELLS
+    + """;
   const ex = document.querySelectorAll('.attn-explorer')[k];
   const text = (e) => (e ? e.textContent : null);
   return {
@@ -215,7 +235,10 @@ async (k) => {
       const readout = svg.parentElement.querySelector('.attn-readout');
       return {
         panel: svg.dataset.panel,
-        colorbarLabel: text(svg.parentElement.querySelector('text.attn-colorbar-label')),  // the panel's colour bar
+        // the explorer's colour bar for this map's range (one per range, under the last map of it)
+        colorbarLabel: text([...ex.querySelectorAll('svg.attn-colorbar-svg')].find((b) =>
+          b.dataset.vmin === svg.dataset.vmin && b.dataset.vmax === svg.dataset.vmax)?.querySelector('text.attn-colorbar-label')),
+        vmin: +svg.dataset.vmin, vmax: +svg.dataset.vmax,
         cells: await readCells(svg),
         // the cell being read (hover, tap or keys) and what the readout and the tooltip say of it
         read: readout.dataset.row === undefined ? null
@@ -233,6 +256,7 @@ async (k) => {
   };
 }
 """
+)
 
 MOVE_JS = """
 ([k, param, i]) => {
@@ -246,8 +270,10 @@ MOVE_JS = """
 
 def _picture(snap: dict) -> str:
     """Everything drawn that depends on the parameters: cell fills, paths, points, a dragged point."""
-    return json.dumps([[c[3] for c in h["cells"]] for h in snap["heatmaps"]]
-                      + [[(s["d"], s["points"]) for s in ln["series"]] + [ln["handle"]] for ln in snap["lines"]])
+    return json.dumps(
+        [[c[3] for c in h["cells"]] for h in snap["heatmaps"]]
+        + [[(s["d"], s["points"]) for s in ln["series"]] + [ln["handle"]] for ln in snap["lines"]]
+    )
 
 
 def _positions(n: int, start: int) -> list[int]:
@@ -279,8 +305,10 @@ def _check_affine(pix: list[float], data: list[float], what: str) -> None:
     resid = np.abs(a * data + b - pix).max()
     # rounding to 0.1 px, plus the page's values being within TOL of attnlib's
     assert resid <= PIXEL_TOL + abs(a) * TOL, (
-        f"{what}: drawn coordinates are not attnlib's values (max deviation {resid:.3f} px from the "
-        f"best affine fit)")
+        f"{what}: drawn coordinates are not attnlib's values (max deviation {resid:.3f} px "
+        "from the "
+        f"best affine fit)"
+    )
 
 
 def _luminance(rgb: str) -> float:
@@ -288,64 +316,90 @@ def _luminance(rgb: str) -> float:
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
 
-def _check_colours(cells: list, dark: bool, what: str) -> None:
+def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> None:
     """The painted pixels follow the weights: a larger weight is never lighter on a light page
-    (never darker on a dark one), and weights 0.2 or more apart are not painted alike.
+    (never darker on a dark one), and weights 0.2 of the colour range or more apart are not
+    painted alike. Weights above the range's top (a saturating map) take its top colour.
     Slack: each colour channel is rounded to a byte (1/255 of luminance)."""
     sign = -1.0 if dark else 1.0  # light page: luminance falls as the weight grows
+    cells = [[i, j, min(v, vmax), c] for i, j, v, c in cells]
     by_value = sorted(cells, key=lambda c: c[2])
     lum = [sign * _luminance(c[3]) for c in by_value]
     for (a, la), (b, lb) in zip(zip(by_value, lum), zip(by_value[1:], lum[1:])):
         assert lb <= la + 1 / 255 + 1e-9, (
-            f"{what}: cell {b[:2]} (weight {b[2]:.4f}) is painted {b[3]}, against {a[3]} for cell {a[:2]} "
-            f"(weight {a[2]:.4f}): the colour does not follow the weight")
-    if by_value[-1][2] - by_value[0][2] > 0.2:
+            f"{what}: cell {b[:2]} (weight {b[2]:.4f}) is painted {b[3]}, against {a[3]} for "
+            f"cell {a[:2]} "
+            f"(weight {a[2]:.4f}): the colour does not follow the weight"
+        )
+    if by_value[-1][2] - by_value[0][2] > 0.2 * vmax:
         rgb = [[int(t) for t in re.findall(r"\d+", c[3])[:3]] for c in (by_value[0], by_value[-1])]
         far = sum((a - b) ** 2 for a, b in zip(*rgb)) ** 0.5
-        assert far > 40, f"{what}: weights from {by_value[0][2]:.2f} to {by_value[-1][2]:.2f} painted alike"
+        assert far > 40, (
+            f"{what}: weights from {by_value[0][2]:.2f} to {by_value[-1][2]:.2f} painted alike"
+        )
 
 
 def _check_frame(snap: dict, where: str) -> None:
-    from attnlib.explorers import compute
+    from attnlib.book.registry import compute
 
     assert snap["ready"] == "true", f"{where}: data-ready is {snap['ready']!r}"
     params = json.loads(snap["params"])
     expected = compute(snap["name"], **params)
     for h in snap["heatmaps"]:
         what = f"{where}, heatmap {h['panel']!r} at {params}"
-        assert h["colorbarLabel"] and h["colorbarLabel"].strip(), f"{what}: colour bar has no label"
+        assert h["colorbarLabel"] and h["colorbarLabel"].strip(), (
+            f"{what}: colour bar has no label"
+        )
         want = np.asarray(expected[h["panel"]], dtype=float)
         assert want.ndim == 2, f"{what}: attnlib returned shape {want.shape}"
         got = np.full(want.shape, np.nan)
-        assert h["cells"] and len(h["cells"][0]) == 4, f"{what}: the cells' image is missing or misshapen: {h['cells'][:1]}"
+        assert h["cells"] and len(h["cells"][0]) == 4, (
+            f"{what}: the cells' image is missing or misshapen: {h['cells'][:1]}"
+        )
         for i, j, value, _colour in h["cells"]:
             got[i, j] = float(value)
         assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
-            f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix")
-        _check_colours(h["cells"], snap["dark"], what)
+            f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix"
+        )
+        _check_colours(h["cells"], snap["dark"], what, h["vmax"])
         if h["read"] is not None:  # a cell is being read: the readout and tooltip give its weight
             i, j, readout, tip = h["read"]
             for said in (readout, tip):
                 nums = re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", said or "")
                 assert nums and abs(float(nums[-1]) - got[i, j]) <= TITLE_TOL, (
-                    f"{what}: the cell ({i}, {j}) is read as {said!r}, its weight is {got[i, j]}")
+                    f"{what}: the cell ({i}, {j}) is read as {said!r}, its weight is {got[i, j]}"
+                )
         err = np.abs(got - want).max()
-        assert err <= TOL, f"{what}: page shows weights differing from attnlib by {err:.2e}\npage:\n{got}\nattnlib:\n{want}"
+        assert err <= TOL, (
+            f"{what}: page shows weights differing from attnlib by "
+            f"{err:.2e}\npage:\n{got}\nattnlib:\n{want}"
+        )
     for ln in snap["lines"]:
         what = f"{where}, lines {ln['panel']!r} at {params}"
         want = expected[ln["panel"]]
         drawn = {s["name"]: s for s in ln["series"]}
-        assert set(drawn) == set(want), f"{what}: series drawn {sorted(drawn)} vs attnlib {sorted(want)}"
+        assert set(drawn) == set(want), (
+            f"{what}: series drawn {sorted(drawn)} vs attnlib {sorted(want)}"
+        )
         xs_pix, xs_dat, ys_pix, ys_dat = [], [], [], []
         for sname, s in drawn.items():
             w = np.asarray(want[sname], dtype=float)
-            pts = _path_points(s["d"]) if s["d"] else np.asarray(s["points"], dtype=float).reshape(-1, 2)
+            pts = (
+                _path_points(s["d"])
+                if s["d"]
+                else np.asarray(s["points"], dtype=float).reshape(-1, 2)
+            )
             if w.ndim == 2:  # (2, n): its own x and y
-                xs_pix += list(pts[:, 0]); xs_dat += list(w[0])
-                ys_pix += list(pts[:, 1]); ys_dat += list(w[1])
+                xs_pix += list(pts[:, 0])
+                xs_dat += list(w[0])
+                ys_pix += list(pts[:, 1])
+                ys_dat += list(w[1])
             else:
-                assert len(pts) == w.size, f"{what}: series {sname!r} has {len(pts)} points, attnlib {w.size}"
-                ys_pix += list(pts[:, 1]); ys_dat += list(w)
+                assert len(pts) == w.size, (
+                    f"{what}: series {sname!r} has {len(pts)} points, attnlib {w.size}"
+                )
+                ys_pix += list(pts[:, 1])
+                ys_dat += list(w)
         if not ys_dat:  # a panel of fixed series only (e.g. the keys a dragged query moves among)
             continue
         _check_affine(ys_pix, ys_dat, f"{what} (y)")
@@ -374,7 +428,9 @@ def _walk_every_control(page, name: str, views: int, mode: str) -> None:
                 w = f"{where}, {ctl['param']} -> position {i}"
                 moved = next(c for c in after["controls"] if c["param"] == ctl["param"])
                 assert moved["index"] == i, f"{w}: control did not move"
-                assert moved["shown"] and moved["shown"].strip(), f"{w}: the value shown next to the control is empty"
+                assert moved["shown"] and moved["shown"].strip(), (
+                    f"{w}: the value shown next to the control is empty"
+                )
                 assert after["params"] != before["params"], f"{w}: data-params did not change"
                 assert _picture(after) != _picture(before), f"{w}: the picture did not change"
                 _check_frame(after, w)
@@ -384,21 +440,35 @@ def _walk_every_control(page, name: str, views: int, mode: str) -> None:
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_explorers_redraw_and_match_attnlib(visits, name):
     v = visits(name)
-    seen_requests, seen_failed, seen_console = len(v.requests), len(v.failed), len(v.console_errors())
+    seen_requests, seen_failed, seen_console = (
+        len(v.requests),
+        len(v.failed),
+        len(v.console_errors()),
+    )
     _walk_every_control(v.page, name, v.info.get("views", 0), "desktop, light")
     # Moving the controls asked for nothing and logged nothing.
-    assert len(v.requests) == seen_requests, f"{name}: requests while moving sliders: {v.requests[seen_requests:]}"
-    assert len(v.failed) == seen_failed, f"{name}: failures while moving sliders: {v.failed[seen_failed:]}"
+    assert len(v.requests) == seen_requests, (
+        f"{name}: requests while moving sliders: {v.requests[seen_requests:]}"
+    )
+    assert len(v.failed) == seen_failed, (
+        f"{name}: failures while moving sliders: {v.failed[seen_failed:]}"
+    )
     assert len(v.console_errors()) == seen_console, (
-        f"{name}: console errors while moving sliders: {v.console_errors()[seen_console:]}")
+        f"{name}: console errors while moving sliders: {v.console_errors()[seen_console:]}"
+    )
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, visits, name):
     """The same walk at 390 x 844 (touch, mobile viewport) with the OS in dark mode."""
     v = visits(name)
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                              color_scheme="dark", service_workers="block")
+    ctx = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        color_scheme="dark",
+        service_workers="block",
+    )
     page = ctx.new_page()
     errors, requests = [], []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from _heatmap_js import CELLS
 
 from .conftest import CHAPTERS, wake_explorers
@@ -49,15 +48,20 @@ def test_sliders_say_their_value_in_words(visits, name):
         for s in ex["sliders"]:
             where = f"{name} explorer #{k} ({ex['name']}), slider {s['param']!r}"
             assert s["label"] and not re.search(r"\w_\w|\[\d+\]", s["label"]), (
-                f"{where}: label {s['label']!r} reads like code")
+                f"{where}: label {s['label']!r} reads like code"
+            )
             for i in sorted({0, s["max"] // 2, s["max"], s["index"]}):
                 page.evaluate(MOVE_JS, [k, s["param"], i])
                 now = next(x for x in _explorers(page)[k]["sliders"] if x["param"] == s["param"])
                 assert now["shown"] and now["valuetext"] == now["shown"], (
-                    f"{where} at position {i}: aria-valuetext {now['valuetext']!r} but the page shows "
-                    f"{now['shown']!r}")
+                    f"{where} at position {i}: aria-valuetext {now['valuetext']!r} but the "
+                    "page shows "
+                    f"{now['shown']!r}"
+                )
         for c in ex["choices"]:
-            assert c["label"] and not re.search(r"\w_\w", c["label"]), f"{name}: choice label {c['label']!r}"
+            assert c["label"] and not re.search(r"\w_\w", c["label"]), (
+                f"{name}: choice label {c['label']!r}"
+            )
 
 
 READOUT_JS = """
@@ -77,23 +81,35 @@ def test_heatmap_cells_walk_with_the_arrow_keys(visits, name):
     n = page.evaluate("() => document.querySelectorAll('.attn-explorer').length")
     tested = 0
     for k in range(n):
-        has = page.evaluate("(k) => !!document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap')", k)
+        has = page.evaluate(
+            "(k) => !!document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap')",
+            k,
+        )
         if not has:
             continue
         tested += 1
-        page.evaluate("(k) => document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap').focus()", k)
+        page.evaluate(
+            "(k) => document.querySelectorAll('.attn-explorer')[k].querySelector('svg.attn-heatmap').focus()",
+            k,
+        )
         first = page.evaluate(READOUT_JS, k)
         assert first["focused"], f"{name} explorer #{k}: the heatmap cannot take keyboard focus"
-        assert (first["row"], first["col"]) == ("0", "0"), f"{name} explorer #{k}: focus does not read cell (0, 0)"
+        assert (first["row"], first["col"]) == ("0", "0"), (
+            f"{name} explorer #{k}: focus does not read cell (0, 0)"
+        )
         seen = [(first["row"], first["col"])]
         for key in ("ArrowRight", "ArrowDown", "ArrowLeft", "End"):
             page.keyboard.press(key)
             seen.append((page.evaluate(READOUT_JS, k)["row"], page.evaluate(READOUT_JS, k)["col"]))
         now = page.evaluate(READOUT_JS, k)
-        assert len(set(seen)) >= 2, f"{name} explorer #{k}: the arrow keys do not move the readout ({seen})"
+        assert len(set(seen)) >= 2, (
+            f"{name} explorer #{k}: the arrow keys do not move the readout ({seen})"
+        )
         nums = re.findall(r"-?\d+(?:\.\d+)?", now["text"])
         assert nums and abs(float(nums[-1]) - float(now["value"])) <= 1e-3, (
-            f"{name} explorer #{k}: readout {now['text']!r} does not give the weight {now['value']} of its cell")
+            f"{name} explorer #{k}: readout {now['text']!r} does not give the weight "
+            f"{now['value']} of its cell"
+        )
     if name != CHAPTERS[1]:  # chapter 2's explorers draw lines, not heatmaps
         assert tested, f"{name}: no heatmap explorer"
 
@@ -121,7 +137,9 @@ def _reset_and_live_sentence(page, name):
     for k, ex in enumerate(_explorers(page)):
         where = f"{name} explorer #{k} ({ex['name']})"
         assert ex["reset"], f"{where}: no Reset button"
-        assert ex["live"] and len(ex["live"]) > 10, f"{where}: no aria-live sentence ({ex['live']!r})"
+        assert ex["live"] and len(ex["live"]) > 10, (
+            f"{where}: no aria-live sentence ({ex['live']!r})"
+        )
         start = page.evaluate(SNAPSHOT_JS, k)
         s = ex["sliders"][0] if ex["sliders"] else None
         if s is None:
@@ -129,16 +147,28 @@ def _reset_and_live_sentence(page, name):
         target = 0 if s["index"] != 0 else s["max"]
         page.evaluate(MOVE_JS, [k, s["param"], target])
         moved = _explorers(page)[k]
-        assert moved["live"] != ex["live"], f"{where}: the aria-live sentence did not follow the slider"
-        page.evaluate("(k) => document.querySelectorAll('.attn-explorer')[k].querySelector('button.attn-reset').click()", k)
+        assert moved["live"] != ex["live"], (
+            f"{where}: the aria-live sentence did not follow the slider"
+        )
+        page.evaluate(
+            "(k) => document.querySelectorAll('.attn-explorer')[k].querySelector('button.attn-reset').click()",
+            k,
+        )
         back = page.evaluate(SNAPSHOT_JS, k)
-        assert back["params"] == start["params"], f"{where}: Reset gave {back['params']}, expected {start['params']}"
-        assert _explorers(page)[k]["live"] == ex["live"], f"{where}: after Reset the sentence differs"
+        assert back["params"] == start["params"], (
+            f"{where}: Reset gave {back['params']}, expected {start['params']}"
+        )
+        assert _explorers(page)[k]["live"] == ex["live"], (
+            f"{where}: after Reset the sentence differs"
+        )
 
 
-DARK_JS = """
+DARK_JS = (
+    """
 async () => {
-  const readCells = """ + CELLS + """;
+  const readCells = """
+    + CELLS
+    + """;
   const lum = (c) => { const m = c.match(/\\d+(\\.\\d+)?/g).map(Number);
     return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255; };
   const bodyBg = getComputedStyle(document.body).backgroundColor;
@@ -155,6 +185,7 @@ async () => {
   };
 }
 """
+)
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
@@ -162,13 +193,20 @@ def test_explorers_are_dark_in_dark_mode(browser, visits, name):
     ctx, page = _fresh(browser, visits, name, color_scheme="dark")
     try:
         d = page.evaluate(DARK_JS)
-        assert d["theme"] == "dark", f"{name}: with the OS in dark mode the page's theme is {d['theme']!r}"
+        assert d["theme"] == "dark", (
+            f"{name}: with the OS in dark mode the page's theme is {d['theme']!r}"
+        )
         assert d["body"] < 0.2, f"{name}: page background luminance {d['body']:.2f} in dark mode"
         for k, ex in enumerate(d["explorers"]):
             assert ex["bg"] < 0.2 and ex["fg"] > 0.6, (
-                f"{name} explorer #{k}: background luminance {ex['bg']:.2f}, text {ex['fg']:.2f} in dark mode")
+                f"{name} explorer #{k}: background luminance {ex['bg']:.2f}, text "
+                f"{ex['fg']:.2f} in dark mode"
+            )
             if ex["lowCell"] is not None:  # small weights recede into the dark background
-                assert ex["lowCell"] < 0.3, f"{name} explorer #{k}: the smallest weight is drawn bright ({ex['lowCell']:.2f})"
+                assert ex["lowCell"] < 0.3, (
+                    f"{name} explorer #{k}: the smallest weight is drawn bright "
+                    f"({ex['lowCell']:.2f})"
+                )
     finally:
         ctx.close()
 
@@ -188,7 +226,9 @@ def test_hovering_a_cell_shows_its_weight(browser, visits, name):
     ctx, page = _fresh(browser, visits, name)
     try:
         for k, ex in enumerate(_explorers(page)):
-            cells = page.locator(".attn-explorer").nth(k).locator("svg.attn-heatmap image.attn-cells")
+            cells = (
+                page.locator(".attn-explorer").nth(k).locator("svg.attn-heatmap image.attn-cells")
+            )
             if not cells.count() or not ex["sliders"]:
                 continue
             cells.first.scroll_into_view_if_needed()
@@ -196,23 +236,33 @@ def test_hovering_a_cell_shows_its_weight(browser, visits, name):
             cells.first.hover(position={"x": 2, "y": 2})  # the real pointer, over the first cell
             got = page.evaluate(HOVER_JS, k)
             where = f"{name} explorer #{k} ({ex['name']})"
-            assert (got["row"], got["col"]) == ("0", "0"), f"{where}: the pointer over cell (0, 0) reads {got}"
+            assert (got["row"], got["col"]) == ("0", "0"), (
+                f"{where}: the pointer over cell (0, 0) reads {got}"
+            )
             for text in (got["title"], got["readout"]):
                 nums = re.findall(r"-?\d+(?:\.\d+)?", text or "")
                 assert nums and abs(float(nums[-1]) - float(got["value"])) <= 1e-3, (
-                    f"{where}: hover shows {text!r}, the cell's weight is {got['value']}")
+                    f"{where}: hover shows {text!r}, the cell's weight is {got['value']}"
+                )
             # the last cell, bottom right, by position on the scaled picture
             cells.first.hover(position={"x": box["width"] - 2, "y": box["height"] - 2})
             far = page.evaluate(HOVER_JS, k)
-            rows, cols = page.evaluate("(k) => { const s = document.querySelectorAll('.attn-explorer')[k]"
-                                       ".querySelector('svg.attn-heatmap'); return [+s.dataset.rows, +s.dataset.cols]; }", k)
+            rows, cols = page.evaluate(
+                "(k) => { const s = document.querySelectorAll('.attn-explorer')[k]"
+                ".querySelector('svg.attn-heatmap'); return [+s.dataset.rows, "
+                "+s.dataset.cols]; }",
+                k,
+            )
             assert (far["row"], far["col"]) == (str(rows - 1), str(cols - 1)), (
-                f"{where}: the pointer over the last cell reads {far['row']}, {far['col']}")
+                f"{where}: the pointer over the last cell reads {far['row']}, {far['col']}"
+            )
             s = ex["sliders"][0]
             page.evaluate(MOVE_JS, [k, s["param"], 0 if s["index"] else s["max"]])
             now = page.evaluate(HOVER_JS, k)
             nums = re.findall(r"-?\d+(?:\.\d+)?", now["title"] or "")
             assert nums and abs(float(nums[-1]) - float(now["value"])) <= 1e-3, (
-                f"{where}: after a redraw the tooltip says {now['title']!r}, the weight is {now['value']}")
+                f"{where}: after a redraw the tooltip says {now['title']!r}, the weight is "
+                f"{now['value']}"
+            )
     finally:
         ctx.close()

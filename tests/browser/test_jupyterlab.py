@@ -8,7 +8,7 @@ runs every cell through the Run menu, as a reader would; later cells are added t
 notebook and run with JupyterLab's own run-cell command (what Shift+Enter runs). Checked:
 the explorer renders inside the output area; dragging the query (mouse, arrow keys) reaches
 the kernel (``ex.params``); ``ex.set(...)`` in Python moves the query on the page and the
-page redraws attnlib's weights (``attnlib.explorers.compute``); JupyterLab's dark theme
+page redraws attnlib's weights (``attnlib.book.compute``); JupyterLab's dark theme
 recolours it. Screenshots go to _build/screenshots/jupyterlab-*.png.
 """
 
@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from _chromium import unavailable
 
 pytestmark = pytest.mark.browser
@@ -38,7 +37,11 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 NOTEBOOK = "soft_lookup_live.ipynb"
-CELLS = ["import attnlib.explorers as E", "ex = E.soft_lookup_explorer()", "ex"]
+CELLS = [
+    "import attnlib.book.ch01_queries_keys_values as E",
+    "ex = E.soft_lookup_explorer()",
+    "ex",
+]
 NAME = "soft_lookup"
 TOL = 1e-4  # the page's weights against attnlib's
 PIXEL_TOL = 0.2  # drawn coordinates are rounded to 0.1 px
@@ -68,15 +71,18 @@ class Lab:
     proc: subprocess.Popen
 
     def api(self, path: str, method: str = "GET"):
-        req = urllib.request.Request(f"{self.url}{path}", method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=5) as r:
             body = r.read()
         return json.loads(body) if body else None
 
     def log_tail(self, n: int = 40) -> str:
         with contextlib.suppress(OSError):
-            return "\n".join(self.log.read_text(encoding="utf8", errors="replace").splitlines()[-n:])
+            return "\n".join(
+                self.log.read_text(encoding="utf8", errors="replace").splitlines()[-n:]
+            )
         return ""
 
 
@@ -85,7 +91,9 @@ def lab(chromium, tmp_path_factory):
     """JupyterLab from the venv on a free 127.0.0.1 port, serving a temporary directory that
     holds the notebook; shut down (kernels first) when the module's tests are done."""
     if importlib.util.find_spec("jupyterlab") is None:
-        unavailable(f"jupyterlab is not installed in {sys.prefix} (pip install -r requirements.txt)")
+        unavailable(
+            f"jupyterlab is not installed in {sys.prefix} (pip install -r requirements.txt)"
+        )
     import nbformat
 
     tmp = tmp_path_factory.mktemp("jupyterlab")
@@ -93,31 +101,64 @@ def lab(chromium, tmp_path_factory):
     root.mkdir()
     nb = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell(c) for c in CELLS],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
+        metadata={
+            "kernelspec": {
+                "name": "python3",
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+            }
+        },
+    )
     nbformat.write(nb, root / NOTEBOOK)
     token, port = secrets.token_hex(24), _free_port()
     venv_bin = Path(sys.executable).parent
     # As the Makefile does: the "python3" kernelspec starts plain `python`, so the venv comes
     # first on PATH. Every Jupyter directory that gets written to is a temporary one.
-    env = {**os.environ, "PATH": f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '')}",
-           "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_DATA_DIR": str(tmp / "data"),
-           "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), "IPYTHONDIR": str(tmp / "ipython"),
-           "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
-           # quiet: no jupyter_core deprecation notice, no debugpy "frozen modules" warning
-           "JUPYTER_PLATFORM_DIRS": "1", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    env = {
+        **os.environ,
+        "PATH": f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '')}",
+        "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+        "JUPYTER_DATA_DIR": str(tmp / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        "IPYTHONDIR": str(tmp / "ipython"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
+        # quiet: no jupyter_core deprecation notice, no debugpy "frozen modules" warning
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    }
     env.pop("VIRTUAL_ENV", None)
     # No "Would you like to get notified about official Jupyter news?" toast over the notebook
     # (the server fetches nothing anyway: news_url=None, NeverCheckForUpdate).
-    notification = tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification = (
+        tmp
+        / "settings"
+        / "@jupyterlab"
+        / "apputils-extension"
+        / "notification.jupyterlab-settings"
+    )
     notification.parent.mkdir(parents=True)
-    notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf8")
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser",
-           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-           f"--LabApp.user_settings_dir={tmp / 'settings'}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           "--LabApp.extension_manager=readonly", "--ServerApp.terminals_enabled=False",
-           "--LabApp.expose_app_in_browser=True"]  # window.jupyterapp: add and run cells
+    notification.write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf8"
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.user_settings_dir={tmp / 'settings'}",
+        f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        "--ServerApp.terminals_enabled=False",
+        "--LabApp.expose_app_in_browser=True",
+    ]  # window.jupyterapp: add and run cells
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     log = tmp / "jupyterlab.log"
@@ -132,8 +173,10 @@ def lab(chromium, tmp_path_factory):
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"JupyterLab did not answer /api/status on {server.url} "
-                                       f"(exit code {proc.poll()}); its log:\n{server.log_tail()}") from None
+                    raise RuntimeError(
+                        f"JupyterLab did not answer /api/status on {server.url} "
+                        f"(exit code {proc.poll()}); its log:\n{server.log_tail()}"
+                    ) from None
                 time.sleep(0.2)
         yield server
     finally:
@@ -157,14 +200,21 @@ const panel = () => {{
   return null;
 }};
 """
-KERNEL_IDLE_JS = "() => {" + PANEL_JS + """
+KERNEL_IDLE_JS = (
+    "() => {"
+    + PANEL_JS
+    + """
   const p = panel(), s = p && p.sessionContext, k = s && s.session && s.session.kernel;
   return !!(k && k.status === 'idle' && k.connectionStatus === 'connected' && p.content.widgets.length > 0);
 }
 """
+)
 # Appends a code cell, runs it with JupyterLab's run-cell command (what Shift+Enter runs) and
 # returns its outputs once the kernel has answered.
-RUN_JS = "async (code) => {" + PANEL_JS + """
+RUN_JS = (
+    "async (code) => {"
+    + PANEL_JS
+    + """
   const app = window.jupyterapp, p = panel(), nb = p.content;
   app.shell.activateById(p.id);
   const n = nb.model.cells.length;
@@ -174,6 +224,7 @@ RUN_JS = "async (code) => {" + PANEL_JS + """
   return {ok, outputs: nb.widgets[n].model.outputs.toJSON()};
 }
 """
+)
 ACTIVE_CELL_JS = "() => {" + PANEL_JS + "return panel().content.activeCellIndex; }"
 # What the page shows: the explorer's parameters, the query's announced and drawn position,
 # the keys' drawn positions, the weights in the heatmap, the controls and the live sentence.
@@ -240,8 +291,11 @@ class Notebook:
         errors = [o for o in got["outputs"] if o.get("output_type") == "error"]
         assert not errors, f"cell {code!r} raised {errors[0]['ename']}: {errors[0]['evalue']}"
         assert got["ok"], f"cell {code!r} did not run"
-        return "".join("".join(o["text"]) if isinstance(o["text"], list) else o["text"]
-                       for o in got["outputs"] if o.get("output_type") == "stream")
+        return "".join(
+            "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+            for o in got["outputs"]
+            if o.get("output_type") == "stream"
+        )
 
     def kernel_params(self) -> dict:
         """``ex.params`` in the kernel."""
@@ -284,8 +338,10 @@ def notebook(chromium, lab):
         with contextlib.suppress(Exception):
             nb.screenshot("failed-to-render")
         ctx.close()
-        raise AssertionError(f"the explorer did not render in JupyterLab: {type(e).__name__}: {e}\n"
-                             f"console: {nb.console[-20:]}\nserver log:\n{lab.log_tail()}") from None
+        raise AssertionError(
+            f"the explorer did not render in JupyterLab: {type(e).__name__}: {e}\n"
+            f"console: {nb.console[-20:]}\nserver log:\n{lab.log_tail()}"
+        ) from None
     yield nb
     ctx.close()
 
@@ -297,19 +353,23 @@ def _position(valuetext: str) -> tuple[float, float]:
 
 
 def _grid(name: str) -> list:
-    from attnlib.explorers import soft_lookup_declaration
+    from attnlib.book.ch01_queries_keys_values import soft_lookup_declaration
 
     return list(next(p for p in soft_lookup_declaration().params if p.name == name).values)
 
 
 def _check_weights(s: dict, params: dict, where: str) -> None:
-    from attnlib.explorers import compute
+    from attnlib.book.registry import compute
 
     want = np.asarray(compute(NAME, **params)["weights"]).reshape(-1)
     got = np.asarray(s["weights"])
-    assert got.shape == want.shape, f"{where}: the heatmap shows {got.size} weights, attnlib has {want.size}"
+    assert got.shape == want.shape, (
+        f"{where}: the heatmap shows {got.size} weights, attnlib has {want.size}"
+    )
     err = np.abs(got - want).max()
-    assert err <= TOL, f"{where}: the page's weights differ from attnlib's by {err:.2e} at {params}"
+    assert err <= TOL, (
+        f"{where}: the page's weights differ from attnlib's by {err:.2e} at {params}"
+    )
 
 
 def _kernel_agrees(nb: Notebook, where: str) -> dict:
@@ -325,7 +385,8 @@ def _kernel_agrees(nb: Notebook, where: str) -> dict:
             break
         time.sleep(0.2)
     assert (k["query_x"], k["query_y"]) == (x, y), (
-        f"{where}: the page shows {s['valuetext']!r}; the kernel's ex.params is {k}")
+        f"{where}: the page shows {s['valuetext']!r}; the kernel's ex.params is {k}"
+    )
     assert k == s["params"], f"{where}: the page's parameters {s['params']}, the kernel's {k}"
     return k
 
@@ -335,18 +396,29 @@ def test_the_explorer_renders_in_the_notebook_from_the_venvs_kernel(notebook):
     focusable slider; the kernel is the venv's Python; nothing is logged as an error."""
     out = notebook.run("import sys, attnlib; print(sys.prefix); print(attnlib.__file__)")
     prefix, attnlib_file = out.split()
-    assert Path(prefix).resolve() == Path(sys.prefix).resolve(), f"the kernel runs {prefix}, not {sys.prefix}"
-    assert Path(attnlib_file).resolve().is_relative_to(ROOT), f"the kernel imports attnlib from {attnlib_file}"
+    assert Path(prefix).resolve() == Path(sys.prefix).resolve(), (
+        f"the kernel runs {prefix}, not {sys.prefix}"
+    )
+    assert Path(attnlib_file).resolve().is_relative_to(ROOT), (
+        f"the kernel imports attnlib from {attnlib_file}"
+    )
     s = notebook.state()
     assert s["count"] == 1, f"{s['count']} explorers drawn for one displayed widget"
     assert s["valuetext"] == "query at x = 0.5, y = -0.5", s["valuetext"]
-    assert s["params"] == notebook.kernel_params(), "the page and the kernel start at different positions"
+    assert s["params"] == notebook.kernel_params(), (
+        "the page and the kernel start at different positions"
+    )
     _check_weights(s, s["params"], "at the start")
     knob = notebook.page.locator(HANDLE)
     assert knob.get_attribute("tabindex") == "0" and knob.is_visible()
     box = knob.bounding_box()
     assert box and box["width"] >= 30, f"the query's target is {box} (expected a 44 px circle)"
-    local = (f"{notebook.lab.url}/", notebook.lab.url.replace("http:", "ws:", 1) + "/", "data:", "blob:")
+    local = (
+        f"{notebook.lab.url}/",
+        notebook.lab.url.replace("http:", "ws:", 1) + "/",
+        "data:",
+        "blob:",
+    )
     away = [u for u in notebook.requests if not u.startswith(local)]
     assert not away, f"the notebook asked for something beyond the local JupyterLab: {away}"
     assert not notebook.errors(), f"console errors: {notebook.errors()}"
@@ -370,8 +442,12 @@ def test_the_kernel_sees_where_the_query_was_dragged(notebook):
         page.mouse.move(tx, ty, steps=8)
         page.mouse.up()
         s = notebook.state()
-        assert s["valuetext"] != before["valuetext"], f"dragged onto key {j}: the query did not move"
-        assert int(np.argmax(s["weights"])) == j, f"dragged onto key {j}: weights {np.round(s['weights'], 3)}"
+        assert s["valuetext"] != before["valuetext"], (
+            f"dragged onto key {j}: the query did not move"
+        )
+        assert int(np.argmax(s["weights"])) == j, (
+            f"dragged onto key {j}: weights {np.round(s['weights'], 3)}"
+        )
         k = _kernel_agrees(notebook, f"dragged onto key {j}")
         _check_weights(s, k, f"dragged onto key {j}")
 
@@ -385,10 +461,13 @@ def test_the_kernel_sees_where_the_query_was_dragged(notebook):
         page.keyboard.press(key)
     s = notebook.state()
     want = (xs[xs.index(x0) + 2], ys[ys.index(y0) + 1])
-    assert _position(s["valuetext"]) == want, f"from ({x0}, {y0}), right, right, up: {s['valuetext']!r}"
+    assert _position(s["valuetext"]) == want, (
+        f"from ({x0}, {y0}), right, right, up: {s['valuetext']!r}"
+    )
     assert page.evaluate(ACTIVE_CELL_JS) == cell, "the arrow keys moved the notebook's selection"
     assert page.evaluate("() => document.activeElement.classList.contains('attn-handle')"), (
-        "the arrow keys took the focus away from the query")
+        "the arrow keys took the focus away from the query"
+    )
     k = _kernel_agrees(notebook, "after the arrow keys")
     _check_weights(s, k, "after the arrow keys")
     assert not notebook.errors(), f"console errors: {notebook.errors()}"
@@ -402,8 +481,10 @@ def test_set_in_python_moves_the_query_on_the_page(notebook):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     xs, ys, temps = _grid("query_x"), _grid("query_y"), _grid("temperature")
-    for target in ({"score": "scaled_dot", "temperature": 0.5, "query_x": xs[26], "query_y": ys[67]},
-                   {"score": "gaussian", "temperature": 1, "query_x": xs[90], "query_y": ys[9]}):
+    for target in (
+        {"score": "scaled_dot", "temperature": 0.5, "query_x": xs[26], "query_y": ys[67]},
+        {"score": "gaussian", "temperature": 1, "query_x": xs[90], "query_y": ys[9]},
+    ):
         assert target["temperature"] in temps
         before = notebook.state()
         notebook.run("ex.set(" + ", ".join(f"{k}={v!r}" for k, v in target.items()) + ")")
@@ -416,20 +497,28 @@ def test_set_in_python_moves_the_query_on_the_page(notebook):
         assert s["valuetext"] == f"query at x = {x:g}, y = {y:g}", f"{where}: {s['valuetext']!r}"
         assert s["controls"]["query_x"] == [xs.index(x), f"{x:.2f}"], f"{where}: {s['controls']}"
         assert s["controls"]["query_y"] == [ys.index(y), f"{y:.2f}"], f"{where}: {s['controls']}"
-        assert s["controls"]["temperature"][0] == temps.index(target["temperature"]), f"{where}: {s['controls']}"
-        assert s["controls"]["score"][0] == ["gaussian", "scaled_dot"].index(target["score"]), s["controls"]
-        assert f"query x {x:.2f}, query y {y:.2f}" in s["live"], f"{where}: the sentence reads {s['live']!r}"
+        assert s["controls"]["temperature"][0] == temps.index(target["temperature"]), (
+            f"{where}: {s['controls']}"
+        )
+        assert s["controls"]["score"][0] == ["gaussian", "scaled_dot"].index(target["score"]), s[
+            "controls"
+        ]
+        assert f"query x {x:.2f}, query y {y:.2f}" in s["live"], (
+            f"{where}: the sentence reads {s['live']!r}"
+        )
         assert s["cells"] != before["cells"], f"{where}: the heatmap was not repainted"
         _check_weights(s, target, where)
         # drawn where the keys' axes put (x, y): one affine map per axis, fitted on the keys
-        from attnlib.explorers import soft_lookup_declaration
+        from attnlib.book.ch01_queries_keys_values import soft_lookup_declaration
 
         keys = np.asarray(soft_lookup_declaration().meta["keys"])
         pix = np.asarray(s["keys"])
         for axis, v in ((0, x), (1, y)):
             a, b = np.polyfit(keys[:, axis], pix[:, axis], 1)
             err = abs(a * v + b - s["knob"][axis])
-            assert err <= PIXEL_TOL + 1e-9, f"{where}: the query is drawn {err:.2f} px off its position ({'xy'[axis]})"
+            assert err <= PIXEL_TOL + 1e-9, (
+                f"{where}: the query is drawn {err:.2f} px off its position ({'xy'[axis]})"
+            )
     notebook.screenshot("after-set")
     assert not notebook.errors(), f"console errors: {notebook.errors()}"
 
@@ -443,23 +532,40 @@ def test_jupyterlabs_dark_theme_recolours_the_explorer(notebook):
     before = notebook.state()
     assert before["themeLight"] == "true" and before["rampStart"] == "#fff5f0", before["rampStart"]
     try:
-        page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+        page.evaluate(
+            "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: "
+            "'JupyterLab Dark'})"
+        )
         with contextlib.suppress(PlaywrightTimeout):  # the checks below say what the page shows
             page.wait_for_function(
-                "() => document.body.dataset.jpThemeLight === 'false' && !document.getElementById('jupyterlab-splash')"
+                "() => document.body.dataset.jpThemeLight === 'false' && "
+                "!document.getElementById('jupyterlab-splash')"
                 " && document.querySelector('.jp-OutputArea-output .attn-colorbar-svg stop')"
-                ".getAttribute('stop-color') === '#1b1b1f'", timeout=30_000, polling=100)
+                ".getAttribute('stop-color') === '#1b1b1f'",
+                timeout=30_000,
+                polling=100,
+            )
         s = notebook.state()
         assert s["themeLight"] == "false", "JupyterLab did not switch to its dark theme"
-        assert s["rampStart"] == "#1b1b1f", f"dark theme: the colour scale starts at {s['rampStart']}"
-        assert s["background"] == "rgb(27, 27, 31)", f"dark theme: the explorer's background is {s['background']}"
+        assert s["rampStart"] == "#1b1b1f", (
+            f"dark theme: the colour scale starts at {s['rampStart']}"
+        )
+        assert s["background"] == "rgb(27, 27, 31)", (
+            f"dark theme: the explorer's background is {s['background']}"
+        )
         assert s["cells"] != before["cells"], "dark theme: the heatmap was not repainted"
         assert s["weights"] == before["weights"] and s["params"] == before["params"]
         page.locator(KEYS_SVG).scroll_into_view_if_needed()
         notebook.screenshot("dark")
     finally:
         with contextlib.suppress(Exception):
-            page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
-            page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true' "
-                                   "&& !document.getElementById('jupyterlab-splash')", timeout=30_000)
+            page.evaluate(
+                "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: "
+                "'JupyterLab Light'})"
+            )
+            page.wait_for_function(
+                "() => document.body.dataset.jpThemeLight === 'true' "
+                "&& !document.getElementById('jupyterlab-splash')",
+                timeout=30_000,
+            )
     assert not notebook.errors(), f"console errors: {notebook.errors()}"

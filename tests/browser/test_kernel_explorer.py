@@ -1,7 +1,7 @@
 """Chapter 2's kernel-regression explorer in the built book: the reader drags the query x
 along the axis (mouse, touch, keyboard); the page computes the fit, the query's weight bars,
-the kernel window and the heatmap itself (attnlib/static/explorer.js, `kernelFrame`). Each
-state the page shows is checked against attnlib's (`attnlib.explorers.compute`): weights
+the kernel window and the heatmap itself (attnlib/static/src/primitives.js, `kernelFrame`). Each
+state the page shows is checked against attnlib's (`attnlib.book.compute`): weights
 within 1e-4, every drawn series an affine image of attnlib's numbers."""
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ PAGE = CHAPTERS[1]
 NAME = "kernel_regression"
 SEL = f'.attn-explorer[data-explorer="{NAME}"]'
 
-STATE_JS = """
+STATE_JS = (
+    """
 () => {
   const ex = document.querySelector('%s');
   const knob = ex.querySelector('.attn-handle');
@@ -35,7 +36,9 @@ STATE_JS = """
           knob: [kb.left + kb.width / 2, kb.top + kb.height / 2],
           ytop: ex.querySelector('svg.attn-lines[data-panel="window"]').dataset.ytop};
 }
-""" % SEL
+"""
+    % SEL
+)
 
 
 @contextlib.contextmanager
@@ -51,10 +54,17 @@ def _check(page, where: str) -> dict:
     snap = page.evaluate(SNAPSHOT_JS, s["k"])
     _check_frame(snap, f"{where} at {s['params']}")  # the bars' tops, the curves, the heatmap
     # the bars' feet (which _check_frame does not see): all on the axis, each bar upwards
-    bars = next(x for ln in snap["lines"] for x in ln["series"] if x["name"] == "weight on each training point")
+    bars = next(
+        x
+        for ln in snap["lines"]
+        for x in ln["series"]
+        if x["name"] == "weight on each training point"
+    )
     feet = [float(f) for f in re.findall(r"M[-\d.]+ ([-\d.]+)V", bars["d"])]
     tops = [float(t) for t in re.findall(r"V([-\d.]+)", bars["d"])]
-    assert len(feet) == len(tops) == 40 and len(set(feet)) == 1, f"{where}: bars stand on {sorted(set(feet))}"
+    assert len(feet) == len(tops) == 40 and len(set(feet)) == 1, (
+        f"{where}: bars stand on {sorted(set(feet))}"
+    )
     assert all(t <= feet[0] + 1e-9 for t in tops), f"{where}: a bar hangs below its axis"
     q = s["params"]["query"]
     assert s["valuetext"] == f"query at x = {q:g}", s["valuetext"]
@@ -67,7 +77,7 @@ def _screen_x(s: dict, x: float) -> float:
 
 
 def test_the_page_computes_what_attnlib_computes_at_random_positions(browser, visits):
-    from attnlib.explorers import DECLARATIONS
+    from attnlib.book.registry import DECLARATIONS
 
     decl = DECLARATIONS[NAME]()
     with _opened(browser, visits) as page:
@@ -89,28 +99,46 @@ def test_dragging_the_query_with_the_mouse(browser, visits):
             s = page.evaluate(STATE_JS)
             page.mouse.move(*s["knob"])
             page.mouse.down()
-            page.mouse.move(_screen_x(s, x), s["knob"][1] - 40, steps=8)  # off the axis: only x counts
+            page.mouse.move(
+                _screen_x(s, x), s["knob"][1] - 40, steps=8
+            )  # off the axis: only x counts
             page.mouse.up()
             s = _check(page, f"dragged to {x}")
-            assert abs(s["params"]["query"] - x) < 1e-9, f"dragged to x = {x}, the page says {s['params']}"
+            assert abs(s["params"]["query"] - x) < 1e-9, (
+                f"dragged to x = {x}, the page says {s['params']}"
+            )
             assert f"query x {x:.2f}: the fit at the query is" in s["live"], s["live"]
 
 
 def test_dragging_the_query_by_touch(browser, visits):
-    with _opened(browser, visits, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True) as page:
+    with _opened(
+        browser, visits, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    ) as page:
         cdp = page.context.new_cdp_session(page)
         scroll_before = page.evaluate("() => window.scrollY")
         for x in (2.5, 0.8):
             s = page.evaluate(STATE_JS)
             (x0, y0), x1 = s["knob"], _screen_x(s, x)
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+            cdp.send(
+                "Input.dispatchTouchEvent",
+                {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]},
+            )
             for t in range(1, 9):
-                cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [
-                    {"x": x0 + (x1 - x0) * t / 8, "y": y0 - 3 * t}]})
+                cdp.send(
+                    "Input.dispatchTouchEvent",
+                    {
+                        "type": "touchMove",
+                        "touchPoints": [{"x": x0 + (x1 - x0) * t / 8, "y": y0 - 3 * t}],
+                    },
+                )
             cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
             s = _check(page, f"touch-dragged to {x}")
-            assert abs(s["params"]["query"] - x) <= 0.05 + 1e-9, f"touch-dragged to x = {x}: {s['params']}"
-        assert page.evaluate("() => window.scrollY") == scroll_before, "dragging the dot scrolled the page"
+            assert abs(s["params"]["query"] - x) <= 0.05 + 1e-9, (
+                f"touch-dragged to x = {x}: {s['params']}"
+            )
+        assert page.evaluate("() => window.scrollY") == scroll_before, (
+            "dragging the dot scrolled the page"
+        )
 
 
 def test_the_keys_move_the_query_one_grid_step(browser, visits):
@@ -132,7 +160,7 @@ def test_the_keys_move_the_query_one_grid_step(browser, visits):
 
 
 def test_a_narrow_window_and_the_empty_window_rule_in_the_page(browser, visits):
-    from attnlib.explorers import DECLARATIONS
+    from attnlib.book.registry import DECLARATIONS
 
     decl = DECLARATIONS[NAME]()
     with _opened(browser, visits) as page:
@@ -143,7 +171,9 @@ def test_a_narrow_window_and_the_empty_window_rule_in_the_page(browser, visits):
         page.evaluate(MOVE_JS, [k, "query", idx["query"].values.index(2.5)])
         s = _check(page, "boxcar, h = 0.0613, x = 2.5")
         assert s["ytop"] == "1", "one bar of weight 1: the axis must reach 1"
-        assert "the largest weight, 1, is on the training input at x = 2.41" in s["live"], s["live"]
+        assert "the largest weight, 1, is on the training input at x = 2.41" in s["live"], s[
+            "live"
+        ]
         page.evaluate(MOVE_JS, [k, "kernel", idx["kernel"].options.index("constant")])
         s = _check(page, "constant")
         assert "every training input has the same weight, 0.025" in s["live"], s["live"]

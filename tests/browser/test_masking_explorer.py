@@ -1,7 +1,7 @@
 """Chapter 3's explorer in the built book: the reader types three sentences; the page splits
 them into tokens, pads them, labels the heatmaps with the words and computes the masked
-softmax itself (attnlib/static/explorer.js, `maskingFrame`). Each state is checked against
-attnlib's (`attnlib.explorers.compute`), within 1e-4."""
+softmax itself (attnlib/static/src/primitives.js, `maskingFrame`). Each state is checked against
+attnlib's (`attnlib.book.compute`), within 1e-4."""
 
 from __future__ import annotations
 
@@ -20,12 +20,16 @@ PAGE = CHAPTERS[2]
 SEL = '.attn-explorer[data-explorer="masking"]'
 # ASCII and not: a no-break space and an ideographic space stay inside a word (only ASCII
 # whitespace splits), a long word and a word of emoji are cut to 10 characters on the ticks
-WORDS = ("the cat sat on a mat Dive into Deep Learning <pad> é über ÜBER 東京 x The CAT supercalifragilistic "
-         "a\u00a0b c\u3000d \U0001F642\U0001F642\U0001F642\U0001F642\U0001F642\U0001F642\U0001F642"
-         "\U0001F642\U0001F642\U0001F642\U0001F642 Σίσυφος ǅemal").split(" ")
+WORDS = (
+    "the cat sat on a mat Dive into Deep Learning <pad> é über ÜBER 東京 x The CAT "
+    "supercalifragilistic "
+    "a\u00a0b c\u3000d \U0001f642\U0001f642\U0001f642\U0001f642\U0001f642\U0001f642\U0001f642"
+    "\U0001f642\U0001f642\U0001f642\U0001f642 Σίσυφος ǅemal"
+).split(" ")
 SPLIT = re.compile(r"[ \t\n\r\f\v]+")
 
-STATE_JS = """
+STATE_JS = (
+    """
 () => {
   const ex = document.querySelector('%s');
   return {k: [...document.querySelectorAll('.attn-explorer')].indexOf(ex), params: JSON.parse(ex.dataset.params),
@@ -34,7 +38,9 @@ STATE_JS = """
             [...s.querySelectorAll('text.attn-tick')].map((t) => t.textContent)),
           live: ex.querySelector('.attn-live').textContent};
 }
-""" % SEL
+"""
+    % SEL
+)
 
 
 def _opened(browser, visits, **context):
@@ -44,7 +50,9 @@ def _opened(browser, visits, **context):
 def _check(page, texts: list[str], where: str) -> dict:
     s = page.evaluate(STATE_JS)
     assert [s["params"][f"sentence_{b + 1}"] for b in range(3)] == texts, s["params"]
-    _check_frame(page.evaluate(SNAPSHOT_JS, s["k"]), f"{where}: {texts}")  # weights within 1e-4 of attnlib's
+    _check_frame(
+        page.evaluate(SNAPSHOT_JS, s["k"]), f"{where}: {texts}"
+    )  # weights within 1e-4 of attnlib's
     for b, text in enumerate(texts):
         toks = [t for t in SPLIT.split(text) if t][:6]
         padded = toks + ["<pad>"] * (6 - len(toks))
@@ -57,10 +65,16 @@ def _check(page, texts: list[str], where: str) -> dict:
 def test_typed_sentences_give_attnlib_s_weights_and_label_the_maps(browser, visits):
     rng = random.Random(5)
     with _opened(browser, visits) as page:
-        s = _check(page, ["Dive into Deep Learning", "Learn to code", "Hello world"], "as it opens")
-        assert "valid lengths 4, 3, 2 of 6 tokens; the <pad> keys get no weight" in s["live"], s["live"]
+        s = _check(
+            page, ["Dive into Deep Learning", "Learn to code", "Hello world"], "as it opens"
+        )
+        assert "valid lengths 4, 3, 2 of 6 tokens; the <pad> keys get no weight" in s["live"], s[
+            "live"
+        ]
         for r in range(25):
-            texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 9))) for _ in range(3)]
+            texts = [
+                " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 9))) for _ in range(3)
+            ]
             for b, t in enumerate(texts):
                 page.fill(f'{SEL} input[data-param="sentence_{b + 1}"]', t)
             _check(page, texts, f"round {r}")
@@ -68,10 +82,14 @@ def test_typed_sentences_give_attnlib_s_weights_and_label_the_maps(browser, visi
 
 def test_typing_with_the_keyboard_and_reset(browser, visits):
     with _opened(browser, visits) as page:
-        field = page.get_by_role("combobox", name="sentence 2", exact=True)  # a text field with suggestions
+        field = page.get_by_role(
+            "combobox", name="sentence 2", exact=True
+        )  # a text field with suggestions
         assert field.get_attribute("list"), "the field offers no suggestions"
-        options = page.evaluate("(id) => [...document.getElementById(id).options].map((o) => o.value)",
-                                field.get_attribute("list"))
+        options = page.evaluate(
+            "(id) => [...document.getElementById(id).options].map((o) => o.value)",
+            field.get_attribute("list"),
+        )
         assert "Attention is all you need" in options
         field.click()
         field.press("End")
@@ -81,7 +99,10 @@ def test_typing_with_the_keyboard_and_reset(browser, visits):
         assert "valid lengths 4, 4, 2" in s["live"]
         page.select_option(f'{SEL} select[data-param="masking"]', "1")
         s = page.evaluate(STATE_JS)
-        assert s["params"]["masking"] == "none" and "the <pad> keys get up to 0.76 of a row's weight" in s["live"], s["live"]
+        assert (
+            s["params"]["masking"] == "none"
+            and "the <pad> keys get up to 0.76 of a row's weight" in s["live"]
+        ), s["live"]
         page.click(f"{SEL} .attn-reset")
         _check(page, ["Dive into Deep Learning", "Learn to code", "Hello world"], "after Reset")
         assert page.evaluate(STATE_JS)["params"]["masking"] == "valid_lengths"
@@ -92,7 +113,10 @@ def test_an_empty_sentence_is_all_zero_rows_and_a_repeated_word_one_key(browser,
         page.fill(f'{SEL} input[data-param="sentence_1"]', "")
         page.fill(f'{SEL} input[data-param="sentence_3"]', "a a a")
         _check(page, ["", "Learn to code", "a a a"], "empty and repeated")
-        w = page.evaluate(f"() => [...document.querySelectorAll('{SEL} svg.attn-heatmap')].map((s) => Array.from(s.attnValues))")
+        w = page.evaluate(
+            f"() => [...document.querySelectorAll('{SEL} svg.attn-heatmap')].map((s) => "
+            "Array.from(s.attnValues))"
+        )
         assert not any(w[0]), "an empty sentence must have all-zero rows"
         third = np.array(w[2]).reshape(6, 6)
         np.testing.assert_allclose(third[:3, :3], 1 / 3, atol=1e-12)

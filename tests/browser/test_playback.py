@@ -11,8 +11,11 @@ from .conftest import CHAPTERS, wake_explorers
 
 pytestmark = pytest.mark.browser
 
-PLAYERS = [(CHAPTERS[5], "alignment_playback", "step"), (CHAPTERS[3], "additive_attention", "angle"),
-           (CHAPTERS[1], "bandwidth_training", "step")]
+PLAYERS = [
+    (CHAPTERS[5], "alignment_playback", "step"),
+    (CHAPTERS[3], "additive_attention", "angle"),
+    (CHAPTERS[1], "bandwidth_training", "step"),
+]
 
 STATE_JS = """
 ([name, param]) => {
@@ -45,7 +48,7 @@ def test_play_steps_to_the_end_and_stops(browser, visits, page_name, name, param
         ex = page.locator(f'.attn-explorer[data-explorer="{name}"]')
         s0 = page.evaluate(STATE_JS, [name, param])
         assert s0["button"] == "Play" and s0["speeds"] == ["slow", "normal", "fast"]
-        ex.locator(".attn-speed").select_option("100")  # fast
+        ex.locator(".attn-speed").select_option(label="fast")
         ex.locator(".attn-play-button").click()
         seen = [page.evaluate(STATE_JS, [name, param])]
         assert seen[0]["button"] == "Pause"
@@ -58,8 +61,12 @@ def test_play_steps_to_the_end_and_stops(browser, visits, page_name, name, param
         assert last["index"] == last["max"], f"stopped at {last['index']} of {last['max']}"
         indices = [x["index"] for x in seen]
         assert indices == sorted(indices), f"playback went backwards: {indices}"
-        assert len(set(indices)) >= min(5, last["max"]), f"playback skipped through too few positions: {indices}"
-        start = 0 if s0["index"] == s0["max"] else s0["index"]  # at the end, Play starts again from 0
+        assert len(set(indices)) >= min(5, last["max"]), (
+            f"playback skipped through too few positions: {indices}"
+        )
+        start = (
+            0 if s0["index"] == s0["max"] else s0["index"]
+        )  # at the end, Play starts again from 0
         assert indices[0] <= start + 1
         page.wait_for_timeout(400)  # and stays stopped
         assert page.evaluate(STATE_JS, [name, param])["index"] == last["max"]
@@ -80,14 +87,18 @@ def test_pause_and_moving_the_slider_stop_playback(browser, visits):
         paused = page.evaluate(STATE_JS, [name, param])
         assert paused["button"] == "Play" and 0 < paused["index"] < paused["max"], paused
         page.wait_for_timeout(700)
-        assert page.evaluate(STATE_JS, [name, param])["index"] == paused["index"], "kept playing after Pause"
-        button.click()  # play again, then grab the slider
+        assert page.evaluate(STATE_JS, [name, param])["index"] == paused["index"], (
+            "kept playing after Pause"
+        )
+        button.click()  # play again, then take the query (the angle's dragged point) with the keys
         page.wait_for_timeout(400)
-        slider = ex.locator(f'.attn-slider[data-param="{param}"]')
-        slider.evaluate("(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }")
+        ex.locator(".attn-handle").focus()
+        page.keyboard.press("Home")
         page.wait_for_timeout(700)
         now = page.evaluate(STATE_JS, [name, param])
-        assert now["index"] == 0 and now["button"] == "Play", f"moving the slider did not stop playback: {now}"
+        assert now["index"] == 0 and now["button"] == "Play", (
+            f"taking the query did not stop playback: {now}"
+        )
         assert not errors, errors
     finally:
         ctx.close()

@@ -14,9 +14,7 @@ _build/screenshots/ next to the desktop ones.
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -40,8 +38,12 @@ def _load(browser, base_url, name, shot=None, **context):
     page.evaluate("() => document.fonts.ready.then(() => true)")
     if shot:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / (name.replace("/", "__").removesuffix(".html") + f"__{shot}.png")),
-                        full_page=True)
+        page.screenshot(
+            path=str(
+                SCREENSHOTS / (name.replace("/", "__").removesuffix(".html") + f"__{shot}.png")
+            ),
+            full_page=True,
+        )
     return ctx, page, errors
 
 
@@ -57,8 +59,11 @@ def test_axe_finds_no_serious_violations(browser, visits, name, scheme):
     try:
         assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
         # colours are checked once the theme's CSS transitions (e.g. on the search button) end
-        page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)))"
-                      ".then(() => true)")
+        page.evaluate(
+            "() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => "
+            "null)))"
+            ".then(() => true)"
+        )
         page.add_script_tag(content=AXE.read_text(encoding="utf8"))
         found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
           .violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -93,7 +98,9 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, name):
         static = page.evaluate(STATIC_JS)
     finally:
         ctx.close()
-    assert len(static) == views, f"{name}: {views} explorers, {len(static)} static pictures without JavaScript"
+    assert len(static) == views, (
+        f"{name}: {views} explorers, {len(static)} static pictures without JavaScript"
+    )
     ctx, page, _ = _load(browser, visits.base_url, name)
     try:
         live = page.evaluate(LIVE_JS)
@@ -103,10 +110,15 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, name):
         where = f"{name} explorer #{k} ({s['name']})"
         assert s["box"] > 100, f"{where}: the static picture is {s['box']} px tall"
         assert s["cells"] or s["paths"], f"{where}: nothing drawn in the static picture"
-        assert all(c and c.startswith("data:image/png;base64,") for c in s["cells"]), f"{where}: a heatmap without cells"
-        assert s["params"] == lv["params"], f"{where}: static at {s['params']}, live starts at {lv['params']}"
+        assert all(c and c.startswith("data:image/png;base64,") for c in s["cells"]), (
+            f"{where}: a heatmap without cells"
+        )
+        assert s["params"] == lv["params"], (
+            f"{where}: static at {s['params']}, live starts at {lv['params']}"
+        )
         assert s["cells"] == lv["cells"] and s["paths"] == lv["paths"], (
-            f"{where}: the static picture differs from what the live explorer draws")
+            f"{where}: the static picture differs from what the live explorer draws"
+        )
 
 
 # ----------------------------------------------------------------------------- phone, dark
@@ -115,8 +127,16 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, name):
 @pytest.mark.parametrize("name", PAGES)
 def test_explorers_work_on_a_phone_in_dark_mode(browser, visits, name):
     visits(name)
-    ctx, page, errors = _load(browser, visits.base_url, name, shot="phone-dark", color_scheme="dark",
-                              viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    ctx, page, errors = _load(
+        browser,
+        visits.base_url,
+        name,
+        shot="phone-dark",
+        color_scheme="dark",
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+    )
     try:
         assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
         wide = page.evaluate("() => document.documentElement.scrollWidth")
@@ -131,7 +151,9 @@ def test_explorers_work_on_a_phone_in_dark_mode(browser, visits, name):
                 target = 0 if ctl["index"] != 0 else ctl["n"] - 1
                 page.evaluate(MOVE_JS, [k, ctl["param"], target])
                 after = page.evaluate(SNAPSHOT_JS, k)
-                assert _picture(after) != _picture(before), f"{where}: {ctl['param']} did not redraw"
+                assert _picture(after) != _picture(before), (
+                    f"{where}: {ctl['param']} did not redraw"
+                )
                 _check_frame(after, f"{where}, {ctl['param']} -> {target}")
         assert not errors, f"{name}: console errors at phone size: {errors}"
     finally:
@@ -140,17 +162,25 @@ def test_explorers_work_on_a_phone_in_dark_mode(browser, visits, name):
 
 # ----------------------------------------------------------------------------- figures, 404
 
+
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_figures_have_alt_text_and_are_sharp(visits, name):
-    imgs = [i for i in visits(name).page.evaluate(SCROLL_IMAGES_JS) if "_images/" in (i["src"] or "")]
+    imgs = [
+        i for i in visits(name).page.evaluate(SCROLL_IMAGES_JS) if "_images/" in (i["src"] or "")
+    ]
     assert imgs, f"{name}: no figures"
     for i in imgs:
-        assert i["lazy"] and i["sized"], f"{name}: figure {i['src']} is not lazy with a reserved size"
+        assert i["lazy"] and i["sized"], (
+            f"{name}: figure {i['src']} is not lazy with a reserved size"
+        )
         alt = (i["alt"] or "").strip()
-        assert len(alt) >= 40 and not re.search(r"\.(png|svg|jpe?g)$", alt) and "_images" not in alt, (
-            f"{name}: figure {i['src']} has alt text {alt!r}")
+        assert (
+            len(alt) >= 40 and not re.search(r"\.(png|svg|jpe?g)$", alt) and "_images" not in alt
+        ), f"{name}: figure {i['src']} has alt text {alt!r}"
         assert i["shown"] and i["natural"] >= 1.9 * i["shown"], (
-            f"{name}: figure {i['src']} is {i['natural']} px wide shown at {i['shown']} px (not 2x)")
+            f"{name}: figure {i['src']} is {i['natural']} px wide shown at {i['shown']} px "
+            "(not 2x)"
+        )
 
 
 def test_404_page(visits):

@@ -7,7 +7,7 @@ A precomputed explorer (:mod:`attnlib.widgets`) stores a frame for every point o
 sliders' grid, so a point dragged in the plane (two fine grids) times a temperature would
 store tens of thousands of frames. A *live* explorer stores none: the page computes each
 frame with one small implementation of attention's primitives in
-``attnlib/static/explorer.js`` (scores, softmax, weighted average; no per-explorer code),
+``attnlib/static/src/primitives.js`` (scores, softmax, weighted average; no per-explorer code),
 and the declaration's ``update`` function, written with attnlib, stays the reference the
 browser tests compare it with at random positions (within 1e-4).
 
@@ -38,7 +38,8 @@ Nadaraya-Watson (:class:`LiveKernelRegression`), with attnlib's rules
 
 Masked self-attention over typed sentences (:class:`LiveMasking`)::
 
-    tokens  = the text split at ASCII whitespace, the first max_tokens kept, then <pad> up to max_tokens
+    tokens  = the text split at ASCII whitespace, the first max_tokens kept,
+              then <pad> up to max_tokens
     q(w), k(w) = word_vector("q " + w), word_vector("k " + w)    (d numbers in [-1, 1): the same
                                         word, A-Z lower-cased, always gets the same vectors)
     scores  = q(w_i) . k(w_j) / sqrt(d)           (max_tokens, max_tokens) per sentence
@@ -48,25 +49,60 @@ Masked self-attention over typed sentences (:class:`LiveMasking`)::
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
+from attnlib import _validate
 from attnlib.kernels import KERNELS, log_kernel
-from attnlib.widgets import Choice, ExplorerError, Heatmap, Lines, Slider
-from attnlib.widgets.panels import _round_list, _to_array
+from attnlib.widgets.controls import Choice, ExplorerError, Slider
+from attnlib.widgets.panels import Heatmap, Lines, _round_list, _to_array
 
-__all__ = ["LiveAttention", "LiveKernelRegression", "LiveMasking", "SCORINGS", "WINDOW_U", "kernel_window",
-           "tokens", "fold", "word_vector"]
+__all__ = [
+    "LiveAttention",
+    "LiveKernelRegression",
+    "LiveMasking",
+    "SCORINGS",
+    "WINDOW_U",
+    "kernel_window",
+    "tokens",
+    "fold",
+    "word_vector",
+]
 
-# The scoring functions explorer.js implements (its `SCORES` table), by name.
+# The scoring functions the page implements (`SCORES` in attnlib/static/src/primitives.js).
 SCORINGS = ("gaussian", "scaled_dot", "dot", "additive")
 # Where the kernel window is drawn, in units of the bandwidth around the query: covers a
 # compact kernel's support (|u| <= 1, both edges on the grid) and the Gaussian's bulk.
 WINDOW_U = np.linspace(-4.0, 4.0, 161)  # (161,)
+
+
+def _name(value: object, attr: str, where: str, optional: bool = False) -> str | None:
+    """The name of a parameter or panel: a string (or None where optional)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise ExplorerError(
+            f"{where}: {attr} must be a name (str){' or None' if optional else ''}; got "
+            f"{value!r} ({type(value).__name__})"
+        )
+    return value
+
+
+def _names(value: object, attr: str, where: str, what: str, optional: bool = False):
+    """A pair of names, e.g. ``(lines panel, series)`` or the query's two sliders."""
+    if value is None and optional:
+        return None
+    if (
+        isinstance(value, (str, bytes))
+        or not isinstance(value, (tuple, list))
+        or len(value) != 2
+        or not all(isinstance(v, str) for v in value)
+    ):
+        raise ExplorerError(f"{where}: {attr} must be {what}, two names; got {value!r}")
+    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -104,37 +140,78 @@ class LiveAttention:
     additive: tuple[Any, Any, Any] | None = None
 
     def __post_init__(self) -> None:
+        where = "LiveAttention"
+        object.__setattr__(
+            self, "query", _names(self.query, "query", where, "two slider names (x, y)")
+        )
+        _name(self.weights, "weights", where)
+        object.__setattr__(
+            self,
+            "output",
+            _names(self.output, "output", where, "(lines panel, series)", optional=True),
+        )
+        for attr in ("score", "score_param", "temperature"):
+            _name(getattr(self, attr), attr, where, optional=True)
+        if self.score is not None and self.score not in SCORINGS:
+            raise ExplorerError(f"{where}: score must be one of {SCORINGS}; got {self.score!r}")
+        if self.compare is not None and (
+            isinstance(self.compare, (str, bytes)) or not isinstance(self.compare, (tuple, list))
+        ):
+            raise ExplorerError(
+                f"{where}: compare must be a list of scoring functions from {SCORINGS}; got "
+                f"a {type(self.compare).__name__} ({self.compare!r})"
+            )
+        if self.compare is not None and len(set(self.compare)) != len(self.compare):
+            raise ExplorerError(
+                f"{where}: compare must list distinct scoring functions; got {self.compare!r}"
+            )
         keys = _to_array(self.keys, "LiveAttention: keys")
         values = _to_array(self.values, "LiveAttention: values")
         if keys.ndim != 2 or keys.shape[1] != 2 or keys.shape[0] == 0:
-            raise ExplorerError(f"LiveAttention: keys must have shape (n_keys, 2), the plane the query "
-                                f"moves in; got {tuple(keys.shape)}")
+            raise ExplorerError(
+                f"LiveAttention: keys must have shape (n_keys, 2), the plane the query "
+                f"moves in; got {tuple(keys.shape)}"
+            )
         if values.shape != keys.shape:
-            raise ExplorerError(f"LiveAttention: values must have shape (n_keys, 2) = {tuple(keys.shape)}, "
-                                f"one 2-D value per key; got {tuple(values.shape)}")
+            raise ExplorerError(
+                f"LiveAttention: values must have shape (n_keys, 2) = {tuple(keys.shape)}, "
+                f"one 2-D value per key; got {tuple(values.shape)}"
+            )
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "values", values)
         if self.compare is not None:
             bad = [c for c in self.compare if c not in SCORINGS]
             if not self.compare or bad:
-                raise ExplorerError(f"LiveAttention: compare must list scoring functions from {SCORINGS}; "
-                                    f"got {self.compare!r}")
+                raise ExplorerError(
+                    f"LiveAttention: compare must list scoring functions from {SCORINGS}; "
+                    f"got {self.compare!r}"
+                )
             object.__setattr__(self, "compare", tuple(self.compare))
         elif self.score_param is None and self.score not in SCORINGS:
-            raise ExplorerError(f"LiveAttention: score must be one of {SCORINGS}; got {self.score!r}")
+            raise ExplorerError(
+                f"LiveAttention: score must be one of {SCORINGS}; got {self.score!r}"
+            )
         if self.output is None and self.compare is None:
-            raise ExplorerError("LiveAttention: give output=(lines panel, series) for the weighted average")
+            raise ExplorerError(
+                "LiveAttention: give output=(lines panel, series) for the weighted average"
+            )
         if self.additive is not None:
-            W_q, W_k, w_v = (_to_array(a, f"LiveAttention: additive {n}") for a, n in
-                             zip(self.additive, ("W_q", "W_k", "w_v")))
+            W_q, W_k, w_v = (
+                _to_array(a, f"LiveAttention: additive {n}")
+                for a, n in zip(self.additive, ("W_q", "W_k", "w_v"))
+            )
             h = w_v.shape[0] if w_v.ndim == 1 else -1
             if W_q.shape != (h, 2) or W_k.shape != (h, 2):
-                raise ExplorerError(f"LiveAttention: additive needs W_q (h, 2), W_k (h, 2), w_v (h,); got "
-                                    f"{tuple(W_q.shape)}, {tuple(W_k.shape)}, {tuple(w_v.shape)}")
+                raise ExplorerError(
+                    f"LiveAttention: additive needs W_q (h, 2), W_k (h, 2), w_v (h,); got "
+                    f"{tuple(W_q.shape)}, {tuple(W_k.shape)}, {tuple(w_v.shape)}"
+                )
             object.__setattr__(self, "additive", (W_q, W_k, w_v))
         uses = set(self.compare or ()) | {self.score}
         if "additive" in uses and self.additive is None:
-            raise ExplorerError("LiveAttention: the additive scoring function needs additive=(W_q, W_k, w_v)")
+            raise ExplorerError(
+                "LiveAttention: the additive scoring function needs additive=(W_q, W_k, w_v)"
+            )
 
     def check(self, decl: Any) -> None:
         """Every name refers to a parameter or panel of the declaration, of the right kind."""
@@ -143,49 +220,75 @@ class LiveAttention:
         panels = {p.name: p for p in decl.panels}
         for axis in self.query:
             if not isinstance(params.get(axis), Slider):
-                raise ExplorerError(f"{where}: query coordinate {axis!r} is not a Slider; sliders: "
-                                    f"{sorted(n for n, p in params.items() if isinstance(p, Slider))}")
+                raise ExplorerError(
+                    f"{where}: query coordinate {axis!r} is not a Slider; sliders: "
+                    f"{sorted(n for n, p in params.items() if isinstance(p, Slider))}"
+                )
         if self.temperature is not None:
             t = params.get(self.temperature)
             if not isinstance(t, Slider) or min(t.values) <= 0:
-                raise ExplorerError(f"{where}: temperature {self.temperature!r} must be a Slider of positive values")
+                raise ExplorerError(
+                    f"{where}: temperature {self.temperature!r} must be a Slider of positive "
+                    "values"
+                )
         if self.score_param is not None:
             c = params.get(self.score_param)
             bad = [o for o in getattr(c, "options", ()) if o not in SCORINGS]
             if not isinstance(c, Choice) or bad:
-                raise ExplorerError(f"{where}: score_param {self.score_param!r} must be a Choice among "
-                                    f"{SCORINGS}; unknown options {bad!r}")
+                raise ExplorerError(
+                    f"{where}: score_param {self.score_param!r} must be a Choice among "
+                    f"{SCORINGS}; unknown options {bad!r}"
+                )
             if "additive" in c.options and self.additive is None:
-                raise ExplorerError(f"{where}: the additive scoring function needs additive=(W_q, W_k, w_v)")
+                raise ExplorerError(
+                    f"{where}: the additive scoring function needs additive=(W_q, W_k, w_v)"
+                )
         if not isinstance(panels.get(self.weights), Heatmap):
             raise ExplorerError(f"{where}: weights {self.weights!r} is not a Heatmap panel")
         panel = None
         if self.output is not None:
             panel, series = self.output
             lines = panels.get(panel)
-            if not isinstance(lines, Lines) or [(s.name, s.xy) for s in lines.series] != [(series, True)]:
-                raise ExplorerError(f"{where}: output {self.output!r} must be the one xy series of a Lines panel")
+            if not isinstance(lines, Lines) or [(s.name, s.xy) for s in lines.series] != [
+                (series, True)
+            ]:
+                raise ExplorerError(
+                    f"{where}: output {self.output!r} must be the one xy series of a Lines panel"
+                )
         for p in decl.panels:
             if isinstance(p, Lines) and p.name != panel and p.series:
-                raise ExplorerError(f"{where}: panel {p.name!r} has changing series the browser does not "
-                                    "compute; only the output panel may")
+                raise ExplorerError(
+                    f"{where}: panel {p.name!r} has changing series the browser does not "
+                    "compute; only the output panel may"
+                )
 
     def spec(self) -> dict:
         add = None
         if self.additive is not None:
             W_q, W_k, w_v = self.additive
-            add = {"W_q": [_round_list(r, 8) for r in W_q], "W_k": [_round_list(r, 8) for r in W_k],
-                   "w_v": _round_list(w_v, 8)}
-        return {"kind": "attention", "keys": [_round_list(k) for k in self.keys],
-                "values": [_round_list(v) for v in self.values],
-                "query": list(self.query), "weights": self.weights,
-                "output": list(self.output) if self.output else None,
-                "score": self.score, "score_param": self.score_param, "temperature": self.temperature,
-                "compare": list(self.compare) if self.compare else None, "additive": add}
+            add = {
+                "W_q": [_round_list(r, 8) for r in W_q],
+                "W_k": [_round_list(r, 8) for r in W_k],
+                "w_v": _round_list(w_v, 8),
+            }
+        return {
+            "kind": "attention",
+            "keys": [_round_list(k) for k in self.keys],
+            "values": [_round_list(v) for v in self.values],
+            "query": list(self.query),
+            "weights": self.weights,
+            "output": list(self.output) if self.output else None,
+            "score": self.score,
+            "score_param": self.score_param,
+            "temperature": self.temperature,
+            "compare": list(self.compare) if self.compare else None,
+            "additive": add,
+        }
 
 
-def kernel_window(x_train: torch.Tensor, query: float, kernel: str, bandwidth: float,
-                  span: tuple[float, float]) -> np.ndarray:
+def kernel_window(
+    x_train: torch.Tensor, query: float, kernel: str, bandwidth: float, span: tuple[float, float]
+) -> np.ndarray:
     """The kernel window drawn around a query: ``(2, 161)``, rows x and y.
 
     ``y = min(1, K((t - query) / h) / sum_j K((x_j - query) / h))``: the weight a training
@@ -193,7 +296,23 @@ def kernel_window(x_train: torch.Tensor, query: float, kernel: str, bandwidth: f
     when no training point is in the window (then any point there would take all the
     weight), 0 outside it. ``t = query + h * WINDOW_U``, or ``span`` for the constant kernel.
     Computed in float64 with :func:`attnlib.log_kernel` (sums of logs, no 0/0).
+
+    ``x_train`` is ``(n_train,)``, ``n_train >= 1``, finite (a tensor of any floating dtype,
+    an array or a list); ``query`` a finite number; ``kernel`` a name in
+    :data:`attnlib.kernels.KERNELS`; ``bandwidth`` > 0; ``span`` ``(lo, hi)`` with lo < hi.
     """
+    fn = "kernel_window"
+    x_train = torch.from_numpy(_to_array(x_train, f"{fn}: x_train"))  # float64
+    if x_train.dim() != 1 or x_train.numel() == 0:
+        raise ValueError(
+            f"{fn}: x_train must have shape (n_train,) with at least one point; got "
+            f"{tuple(x_train.shape)}"
+        )
+    query = _validate.as_real(query, "query", fn)
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        raise ValueError(f"{fn}: kernel must be one of {sorted(KERNELS)}; got {kernel!r}")
+    bandwidth = _validate.as_real(bandwidth, "bandwidth", fn, min=0.0, min_open=True)
+    span = _validate.as_pair(span, "span", fn)
     u_grid = torch.as_tensor(WINDOW_U, dtype=torch.float64)  # (161,)
     if kernel == "constant":
         t = torch.linspace(span[0], span[1], len(WINDOW_U), dtype=torch.float64)  # (161,)
@@ -251,21 +370,37 @@ class LiveKernelRegression:
     heat_points: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
+        where = "LiveKernelRegression"
+        for attr in ("query", "kernel", "bandwidth", "weights"):
+            _name(getattr(self, attr), attr, where)
+        for attr in ("fit", "marker", "bars", "window", "heat_points"):
+            pair = _names(
+                getattr(self, attr), attr, where, "(lines panel, series)", attr == "heat_points"
+            )
+            object.__setattr__(self, attr, pair)
         x = _to_array(self.x_train, "LiveKernelRegression: x_train")
         y = _to_array(self.y_train, "LiveKernelRegression: y_train")
         hx = _to_array(self.heat_x, "LiveKernelRegression: heat_x")
         if x.ndim != 1 or x.size == 0 or y.shape != x.shape:
-            raise ExplorerError(f"LiveKernelRegression: x_train and y_train must have shape (n_train,), "
-                                f"n_train >= 1; got {tuple(x.shape)} and {tuple(y.shape)}")
+            raise ExplorerError(
+                f"LiveKernelRegression: x_train and y_train must have shape (n_train,), "
+                f"n_train >= 1; got {tuple(x.shape)} and {tuple(y.shape)}"
+            )
         if hx.ndim != 1 or hx.size == 0:
-            raise ExplorerError(f"LiveKernelRegression: heat_x must have shape (n_heat,); got {tuple(hx.shape)}")
+            raise ExplorerError(
+                f"LiveKernelRegression: heat_x must have shape (n_heat,); got {tuple(hx.shape)}"
+            )
         for name, v in (("x_train", x), ("y_train", y), ("heat_x", hx)):
             object.__setattr__(self, name, v)
 
     def _series(self) -> dict[str, tuple[tuple[str, str], bool]]:
         """Every (panel, series) this computes, and whether it is an xy series."""
-        out = {"fit": (self.fit, False), "marker": (self.marker, True), "bars": (self.bars, False),
-               "window": (self.window, True)}
+        out = {
+            "fit": (self.fit, False),
+            "marker": (self.marker, True),
+            "bars": (self.bars, False),
+            "window": (self.window, True),
+        }
         if self.heat_points is not None:
             out["heat_points"] = (self.heat_points, True)
         return out
@@ -281,12 +416,16 @@ class LiveKernelRegression:
             raise ExplorerError(f"{where}: query {self.query!r} is not a Slider")
         b = params.get(self.bandwidth)
         if not isinstance(b, Slider) or min(b.values) <= 0:
-            raise ExplorerError(f"{where}: bandwidth {self.bandwidth!r} must be a Slider of positive values")
+            raise ExplorerError(
+                f"{where}: bandwidth {self.bandwidth!r} must be a Slider of positive values"
+            )
         k = params.get(self.kernel)
         bad = [o for o in getattr(k, "options", ()) if o not in KERNELS]
         if not isinstance(k, Choice) or bad:
-            raise ExplorerError(f"{where}: kernel {self.kernel!r} must be a Choice among {sorted(KERNELS)}; "
-                                f"unknown options {bad!r}")
+            raise ExplorerError(
+                f"{where}: kernel {self.kernel!r} must be a Choice among {sorted(KERNELS)}; "
+                f"unknown options {bad!r}"
+            )
         w = panels.get(self.weights)
         if not isinstance(w, Heatmap):
             raise ExplorerError(f"{where}: weights {self.weights!r} is not a Heatmap panel")
@@ -295,145 +434,52 @@ class LiveKernelRegression:
             lines = panels.get(panel)
             found = [s for s in getattr(lines, "series", ()) if s.name == series]
             if not isinstance(lines, Lines) or not found or found[0].xy != xy:
-                raise ExplorerError(f"{where}: {role} {(panel, series)!r} must name a{'n xy' if xy else ''} "
-                                    f"series of a Lines panel")
+                raise ExplorerError(
+                    f"{where}: {role} {(panel, series)!r} must name a{'n xy' if xy else ''} "
+                    f"series of a Lines panel"
+                )
             if lines.xlim is None or lines.ylim is None:
-                raise ExplorerError(f"{where}: panel {panel!r} needs xlim and ylim (its axes must not "
-                                    "depend on the first frame)")
+                raise ExplorerError(
+                    f"{where}: panel {panel!r} needs xlim and ylim (its axes must not "
+                    "depend on the first frame)"
+                )
             computed.add((panel, series))
         fit_x = panels[self.fit[0]].x
         if fit_x is None:
             raise ExplorerError(f"{where}: panel {self.fit[0]!r} needs x (where the fit is drawn)")
         bars_x = panels[self.bars[0]].x
-        if bars_x is None or bars_x.shape != self.x_train.shape or np.abs(bars_x - self.x_train).max() > 1e-9:
+        if (
+            bars_x is None
+            or bars_x.shape != self.x_train.shape
+            or np.abs(bars_x - self.x_train).max() > 1e-9
+        ):
             raise ExplorerError(f"{where}: the bars panel {self.bars[0]!r} must have x = x_train")
         for p in decl.panels:
             for s in getattr(p, "series", ()):
                 if (p.name, s.name) not in computed:
-                    raise ExplorerError(f"{where}: series {s.name!r} of panel {p.name!r} changes, but the "
-                                        "browser does not compute it")
+                    raise ExplorerError(
+                        f"{where}: series {s.name!r} of panel {p.name!r} changes, but the "
+                        "browser does not compute it"
+                    )
 
     def spec(self) -> dict:
-        return {"kind": "kernel_regression", "x_train": _round_list(self.x_train, 8),
-                "y_train": _round_list(self.y_train, 8), "heat_x": _round_list(self.heat_x, 8),
-                "query": self.query, "kernel": self.kernel, "bandwidth": self.bandwidth,
-                "fit": list(self.fit), "marker": list(self.marker), "bars": list(self.bars),
-                "window": list(self.window), "weights": self.weights,
-                "heat_points": list(self.heat_points) if self.heat_points else None,
-                "window_u": _round_list(WINDOW_U, 8)}
+        return {
+            "kind": "kernel_regression",
+            "x_train": _round_list(self.x_train, 8),
+            "y_train": _round_list(self.y_train, 8),
+            "heat_x": _round_list(self.heat_x, 8),
+            "query": self.query,
+            "kernel": self.kernel,
+            "bandwidth": self.bandwidth,
+            "fit": list(self.fit),
+            "marker": list(self.marker),
+            "bars": list(self.bars),
+            "window": list(self.window),
+            "weights": self.weights,
+            "heat_points": list(self.heat_points) if self.heat_points else None,
+            "window_u": _round_list(WINDOW_U, 8),
+        }
 
 
-# ----------------------------------------------------------------------------- typed sentences
-
-PAD = "<pad>"
-_M32 = 0xFFFFFFFF
-
-
-def tokens(text: str, max_tokens: int) -> list[str]:
-    """The text's tokens: split at ASCII whitespace (space, tab, form feed; a no-break space
-    stays inside a word), the first ``max_tokens``."""
-    return [t for t in re.split(r"[ \t\n\r\f\v]+", text) if t][:max_tokens]
-
-
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def fold(word: str) -> str:
-    """``word`` with A-Z lower-cased and nothing else changed: the same in every Python and
-    every browser (full Unicode lower-casing depends on each one's Unicode version)."""
-    return word.translate(_ASCII_LOWER)
-
-
-def word_vector(word: str, d: int) -> list[float]:
-    """``d`` numbers in [-1, 1), the same for the same string, and the same in the page.
-
-    The seed is the 32-bit FNV-1a hash of the string's UTF-8 bytes; the numbers come from
-    the mulberry32 generator (both are a few integer operations, written again in
-    explorer.js with ``Math.imul``; here every value is kept modulo 2**32).
-    """
-    h = 0x811C9DC5
-    for byte in word.encode("utf8"):
-        h = ((h ^ byte) * 0x01000193) & _M32
-    out = []
-    for _ in range(d):
-        h = (h + 0x6D2B79F5) & _M32
-        t = h
-        t = ((t ^ (t >> 15)) * (t | 1)) & _M32
-        t ^= (t + ((t ^ (t >> 7)) * (t | 61))) & _M32
-        out.append(2.0 * (((t ^ (t >> 14)) & _M32) / 4294967296.0) - 1.0)
-    return out
-
-
-@dataclass(frozen=True)
-class LiveMasking:
-    """What the browser computes for masked self-attention over sentences the reader types
-    (see the module docs).
-
-    Args:
-        sentences: names of the :class:`~attnlib.widgets.Text` fields, one per sentence.
-        weights: names of the :class:`~attnlib.widgets.Heatmap` panels, one per sentence,
-            ``(max_tokens, max_tokens)`` each (queries are rows); the tokens label them.
-        max_tokens: every sentence is cut or padded to this many tokens.
-        d: length of the word vectors.
-        masking: optional name of a :class:`~attnlib.widgets.Choice` whose first option
-            masks by valid length and whose second is a plain softmax (the mistake masking
-            prevents).
-    """
-
-    sentences: tuple[str, ...]
-    weights: tuple[str, ...]
-    max_tokens: int = 6
-    d: int = 8
-    masking: str | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sentences", tuple(self.sentences))
-        object.__setattr__(self, "weights", tuple(self.weights))
-        if not self.sentences or len(self.sentences) != len(self.weights):
-            raise ExplorerError(f"LiveMasking: give one weights heatmap per sentence; got {len(self.sentences)} "
-                                f"sentences and {len(self.weights)} heatmaps")
-        for name, v in (("max_tokens", self.max_tokens), ("d", self.d)):
-            if not isinstance(v, int) or v < 1:
-                raise ExplorerError(f"LiveMasking: {name} must be a positive int; got {v!r}")
-
-    def frame(self, texts: list[str], masked: bool = True) -> list[tuple[list[str], Any]]:
-        """For each text: (its padded tokens, weights ``(max_tokens, max_tokens)``), by attnlib."""
-        from attnlib.masking import masked_softmax
-
-        n, out = self.max_tokens, []
-        toks = [tokens(t, n) for t in texts]
-        padded = [t + [PAD] * (n - len(t)) for t in toks]
-        q = torch.tensor([[word_vector("q " + fold(w), self.d) for w in p] for p in padded],
-                         dtype=torch.float64)  # (batch, n, d)
-        k = torch.tensor([[word_vector("k " + fold(w), self.d) for w in p] for p in padded],
-                         dtype=torch.float64)  # (batch, n, d)
-        scores = q @ k.transpose(1, 2) / self.d ** 0.5  # (batch, n_queries, n_keys)
-        lens = torch.tensor([[len(t) if i < len(t) else 0 for i in range(n)] for t in toks])  # (batch, n_queries)
-        weights = masked_softmax(scores, lens if masked else None)  # (batch, n, n)
-        for b, p in enumerate(padded):
-            out.append((p, weights[b].numpy()))
-        return out
-
-    def check(self, decl: Any) -> None:
-        where = f"explorer {decl.name!r} (live masking)"
-        texts = {t.name for t in decl.texts}
-        panels = {p.name: p for p in decl.panels}
-        for s in self.sentences:
-            if s not in texts:
-                raise ExplorerError(f"{where}: sentence {s!r} is not a Text field; fields: {sorted(texts)}")
-        for w in self.weights:
-            if not isinstance(panels.get(w), Heatmap):
-                raise ExplorerError(f"{where}: weights {w!r} is not a Heatmap panel")
-        extra = sorted(set(panels) - set(self.weights))
-        if extra:
-            raise ExplorerError(f"{where}: the browser computes only the sentences' heatmaps; panels "
-                                f"{extra} would stay empty")
-        if self.masking is not None:
-            c = {p.name: p for p in decl.params}.get(self.masking)
-            if not isinstance(c, Choice) or len(c.options) != 2:
-                raise ExplorerError(f"{where}: masking {self.masking!r} must be a Choice of two options "
-                                    "(masked, plain softmax)")
-
-    def spec(self) -> dict:
-        return {"kind": "masking", "sentences": list(self.sentences), "weights": list(self.weights),
-                "max_tokens": self.max_tokens, "d": self.d, "masking": self.masking, "pad": PAD}
+# chapter 3's typed sentences live in their own module; their names stay importable from here
+from attnlib.widgets.live_masking import LiveMasking, fold, tokens, word_vector  # noqa: E402

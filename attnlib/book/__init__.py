@@ -1,0 +1,37 @@
+"""The book's machinery: each chapter's explorers and checkers, under the chapter's name.
+
+==================================== ===================================================
+module                               what the chapter imports from it
+==================================== ===================================================
+``ch01_queries_keys_values``         soft lookup and softmax-temperature explorers,
+                                     ``check_weights``
+``ch02_attention_pooling``           kernel-regression and bandwidth-training explorers,
+                                     ``check_kernel``
+``ch03_masked_softmax``              the typed-sentences masking explorer,
+                                     ``check_masked_softmax``
+``ch04_additive_attention``          the additive-attention explorer, ``check_scores``
+``ch05_scaled_dot_product``          the scaling and scoring-comparison explorers
+``ch06_bahdanau``                    the alignment playback, ``check_alignment``,
+                                     ``check_attention_module``
+``ch06_model``                       chapter 6's date data, encoder-decoder and training
+``diagrams``                         the query-key-value pipeline figure (chapters 1, 3-5)
+``registry``                         ``EXPLORERS``, ``DECLARATIONS``, ``compute(name)``
+``_checking``, ``_common``           what the checkers / the explorers share
+==================================== ===================================================
+
+A chapter imports book machinery from its own module only; a checker a later chapter uses
+again (``check_weights``, ``check_scores``) is defined where it is introduced and
+re-exported by the later chapter's module. Imports run one way: library (``attnlib.masking``
+... ``attnlib.plotting``) -> widget toolkit (:mod:`attnlib.widgets`) -> this package.
+``attnlib.book.compute``, ``EXPLORERS`` and ``DECLARATIONS`` load the registry on first use.
+"""
+
+_REGISTRY = ("compute", "EXPLORERS", "DECLARATIONS")
+
+
+def __getattr__(name):
+    if name in _REGISTRY:
+        from attnlib.book import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module 'attnlib.book' has no attribute {name!r}")

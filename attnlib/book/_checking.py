@@ -1,0 +1,185 @@
+"""What the book's checkers share: :class:`CheckResult` and the helpers that word messages.
+
+Each chapter's checker (``check_weights`` in chapter 1, ``check_kernel`` in chapter 2,
+``check_masked_softmax`` in chapter 3, ``check_scores`` in chapter 4, ``check_alignment``
+and ``check_attention_module`` in chapter 6) compares a learner's answer with attnlib's
+reference implementation on fixed, seeded inputs and returns a :class:`CheckResult`: truthy
+if the answer is right, with a message that names the failing case, the position (batch,
+query, key) and the value found versus the value expected, and, for the classic slips,
+their likely cause (forgetting the :math:`1/\\sqrt d`, transposed scores, d2l's in-place
+``-1e6`` fill, the triangular kernel written for the Epanechnikov one, ...).
+
+A wrong answer never raises: even a function that crashes gets a ``❌`` result quoting
+the exception. Only input the checker cannot use at all raises: ``TypeError`` (e.g. not
+callable, not numbers) or ``ValueError`` (an unknown kernel or scoring ``kind``).
+
+Inputs are drawn from a local :class:`torch.Generator`; the global random state is never
+touched, so calling a checker does not change what a notebook's later cells draw. Every
+checker is wrapped in :func:`checker`: it runs with gradients on (a notebook may have
+switched them off with ``torch.no_grad()`` or ``torch.inference_mode()``) and on forked global
+generators (torch's, NumPy's and Python's), so even a learner's code that draws random numbers
+leaves the reader's generators as they were. ``KeyboardInterrupt`` and ``SystemExit`` are not
+verdicts: they stop the cell.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from attnlib._rng import isolated_global_rng
+
+__all__ = ["CheckResult", "checker"]
+
+_MD_SPECIAL = "\\`*_[]<>|#"
+
+
+@dataclass(frozen=True, repr=False)
+class CheckResult:
+    """Outcome of a check: ``ok`` and a message for the learner.
+
+    Truthy iff ``ok``. Its repr is ``"✅ <message>"`` or ``"❌ <message>"``, so leaving a
+    check as the last expression of a notebook cell shows the verdict.
+
+    Example::
+
+        >>> CheckResult(False, "row 1 of batch 0 sums to 0.70")
+        ❌ row 1 of batch 0 sums to 0.70
+        >>> bool(CheckResult(True, "fine"))
+        True
+    """
+
+    ok: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return bool(self.ok)
+
+    def __repr__(self) -> str:
+        return f"{'✅' if self.ok else '❌'} {self.message}"
+
+    __str__ = __repr__
+
+    def _repr_markdown_(self) -> str:
+        text = "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in self.message)
+        return f"{'✅' if self.ok else '❌'} {text}"
+
+
+def _pass(message: str) -> CheckResult:
+    return CheckResult(True, message)
+
+
+def _fail(message: str) -> CheckResult:
+    return CheckResult(False, message)
+
+
+def _num(v: float, decimals: int = 2) -> str:
+    """A number for a message: 0.70, 0, 1, NaN, -inf, 3e-08."""
+    v = float(v)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == 0:
+        return "0"
+    if v.is_integer() and abs(v) < 1e7:
+        return str(int(v))
+    if abs(v) < 10 ** (-decimals) or abs(v) >= 1e5:
+        return f"{v:.{decimals}g}" if decimals > 1 else f"{v:.2g}"
+    return f"{v:.{decimals}f}"
+
+
+def _pair(got: float, expected: float) -> tuple[str, str]:
+    """Format two numbers with just enough decimals that they print differently."""
+    for decimals in range(2, 10):
+        a, b = _num(got, decimals), _num(expected, decimals)
+        if a != b:
+            return a, b
+    return repr(float(got)), repr(float(expected))
+
+
+def _lens_text(valid_lens: Tensor | None) -> str:
+    return "None" if valid_lens is None else str(valid_lens.tolist())
+
+
+def _first(mask: Tensor) -> tuple[int, ...]:
+    return tuple(int(i) for i in torch.nonzero(mask)[0])
+
+
+def _exc(err: BaseException) -> str:
+    text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _as_input_tensor(x: object, name: str, fn: str) -> Tensor:
+    """The checker's own inputs (not an answer): a tensor, array or nested list of numbers."""
+    if isinstance(x, Tensor):
+        return x.detach()
+    if isinstance(x, (str, bytes)) or x is None or callable(x):
+        raise TypeError(
+            f"{fn}: {name} must be a tensor or array of numbers; got {type(x).__name__}"
+        )
+    try:
+        return torch.as_tensor(x)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise TypeError(
+            f"{fn}: {name} must be a tensor or array of numbers; got {type(x).__name__} ({err})"
+        ) from None
+
+
+def _as_answer(x: object) -> Tensor | str:
+    """A learner's returned value as a tensor, or a description of why it is not one."""
+    if isinstance(x, Tensor) and (x.is_complex() or x.dtype == torch.bool):
+        return (
+            f"a tensor of dtype {x.dtype} (attention scores, weights and kernel values "
+            f"are real numbers: return a real floating-point tensor)"
+        )
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, tuple):
+        return f"a tuple of {len(x)} items (return only the tensor, not e.g. (output, weights))"
+    try:
+        t = torch.as_tensor(x)
+    except (TypeError, ValueError, RuntimeError):
+        return f"an object of type {type(x).__name__}"
+    if not (t.is_floating_point() or t.dtype in (torch.int32, torch.int64)):
+        return f"an object of type {type(x).__name__} with dtype {t.dtype}"
+    return t
+
+
+def _require_callable(fn: object, checker: str) -> None:
+    if not callable(fn):
+        raise TypeError(
+            f"{checker}: fn must be a function (callable); got an object of type "
+            f"{type(fn).__name__}. Pass the function itself, not its result"
+        )
+
+
+def _constant_ratio(got: Tensor, want: Tensor) -> float | None:
+    """c if got ≈ c · want everywhere (c ≠ 1), else None."""
+    denom = float((want * want).sum())
+    if denom == 0:
+        return None
+    c = float((got * want).sum()) / denom
+    if c == 0 or not math.isfinite(c) or math.isclose(c, 1.0, rel_tol=1e-6):
+        return None
+    if torch.allclose(got, c * want, rtol=1e-5, atol=1e-8 * max(1.0, abs(c))):
+        return c
+    return None
+
+
+def checker(fn: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
+    """Run a checker with gradients enabled (whatever the caller switched off) and on forked
+    global generators (restored afterwards): see the module docs."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs) -> CheckResult:
+        with isolated_global_rng(), torch.inference_mode(False), torch.enable_grad():
+            return fn(*args, **kwargs)
+
+    return run

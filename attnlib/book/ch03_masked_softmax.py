@@ -1,0 +1,392 @@
+"""Chapter 3, the masked softmax: its explorer and its checker.
+
+- :func:`masking_explorer`: masked self-attention over sentences the reader types
+  (computed in the page, :class:`attnlib.widgets.live_masking.LiveMasking`).
+- :func:`check_masked_softmax`: runs a learner's masked softmax on d2l's cases and the
+  edge cases (a row with no valid key, float16, gradients, an input left unchanged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from attnlib._checks import fmt_shape
+from attnlib.book._checking import (
+    CheckResult,
+    _as_answer,
+    _exc,
+    _fail,
+    _first,
+    _num,
+    _pair,
+    _pass,
+    _require_callable,
+    checker,
+)
+from attnlib.book._common import _count
+from attnlib.masking import masked_softmax
+from attnlib.widgets import (
+    Choice,
+    Declaration,
+    Explorer,
+    Heatmap,
+    Text,
+)
+from attnlib.widgets.live_masking import LiveMasking
+
+__all__ = [
+    "masking_explorer",
+    "masking_declaration",
+    "check_masked_softmax",
+    "SENTENCES",
+    "SUGGESTIONS",
+    "MAX_TOKENS",
+]
+
+
+SENTENCES = ["Dive into Deep Learning", "Learn to code", "Hello world"]
+SUGGESTIONS = [
+    "Dive into Deep Learning",
+    "Learn to code",
+    "Hello world",
+    "Attention is all you need",
+    "the cat sat on the mat",
+    "a a a",
+    "Queries keys and values",
+    "pad",
+]
+MAX_TOKENS = 6
+
+
+def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declaration:
+    """Declaration of :func:`masking_explorer` (the page computes its frames)."""
+    fn = "masking_declaration"
+    max_tokens, d = _count(max_tokens, "max_tokens", fn), _count(d, "d", fn)
+    live = LiveMasking(
+        sentences=("sentence_1", "sentence_2", "sentence_3"),
+        weights=("sentence_1", "sentence_2", "sentence_3"),
+        max_tokens=max_tokens,
+        d=d,
+        masking="masking",
+    )
+    defaults = live.frame(SENTENCES)
+
+    def update(masking: str, sentence_1: str, sentence_2: str, sentence_3: str) -> dict[str, Any]:
+        frame = live.frame([sentence_1, sentence_2, sentence_3], masked=masking == "valid_lengths")
+        return {
+            f"sentence_{b + 1}": w for b, (_, w) in enumerate(frame)
+        }  # (max_tokens, max_tokens) each
+
+    return Declaration(
+        name="masking",
+        update=update,
+        texts=[
+            Text(
+                f"sentence_{b + 1}",
+                SENTENCES[b],
+                label=f"sentence {b + 1}",
+                suggestions=SUGGESTIONS,
+            )
+            for b in range(3)
+        ],
+        params=[
+            Choice(
+                "masking",
+                ["valid_lengths", "none"],
+                label="masking",
+                option_labels=[
+                    "by valid length (masked softmax)",
+                    f"none (plain softmax over all {max_tokens} tokens)",
+                ],
+            )
+        ],
+        panels=[
+            Heatmap(
+                f"sentence_{b + 1}",
+                xlabel="keys (tokens)",
+                ylabel="queries (tokens)",
+                row_labels=toks,
+                col_labels=toks,
+                title=f"sentence {b + 1}",
+                rows_sum_to_one=True,
+                allow_zero_rows=True,
+            )
+            for b, (toks, _) in enumerate(defaults)
+        ],
+        title=f"Masked softmax on your own sentences: each is cut or padded to {max_tokens} "
+        "tokens",
+        live=live,
+        meta={"live": live},
+    )
+
+
+def masking_explorer(**kwargs: Any) -> Explorer:
+    """Masked self-attention on sentences the reader types (chapter 3).
+
+    Three text fields (with suggestions) hold the sentences; each is split at whitespace and
+    cut or padded with ``<pad>`` to ``max_tokens`` = 6 tokens, so its valid length is its
+    number of words (at most 6). Every token is a query and a key; a word's query and key
+    vectors come from a hash of the word
+    (:func:`attnlib.widgets.live_masking.word_vector`, d = 8), so the same word always scores
+    the same. Each heatmap is ``attnlib.masked_softmax`` of one
+    sentence's scaled dot products with per-query valid lengths: the keys past the valid
+    length get exactly 0, and the ``<pad>`` queries, which have no valid key, get all-zero
+    rows. The "masking" choice switches to a plain softmax, the mistake masking prevents.
+    The tokens label the heatmaps. Computed in the page (:mod:`attnlib.widgets.live`);
+    :func:`attnlib.book.compute`
+    gives attnlib's.
+
+    Keyword args (optional): ``max_tokens``, ``d``.
+    """
+    return Explorer(masking_declaration(**kwargs))
+
+
+# ----------------------------------------------------------------------------- checker
+
+
+def _softmax_cases() -> list[tuple[str, Tensor, Tensor | None]]:
+    """(description, X, valid_lens) for check_masked_softmax, from a local generator."""
+    g = torch.Generator().manual_seed(2024)
+    x32 = lambda: torch.randn(2, 2, 4, generator=g)  # noqa: E731  (batch, n_queries, n_keys)
+    big = torch.randn(2, 2, 4, generator=g) + torch.tensor([1e4, -1e4]).view(1, 2, 1)  # (2, 2, 4)
+    big = big.to(torch.float16)
+    return [
+        ("valid_lens=[2, 3] (one length per sequence)", x32(), torch.tensor([2, 3])),
+        (
+            "2-D valid_lens=[[1, 3], [2, 4]] (one length per query)",
+            x32(),
+            torch.tensor([[1, 3], [2, 4]]),
+        ),
+        ("valid_lens=None (no masking)", x32(), None),
+        (
+            "valid_lens=[0, 3] (the queries of batch 0 have no valid key)",
+            x32(),
+            torch.tensor([0, 3]),
+        ),
+        (
+            "2-D valid_lens=[[2, 0], [4, 1]] (query 1 of batch 0 has no valid key)",
+            x32(),
+            torch.tensor([[2, 0], [4, 1]]),
+        ),
+        ("float16 scores of about ±1e4 and valid_lens=[2, 3]", big, torch.tensor([2, 3])),
+        (
+            "float16 scores of about ±1e4 and valid_lens=[0, 3] (rows with no valid key)",
+            big.clone(),
+            torch.tensor([0, 3]),
+        ),
+    ]
+
+
+def _compare_weights(
+    desc: str, got: Tensor, want: Tensor, lens: Tensor | None, float16: bool
+) -> str | None:
+    """None if ``got`` matches ``want``; otherwise a message naming what differs."""
+    batch, n_queries, n_keys = want.shape
+    if tuple(got.shape) != tuple(want.shape):
+        return (
+            f"with {desc}, your weights have shape {fmt_shape(got.shape)}, expected "
+            f"(batch, n_queries, n_keys) = {fmt_shape(want.shape)}"
+        )
+    g = got.detach().to(torch.float64)
+    w = want.detach().to(torch.float64)
+    if lens is None:
+        row_lens = torch.full((batch, n_queries), n_keys)
+    else:
+        row_lens = lens.reshape(batch, -1).expand(batch, n_queries)  # (batch, n_queries)
+    empty = row_lens == 0  # (batch, n_queries)
+    nan_rows = torch.isnan(g).any(-1)  # (batch, n_queries)
+    if (nan_rows & empty).any():
+        b, i = _first(nan_rows & empty)
+        hint = (
+            (
+                " (in float16 a fill like -1e6 or -1e9 overflows to -inf, and softmax of a "
+                "row "
+                "of -inf is 0/0)"
+            )
+            if float16
+            else ""
+        )
+        return (
+            f"with {desc}, a row with no valid key (batch {b}, query {i}) gave NaN weights; "
+            f"expected zeros{hint}"
+        )
+    uniform = torch.full((n_keys,), 1.0 / n_keys, dtype=torch.float64)
+    for b, i in torch.nonzero(empty).tolist():
+        if torch.allclose(g[b, i], uniform, atol=1e-3):
+            return (
+                f"with {desc}, a row with no valid key (batch {b}, query {i}) gave uniform "
+                f"weights ({_num(1.0 / n_keys)} each); expected zeros (a large negative "
+                f"fill makes every score of that row equal: set the row to zero after the "
+                f"softmax)"
+            )
+    atol, rtol = (2e-3, 1e-2) if float16 else (1e-5, 1e-4)
+    close = torch.isclose(g, w, atol=atol, rtol=rtol)
+    if not close.all():
+        masked_keys = torch.arange(n_keys) >= row_lens.unsqueeze(-1)  # (batch, n_queries, n_keys)
+        leaks = ~close & masked_keys  # report a masked key that got weight first
+        b, i, j = _first(leaks if leaks.any() else ~close)
+        got_s, want_s = _pair(g[b, i, j], w[b, i, j])
+        masked = bool(masked_keys[b, i, j])
+        note = " (masked)" if masked else ""
+        hint = ""
+        if float16:
+            hint = (
+                " (in float16, exp(1e4) overflows to inf and exp(-1e4) underflows to 0: "
+                "subtract each row's maximum before exp, or use torch.softmax)"
+            )
+        return (
+            f"with {desc}, your weights at batch {b}, query {i}, key {j} are {got_s}, "
+            f"expected {want_s}{note}{hint}"
+            + (f"; {int((~close).sum())} entries differ" if (~close).sum() > 1 else "")
+        )
+    if got.dtype != want.dtype:
+        return (
+            f"with {desc}, your weights have dtype {got.dtype}, expected {want.dtype} "
+            f"(the dtype of X)"
+        )
+    return None
+
+
+def _changed(before: Tensor, after: Tensor) -> str:
+    diff = ~((before == after) | (torch.isnan(before) & torch.isnan(after)))
+    if not diff.any():
+        return ""
+    idx = _first(diff)
+    where = ", ".join(str(k) for k in idx)
+    return f"X[{where}] changed from {_num(before[idx], 3)} to {_num(after[idx], 3)}"
+
+
+@checker
+def check_masked_softmax(fn: Callable) -> CheckResult:
+    r"""Check a learner's ``fn(X, valid_lens)`` against :func:`attnlib.masked_softmax`.
+
+    The cases, in order (the message reports the first that fails and what differs):
+
+    - ``valid_lens`` of shape ``(batch,)`` and ``(batch, n_queries)``, and ``None``;
+    - rows with no valid key (expected: all zeros, not NaN, not uniform);
+    - float16 scores of about ``±1e4`` (a naive ``exp`` overflows; a ``-1e6`` fill becomes
+      ``-inf``), with and without rows that have no valid key;
+    - the input ``X`` must come back unchanged (no in-place fill) in every case;
+    - a leaf tensor ``X`` that requires grad: the call must work, the weights must carry
+      gradients and the gradient with respect to ``X`` must match attnlib's.
+
+    Reference::
+
+        for desc, X, valid_lens in cases:
+            assert torch.allclose(fn(X.clone(), valid_lens), masked_softmax(X, valid_lens))
+
+    Args:
+        fn: the learner's function ``fn(X, valid_lens) -> weights``, with ``X`` of shape
+            ``(batch, n_queries, n_keys)`` and ``valid_lens`` ``None``, ``(batch,)`` or
+            ``(batch, n_queries)``.
+
+    Returns:
+        :class:`CheckResult`. Raises TypeError only if ``fn`` is not callable.
+
+    Example::
+
+        >>> from attnlib import masked_softmax
+        >>> check_masked_softmax(masked_softmax).ok
+        True
+        >>> plain = lambda X, valid_lens: torch.softmax(X, dim=-1)
+        >>> check_masked_softmax(plain)  # doctest: +ELLIPSIS
+        ❌ with valid_lens=[2, 3] (one length per sequence), your weights at batch 0, ...
+    """
+    _require_callable(fn, "check_masked_softmax")
+
+    cases = _softmax_cases()
+    for desc, X, lens in cases:
+        float16 = X.dtype == torch.float16
+        want = masked_softmax(X, lens)
+        X_in = X.clone()
+        lens_in = None if lens is None else lens.clone()
+        try:
+            out = fn(X_in, lens_in)
+        except Exception as err:  # a wrong answer: report it, never raise
+            hint = ""
+            if float16 and "overflow" in str(err):
+                hint = (
+                    "; a fill like -1e6 or -1e9 does not fit in float16 (largest magnitude "
+                    "65504): fill with torch.finfo(X.dtype).min, or avoid fills altogether"
+                )
+            return _fail(f"with {desc}, your function raised {_exc(err)}{hint}")
+        change = _changed(X, X_in)
+        if change:
+            return _fail(
+                f"with {desc}, your function wrote into its input X ({change}); leave the "
+                f"caller's scores intact: build a masked copy, e.g. "
+                f"X.masked_fill(~mask, value), instead of X[~mask] = value"
+            )
+        if lens is not None and not torch.equal(lens, lens_in):
+            return _fail(
+                f"with {desc}, your function changed valid_lens to {lens_in.tolist()}; "
+                f"leave its inputs unchanged"
+            )
+        got = _as_answer(out)
+        if isinstance(got, str):
+            return _fail(
+                f"with {desc}, your function returned {got}; expected a tensor of shape "
+                f"(batch, n_queries, n_keys) = {fmt_shape(want.shape)}"
+            )
+        problem = _compare_weights(desc, got, want, lens, float16)
+        if problem:
+            return _fail(problem)
+
+    # A leaf tensor that requires grad: d2l's in-place fill raises here.
+    g = torch.Generator().manual_seed(7)
+    X0 = torch.randn(2, 3, 5, generator=g)  # (batch, n_queries, n_keys)
+    lens = torch.tensor([2, 4])
+    upstream = torch.randn(2, 3, 5, generator=g)  # (batch, n_queries, n_keys)
+    desc = "a leaf tensor X that requires grad and valid_lens=[2, 4]"
+    X_ref = X0.clone().requires_grad_(True)
+    want = masked_softmax(X_ref, lens)
+    (want * upstream).sum().backward()
+    X_in = X0.clone().requires_grad_(True)
+    try:
+        out = fn(X_in, lens.clone())
+    except Exception as err:
+        hint = ""
+        if isinstance(err, RuntimeError) and ("in-place" in str(err) or "leaf" in str(err)):
+            hint = (
+                "; your function writes into X in place (like X[~mask] = -1e6): use "
+                "X.masked_fill(~mask, value), which returns a new tensor"
+            )
+        return _fail(f"with {desc}, your function raised {_exc(err)}{hint}")
+    change = _changed(X0, X_in.detach())
+    if change:
+        return _fail(f"with {desc}, your function wrote into its input X ({change})")
+    got = _as_answer(out)
+    if isinstance(got, str):
+        return _fail(f"with {desc}, your function returned {got}; expected a tensor")
+    problem = _compare_weights(desc, got, want, lens, False)
+    if problem:
+        return _fail(problem)
+    if not got.requires_grad:
+        return _fail(
+            f"with {desc}, your weights do not carry gradients (requires_grad is False): "
+            f"do not use .detach(), .data, .numpy() or torch.no_grad() inside the function"
+        )
+    try:
+        (got * upstream).sum().backward()
+    except Exception as err:
+        return _fail(f"with {desc}, backpropagating through your weights raised {_exc(err)}")
+    if X_in.grad is None:
+        return _fail(f"with {desc}, no gradient reached X: the weights must be computed from X")
+    close = torch.isclose(X_in.grad, X_ref.grad, atol=1e-5, rtol=1e-4)
+    if not close.all():
+        b, i, j = _first(~close)
+        got_s, want_s = _pair(X_in.grad[b, i, j], X_ref.grad[b, i, j])
+        return _fail(
+            f"with {desc}, the gradient with respect to X at batch {b}, query {i}, key {j} "
+            f"is {got_s}, expected {want_s}"
+        )
+    return _pass(
+        f"your masked softmax matches attnlib.masked_softmax in all {len(cases) + 1} cases: "
+        f"1-D, 2-D and no valid_lens, rows with no valid key (all zeros), float16 scores "
+        f"of ±1e4, a leaf tensor that requires grad (gradients match); X was never "
+        f"modified"
+    )

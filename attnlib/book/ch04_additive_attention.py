@@ -1,0 +1,408 @@
+"""Chapter 4, additive attention: its explorer and its checkers.
+
+- :func:`additive_attention_explorer`: additive attention's weights as the query moves,
+  for several hidden sizes.
+- :func:`check_scores`: does a learner's scoring function match attnlib's (``"additive"``,
+  ``"dot_product"``, ``"bilinear"``, ``"gaussian"``; chapter 5 uses it too)?
+- :func:`check_weights` (from chapter 1) is re-exported: the chapter uses it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from attnlib._checks import fmt_shape
+from attnlib.book._checking import (
+    CheckResult,
+    _as_answer,
+    _constant_ratio,
+    _exc,
+    _fail,
+    _first,
+    _num,
+    _pair,
+    _pass,
+    _require_callable,
+    checker,
+)
+from attnlib.book._common import _count, _generator, _ints, _np, _real, _seed
+from attnlib.book.ch01_queries_keys_values import check_weights
+from attnlib.masking import masked_softmax
+from attnlib.scoring import additive_scores
+from attnlib.widgets import (
+    Declaration,
+    Explorer,
+    FixedSeries,
+    Handle,
+    Heatmap,
+    Lines,
+    Series,
+    Slider,
+)
+
+__all__ = [
+    "additive_attention_explorer",
+    "additive_attention_declaration",
+    "check_scores",
+    "check_weights",
+    "SCORE_KINDS",
+]
+
+#: Scoring functions :func:`check_scores` knows: kind -> (attnlib function name, call, formula).
+SCORE_KINDS = {
+    "dot_product": ("dot_product_scores", "fn(queries, keys)", "q·k/√d"),
+    "additive": (
+        "additive_scores",
+        "fn(queries, keys, W_q, W_k, w_v)",
+        "w_vᵀ tanh(W_q q + W_k k)",
+    ),
+    "bilinear": ("bilinear_scores", "fn(queries, keys, M)", "qᵀ M k"),
+    "gaussian": ("gaussian_scores", "fn(queries, keys, sigma)", "−‖q − k‖²/(2σ²)"),
+}
+
+
+def additive_attention_declaration(
+    *,
+    seed: int = 0,
+    n_keys: int = 8,
+    hiddens: tuple[int, ...] = (2, 8, 32),
+    n_angles: int = 36,
+    radius: float = 1.5,
+) -> Declaration:
+    """Declaration of :func:`additive_attention_explorer` (no frame computed)."""
+    fn = "additive_attention_declaration"
+    seed, n_keys = _seed(seed, fn), _count(n_keys, "n_keys", fn)
+    hiddens = _ints(hiddens, "hiddens", fn)
+    n_angles = _count(n_angles, "n_angles", fn)
+    if n_angles > 360 or 360 % n_angles:
+        raise ValueError(
+            f"{fn}: n_angles must divide 360 (the query moves in steps of 360 / n_angles "
+            f"degrees); got {n_angles}"
+        )
+    radius = _real(radius, "radius", fn, min=0.0, min_open=True)
+    lim = max(1.8, 1.2 * radius)  # the plane holds the keys and the query's whole circle
+    g = _generator(seed)
+    keys = 2.4 * torch.rand(1, n_keys, 2, generator=g) - 1.2  # (1, n_keys, 2) in [-1.2, 1.2]²
+    h_max = max(hiddens)
+    W_q_all = 1.5 * torch.randn(h_max, 2, generator=g)  # (h_max, 2)
+    W_k_all = 1.5 * torch.randn(h_max, 2, generator=g)  # (h_max, 2)
+    w_v_all = 2.0 * torch.randn(h_max, generator=g)  # (h_max,)
+    angles = [float(a) for a in range(0, 360, 360 // n_angles)]
+    circle = np.linspace(0, 2 * math.pi, 121)
+
+    def weights_of(num_hiddens: int):
+        # The first num_hiddens hidden units of one fixed seeded network.
+        return W_q_all[:num_hiddens], W_k_all[:num_hiddens], w_v_all[:num_hiddens]
+
+    def query_at(angle: float) -> torch.Tensor:
+        a = math.radians(angle)
+        return torch.tensor([[[radius * math.cos(a), radius * math.sin(a)]]])  # (1, 1, 2)
+
+    def update(angle: float, valid_len: int, num_hiddens: int) -> dict[str, Any]:
+        q = query_at(angle)
+        W_q, W_k, w_v = weights_of(num_hiddens)
+        scores = additive_scores(q, keys, W_q, W_k, w_v)  # (1, 1, n_keys)
+        weights = masked_softmax(scores, torch.tensor([valid_len]))  # (1, 1, n_keys)
+        # the plane shows the query as the point the reader drags round its circle (Handle)
+        return {"weights": _np(weights[0]), "scores": {"score a(q, k)": _np(scores[0, 0])}, "plane": {}}
+
+    k_np = _np(keys[0])
+    return Declaration(
+        name="additive_attention",
+        update=update,
+        params=[
+            Slider(
+                "angle",
+                angles,
+                label="query angle",
+                value_labels=[f"{int(a)}°" for a in angles],
+                default=angles[len(angles) // 8],
+                play=True,
+            ),
+            Slider(
+                "valid_len",
+                list(range(1, n_keys + 1)),
+                label="valid length",
+                value_labels=[f"{n} of {n_keys} keys" for n in range(1, n_keys + 1)],
+                default=n_keys,
+            ),
+            Slider(
+                "num_hiddens",
+                list(hiddens),
+                label="hidden units",
+                value_labels=[f"h = {h}" for h in hiddens],
+                default=hiddens[len(hiddens) // 2],
+            ),
+        ],
+        panels=[
+            Lines(
+                "plane",
+                xlabel="feature 1",
+                ylabel="feature 2",
+                title="query and keys",
+                equal_aspect=True,
+                xlim=(-lim, lim),
+                ylim=(-lim, lim),
+                fixed=[
+                    FixedSeries(
+                        "query path",
+                        radius * np.cos(circle),
+                        radius * np.sin(circle),
+                        dash="3 3",
+                        color="#bbbbbb",
+                    ),
+                    FixedSeries("keys", k_np[:, 0], k_np[:, 1], style="points", color="#0072B2"),
+                ],
+                handle=Handle("angle", None, label="query", circle=(0.0, 0.0, radius)),
+            ),
+            Heatmap(
+                "weights",
+                xlabel="keys",
+                ylabel="queries",
+                rows_sum_to_one=True,
+                title="attention weights",
+            ),
+            Lines(
+                "scores",
+                x=np.arange(n_keys, dtype=np.float64),
+                series=[Series("score a(q, k)", color="#009E73")],
+                xlabel="key",
+                ylabel="score",
+                title="additive scores (before masking)",
+            ),
+        ],
+        title="Additive attention: w_vᵀ tanh(W_q q + W_k k) as the query moves",
+        meta={
+            "keys": keys,
+            "W_q": W_q_all,
+            "W_k": W_k_all,
+            "w_v": w_v_all,
+            "radius": radius,
+            "query_at": query_at,
+        },
+    )
+
+
+def additive_attention_explorer(**kwargs: Any) -> Explorer:
+    """Additive attention weights as the query moves (chapter 4).
+
+    Eight seeded 2-D keys and a fixed seeded additive scoring network
+    ``a(q, k) = w_vᵀ tanh(W_q q + W_k k)`` (:func:`attnlib.additive_scores`; ``W_q`` and
+    ``W_k`` are separate matrices, which is why queries and keys may have different
+    sizes). Controls: the query's angle on a circle of radius 1.5 (36 positions; the reader
+    drags the query round the circle, or plays the angles), the valid length (1 to 8: keys at
+    or beyond it get weight exactly 0) and ``num_hiddens`` (2, 8, 32: the first ``h`` hidden
+    units of one network). Panels: the query and keys in the plane, the weights
+    ``masked_softmax(scores, valid_len)`` and the raw scores.
+
+    Keyword args (optional): ``seed``, ``n_keys``, ``hiddens``, ``n_angles``, ``radius``.
+    """
+    return Explorer(additive_attention_declaration(**kwargs))
+
+
+# ----------------------------------------------------------------------------- checker
+
+
+def _score_inputs(kind: str) -> dict[str, object]:
+    """Seeded inputs for check_scores (a local generator; the global seed is untouched)."""
+    g = torch.Generator().manual_seed(11)
+    batch, n_queries, n_keys = 2, 3, 4  # n_queries != n_keys: a transpose shows in the shape
+    if kind in ("dot_product", "gaussian"):
+        d_q = d_k = 8
+    else:
+        d_q, d_k = 6, 8  # different sizes: swapped weight matrices show in the shapes
+    args: dict[str, object] = {
+        "queries": torch.randn(batch, n_queries, d_q, generator=g),
+        "keys": torch.randn(batch, n_keys, d_k, generator=g),
+    }
+    h = 5
+    if kind == "additive":
+        args["W_q"] = torch.randn(h, d_q, generator=g) / math.sqrt(d_q)
+        args["W_k"] = torch.randn(h, d_k, generator=g) / math.sqrt(d_k)
+        args["w_v"] = torch.randn(h, generator=g)
+    elif kind == "bilinear":
+        args["M"] = torch.randn(d_q, d_k, generator=g) / math.sqrt(d_q)
+    elif kind == "gaussian":
+        args["sigma"] = 1.5
+    return args
+
+
+def _describe_args(args: dict[str, object]) -> str:
+    parts = []
+    for k, v in args.items():
+        parts.append(f"{k} {fmt_shape(v.shape)}" if isinstance(v, Tensor) else f"{k}={v}")
+    return ", ".join(parts)
+
+
+def _score_slips(kind: str, args: dict[str, object], want: Tensor) -> list[tuple[str, Tensor]]:
+    """(diagnosis, what that slip computes) for the common mistakes of each kind."""
+    q, k = args["queries"], args["keys"]
+    slips: list[tuple[str, Tensor]] = [
+        ("the sign is flipped", -want),
+    ]
+    if kind == "dot_product":
+        d = q.shape[-1]
+        slips += [
+            (
+                f"you forgot to divide by √d: your scores are √d = {math.sqrt(d):.3g} times "
+                "too large "
+                f"(d = {d})",
+                want * math.sqrt(d),
+            ),
+            (f"you divided by d = {d} instead of √d = {math.sqrt(d):.3g}", want / math.sqrt(d)),
+            ("the sign is flipped and the 1/√d is missing", -want * math.sqrt(d)),
+        ]
+    elif kind == "gaussian":
+        s = float(args["sigma"])
+        sq = -2 * s * s * want  # ‖q − k‖²
+        slips += [
+            ("the factor ½ is missing: divide by 2σ², not σ²", want * 2),
+            (f"you forgot to divide by σ² (σ = {s})", want * s * s),
+            (f"you forgot to divide by 2σ² (σ = {s})", want * 2 * s * s),
+            ("you divided by 2σ instead of 2σ²", want * s),
+            (
+                "the sign is flipped: scores are −‖q − k‖²/(2σ²), largest for the nearest "
+                "keys, and "
+                "the distance is not divided by 2σ²",
+                -sq,
+            ),
+            (
+                "you used the distance ‖q − k‖ instead of its square ‖q − k‖²",
+                -sq.clamp(min=0).sqrt() / (2 * s * s),
+            ),
+        ]
+    elif kind == "additive":
+        W_q, W_k, w_v = args["W_q"], args["W_k"], args["w_v"]
+        pre = (q @ W_q.T).unsqueeze(2) + (k @ W_k.T).unsqueeze(1)  # (batch, n_queries, n_keys, h)
+        slips += [
+            ("you left out the tanh, which goes between the sum W_q q + W_k k and w_v", pre @ w_v),
+        ]
+    return slips
+
+
+@checker
+def check_scores(fn: Callable, kind: str) -> CheckResult:
+    r"""Check a learner's scoring function against attnlib's on seeded random inputs.
+
+    ``kind`` and the call made (the same arguments as attnlib's function):
+
+    - ``"dot_product"``: ``fn(queries, keys)``, expected ``q·k/√d``
+      (:func:`attnlib.dot_product_scores`);
+    - ``"additive"``: ``fn(queries, keys, W_q, W_k, w_v)``, expected
+      ``w_vᵀ tanh(W_q q + W_k k)`` (:func:`attnlib.additive_scores`);
+    - ``"bilinear"``: ``fn(queries, keys, M)``, expected ``qᵀ M k``
+      (:func:`attnlib.bilinear_scores`);
+    - ``"gaussian"``: ``fn(queries, keys, sigma)``, expected ``−‖q − k‖²/(2σ²)``
+      (:func:`attnlib.gaussian_scores`).
+
+    Inputs: ``queries (2, 3, d_q)``, ``keys (2, 4, d_k)`` with ``d_q = d_k = 8`` (dot
+    product, Gaussian) or ``d_q = 6, d_k = 8`` (additive, bilinear), ``h = 5``,
+    ``sigma = 1.5``. Because ``n_queries ≠ n_keys`` and ``d_q ≠ d_k``, transposed scores
+    and swapped weight matrices show in the shapes. The shape is checked first, then the
+    values; diagnosed slips: forgot ``1/√d`` (or divided by ``d``), scores of shape
+    ``(batch, n_keys, n_queries)``, wrong sign, missing ``½`` or ``σ²``, distance for
+    squared distance, missing tanh.
+
+    Reference::
+
+        torch.allclose(fn(queries, keys), attnlib.dot_product_scores(queries, keys))
+
+    Args:
+        fn: the learner's scoring function, returning ``(batch, n_queries, n_keys)``.
+        kind: ``"dot_product"``, ``"additive"``, ``"bilinear"`` or ``"gaussian"``.
+
+    Returns:
+        :class:`CheckResult`. Raises TypeError if ``fn`` is not callable, ValueError for an
+        unknown ``kind``.
+
+    Example::
+
+        >>> check_scores(lambda q, k: q @ k.transpose(1, 2), "dot_product")  # doctest: +ELLIPSIS
+        ❌ your dot_product scores are wrong: you forgot to divide by √d: ...
+        >>> scaled = lambda q, k: q @ k.transpose(1, 2) / q.shape[-1] ** 0.5
+        >>> bool(check_scores(scaled, "dot_product"))
+        True
+    """
+    _require_callable(fn, "check_scores")
+    if not isinstance(kind, str) or kind not in SCORE_KINDS:
+        raise ValueError(f"check_scores: kind must be one of {sorted(SCORE_KINDS)}; got {kind!r}")
+    import attnlib.scoring as scoring
+
+    ref_name, call, formula = SCORE_KINDS[kind]
+    args = _score_inputs(kind)
+    want = getattr(scoring, ref_name)(*args.values())
+    batch, n_queries, n_keys = want.shape
+    called = f"{call} with {_describe_args(args)}"
+    args_in = {k: (v.clone() if isinstance(v, Tensor) else v) for k, v in args.items()}
+    try:
+        out = fn(*args_in.values())
+    except Exception as err:
+        return _fail(f"calling your function as {called} raised {_exc(err)}")
+    for k, v in args.items():
+        if isinstance(v, Tensor) and not torch.equal(v, args_in[k]):
+            return _fail(
+                f"your function wrote into its input {k}; compute the scores into a new tensor"
+            )
+    got = _as_answer(out)
+    if isinstance(got, str):
+        return _fail(
+            f"your function returned {got}; expected scores of shape "
+            f"(batch, n_queries, n_keys) = {fmt_shape(want.shape)}"
+        )
+    got = got.detach().to(torch.float64)
+    want64 = want.detach().to(torch.float64)
+    slips = [(text, t.detach().to(torch.float64)) for text, t in _score_slips(kind, args, want)]
+
+    def matches(a: Tensor, b: Tensor) -> bool:
+        return a.shape == b.shape and torch.allclose(a, b, rtol=1e-4, atol=1e-5)
+
+    if tuple(got.shape) != tuple(want.shape):
+        if tuple(got.shape) == (batch, n_keys, n_queries):
+            gt = got.transpose(1, 2)  # (batch, n_keys, n_queries) -> (batch, n_queries, n_keys)
+            extra = ""
+            if not matches(gt, want64):
+                extra = next(
+                    (f"; also, {text}" for text, t in slips if matches(gt, t)),
+                    "; the values differ too",
+                )
+            return _fail(
+                f"your scores have shape {fmt_shape(got.shape)} = (batch, n_keys, n_queries); "
+                f"queries must be the rows: expected (batch, n_queries, n_keys) = "
+                f"{fmt_shape(want.shape)} (e.g. queries @ keys.transpose(1, 2), not "
+                f"keys @ queries.transpose(1, 2)){extra}"
+            )
+        return _fail(
+            f"your scores have shape {fmt_shape(got.shape)}; expected (batch, n_queries, "
+            f"n_keys) = {fmt_shape(want.shape)} for {_describe_args(args)}"
+        )
+    if not torch.isfinite(got).all():
+        b, i, j = _first(~torch.isfinite(got))
+        return _fail(
+            f"your score at batch {b}, query {i}, key {j} is {_num(got[b, i, j])}; "
+            f"expected {_num(want64[b, i, j], 4)}"
+        )
+    if matches(got, want64):
+        return _pass(f"your {kind} scores ({formula}) match attnlib.{ref_name} for {called}")
+    for text, t in slips:
+        if matches(got, t):
+            return _fail(f"your {kind} scores are wrong: {text} (expected {formula})")
+    c = _constant_ratio(got.flatten(), want64.flatten())
+    if c is not None:
+        return _fail(
+            f"your {kind} scores are {c:.4g} times the expected ones everywhere; check the "
+            f"constant factors (expected {formula})"
+        )
+    close = torch.isclose(got, want64, rtol=1e-4, atol=1e-5)
+    b, i, j = _first(~close)
+    got_s, want_s = _pair(got[b, i, j], want64[b, i, j])
+    return _fail(
+        f"your {kind} scores differ from attnlib.{ref_name} at {int((~close).sum())} of "
+        f"{close.numel()} entries, first at batch {b}, query {i}, key {j}: you give "
+        f"{got_s}, expected {want_s} ({formula})"
+    )

@@ -1,0 +1,250 @@
+"""Chapter 5, scaled dot-product attention: its explorers (and its checker).
+
+- :func:`scaling_explorer`: why the dot product is divided by sqrt(d).
+- :func:`scoring_comparison_explorer`: one dragged query, four scoring functions (computed
+  in the page, :class:`attnlib.widgets.live.LiveAttention` with ``compare``).
+- :func:`check_scores` (from chapter 4) is re-exported: the chapter's exercises use it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from attnlib.book._common import _count, _generator, _ints, _np, _query_sliders, _real, _seed
+from attnlib.book.ch04_additive_attention import check_scores
+from attnlib.masking import masked_softmax
+from attnlib.scoring import additive_scores, bilinear_scores, dot_product_scores, gaussian_scores
+from attnlib.widgets import (
+    Declaration,
+    Explorer,
+    FixedSeries,
+    Handle,
+    Heatmap,
+    Lines,
+    Series,
+    Slider,
+)
+from attnlib.widgets.live import LiveAttention
+
+__all__ = [
+    "scaling_explorer",
+    "scaling_declaration",
+    "scoring_comparison_explorer",
+    "scoring_comparison_declaration",
+    "check_scores",
+    "SCORING_ROWS",
+    "SCORING_LABELS",
+]
+
+
+def scaling_declaration(
+    *,
+    seed: int = 0,
+    n_samples: int = 200,
+    n_queries: int = 4,
+    n_keys: int = 8,
+    dims: tuple[int, ...] = (2, 4, 8, 16, 32, 64, 128, 256, 512),
+    limit: float = 12.0,
+    n_bins: int = 48,
+) -> Declaration:
+    """Declaration of :func:`scaling_explorer` (no frame computed)."""
+    fn = "scaling_declaration"
+    seed, n_samples = _seed(seed, fn), _count(n_samples, "n_samples", fn)
+    n_queries, n_keys = _count(n_queries, "n_queries", fn), _count(n_keys, "n_keys", fn)
+    if n_samples < max(n_queries, n_keys):
+        raise ValueError(
+            f"{fn}: n_samples must be >= n_queries and n_keys (the heatmaps show n_queries x "
+            f"n_keys of the sampled pairs); got n_samples={n_samples}, n_queries={n_queries}, "
+            f"n_keys={n_keys}"
+        )
+    dims = _ints(dims, "dims", fn)
+    limit = _real(limit, "limit", fn, min=0.0, min_open=True)
+    n_bins = _count(n_bins, "n_bins", fn)
+    edges = np.linspace(-limit, limit, n_bins + 1)
+    step_x = np.repeat(edges, 2)[1:-1]  # (2 * n_bins,) edges doubled for step lines
+    normal = np.exp(-(edges**2) / 2) / math.sqrt(2 * math.pi)
+
+    def data(d: int):
+        g = _generator(seed * 100_003 + d)
+        q = torch.randn(1, n_samples, d, generator=g)  # (1, n_samples, d)
+        k = torch.randn(1, n_samples, d, generator=g)  # (1, n_samples, d)
+        return q, k
+
+    def density(v: np.ndarray) -> np.ndarray:
+        counts, _ = np.histogram(v, bins=edges)
+        return np.repeat(counts / (v.size * (edges[1] - edges[0])), 2)  # (2 * n_bins,)
+
+    def update(d: int) -> dict[str, Any]:
+        q, k = data(d)
+        scaled = dot_product_scores(q, k)  # (1, n_samples, n_samples): q·k/√d
+        raw = torch.bmm(q, k.transpose(1, 2))  # (1, n_samples, n_samples): q·k
+        w_raw = masked_softmax(raw[:, :n_queries, :n_keys])  # (1, n_queries, n_keys)
+        w_scaled = masked_softmax(scaled[:, :n_queries, :n_keys])  # (1, n_queries, n_keys)
+        return {
+            "spread": {"q·k": density(_np(raw).ravel()), "q·k/√d": density(_np(scaled).ravel())},
+            "unscaled": _np(w_raw[0]),
+            "scaled": _np(w_scaled[0]),
+        }
+
+    return Declaration(
+        name="scaling",
+        update=update,
+        params=[
+            Slider(
+                "d",
+                list(dims),
+                label="feature size",
+                value_labels=[f"d = {d}" for d in dims],
+                default=dims[len(dims) // 2],
+            )
+        ],
+        panels=[
+            Lines(
+                "spread",
+                x=step_x,
+                series=[Series("q·k", color="#D55E00"), Series("q·k/√d", color="#0072B2")],
+                xlabel=f"score (tails beyond ±{limit:g} not shown)",
+                ylabel="density",
+                title=f"scores of {n_samples}×{n_samples} pairs",
+                fixed=[FixedSeries("N(0, 1)", edges, normal, dash="4 3", color="#777777")],
+            ),
+            Heatmap(
+                "unscaled",
+                xlabel="keys",
+                ylabel="queries",
+                rows_sum_to_one=True,
+                title="softmax(q·k)",
+            ),
+            Heatmap(
+                "scaled",
+                xlabel="keys",
+                ylabel="queries",
+                rows_sum_to_one=True,
+                title="softmax(q·k/√d)",
+            ),
+        ],
+        title="Scaled dot-product attention: why divide by √d",
+        meta={"data": data, "edges": edges},
+    )
+
+
+def scaling_explorer(**kwargs: Any) -> Explorer:
+    """Why scaled dot-product attention divides by sqrt(d) (chapter 5).
+
+    Seeded queries and keys with independent unit-variance entries; the slider sets the
+    feature size ``d`` (2, 4, ..., 512). The line panel shows the distribution (density
+    histogram, step lines) of the dot products ``q·k``, whose variance is about ``d``, and
+    of ``q·k/√d`` (:func:`attnlib.dot_product_scores`), which stays close to N(0, 1). The
+    heatmaps show softmax weights of 4 queries × 8 keys without and with the scaling:
+    unscaled, the rows turn one-hot as ``d`` grows (a saturated softmax, tiny gradients);
+    scaled, they do not.
+
+    Keyword args (optional): ``seed``, ``n_samples``, ``n_queries``, ``n_keys``, ``dims``,
+    ``limit``, ``n_bins``.
+    """
+    return Explorer(scaling_declaration(**kwargs))
+
+
+SCORING_ROWS = ["dot", "scaled_dot", "gaussian", "additive"]
+SCORING_LABELS = ["dot q\u00b7k", "scaled q\u00b7k/\u221a2", "Gaussian", "additive"]
+
+
+def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> Declaration:
+    """Declaration of :func:`scoring_comparison_explorer` (computed in the browser)."""
+    fn = "scoring_comparison_declaration"
+    seed, num_hiddens = _seed(seed, fn), _count(num_hiddens, "num_hiddens", fn)
+    angles = (
+        torch.tensor([20.0, 95.0, 160.0, 230.0, 300.0, 50.0], dtype=torch.float64) * math.pi / 180
+    )
+    radii = torch.tensor([1.2, 1.2, 1.2, 1.2, 1.2, 2.6], dtype=torch.float64)  # key 5 is long
+    keys = radii[:, None] * torch.stack([torch.cos(angles), torch.sin(angles)], dim=1)  # (6, 2)
+    g = _generator(seed)
+    W_q = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
+    W_k = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
+    w_v = torch.randn(num_hiddens, generator=g, dtype=torch.float64)  # (h,)
+
+    def update(query_x: float, query_y: float) -> dict[str, Any]:
+        q = torch.tensor([[[query_x, query_y]]], dtype=torch.float64)  # (1, 1, 2)
+        k = keys[None]  # (1, 6, 2)
+        rows = [
+            bilinear_scores(q, k, torch.eye(2, dtype=torch.float64)),  # q.k, (1, 1, 6)
+            dot_product_scores(q, k),  # q.k / sqrt(2)
+            gaussian_scores(q, k),  # -|q - k|^2 / 2
+            additive_scores(q, k, W_q, W_k, w_v),
+        ]
+        w = masked_softmax(torch.cat(rows, dim=1))  # (1, 4, 6): one row per scoring function
+        return {"weights": _np(w[0]), "keys": {}}
+
+    kv = _np(keys)
+    return Declaration(
+        name="scoring_comparison",
+        update=update,
+        params=_query_sliders(0.8, 0.1),  # near key 0 (not on it), with key 5 in reach
+        panels=[
+            Lines(
+                "keys",
+                xlabel="feature 1",
+                ylabel="feature 2",
+                title="drag the query",
+                fixed=[
+                    FixedSeries(
+                        "circle of radius 1.2",
+                        1.2 * np.cos(np.linspace(0, 2 * np.pi, 61)),
+                        1.2 * np.sin(np.linspace(0, 2 * np.pi, 61)),
+                        dash="3 3",
+                        color="#888888",
+                    ),
+                    FixedSeries(
+                        "keys",
+                        kv[:, 0],
+                        kv[:, 1],
+                        style="points",
+                        color="#0072B2",
+                        labels=[str(j) for j in range(len(kv))],
+                    ),
+                ],
+                xlim=(-2.8, 2.8),
+                ylim=(-2.8, 2.8),
+                equal_aspect=True,
+                handle=Handle("query_x", "query_y", label="query"),
+            ),
+            Heatmap(
+                "weights",
+                xlabel="keys",
+                ylabel="scoring functions",
+                rows_sum_to_one=True,
+                title="weights of one query, four ways",
+                row_labels=SCORING_LABELS,
+            ),
+        ],
+        title="One query, four scoring functions: where they agree and where they part",
+        live=LiveAttention(
+            keys=kv,
+            values=kv,
+            query=("query_x", "query_y"),
+            weights="weights",
+            compare=tuple(SCORING_ROWS),
+            score=None,
+            additive=(W_q, W_k, w_v),
+        ),
+        meta={"keys": keys, "W_q": W_q, "W_k": W_k, "w_v": w_v},
+    )
+
+
+def scoring_comparison_explorer(**kwargs: Any) -> Explorer:
+    """Four scoring functions side by side (chapter 5): the reader drags one query.
+
+    Six keys: five on a circle of radius 1.2 and one long key (5, radius 2.6). Each row of
+    the heatmap is the softmax of one scoring function for the same query: the dot product
+    q.k, the scaled dot product q.k/sqrt(2), the Gaussian -|q - k|^2/2 and additive
+    attention w_v.tanh(W_q q + W_k k) with fixed seeded weights (8 hidden units). Computed
+    in the page (:mod:`attnlib.widgets.live`); :func:`attnlib.book.compute` gives attnlib's
+    numbers.
+
+    Keyword args (optional): ``seed``, ``num_hiddens``.
+    """
+    return Explorer(scoring_comparison_declaration(**kwargs))

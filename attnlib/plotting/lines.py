@@ -1,0 +1,308 @@
+"""Curves: :func:`plot_lines`, a kernel regression's fit (:func:`plot_regression`) and
+kernel shapes (:func:`plot_kernels`)."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from attnlib.plotting._figure import (
+    NARROW_WIDTH,
+    _check_1d,
+    _check_figsize,
+    _check_mapping,
+    _drawn,
+    _finish,
+    _labelled_curves,
+    _new_figure,
+    _styles,
+    _to_numpy,
+)
+
+__all__ = ["plot_lines", "plot_regression", "plot_kernels"]
+
+
+def _xy_pair(value, label: str, x, name: str):
+    """Resolve one entry of a ``ys``/``fits`` dict into 1-D ``(x, y)`` arrays."""
+    if isinstance(value, tuple) and len(value) == 2:
+        xs = _to_numpy(value[0], f"{name}[{label!r}][0]")
+        ys = _to_numpy(value[1], f"{name}[{label!r}][1]")
+        _check_1d(xs, f"{name}[{label!r}][0]")
+        _check_1d(ys, f"{name}[{label!r}][1]", xs.shape[0], f"{name}[{label!r}][0]")
+        return xs, ys
+    ys = _to_numpy(value, f"{name}[{label!r}]")
+    if x is None:
+        raise ValueError(
+            f"{name}[{label!r}] is a bare y array but x is None; pass x or an (x, y) pair"
+        )
+    _check_1d(ys, f"{name}[{label!r}]", x.shape[0], "x")
+    return x, ys
+
+
+def plot_lines(
+    x,
+    ys,
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str | None = None,
+    scatter=None,
+    logx: bool = False,
+    logy: bool = False,
+    figsize: tuple[float, float] = (4, 3),
+) -> Figure:
+    r"""Draw several labelled curves on one axes, with an optional scatter of points.
+
+    Reference::
+
+        for label, y in ys.items():
+            ax.plot(x, y, label=label)
+
+    Args:
+        x: shared x values, shape ``(n,)``; may be ``None`` if every entry of ``ys`` is an
+            ``(x, y)`` pair.
+        ys: dict label -> y values of shape ``(n,)``, or label -> ``(x_i, y_i)`` pair of
+            equal-length 1-D arrays (curves with their own x values).
+        xlabel, ylabel: axis labels (required).
+        title: optional axes title.
+        scatter: optional ``(x_points, y_points, label)`` drawn as points, shapes ``(m,)``.
+        logx, logy: logarithmic x / y axis.
+        figsize: figure size in inches.
+
+    Returns:
+        The :class:`~matplotlib.figure.Figure` (one axes, with a legend).
+
+    Example::
+
+        >>> import torch
+        >>> x = torch.linspace(0, 1, 5)
+        >>> fig = plot_lines(x, {"x": x, "x squared": x ** 2}, xlabel="x", ylabel="y")
+        >>> [line.get_label() for line in fig.axes[0].get_lines()]
+        ['x', 'x squared']
+    """
+    _check_mapping(ys, "ys", "y values or (x, y) pair")
+    xs = None
+    if x is not None:
+        xs = _to_numpy(x, "x")
+        _check_1d(xs, "x")
+    for name, value in (("xlabel", xlabel), ("ylabel", ylabel)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    figsize = _check_figsize(figsize, "plot_lines")
+    curves = [(str(label), *_xy_pair(value, label, xs, "ys")) for label, value in ys.items()]
+    points = None
+    if scatter is not None:
+        if not (isinstance(scatter, (tuple, list)) and len(scatter) == 3):
+            raise TypeError("scatter must be a tuple (x_points, y_points, label)")
+        px = _to_numpy(scatter[0], "scatter[0]")
+        py = _to_numpy(scatter[1], "scatter[1]")
+        _check_1d(px, "scatter[0]")
+        _check_1d(py, "scatter[1]", px.shape[0], "scatter[0]")
+        points = (px, py, str(scatter[2]))
+
+    def draw(theme, narrow, managed):
+        fig, ax = _single_axes(figsize, narrow, managed)
+        for (label, cx, cy), (color, style) in zip(curves, _styles(theme)):
+            ax.plot(cx, cy, color=color, linestyle=style, linewidth=1.8, label=label)
+        if points is not None:
+            ax.scatter(
+                points[0],
+                points[1],
+                s=14,
+                color=theme.points,
+                marker="o",
+                alpha=0.8,
+                label=points[2],
+                zorder=3,
+            )
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if title is not None:
+            ax.set_title(title)
+        ax.grid(True, color=theme.grid, linewidth=0.6)
+        _legend(fig, ax, narrow and figsize[0] > NARROW_WIDTH)
+        _finish(fig, theme)
+        return fig
+
+    return _drawn(draw)
+
+
+def _single_axes(figsize, narrow: bool, managed: bool):
+    """A figure with one axes: at ``figsize``, or, narrow, 4.2 in wide and at most 3.2 in
+    tall (plus room for the legend under it)."""
+    if narrow and figsize[0] > NARROW_WIDTH:
+        figsize = (NARROW_WIDTH, min(figsize[1], 3.2) + 0.5)
+    fig = _new_figure(figsize, managed)
+    return fig, fig.add_subplot()
+
+
+def _legend(fig, ax, below: bool, handles=None, labels=None, loc="best", ncols=1) -> None:
+    """The legend: inside the axes (at ``loc``, by default matplotlib's best spot), or, in a
+    narrow figure, under the axes in two columns, where it covers no curve."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    if below:
+        fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+    else:
+        ax.legend(handles, labels, loc=loc, ncols=ncols, frameon=False)
+
+
+def plot_regression(
+    x_train,
+    y_train,
+    x_query,
+    fits,
+    truth=None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (4, 3),
+    *,
+    legend_loc: str = "best",
+    legend_ncols: int = 1,
+) -> Figure:
+    r"""Draw training points, the true function (optional) and one or more fitted curves.
+
+    Reference::
+
+        ax.scatter(x_train, y_train); ax.plot(x_query, truth, "k--")
+        for label, y_hat in fits.items():
+            ax.plot(x_query, y_hat, label=label)
+
+    Args:
+        x_train: training inputs, shape ``(n_train,)``.
+        y_train: training targets, shape ``(n_train,)``.
+        x_query: query inputs where the fits are evaluated, shape ``(n_queries,)``.
+        fits: dict label -> predictions ``y_hat`` of shape ``(n_queries,)`` (e.g. from
+            :func:`attnlib.kernels.nadaraya_watson`).
+        truth: optional true function values at ``x_query``, shape ``(n_queries,)``, drawn as
+            a black dashed line.
+        title: optional axes title.
+        figsize: figure size in inches.
+        legend_loc, legend_ncols: where the legend goes in the axes (a matplotlib ``loc``,
+            e.g. ``"lower right"``) and in how many columns. (A figure's narrow variant puts
+            it under the axes, see :mod:`attnlib.plotting.variants`.)
+
+    Returns:
+        The :class:`~matplotlib.figure.Figure` (one axes labelled ``x`` and ``y``, with a
+        legend).
+
+    Example::
+
+        >>> import torch
+        >>> x = torch.linspace(0, 5, 8)
+        >>> fig = plot_regression(x, x.sin(), x, {"fit": x.sin()}, truth=x.sin())
+        >>> [line.get_label() for line in fig.axes[0].get_lines()]
+        ['truth', 'fit']
+    """
+    xt = _to_numpy(x_train, "x_train")
+    _check_1d(xt, "x_train")
+    yt = _to_numpy(y_train, "y_train")
+    _check_1d(yt, "y_train", xt.shape[0], "x_train")
+    xq = _to_numpy(x_query, "x_query")
+    _check_1d(xq, "x_query")
+    curves = _labelled_curves(fits, "fits", "y_hat of shape (n_queries,)", xq.shape[0], "x_query")
+    if not isinstance(legend_loc, str):
+        raise TypeError(f"legend_loc must be a str such as 'lower right', got {legend_loc!r}")
+    if isinstance(legend_ncols, bool) or not isinstance(legend_ncols, int) or legend_ncols < 1:
+        raise ValueError(f"legend_ncols must be a positive int, got {legend_ncols!r}")
+    true_y = None
+    if truth is not None:
+        true_y = _to_numpy(truth, "truth")
+        _check_1d(true_y, "truth", xq.shape[0], "x_query")
+    figsize = _check_figsize(figsize, "plot_regression")
+
+    def draw(theme, narrow, managed):
+        fig, ax = _single_axes(figsize, narrow, managed)
+        ax.scatter(
+            xt,
+            yt,
+            s=12,
+            color=theme.points,
+            alpha=0.8,
+            marker="o",
+            label="training data",
+            zorder=1,
+        )
+        if true_y is not None:
+            ax.plot(
+                xq,
+                true_y,
+                color=theme.foreground,
+                linestyle="--",
+                linewidth=1.5,
+                label="truth",
+                zorder=2,
+            )
+        for (label, y_hat), (color, style) in zip(curves, _styles(theme)):
+            ax.plot(xq, y_hat, color=color, linestyle=style, linewidth=1.8, label=label, zorder=3)
+        ax.set_xlabel("x")
+        ax.set_ylabel("y")
+        if title is not None:
+            ax.set_title(title)
+        _legend(fig, ax, narrow and figsize[0] > NARROW_WIDTH, loc=legend_loc, ncols=legend_ncols)
+        _finish(fig, theme)
+        return fig
+
+    return _drawn(draw)
+
+
+def plot_kernels(u, values, figsize: tuple[float, float] = (8, 2)) -> Figure:
+    r"""Draw kernel functions ``K(u)``, one small panel per kernel, sharing both axes.
+
+    Reference::
+
+        for ax, (name, k) in zip(axes, values.items()):
+            ax.plot(u, k); ax.set_title(name)
+
+    Args:
+        u: points where the kernels were evaluated, ``u = (query - key) / bandwidth``,
+            shape ``(n,)``.
+        values: dict kernel name -> ``K(u)`` of shape ``(n,)`` (e.g.
+            ``{name: k(u) for name, k in attnlib.kernels.KERNELS.items()}``).
+        figsize: size of the whole figure in inches.
+
+    Returns:
+        The :class:`~matplotlib.figure.Figure` (one axes per kernel, titled by name).
+
+    Example::
+
+        >>> import torch
+        >>> u = torch.linspace(-2, 2, 9)
+        >>> shapes = {"boxcar": (u.abs() <= 1).float(), "gaussian": (-(u**2) / 2).exp()}
+        >>> fig = plot_kernels(u, shapes)
+        >>> [ax.get_title() for ax in fig.axes]
+        ['boxcar', 'gaussian']
+    """
+    us = _to_numpy(u, "u")
+    _check_1d(us, "u")
+    curves = _labelled_curves(values, "values", "K(u) of shape (n,)", us.shape[0], "u")
+    figsize = _check_figsize(figsize, "plot_kernels")
+
+    def draw(theme, narrow, managed):
+        n = len(curves)
+        if narrow and figsize[0] > NARROW_WIDTH:  # three panels a row, as many rows as needed
+            ncols = min(n, 3)
+            nrows = -(-n // ncols)
+            size = (NARROW_WIDTH, nrows * max(1.5, figsize[1] - 0.2) + 0.2)
+        else:
+            ncols, nrows, size = n, 1, figsize
+        fig = _new_figure(size, managed)
+        grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+        for k in range(n, nrows * ncols):
+            grid.flat[k].remove()
+        for k, ((name, values_k), (color, _)) in enumerate(zip(curves, _styles(theme))):
+            ax = grid.flat[k]
+            ax.plot(us, values_k, color=color, linewidth=1.8)
+            ax.set_title(name)
+            if k + ncols >= n:  # nothing under it: the bottom of its column
+                ax.set_xlabel("u")
+                ax.xaxis.set_tick_params(labelbottom=True)
+            if k % ncols == 0:
+                ax.set_ylabel("K(u)")
+            ax.grid(True, color=theme.grid, linewidth=0.6)
+        _finish(fig, theme)
+        return fig
+
+    return _drawn(draw)

@@ -1,0 +1,193 @@
+// The heatmap panel: the weights of one frame as an image with a pixel per cell (png.js), axis
+// labels (tokens of a typed sentence), readout line and keyboard focus; and the explorer's
+// colour bar (colorbar), one per colour range, under the last map that uses it.
+
+import { colourScale } from "./colours.js";
+import { el, fmt, html, isDark, nextId, one } from "./dom.js";
+import { pngDataUrl } from "./png.js";
+
+const LABEL_MAX = 10;  // typed words: at most this many characters show on a tick
+const CHAR_W = 7;  // width of a 12 px label character, for the layout
+export const PANEL_W = 330;  // every picture fits a 390 px phone unscaled, two share the book's column
+
+export function heatmapPanel(spec, parent, ui) {
+  const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
+  // a map with its own text field above it is titled by the field's label
+  const title = ui.fieldAbove && ui.fieldAbove(spec.name) ? null : spec.title;
+  // Labels may change with each frame (typed words: ctx.labels); ticks show at most LABEL_MAX
+  // characters of them, and the layout leaves room for that many. Declared labels show whole.
+  let rowLab = spec.row_labels, colLab = spec.col_labels;
+  const rowTxt = (i) => (rowLab ? rowLab[i] : String(i));
+  const colTxt = (j) => (colLab ? colLab[j] : String(j));
+  const cut = (t) => {
+    const c = Array.from(t);
+    return ui.typedLabels && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t;
+  };
+  const len = (t) => Array.from(t).length;
+  const maxRow = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = ui.typedLabels ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  const left = 18 + maxRow * CHAR_W + 6, top = 6;
+  // cells as large as the panel allows (at most 40 px), in quarter pixels
+  const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
+  const rotate = maxCol * CHAR_W > cell - 2;
+  // label every cell when there is room (about 14 px per label), else every k-th
+  const stepR = Math.max(1, rowLab ? Math.ceil(14 / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab ? Math.ceil(14 / cell) : Math.ceil(C / 12));
+  const W = C * cell, H = R * cell;
+  const bottom = (rotate ? maxCol * CHAR_W * 0.72 + 10 : 16) + 18;
+  const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
+  // The panel: the map, then (for the last map of a colour range) the colour bar, then the
+  // readout line.
+  const wrap = html("div", "attn-panel", parent);
+  wrap.setAttribute("data-panel", spec.name);
+  wrap.setAttribute("style", `--attn-w:${width}px`);  // its title, field, bar and readout are no wider
+  // the title: text that wraps on a narrow column (centred over the picture)
+  if (title) html("div", "attn-panel-title", wrap, title);
+  const svg = el("svg", { class: "attn-heatmap", "data-panel": spec.name, "data-rows": R, "data-cols": C, width, height,
+    viewBox: `0 0 ${width} ${height}`, role: "img", tabindex: "0",
+    "data-vmin": spec.vmin, "data-vmax": spec.vmax,
+    "aria-label": `${spec.title || spec.name}: heatmap, ${R} ${spec.ylabel} (rows) by ${C} ` +
+      `${spec.xlabel} (columns). Arrow keys move between cells; the line below reads the cell.` }, wrap);
+  const readout = html("div", "attn-readout", wrap);
+  readout.setAttribute("data-panel", spec.name);
+  const g = el("g", { transform: `translate(${left},${top})` }, svg);
+  // The cells: one pixel each, drawn crisp (see pngDataUrl); the pointer's cell is found
+  // from its position. The image's one tooltip names the cell under the pointer.
+  const img = el("image", { class: "attn-cells", x: 0, y: 0, width: W, height: H, preserveAspectRatio: "none",
+    "image-rendering": "optimizeSpeed", style: "image-rendering: pixelated" }, g);
+  const tip = el("title", {}, img);
+  el("rect", { x: 0, y: 0, width: W, height: H, fill: "none", class: "attn-frame" }, g);
+  const rowTicks = [], colTicks = [];
+  for (let i = 0; i < R; i += stepR) {
+    rowTicks.push([i, el("text", { class: "attn-tick", x: -4, y: i * cell + cell / 2, "text-anchor": "end",
+      "dominant-baseline": "central" }, g, cut(rowTxt(i)))]);
+  }
+  for (let j = 0; j < C; j += stepC) {
+    const x = j * cell + cell / 2, y = H + 12;
+    colTicks.push([j, el("text", rotate
+      ? { class: "attn-tick", x, y: H + 6, "text-anchor": "end", transform: `rotate(-45 ${x} ${H + 6})`,
+        "dominant-baseline": "central" }
+      : { class: "attn-tick", x, y, "text-anchor": "middle" }, g, cut(colTxt(j)))]);
+  }
+  el("text", { class: "attn-axis-label", x: W / 2, y: H + bottom - 6, "text-anchor": "middle" }, g, spec.xlabel);
+  el("text", { class: "attn-axis-label", x: 0, y: 0, "text-anchor": "middle",
+    transform: `translate(${-left + 12},${H / 2}) rotate(-90)` }, g, spec.ylabel);
+  const scale = colourScale(spec.vmin, spec.vmax);
+  const yl = one(spec.ylabel), xl = one(spec.xlabel);
+  // A row or column in words: "query 2", or, when labelled, its label in quotes after its
+  // index ("row 3, output character (query) “6”"), so a label that is a digit never reads as
+  // an index.
+  const q = (t) => `\u201c${t}\u201d`;
+  const rowName = (i) => (rowLab ? `${yl} ${q(rowLab[i])}` : `${yl} ${i}`);
+  const colName = (j) => (colLab ? `${xl} ${q(colLab[j])}` : `${xl} ${j}`);
+  const name = (i, j) => (rowLab ? `row ${i}, ${rowName(i)}` : rowName(i)) + ", " +
+    (colLab ? `column ${j}, ${colName(j)}` : colName(j)) + ": ";
+  // The cell being read: by hover, tap, or arrow keys when the heatmap has focus.
+  const cursor = el("rect", { class: "attn-cursor", width: cell, height: cell, fill: "none",
+    visibility: "hidden" }, g);
+  let current = [0, 0], last = null, picked = false;
+  const read = () => {
+    const [i, j] = current;
+    if (!last || !picked) return;  // nothing read yet: keep the instructions
+    const text = name(i, j) + last[i * C + j].toFixed(4);
+    cursor.setAttribute("x", j * cell);
+    cursor.setAttribute("y", i * cell);
+    readout.textContent = text;
+    tip.textContent = text;
+    readout.setAttribute("data-row", i);
+    readout.setAttribute("data-col", j);
+  };
+  const show = (i, j, quiet) => {
+    current = [Math.max(0, Math.min(R - 1, i)), Math.max(0, Math.min(C - 1, j))];
+    picked = true;
+    cursor.setAttribute("visibility", "visible");
+    read();
+    if (!quiet) {  // linked views: the same key, and the same query, elsewhere
+      ui.column(current[1], spec.name, C);
+      ui.row(current[0], spec.name, R);
+    }
+  };
+  ui.onColumn.push((j, from, n) => { if (from !== spec.name && n === C) show(current[0], j, true); });
+  ui.onRow.push((i, from, n) => { if (from !== spec.name && n === R) show(i, current[1], true); });
+  const pick = (ev) => {  // the cell under the pointer, in the map's own units (any CSS scale)
+    const m = g.getScreenCTM && g.getScreenCTM();
+    if (!m) return;
+    const p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
+    const i = Math.floor(p.y / cell), j = Math.floor(p.x / cell);
+    if (i >= 0 && i < R && j >= 0 && j < C && (i !== current[0] || j !== current[1] || !picked)) show(i, j);
+  };
+  img.addEventListener("mousemove", pick);
+  img.addEventListener("click", pick);
+  svg.addEventListener("focus", () => show(current[0], current[1]));
+  svg.addEventListener("keydown", (ev) => {
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
+      Home: [0, -C], End: [0, C] };
+    const m = moves[ev.key];
+    if (!m) return;
+    ev.preventDefault();
+    show(current[0] + m[0], current[1] + m[1]);
+  });
+  svg.setAttribute("data-lm-suppress-shortcuts", "true");
+  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
+  // the colour a weight is painted (for scripts and tests, like svg.attnValues)
+  svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
+  const rgb = new Uint8Array(R * C * 3);
+  return (values, ctx) => {
+    if (ctx && ctx.labels) {  // the words of a typed sentence
+      rowLab = ctx.labels.rows; colLab = ctx.labels.cols;
+      rowTicks.forEach(([i, t]) => { t.textContent = cut(rowTxt(i)); });
+      colTicks.forEach(([j, t]) => { t.textContent = cut(colTxt(j)); });
+      svg.setAttribute("data-col-labels", JSON.stringify(colLab));
+    }
+    const table = scale.table(isDark(svg) ? "dark" : "light");
+    for (let k = 0; k < R * C; k++) {
+      const t = scale.index(values[k]);
+      rgb[3 * k] = table[t]; rgb[3 * k + 1] = table[t + 1]; rgb[3 * k + 2] = table[t + 2];
+    }
+    img.setAttribute("href", pngDataUrl(C, R, rgb));
+    // What the map shows, for scripts and tests: the weights, row by row (queries are rows).
+    svg.attnValues = values;
+    last = values;
+    if (!readout.textContent) readout.textContent = "Point at or tap a cell.";
+    else read();
+  };
+}
+
+
+// The colour bar of one colour range (the explorer draws one per range, under the last map
+// that uses it): a horizontal bar with ticks at their values and the label beside it. A range
+// that saturates (Heatmap(saturate=True)) ends in an arrow: larger values take its top colour.
+export function colorbar(spec, parent, before, maxWidth = PANEL_W) {
+  const scale = colourScale(spec.vmin, spec.vmax), span = spec.vmax - spec.vmin;
+  // the label beside the bar, or above it when the map is narrow
+  const arrow = spec.saturate ? 8 : 0, labelW = spec.colorbar_label.length * 7, bx = 8;
+  const beside = bx + 150 + arrow + 14 + labelW <= maxWidth;
+  const bw = beside ? 150 : Math.max(100, Math.min(150, maxWidth - bx - arrow - 12)), by = beside ? 2 : 17;
+  const width = Math.ceil(beside ? bx + bw + arrow + 14 + labelW : Math.max(bx + bw + arrow + 12, labelW + 4));
+  const height = by + 32;
+  const top = (t) => (spec.saturate && Math.abs(t - spec.vmax) < 1e-12 ? "\u2265 " : "") + fmt(t);
+  const svg = el("svg", { class: "attn-colorbar-svg", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+    "data-vmin": spec.vmin, "data-vmax": spec.vmax,
+    "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}` +
+      (spec.saturate ? ` (larger values take the colour of ${fmt(spec.vmax)})` : "") });
+  parent.insertBefore(svg, before || null);
+  const gid = `attn-grad-${nextId()}`;
+  const grad = el("linearGradient", { id: gid, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, svg));
+  const stops = scale.stops("light").map(([o, c]) => el("stop", { offset: o.toFixed(4), "stop-color": c }, grad));
+  el("rect", { class: "attn-colorbar", x: bx, y: by, width: bw, height: 10, fill: `url(#${gid})` }, svg);
+  const tip = spec.saturate ? el("path", { class: "attn-colorbar", d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
+  // a saturating range says where it ends: a last tick "≥ vmax"
+  const ticks = spec.colorbar_ticks.slice();
+  if (spec.saturate && !ticks.some((t) => Math.abs(t - spec.vmax) < 1e-12)) ticks.push(spec.vmax);
+  for (const t of ticks) {
+    const x = bx + ((t - spec.vmin) / span) * bw;
+    el("line", { x1: x, x2: x, y1: by + 10, y2: by + 14, class: "attn-axis" }, svg);
+    el("text", { class: "attn-tick", x, y: by + 27, "text-anchor": "middle" }, svg, top(t));
+  }
+  el("text", { class: "attn-colorbar-label", x: beside ? bx + bw + arrow + 10 : 2, y: beside ? by + 9 : 12 }, svg, spec.colorbar_label);
+  return () => {  // follow the page's mode
+    const mode = isDark(svg) ? "dark" : "light";
+    scale.stops(mode).forEach(([, c], k) => stops[k].setAttribute("stop-color", c));
+    if (tip) { const c = scale.colour(spec.vmax, mode); tip.setAttribute("fill", `rgb(${c.join(",")})`); }
+  };
+}

@@ -1,0 +1,196 @@
+"""Masked self-attention over sentences the reader types: :class:`LiveMasking` (chapter 3).
+
+The page computes each frame (``maskingFrame`` in ``attnlib/static/src/primitives.js``); the
+rules, which this module is the reference for, are in :mod:`attnlib.widgets.live`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from attnlib import _validate
+from attnlib.widgets.controls import Choice, ExplorerError, _declared
+from attnlib.widgets.panels import Heatmap
+
+__all__ = ["LiveMasking", "PAD", "tokens", "fold", "word_vector"]
+
+
+# ----------------------------------------------------------------------------- typed sentences
+
+PAD = "<pad>"
+_M32 = 0xFFFFFFFF
+
+
+def tokens(text: str, max_tokens: int) -> list[str]:
+    """The text's tokens: split at ASCII whitespace (space, tab, form feed; a no-break space
+    stays inside a word), the first ``max_tokens`` (an int >= 0)."""
+    _validate.as_str(text, "text", "tokens")
+    max_tokens = _validate.as_int(max_tokens, "max_tokens", "tokens", min=0)
+    return [t for t in re.split(r"[ \t\n\r\f\v]+", text) if t][:max_tokens]
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold(word: str) -> str:
+    """``word`` with A-Z lower-cased and nothing else changed: the same in every Python and
+    every browser (full Unicode lower-casing depends on each one's Unicode version)."""
+    _validate.as_str(word, "word", "fold")
+    return word.translate(_ASCII_LOWER)
+
+
+def word_vector(word: str, d: int) -> list[float]:
+    """``d`` numbers in [-1, 1), the same for the same string, and the same in the page.
+
+    The seed is the 32-bit FNV-1a hash of the string's UTF-8 bytes; the numbers come from
+    the mulberry32 generator (both are a few integer operations, written again in
+    static/src/primitives.js with ``Math.imul``; here every value is kept modulo 2**32).
+    ``word`` is valid Unicode text (no lone surrogate: the page could not encode it), ``d``
+    >= 1.
+    """
+    fn = "word_vector"
+    _validate.as_str(word, "word", fn)
+    d = _validate.as_int(d, "d", fn, min=1)
+    try:
+        data = word.encode("utf8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"{fn}: word must be valid Unicode text; got {word!r}, which holds a lone surrogate"
+        ) from None
+    h = 0x811C9DC5
+    for byte in data:
+        h = ((h ^ byte) * 0x01000193) & _M32
+    out = []
+    for _ in range(d):
+        h = (h + 0x6D2B79F5) & _M32
+        t = h
+        t = ((t ^ (t >> 15)) * (t | 1)) & _M32
+        t ^= (t + ((t ^ (t >> 7)) * (t | 61))) & _M32
+        out.append(2.0 * (((t ^ (t >> 14)) & _M32) / 4294967296.0) - 1.0)
+    return out
+
+
+@dataclass(frozen=True)
+class LiveMasking:
+    """What the browser computes for masked self-attention over sentences the reader types
+    (see the module docs).
+
+    Args:
+        sentences: names of the :class:`~attnlib.widgets.Text` fields, one per sentence.
+        weights: names of the :class:`~attnlib.widgets.Heatmap` panels, one per sentence,
+            ``(max_tokens, max_tokens)`` each (queries are rows); the tokens label them.
+        max_tokens: every sentence is cut or padded to this many tokens.
+        d: length of the word vectors.
+        masking: optional name of a :class:`~attnlib.widgets.Choice` whose first option
+            masks by valid length and whose second is a plain softmax (the mistake masking
+            prevents).
+    """
+
+    sentences: tuple[str, ...]
+    weights: tuple[str, ...]
+    max_tokens: int = 6
+    d: int = 8
+    masking: str | None = None
+
+    def __post_init__(self) -> None:
+        where = "LiveMasking"
+        for attr in ("sentences", "weights"):
+            value = getattr(self, attr)
+            if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+                raise ExplorerError(
+                    f"{where}: {attr} must be a list of names; got a {type(value).__name__} "
+                    f"({value!r})"
+                )
+            bad = [v for v in value if not isinstance(v, str)]
+            if bad:
+                raise ExplorerError(f"{where}: {attr} must be names (str); got {bad[0]!r}")
+            object.__setattr__(self, attr, tuple(value))
+        if self.masking is not None and not isinstance(self.masking, str):
+            raise ExplorerError(
+                f"{where}: masking must be the name of a Choice (str) or None; got "
+                f"{self.masking!r}"
+            )
+        for attr in ("max_tokens", "d"):
+            object.__setattr__(
+                self, attr, _declared(_validate.as_int, getattr(self, attr), attr, where, min=1)
+            )
+        if not self.sentences or len(self.sentences) != len(self.weights):
+            raise ExplorerError(
+                "LiveMasking: give one weights heatmap per sentence; got "
+                f"{len(self.sentences)} "
+                f"sentences and {len(self.weights)} heatmaps"
+            )
+
+    def frame(self, texts: list[str], masked: bool = True) -> list[tuple[list[str], Any]]:
+        """For each text: (its padded tokens, weights ``(max_tokens, max_tokens)``), by attnlib.
+
+        ``texts``: a list of strings, each one line of valid Unicode (what a text field
+        holds; any length: only the first ``max_tokens`` tokens count); ``masked`` a bool."""
+        from attnlib.masking import masked_softmax
+
+        fn = "LiveMasking.frame"
+        texts = _validate.as_str_list(texts, "texts", fn)
+        for i, t in enumerate(texts):
+            if "\n" in t or "\r" in t:
+                raise ValueError(
+                    f"{fn}: texts[{i}] is one line of text; got a line break in {t!r}"
+                )
+        masked = _validate.as_bool(masked, "masked", fn)
+        n, out = self.max_tokens, []
+        toks = [tokens(t, n) for t in texts]
+        padded = [t + [PAD] * (n - len(t)) for t in toks]
+        q = torch.tensor(
+            [[word_vector("q " + fold(w), self.d) for w in p] for p in padded], dtype=torch.float64
+        )  # (batch, n, d)
+        k = torch.tensor(
+            [[word_vector("k " + fold(w), self.d) for w in p] for p in padded], dtype=torch.float64
+        )  # (batch, n, d)
+        scores = q @ k.transpose(1, 2) / self.d**0.5  # (batch, n_queries, n_keys)
+        lens = torch.tensor(
+            [[len(t) if i < len(t) else 0 for i in range(n)] for t in toks]
+        )  # (batch, n_queries)
+        weights = masked_softmax(scores, lens if masked else None)  # (batch, n, n)
+        for b, p in enumerate(padded):
+            out.append((p, weights[b].numpy()))
+        return out
+
+    def check(self, decl: Any) -> None:
+        where = f"explorer {decl.name!r} (live masking)"
+        texts = {t.name for t in decl.texts}
+        panels = {p.name: p for p in decl.panels}
+        for s in self.sentences:
+            if s not in texts:
+                raise ExplorerError(
+                    f"{where}: sentence {s!r} is not a Text field; fields: {sorted(texts)}"
+                )
+        for w in self.weights:
+            if not isinstance(panels.get(w), Heatmap):
+                raise ExplorerError(f"{where}: weights {w!r} is not a Heatmap panel")
+        extra = sorted(set(panels) - set(self.weights))
+        if extra:
+            raise ExplorerError(
+                f"{where}: the browser computes only the sentences' heatmaps; panels "
+                f"{extra} would stay empty"
+            )
+        if self.masking is not None:
+            c = {p.name: p for p in decl.params}.get(self.masking)
+            if not isinstance(c, Choice) or len(c.options) != 2:
+                raise ExplorerError(
+                    f"{where}: masking {self.masking!r} must be a Choice of two options "
+                    "(masked, plain softmax)"
+                )
+
+    def spec(self) -> dict:
+        return {
+            "kind": "masking",
+            "sentences": list(self.sentences),
+            "weights": list(self.weights),
+            "max_tokens": self.max_tokens,
+            "d": self.d,
+            "masking": self.masking,
+            "pad": PAD,
+        }

@@ -1,0 +1,344 @@
+"""The explorers on a reader's screen (the book's layout issue): each fits the window, what a
+control changes is in view while it is operated, a swipe on a picture scrolls the page,
+small weights stay visible in dark mode, series colours have 3:1 contrast, text is legible
+and fields do not make a phone zoom. Methods and protocol: tests/browser/_craft.py;
+`benchmarks/explorer_craft.py` prints the same numbers as a table.
+
+Targets:
+- height <= 1 window at 1280 x 900, <= 1.25 windows at 390 x 844 (touch);
+- while any control is operated, >= 50 % of the pictures it changes are on screen;
+- a vertical finger swipe starting on any picture away from its handle scrolls the page
+  (>= 40 px) and leaves the explorer's parameters unchanged;
+- dark mode: the colour of a 0.05 weight >= 1.5:1 against the explorer's background, a zero
+  cell >= 1.1:1 against it (the map's extent stays visible) and >= 1.5:1 against the map's
+  frame; every series colour >= 3:1 against the background, light and dark;
+- explorer text >= 12 CSS px as drawn; inputs and menus >= 16 px where the pointer is coarse.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ._craft import DESKTOP, PHONE, colours, layout, n_explorers, open_page, swipe, text_sizes
+from .conftest import PAGES
+
+pytestmark = pytest.mark.browser
+
+HEIGHT = {"desktop": 1.0, "phone": 1.25}
+SHARE = 0.5
+SWIPE_PX = 40
+DARK_005 = 1.5
+ZERO_VS_BG = 1.1
+ZERO_VS_FRAME = 1.5
+SERIES = 3.0
+TEXT_PX = 12.0
+FIELD_PX = 16.0
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+
+
+@pytest.fixture
+def opened(browser, visits):
+    """opened(name, **context) -> page with every explorer drawn; closed after the test."""
+    contexts = []
+
+    def get(name, **context):
+        visits(name)
+        ctx, page = open_page(browser, visits.base_url, name, **context)
+        contexts.append(ctx)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.errors = errors
+        return page
+
+    yield get
+    for ctx in contexts:
+        ctx.close()
+
+
+def _where(name: str, k: int, ex: str, size: str) -> str:
+    return f"{name} explorer #{k} ({ex}) at {size}"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+@pytest.mark.parametrize("name", PAGES)
+def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(opened, name, size):
+    page = opened(name, **SIZES[size])
+    n = n_explorers(page)
+    assert n >= 1, f"{name}: no explorer"
+    problems = []
+    for k in range(n):
+        r = layout(page, k)
+        where = _where(name, k, r["name"], size)
+        if r["height"] > HEIGHT[size] + 1e-9:
+            problems.append(f"{where}: {r['height']:.2f} windows tall (at most {HEIGHT[size]})")
+        assert r["controls"], f"{where}: no control found"
+        for c in r["controls"]:
+            for how, a in c["arrivals"].items():
+                assert a["paramsChanged"] or c["kind"] == "play", f"{where}: operating {c['name']} changed nothing"
+                assert a["changed"], f"{where}: operating {c['name']} changed no picture"
+            if c["share"] < SHARE:
+                detail = "; ".join(f"arriving at its {how}: {a['share']:.2f} of {', '.join(a['changed'])}"
+                                   + ("" if a["reachable"] else " (the control itself was not on screen)")
+                                   for how, a in c["arrivals"].items())
+                problems.append(f"{where}: while {c['name']} is operated, {c['share']:.2f} of what it changes "
+                                f"is in view ({detail})")
+    assert not page.errors, f"{name}: page errors: {page.errors}"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_vertical_swipe_on_a_picture_scrolls_and_leaves_the_query(opened, name):
+    page = opened(name, **PHONE)
+    problems = []
+    for k in range(n_explorers(page)):
+        for s in swipe(page, k):
+            where = f"{name} explorer #{k}, picture {s['panel']!r}"
+            if s["handle"] and s["distance"] < 48:
+                problems.append(f"{where}: no point of the plot is 48 px from the handle")
+            if not s["params_kept"]:
+                problems.append(f"{where}: a swipe changed the explorer from {s['before']} to {s['after']}")
+            if s["scrolled"] < SWIPE_PX:
+                problems.append(f"{where}: a 180 px swipe scrolled the page {s['scrolled']} px")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_small_weights_stay_visible_in_dark_mode(opened, name):
+    page = opened(name, **DESKTOP, color_scheme="dark")
+    assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+    problems, maps = [], 0
+    for k in range(n_explorers(page)):
+        d = colours(page, k)
+        for h in d["heatmaps"]:
+            maps += 1
+            where = f"{name} explorer #{k} ({d['name']}), map {h['panel']!r}"
+            assert h["mapped"], f"{where}: the heatmap does not report its colour map (svg.attnColour)"
+            assert h["mismatch"] <= 1, f"{where}: svg.attnColour differs from the painted cells by {h['mismatch']}"
+            if h["at005"]["contrast"] < DARK_005:
+                problems.append(f"{where}: a 0.05 weight is painted {h['at005']['colour']}, "
+                                f"{h['at005']['contrast']:.2f}:1 against the background {d['bg']}")
+            if h["smallest"] and h["smallest"]["contrast"] < DARK_005:
+                problems.append(f"{where}: its smallest weight >= 0.05 ({h['smallest']['value']:.3f}) has "
+                                f"{h['smallest']['contrast']:.2f}:1 against the background")
+            if h["at0"]["contrast"] < ZERO_VS_BG:
+                problems.append(f"{where}: a zero weight is painted {h['at0']['colour']}, "
+                                f"{h['at0']['contrast']:.2f}:1 against the background")
+            from_frame = _contrast(h["at0"]["colour"], h["frame"]) if h["frame"] else 0
+            if from_frame < ZERO_VS_FRAME:
+                problems.append(f"{where}: a zero cell ({h['at0']['colour']}) and the frame ({h['frame']}) "
+                                f"differ by {from_frame:.2f}:1")
+    assert maps, f"{name}: no heatmap found"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("name", PAGES)
+def test_series_colours_stand_out_from_the_background(opened, name, scheme):
+    page = opened(name, **DESKTOP, color_scheme=scheme)
+    problems, seen = [], 0
+    for k in range(n_explorers(page)):
+        d = colours(page, k)
+        for s in d["series"]:
+            seen += 1
+            if s["contrast"] < SERIES:
+                problems.append(f"{name} explorer #{k} ({d['name']}), {s['where']}: {s['what']!r} is "
+                                f"{s['colour']}, {s['contrast']:.2f}:1 against {d['bg']} ({scheme})")
+    plots = page.evaluate("() => document.querySelectorAll('.attn-explorer svg.attn-lines').length")
+    assert seen or not plots, f"{name}: {plots} plots but no series found"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+@pytest.mark.parametrize("name", PAGES)
+def test_explorer_text_and_fields_are_legible(opened, name, size):
+    page = opened(name, **SIZES[size])
+    problems = []
+    for k in range(n_explorers(page)):
+        t = text_sizes(page, k)
+        where = _where(name, k, t["name"], size)
+        if t["smallest"]["px"] < TEXT_PX - 0.05:
+            problems.append(f"{where}: text drawn at {t['smallest']['px']:.1f} px ({t['smallest']['text']!r}, "
+                            f"{t['smallest']['where']})")
+        if size == "phone":
+            assert t["coarse"], f"{where}: the phone context does not match (pointer: coarse)"
+            for f in t["fields"]:
+                if f["px"] < FIELD_PX:
+                    problems.append(f"{where}: {f['tag'].lower()}.{f['cls']} has {f['px']} px text "
+                                    "(a phone zooms into a field under 16 px)")
+    assert not problems, "\n".join(problems)
+
+
+def _contrast(a: dict, b: dict) -> float:
+    def lum(c):
+        def f(v):
+            v /= 255
+            return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * f(c["r"]) + 0.7152 * f(c["g"]) + 0.0722 * f(c["b"])
+
+    x, y = lum(a), lum(b)
+    return (max(x, y) + 0.05) / (min(x, y) + 0.05)
+
+
+# ----------------------------------------------------------------------------- the theme's button
+
+HANDLE_PAGES = [PAGES[1], PAGES[2], PAGES[4], PAGES[5]]  # chapters 1, 2, 4 and 5 have dragged points
+
+# Put handle k's centre at the height `frac` of the window, then scroll up a little, which is
+# what makes the theme show its "Back to top" button (it shows on an upward scroll); return
+# what is on top at the handle's centre.
+COVER_JS = r"""
+async ([k, frac]) => {
+  const C = window.__craft;
+  const knob = document.querySelectorAll('.attn-handle')[k], dot = knob.querySelector('.attn-handle-dot');
+  const at = () => { const b = dot.getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; };
+  C.scrollTo(scrollY + at()[1] - frac * innerHeight + 60);
+  await C.frames();
+  C.scrollTo(scrollY - 60);
+  await C.frames();
+  await new Promise((r) => setTimeout(r, 50));
+  const [x, y] = at();
+  const hit = document.elementFromPoint(x, y);
+  const button = document.getElementById('pst-back-to-top');
+  const b = button && button.getBoundingClientRect();
+  // the handle's own explorer may cover it (its controls stick at the top on a phone): not the theme
+  const own = !!hit && hit.closest('.attn-explorer') === knob.closest('.attn-explorer');
+  return {x, y, onTop: hit ? (hit.id || hit.tagName) + '.' + (hit.getAttribute('class') || '') : null,
+          inView: y >= 0 && y < innerHeight, onKnob: !!hit && knob.contains(hit), own,
+          button: button ? {shown: getComputedStyle(button).display !== 'none', box: [b.left, b.top, b.width, b.height]} : null};
+}
+"""
+
+# Somewhere in the prose, far from any explorer: the theme's button does show there on an
+# upward scroll (so the check above is not passing merely because the button never shows).
+PROSE_JS = r"""
+async () => {
+  const C = window.__craft;
+  const ps = [...document.querySelectorAll('.bd-article p')].filter((p) => {
+    const b = p.getBoundingClientRect(), top = b.top + scrollY;
+    return [...document.querySelectorAll('.attn-explorer')].every((e) => {
+      const r = e.getBoundingClientRect(), t = r.top + scrollY;
+      return Math.abs(t - top) > 2 * innerHeight && Math.abs(t + r.height - top) > 2 * innerHeight;
+    });
+  });
+  if (!ps.length) return null;
+  const p = ps[Math.floor(ps.length / 2)];
+  C.scrollTo(p.getBoundingClientRect().top + scrollY - innerHeight / 2 + 60);
+  await C.frames();
+  C.scrollTo(scrollY - 60);
+  await C.frames();
+  await new Promise((r) => setTimeout(r, 50));
+  const button = document.getElementById('pst-back-to-top');
+  return button ? getComputedStyle(button).display !== 'none' : false;
+}
+"""
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+@pytest.mark.parametrize("name", HANDLE_PAGES)
+def test_nothing_of_the_theme_covers_a_handle(opened, name, size):
+    page = opened(name, **SIZES[size])
+    n = page.evaluate("() => document.querySelectorAll('.attn-handle').length")
+    assert n >= 1, f"{name}: no dragged point"
+    if size == "phone":  # (sphinx-book-theme hides the button from 1200 px on)
+        assert page.evaluate(PROSE_JS), f"{name} at {size}: the theme's Back to top button never shows (test set-up)"
+    problems = []
+    for k in range(n):
+        for frac in (0.12, 0.5, 0.86, 0.9, 0.94):
+            r = page.evaluate(COVER_JS, [k, frac])
+            if r["inView"] and not r["onKnob"] and not r["own"]:
+                problems.append(f"handle #{k} at {frac:.0%} of the window: {r['onTop']} is on top of it "
+                                f"(Back to top: {r['button']})")
+    assert not problems, f"{name} at {size}:\n" + "\n".join(problems)
+
+
+# ----------------------------------------------------------------------------- print
+
+@pytest.mark.parametrize("name", PAGES)
+def test_print_shows_each_explorer_whole_without_its_controls(opened, name):
+    page = opened(name, viewport={"width": 700, "height": 1000})
+    page.emulate_media(media="print")
+    got = page.evaluate("""() => [...document.querySelectorAll('.attn-explorer')].map((ex) => ({
+      name: ex.dataset.explorer, height: ex.getBoundingClientRect().height,
+      breakInside: getComputedStyle(ex).breakInside,
+      shown: [...ex.querySelectorAll('input, select, button')].filter((c) => c.getClientRects().length > 0
+        && c.type !== 'text').map((c) => c.className || c.tagName)}))""")
+    assert got, f"{name}: no explorer"
+    for ex in got:
+        where = f"{name}, {ex['name']} in print"
+        assert not ex["shown"], f"{where}: controls still printed: {ex['shown']}"
+        assert ex["breakInside"] == "avoid", f"{where}: break-inside is {ex['breakInside']!r}, so a page break may split it"
+        # a printed page (A4 or Letter, default margins) is about 9.7 in = 930 CSS px tall
+        assert ex["height"] <= 930, f"{where}: {ex['height']:.0f} px tall, more than a printed page"
+
+
+# ----------------------------------------------------------------------------- playback
+
+# Times, in the page, each step of a playback: the moments its explorer's parameters change.
+STEPS_INIT = """
+window.__steps = [];
+new MutationObserver((records) => {
+  for (const r of records) if (r.attributeName === 'data-params') window.__steps.push(performance.now());
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-params']});
+"""
+
+
+def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browser, visits):
+    name = PAGES[2]  # chapter 2: 100 steps of Adam
+    visits(name)
+    ctx = browser.new_context(**DESKTOP)
+    try:
+        ctx.add_init_script(STEPS_INIT)
+        page = ctx.new_page()
+        page.goto(f"{visits.base_url}/{name}", wait_until="load")
+        page.wait_for_function("() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training][data-ready=true]')")
+        ex = page.locator('.attn-explorer[data-explorer="bandwidth_training"]')
+        assert ex.locator(".attn-speed option:checked").text_content() == "normal"
+        steps = int(ex.locator('.attn-slider[data-param="step"]').get_attribute("max"))
+        assert steps == 100
+        page.evaluate("() => { window.__steps = []; }")
+        ex.locator(".attn-play-button").click()
+        page.wait_for_function("() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training] "
+                               ".attn-play-button').textContent === 'Play'", timeout=60_000, polling=250)
+        assert ex.locator('.attn-slider[data-param="step"]').input_value() == str(steps), "did not play to the end"
+        times = page.evaluate("() => window.__steps")
+        assert len(times) == steps, f"{len(times)} redraws for {steps} steps"
+        # from the press (one step's delay before the first) to the last step
+        took = (times[-1] - times[0]) / 1000 * steps / (steps - 1)
+        assert 5 <= took <= 10, f"normal speed plays {steps} steps in {took:.1f} s"
+    finally:
+        ctx.close()
+
+
+def test_escape_pauses_playback(opened):
+    page = opened(PAGES[6])  # chapter 6's training playback
+    ex = page.locator('.attn-explorer[data-explorer="alignment_playback"]')
+    ex.locator(".attn-slider").evaluate("(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }")
+    ex.locator(".attn-play-button").click()
+    page.wait_for_timeout(500)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")  # the focus leaves the explorer
+    page.keyboard.press("Escape")
+    state = lambda: (ex.locator(".attn-play-button").text_content(), ex.locator(".attn-slider").input_value())  # noqa: E731
+    button, at = state()
+    assert button == "Play", f"Escape did not pause: the button says {button!r}"
+    page.wait_for_timeout(900)
+    assert state()[1] == at, "kept playing after Escape"
+    assert 0 < int(at) < int(ex.locator(".attn-slider").get_attribute("max")), f"paused at {at}"
+
+
+# ----------------------------------------------------------------------------- readout
+
+def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
+    import re
+
+    from _heatmap_js import HOVER
+
+    page = opened(PAGES[6], **DESKTOP)  # chapter 6: the labels are characters, digits among them
+    svg = page.locator('.attn-explorer[data-explorer="alignment_playback"] svg.attn-heatmap')
+    r = svg.evaluate(f"(svg, [i, j]) => ({HOVER})(svg, i, j)", [3, 16])
+    want = (r"row 3, output character \(query\) \u201c.\u201d, "
+            r"column 16, input character \(key\) \u201c.\u201d: \d\.\d{4}")
+    assert re.fullmatch(want, r["readout"]), f"the readout says {r['readout']!r}"
+    live = page.locator('.attn-explorer[data-explorer="alignment_playback"] .attn-live').text_content()
+    assert re.search(r"output character \(query\) \u201c.\u201d puts [\d.]+ of its weight on input character "
+                     r"\(key\) \u201c.\u201d", live), live
