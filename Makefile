@@ -63,21 +63,24 @@ vendor: $(VENDOR_STAMP)
 
 # --all: a full rebuild. Sphinx otherwise re-reads (and so re-executes) only the pages whose
 # source changed, and keeps stale copies of changed static files.
-# Then web/prerender-math.mjs typesets every formula at build time with the pinned MathJax
-# (CommonHTML + assistive MathML, as the browser would), removes the MathJax <script> tags and
-# links one shared stylesheet (_static/lib/mathjax-chtml.css): pages load no MathJax
-# JavaScript. A TeX error makes it (and so `make book`) fail. web/subset_math_fonts.py cuts
-# MathJax's fonts down to the characters the formulas use. web/prerender-explorers.mjs draws
-# each explorer's starting picture into its page (shown at first paint and without JavaScript);
-# web/optimize_images.py stores the 2x figure PNGs as palettes when that is faithful;
-# web/make_404.py writes the "page not found" page.
+# Then web/prerender-math.mjs typesets every formula at build time into native MathML (Temml,
+# pinned in web/package-lock.json; one copy of each formula, read by screen readers), removes the
+# MathJax <script> tags and links one shared stylesheet (_static/lib/math.css): pages load no
+# maths JavaScript. A TeX error makes it (and so `make book`) fail. web/subset_math_font.py cuts
+# STIX Two Math (from the pinned ziamath package) down to the characters the formulas use.
+# web/prerender-explorers.mjs draws each explorer's starting picture into its page (shown at
+# first paint and without JavaScript) with its state next to it; web/optimize_images.py stores
+# the 2x figure PNGs as palettes when that is faithful; web/make_404.py writes the "page not
+# found" page. Last, web/optimize-pages.mjs inlines into each page only the CSS it uses (purged
+# and minified), defers the scripts in <head> and keeps Sphinx's search index to the search page.
 book: $(STAMP) vendor
 	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
-	$(PY) web/subset_math_fonts.py _build/html
+	$(PY) web/subset_math_font.py _build/html
 	cd web && node prerender-explorers.mjs ../_build/html
 	$(PY) web/optimize_images.py _build/html
 	$(PY) web/make_404.py _build/html
+	cd web && node optimize-pages.mjs ../_build/html
 	@echo "The book is built: open _build/html/index.html"
 
 # Chapters are edited as MyST Markdown (chapters/NN_name.md); the executed .ipynb twins keep

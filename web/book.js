@@ -1,14 +1,14 @@
 // The book's own page script (copied to _static/lib/book.js by web/vendor.mjs; listed in
-// _config.yml's html_js_files). Plain, no dependencies.
-//
-// Phones and tablets: pydata-sphinx-theme 0.17 binds its "open the sidebar" handler to the
-// FIRST .primary-toggle / .secondary-toggle only (pydata-sphinx-theme issue #2451), but
-// sphinx-book-theme renders a second pair in the article header, the one that is visible
-// below 992 px. Clicking those did nothing. Below that width, forward their clicks to the
-// bound buttons, which open the navigation / "on this page" dialogs (Esc or a click
-// outside closes them, as the theme does).
+// _config.yml's html_js_files; deferred by web/optimize-pages.mjs). Plain, no dependencies.
 (function () {
   "use strict";
+
+  // Phones and tablets: pydata-sphinx-theme 0.17 binds its "open the sidebar" handler to the
+  // FIRST .primary-toggle / .secondary-toggle only (pydata-sphinx-theme issue #2451), but
+  // sphinx-book-theme renders a second pair in the article header, the one that is visible
+  // below 992 px. Clicking those did nothing. Below that width, forward their clicks to the
+  // bound buttons, which open the navigation / "on this page" dialogs (Esc or a click
+  // outside closes them, as the theme does).
   var narrow = window.matchMedia ? window.matchMedia("(max-width: 991.98px)") : null;
   function forward(selector) {
     var buttons = Array.prototype.slice.call(document.querySelectorAll(selector));
@@ -23,30 +23,81 @@
       });
     });
   }
-  // A display formula wider than the column scrolls sideways (book.css). Keyboard users
-  // can scroll it only if it can take focus: give exactly those formulas a tab stop and a
-  // name, and take it away again when the window grows wide enough (axe-core:
-  // scrollable-region-focusable).
+
+  // A display formula wider than the column scrolls sideways (div.math, _static/lib/math.css).
+  // Keyboard users can scroll it only if it can take focus: give exactly those formulas a tab
+  // stop and a name, and take it away again when the window grows wide enough (axe-core:
+  // scrollable-region-focusable). Every width is read first, then only the changes are
+  // written, after the first frame: reads between writes would each force a layout.
   function scrollableMath() {
-    var all = document.querySelectorAll('mjx-container[display="true"]');
-    Array.prototype.forEach.call(all, function (m) {
-      if (m.scrollWidth > m.clientWidth + 1) {
+    var all = Array.prototype.slice.call(document.querySelectorAll("div.math"));
+    var wide = all.map(function (m) { return m.scrollWidth > m.clientWidth + 1; });
+    all.forEach(function (m, i) {
+      if (wide[i] && m.getAttribute("role") !== "region") {
         m.setAttribute("tabindex", "0");
         m.setAttribute("role", "region");
         m.setAttribute("aria-label", "formula, scrolls sideways");
-      } else if (m.getAttribute("role") === "region") {
+      } else if (!wide[i] && m.getAttribute("role") === "region") {
         m.removeAttribute("tabindex");
         m.removeAttribute("role");
         m.removeAttribute("aria-label");
       }
     });
   }
+  function afterFrame(f) {
+    requestAnimationFrame(function () { setTimeout(f, 0); });
+  }
+
+  // Bootstrap (the theme's two dropdown menus, its tooltips, its back-to-top button) is not
+  // loaded with the page (web/optimize-pages.mjs leaves its URL in <meta
+  // name="book-lazy-script">): it is fetched at the first sign of use, a pointer over or focus
+  // in a control that needs it, or a scroll. A click on a dropdown that arrives before it
+  // does opens that dropdown once it is there.
+  var lazy = document.querySelector('meta[name="book-lazy-script"]');
+  var loading = null;
+  function loadBootstrap() {
+    if (!lazy || window.bootstrap) return Promise.resolve();
+    if (!loading) {
+      loading = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = lazy.content;
+        s.onload = resolve;
+        s.onerror = reject;
+        document.head.appendChild(s);
+      });
+    }
+    return loading;
+  }
+  function wantsBootstrap(target) {
+    return !!(target && target.closest && target.closest('[data-bs-toggle], #pst-back-to-top'));
+  }
+  if (lazy) {
+    ["pointerover", "focusin"].forEach(function (type) {
+      document.addEventListener(type, function on(event) {
+        if (!wantsBootstrap(event.target)) return;
+        document.removeEventListener(type, on, true);
+        loadBootstrap();
+      }, true);
+    });
+    window.addEventListener("scroll", function once() {
+      window.removeEventListener("scroll", once);
+      loadBootstrap();
+    }, { passive: true });
+    document.addEventListener("click", function (event) {
+      var toggle = event.target && event.target.closest && event.target.closest('[data-bs-toggle="dropdown"]');
+      if (!toggle || window.bootstrap) return;
+      event.preventDefault();
+      event.stopPropagation();
+      loadBootstrap().then(function () { window.bootstrap.Dropdown.getOrCreateInstance(toggle).toggle(); });
+    }, true);
+  }
+
   var pending = null;
   function ready() {
     forward(".primary-toggle");
     forward(".secondary-toggle");
-    scrollableMath();
-    if (document.fonts && document.fonts.ready) document.fonts.ready.then(scrollableMath); // widths change
+    afterFrame(scrollableMath);
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { afterFrame(scrollableMath); });
     window.addEventListener("resize", function () {
       if (pending) clearTimeout(pending);
       pending = setTimeout(scrollableMath, 150);

@@ -62,6 +62,7 @@ def main(site: str) -> int:
         flags=re.S,
     )
     html = re.sub(r'\s*<script type="module" src="[^"]*explorer-boot.js[^"]*"></script>', "", html)
+    html = re.sub(r'\s*<link rel="stylesheet" href="[^"]*explorer\.css[^"]*" />', "", html)
     html = re.sub(r'\s*<link rel="canonical"[^>]*>', "", html)
     html = html.replace("<head>", f'<head>\n    <base href="{base}">', 1)
     Path(site, "404.html").write_text(html, encoding="utf8")

@@ -3,7 +3,7 @@
 // with JavaScript off, and trims the saved widget state to what the explorers read.
 //
 // For every page of _build/html with a saved widget state (myst-nb writes it as
-// <script type="application/vnd.jupyter.widget-state+json">):
+// <script type="application/vnd.jupyter.widget-state+json"> in <head>):
 //  1. the state keeps, per attnlib explorer model, only spec, data, indices, texts and name (the
 //     module's source `_esm`, its `_css` and the ipywidgets layout models are dropped: the
 //     page loads the module and its stylesheet as files);
@@ -11,7 +11,9 @@
 //     anywidget runs) into a minimal DOM below, and the markup is inserted as
 //     <div class="attn-static">: the same picture the live explorer draws at its starting
 //     positions, its controls disabled until _static/lib/explorer-boot.js replaces it;
-//  3. the stylesheet _static/lib/explorer.css is linked in the head, so the picture is styled
+//  3. each view's model state moves out of <head> to just before the view, in a state script
+//     of its own (chapter 2 carried 21 kB of state in <head>, ahead of the first paragraph);
+//  4. the stylesheet _static/lib/explorer.css is linked in the head, so the picture is styled
 //     at first paint.
 // The landing page may hold <div class="attn-preview" data-page="chapters/01_....html"
 // data-explorer="softmax_temperature"></div>: the named explorer's state is copied there from
@@ -150,25 +152,28 @@ function staticDir(site, file) {
   return rel || "_static";
 }
 
-// After each view: import the loader as soon as it is fetched (an async module runs before
-// the parser reaches the end of a long page; same URL as the loader in <head>, so the module
-// is evaluated once), then render the views parsed so far if the loader is already running.
+// After each view: if the loader (an async module in <head>) is already running, it starts
+// watching the views parsed so far (each wakes as it nears the viewport).
 function early(html) {
-  const m = html.match(/<script (?:async="async" )?type="module"(?: async="async")? src="([^"]*explorer-boot\.js[^"]*)"(?: async="async")?><\/script>/);
-  if (!m) return "";
-  return `<script type="module" async>import "${m[1]}";</script>` +
-    "<script>window.attnExplorers && window.attnExplorers.render();</script>";
+  if (!/<script (?:async="async" )?type="module"(?: async="async")? src="[^"]*explorer-boot\.js[^"]*"(?: async="async")?><\/script>/.test(html)) return "";
+  return "<script>window.attnExplorers && window.attnExplorers.render();</script>";
 }
+
+// One model's saved state, as a state script of its own.
+const stateScript = (id, model) =>
+  `<script type="application/vnd.jupyter.widget-state+json">${scriptJson({ version_major: 2, version_minor: 0, state: { [id]: model } })}</script>`;
 
 function prerender(html, state, css) {
   let views = 0;
   const after = early(html);
-  html = html.replace(STATE_RE, () => `<script type="application/vnd.jupyter.widget-state+json">${scriptJson({ version_major: 2, version_minor: 0, state })}</script>`);
+  let found = 0;
+  html = html.replace(STATE_RE, () => { found++; return ""; });
+  if (found !== 1) throw new Error(`expected one widget state script, found ${found}`);
   html = html.replace(VIEW_RE, (whole, body) => {
     const id = JSON.parse(body).model_id;
     if (!state[id]) return whole;
     views++;
-    return staticPicture(state[id].state) + whole + after;
+    return staticPicture(state[id].state) + stateScript(id, state[id]) + whole + after;
   });
   if (views && !html.includes(`href="${css}"`)) html = html.replace("</head>", `  <link rel="stylesheet" href="${css}" />\n</head>`);
   return { html, views };
@@ -207,19 +212,16 @@ function main() {
     let html = readFileSync(file, "utf8");
     const re = /<div class="attn-preview" data-page="([^"]+)" data-explorer="([^"]+)"><\/div>/g;
     if (!re.test(html)) continue;
-    const state = {};
     html = html.replace(re, (_w, page, name) => {
       const from = states.get(page);
       if (!from) throw new Error(`${relative(site, file)}: preview of ${page}, which has no explorers`);
       const hit = Object.entries(from).find(([, m]) => m.state.name === name);
       if (!hit) throw new Error(`${relative(site, file)}: ${page} has no explorer named ${name}`);
-      state[hit[0]] = hit[1];
       previews++;
-      return `<div class="attn-preview">${staticPicture(hit[1].state)}<script type="application/vnd.jupyter.widget-view+json">${scriptJson({ version_major: 2, version_minor: 1, model_id: hit[0] })}</script></div>`;
+      return `<div class="attn-preview">${staticPicture(hit[1].state)}${stateScript(hit[0], hit[1])}<script type="application/vnd.jupyter.widget-view+json">${scriptJson({ version_major: 2, version_minor: 1, model_id: hit[0] })}</script></div>`;
     });
     const dir = staticDir(site, file);
-    const head = `  <script type="application/vnd.jupyter.widget-state+json">${scriptJson({ version_major: 2, version_minor: 0, state })}</script>\n` +
-      `  <script type="module" src="${dir}/lib/explorer-boot.js"></script>\n` +
+    const head = `  <script type="module" src="${dir}/lib/explorer-boot.js"></script>\n` +
       `  <link rel="stylesheet" href="${dir}/lib/explorer.css" />\n</head>`;
     html = html.replace("</head>", head);
     writeFileSync(file, html);

@@ -1,51 +1,78 @@
 #!/usr/bin/env node
-// Typesets the book's maths at BUILD time, so pages load no MathJax JavaScript at all.
+// Typesets the book's maths at BUILD time into native MathML, so pages load no maths
+// JavaScript and carry each formula once.
 //
 // `make book` runs this right after `jupyter-book build`, over every HTML page of _build/html.
 // Sphinx writes maths as  <span class="math notranslate nohighlight">\(...\)</span>  (inline)
 // and  <div class="math notranslate nohighlight">\[...\]</div>  (display; an amsmath
 // environment may stand there without \[ \], and a numbered equation starts with a
 // <span class="eqno">). For each one this script replaces the TeX (HTML entities unescaped
-// first) with the <mjx-container> MathJax 3 itself would have put there in the browser:
-// CommonHTML output with MathJax's woff-v2 fonts, plus assistive MathML for screen readers.
-// Everything else in the file stays byte for byte as Sphinx wrote it (the page is never
-// re-serialised: widget state JSON in <script> tags must survive verbatim).
+// first) with a <math> element written by Temml (pinned in web/package-lock.json), which emits
+// MathML Core: the MathML that Chromium, Firefox and Safari lay out natively, that screen
+// readers read, and that needs no hidden second copy (MathJax's CommonHTML output drew each
+// formula with 2,000-3,600 <mjx-*> elements per page PLUS a hidden MathML copy for assistive
+// technology). Bold vectors (\mathbf) come out as Unicode mathematical bold letters, which is
+// how MathML Core writes them (it ignores mathvariant="bold"). Everything else in the file stays
+// byte for byte as Sphinx wrote it (the page is never re-serialised: widget state JSON in
+// <script> tags must survive verbatim).
 //
 // On each page it also removes the two <script> tags Sphinx injected for MathJax (the
 // window.MathJax configuration and _static/lib/mathjax/load.js) and, on pages with maths,
-// links ONE shared stylesheet, _static/lib/mathjax-chtml.css, written once at the end from the
-// CHTML styles accumulated over all pages (the glyphs actually used). Its @font-face url()s are
-// relative to the stylesheet itself (lib/mathjax/output/chtml/fonts/woff-v2/), so pages at any
-// depth work.
+// links ONE shared stylesheet, _static/lib/math.css: Temml's stylesheet for MathML Core
+// (web/node_modules/temml/dist/Temml-STIX2.css) with its font replaced by the book's own
+// subset of STIX Two Math (web/subset_math_font.py writes it next: the glyphs the formulas use,
+// with their stretchy variants), plus the book's few rules (MATH_CSS). The MathJax files that
+// `make vendor` copied for a plain `jupyter-book build` are then removed from the built site:
+// no page uses them.
 //
-// The TeX configuration comes from the window.MathJax object Sphinx wrote from
-// `mathjax3_config` in _config.yml (one source of truth; a plain `jupyter-book build` without
-// this step still gives pages that typeset in the browser). Two differences, both to fail
-// loudly instead of showing a reader broken maths: an undefined macro is an error (the
-// `noundefined` package is left out) and any TeX error stops the script with a non-zero exit,
-// naming the page and the TeX. So does anything unexpected: a maths element of another shape,
-// MathJax script tags of another form, TeX delimiters left outside maths elements, or a page
-// that was already post-processed (rebuild with `jupyter-book build --all`).
-//
-// One more difference, in the look: the browser's MathJax scales each formula so that its
-// x-height matches the surrounding text (matchFontHeight: font-size = ex of the text / 0.442).
-// CSS says the same thing with the ex unit, so the stylesheet gives mjx-container
-// font-size: 2.2624ex (1 / 0.442) and the maths keeps the size the browser gave it.
+// TeX macros come from the window.MathJax object Sphinx wrote from `mathjax3_config` in
+// _config.yml (one source of truth; a plain `jupyter-book build` without this step still
+// gives pages that MathJax typesets in the browser). Any TeX error (an undefined macro
+// included) stops the script with a non-zero exit, naming the page and the TeX. So does
+// anything unexpected: a maths element of another shape, MathJax script tags of another form,
+// TeX delimiters left outside maths elements, or a page that was already post-processed
+// (rebuild with `jupyter-book build --all`).
 //
 // Usage: node prerender-math.mjs [SITE]   (SITE defaults to ../_build/html; run from web/
 // after `npm ci`; `make book` does all of this)
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, posix, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import temml from "temml";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const site = resolve(process.argv[2] || join(here, "..", "_build", "html"));
-const CSS_REL = "_static/lib/mathjax-chtml.css"; // relative to the site root
-const FONT_URL = "mathjax/output/chtml/fonts/woff-v2"; // relative to CSS_REL's folder
-const MATCH_FONT_HEIGHT_EX = (1 / 0.442).toFixed(4); // MathJax TeX font's x-height is 0.442 em
+const CSS_REL = "_static/lib/math.css"; // relative to the site root
+const FONT_REL = "math/STIXTwoMath-subset.woff2"; // relative to CSS_REL's folder (subset_math_font.py)
+const FONT_FAMILY = "STIX Two Math subset";
+const TEMML_CSS = join(dirname(require.resolve("temml")), "Temml-STIX2.css");
+// The book's own rules, after Temml's.
+const MATH_CSS = `
+/* The maths' x-height matches the surrounding text's, as MathJax did (matchFontHeight): the
+   font size is the text's ex over STIX Two Math's x-height (0.473 em). */
+math {
+  font-size: ${(1 / 0.473).toFixed(4)}ex;
+}
+/* A display formula wider than the column scrolls sideways inside its own box (web/book.js
+   gives exactly those a tab stop and a name); inline maths may wrap at its relations and
+   binary operators (Temml's wrap: "tex" splits it into <mrow>s, Temml's CSS lets them wrap). */
+div.math {
+  overflow-x: auto;
+  overflow-y: hidden;
+  max-width: 100%;
+}
+math.tml-display {
+  margin: 0.5em 0;
+}
+/* Temml pads each top-level row by 0.5ex above and below (room between wrapped lines): in
+   running text that made every line holding maths taller than the others. */
+math:not(.tml-display) > mrow {
+  padding: 0;
+}
+`;
 
 class BuildError extends Error {}
 const fail = (msg) => { throw new BuildError(msg); };
@@ -69,7 +96,7 @@ const INLINE = /<span class="math notranslate nohighlight">([\s\S]*?)<\/span>/g;
 // A display element's content has no <div>; a numbered one starts with <span class="eqno">...</span>.
 const DISPLAY = /(<div class="math notranslate nohighlight"(?: id="[^"]*")?>)([\s\S]*?)(<\/div>)/g;
 const ANY_MATH = /class="math[ "]/g;
-const ALREADY = /<link rel="stylesheet"[^>]*mathjax-chtml\.css/;
+const ALREADY = /<link rel="stylesheet"[^>]*lib\/math\.css/;
 
 const ENTITIES = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: "\u00a0" };
 function unescapeHtml(text, where) {
@@ -84,50 +111,40 @@ function unescapeHtml(text, where) {
 function strayTeX(html) {
   const body = html.slice(html.indexOf("<body"))
     .replace(/<(script|style|pre|code|textarea)\b[\s\S]*?<\/\1>/g, "")
-    .replace(/<mjx-container[\s\S]*?<\/mjx-container>/g, "");
+    .replace(/<math\b[\s\S]*?<\/math>/g, "");
   const m = body.match(/\\\(|\\\[|\$\$|\\begin\{[a-z]+\*?\}/);
   return m ? body.slice(Math.max(0, m.index - 80), m.index + 80).replace(/\s+/g, " ") : null;
 }
 
-// --------------------------------------------------------------------------------- MathJax
+// ----------------------------------------------------------------------------------- Temml
 
-let MathJax = null;
+let macros = null;
 let configJson = null;
 
-async function startMathJax(json, where) {
+function configure(json, where) {
   const pageCfg = JSON.parse(json);
   const known = new Set(["loader", "options", "tex", "chtml"]);
   for (const k of Object.keys(pageCfg)) if (!known.has(k)) fail(`${where}: mathjax3_config section "${k}" is not handled by prerender-math.mjs`);
-  const load = pageCfg.loader?.load || [];
-  for (const c of load) if (!["input/tex", "output/chtml", "a11y/assistive-mml"].includes(c)) {
-    fail(`${where}: MathJax component ${c} in mathjax3_config is not handled by prerender-math.mjs`);
+  for (const k of Object.keys(pageCfg.tex || {})) {
+    if (k !== "macros") fail(`${where}: mathjax3_config.tex.${k} is not handled by prerender-math.mjs (only macros)`);
   }
-  const tex = { ...(pageCfg.tex || {}) };
-  // The input/tex component's packages, minus noundefined: an undefined macro is an error.
-  tex.packages = { "[-]": ["noundefined"], ...(tex.packages || {}) };
-  tex.formatError = (_jax, err) => { throw new BuildError(`TeX error: ${err.message}`); };
-  const warn = console.warn; // liteDOM has no version stamp; MathJax warns about it once
-  console.warn = (...a) => { if (!String(a[0]).startsWith("No version information")) warn(...a); };
-  MathJax = await require("mathjax").init({
-    loader: { load: ["input/tex", "output/chtml", "adaptors/liteDOM", "a11y/assistive-mml"] },
-    tex,
-    chtml: { ...(pageCfg.chtml || {}), fontURL: FONT_URL },
-    startup: { typeset: false },
-  });
-  console.warn = warn;
+  macros = {};
+  for (const [name, def] of Object.entries(pageCfg.tex?.macros || {})) {
+    if (Array.isArray(def)) fail(`${where}: macro \\${name} with arguments is not handled by prerender-math.mjs`);
+    macros[`\\${name}`] = def;
+  }
 }
 
-async function typeset(tex, display, where) {
-  let node;
+function typeset(tex, display, where) {
+  let mml;
   try {
-    node = await MathJax.tex2chtmlPromise(tex, { display });
+    mml = temml.renderToString(tex, { displayMode: display, throwOnError: true, macros: { ...macros }, wrap: "tex" });
   } catch (e) {
     fail(`${where}: ${e.message}\n  TeX: ${tex.trim()}`);
   }
-  const html = MathJax.startup.adaptor.outerHTML(node);
-  if (/<mjx-merror|<merror|data-mjx-error|mathcolor="red"/.test(html)) fail(`${where}: MathJax error in\n  TeX: ${tex.trim()}`);
-  if (!html.includes("<mjx-assistive-mml")) fail(`${where}: no assistive MathML produced`);
-  return html;
+  if (/<merror|class="temml-error"|color:#b22222/i.test(mml)) fail(`${where}: TeX error in\n  TeX: ${tex.trim()}`);
+  if (!mml.startsWith("<math")) fail(`${where}: Temml wrote no <math> for\n  TeX: ${tex.trim()}`);
+  return mml;
 }
 
 // ----------------------------------------------------------------------------- one page
@@ -149,7 +166,7 @@ async function processPage(file) {
   if (!configs.length) return { where, state: "none", html };
   if (configJson === null) {
     configJson = configs[0][1];
-    await startMathJax(configJson, where);
+    configure(configJson, where);
   } else if (configs[0][1] !== configJson) fail(`${where}: window.MathJax differs from the other pages'`);
 
   // Collect every maths element (both kinds), typeset them in document order, then splice.
@@ -182,7 +199,7 @@ async function processPage(file) {
   let out = "";
   let pos = 0;
   for (const [start, end, tex, display] of edits) {
-    out += html.slice(pos, start) + (await typeset(tex, display, where));
+    out += html.slice(pos, start) + typeset(tex, display, where);
     pos = end;
   }
   out += html.slice(pos);
@@ -206,17 +223,24 @@ async function main() {
     }
     fail(`already post-processed: ${done.map((p) => p.where).join(", ")}; rebuild with \`jupyter-book build --all\``);
   }
-  if (!MathJax) fail(`no page of ${site} loads MathJax: nothing to typeset (mathjax_path changed?)`);
+  if (macros === null) fail(`no page of ${site} loads MathJax: nothing to typeset (mathjax_path changed?)`);
 
-  // The shared stylesheet: every CHTML rule, the @font-face rules and the glyphs of all pages.
-  const adaptor = MathJax.startup.adaptor;
-  let css = adaptor.textContent(MathJax.chtmlStylesheet());
-  if (!css.includes(`url("${FONT_URL}/`) && !css.includes(`url(${FONT_URL}/`)) fail("fontURL not found in the CHTML stylesheet");
-  const header = `/* MathJax ${MathJax.version} CommonHTML styles for the maths typeset at build time by
-   web/prerender-math.mjs (all pages' glyphs). Generated: do not edit. */\n`;
-  css = header + css + `\n/* the browser's matchFontHeight: formula x-height = the surrounding text's */\n`
-    + `mjx-container[jax="CHTML"] {\n  font-size: ${MATCH_FONT_HEIGHT_EX}ex;\n}\n`;
-  if (!css.includes("mjx-assistive-mml")) fail("the CHTML stylesheet has no rules for mjx-assistive-mml");
+  // The shared stylesheet: Temml's, with the book's subset of STIX Two Math as its font.
+  let temmlCss = readFileSync(TEMML_CSS, "utf8");
+  const face = /@font-face\s*\{\s*font-family:\s*STIX2;[^}]*\}/;
+  if (!face.test(temmlCss) || !/font-family:\s*STIX2,\s*math;/.test(temmlCss)) {
+    fail(`${TEMML_CSS}: its @font-face for STIX2 is not where it was (temml changed?)`);
+  }
+  temmlCss = temmlCss.replace(face, `@font-face {
+  font-family: "${FONT_FAMILY}";
+  src: url("${FONT_REL}") format("woff2");
+  font-display: swap;
+}`).replace(/font-family:\s*STIX2,\s*math;/, `font-family: "${FONT_FAMILY}", math;`);
+  const css = `/* Styles of the maths typeset at build time by web/prerender-math.mjs: Temml ${temml.version}'s
+   stylesheet for MathML Core (Temml-STIX2.css, MIT licence) with the book's subset of
+   STIX Two Math (SIL Open Font License) as its font, then the book's rules. Generated: do not edit. */
+${temmlCss}
+${MATH_CSS}`;
   const cssFile = join(site, ...CSS_REL.split("/"));
   writeFileSync(cssFile, css);
   const v = createHash("sha256").update(css).digest("hex").slice(0, 8);
@@ -238,7 +262,10 @@ async function main() {
     if (p.state === "todo") writeFileSync(p.file, html);
   }
   const typesetPages = pages.filter((p) => p.n).length;
-  console.log(`prerender-math: typeset ${total} formulas on ${typesetPages} pages; ` +
+  // MathJax, vendored for a plain `jupyter-book build`, is used by no page of this site.
+  const mathjax = join(site, "_static", "lib", "mathjax");
+  if (existsSync(mathjax)) rmSync(mathjax, { recursive: true });
+  console.log(`prerender-math: typeset ${total} formulas on ${typesetPages} pages (Temml ${temml.version}, MathML); ` +
     `removed MathJax scripts from ${pages.filter((p) => p.state === "todo").length} pages; ` +
     `${relative(site, cssFile)} ${(css.length / 1024).toFixed(1)} kB`);
 }

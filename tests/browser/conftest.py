@@ -7,8 +7,9 @@ fails them. Every test module here sets ``pytestmark = pytest.mark.browser``
 (`make test-browser` selects the marker; the first `make test` line deselects it).
 
 Each page is loaded once per session (`visit`): the load records every request, failed
-request, HTTP error and console message, waits until every explorer has drawn and MathJax
-has typeset, and saves a full-page screenshot under _build/screenshots/.
+request, HTTP error and console message, brings every explorer into view (they wake near the
+viewport) and waits until each has drawn, and saves a full-page screenshot under
+_build/screenshots/.
 """
 
 from __future__ import annotations
@@ -124,27 +125,57 @@ def browser(site: Path, chromium):
     return chromium
 
 
+# Explorers wake as they near the viewport (web/explorer-boot.js), as a reader scrolls to them:
+# this scrolls to each widget view in turn (or only to the explorer named `only`) and waits
+# until its live explorer has drawn (data-ready), then scrolls back to where the page was.
+WAKE_JS = """
+async ([timeoutMs, only]) => {
+  const t0 = performance.now();
+  const STATE = 'script[type="application/vnd.jupyter.widget-state+json"]';
+  const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')];
+  const picture = (v) => {
+    let prev = v.previousElementSibling;
+    if (prev && prev.matches(STATE)) prev = prev.previousElementSibling;
+    return prev;
+  };
+  const x = scrollX, y = scrollY;
+  let woken = 0;
+  for (const v of views) {
+    const pic = picture(v);
+    if (only && !(pic && pic.querySelector(`.attn-explorer[data-explorer="${only}"]`))) continue;
+    (pic || v.parentElement).scrollIntoView({block: 'center', behavior: 'instant'});
+    for (;;) {
+      const p = picture(v);
+      if (p && p.classList.contains('attn-host') && p.querySelector('.attn-explorer[data-ready="true"]')) break;
+      if (performance.now() - t0 > timeoutMs) {
+        throw new Error(`explorer #${views.indexOf(v)} did not wake when scrolled into view (${p ? p.className : 'no picture'})`);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    woken++;
+  }
+  window.scrollTo({left: x, top: y, behavior: 'instant'});
+  return {views: views.length, woken};
+}
+"""
+
+
+def wake_explorers(page, only: str | None = None, timeout_ms: int = LOAD_TIMEOUT_MS) -> dict:
+    """Scroll to every explorer (or the one named ``only``) as a reader would, and wait until each
+    is live; returns {"views": widget views on the page, "woken": explorers woken}."""
+    return page.evaluate(WAKE_JS, [timeout_ms, only])
+
+
 # Waits until the page is interactive: every widget view rendered as an explorer that has
-# drawn (data-ready), MathJax (when the page loads it) done typesetting, fonts loaded.
+# drawn (data-ready; each is brought into view, which wakes it), fonts loaded.
 READY_JS = """
 async (timeoutMs) => {
   const t0 = performance.now();
   const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
   const ready = () => document.querySelectorAll('.attn-explorer[data-ready="true"]').length;
-  const wait = async (cond, what) => {
-    while (!cond()) {
-      if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  await wait(() => ready() >= views, `explorers (${views} widget views, ${ready()} explorers drawn)`);
-  const usesMathJax = !!document.querySelector('script[src*="mathjax"]');
-  if (usesMathJax) {
-    await wait(() => window.MathJax && MathJax.startup && MathJax.startup.promise, 'MathJax to start');
-    await MathJax.startup.promise;
-  }
+  if (ready() < views) throw new Error(`only ${ready()} of ${views} explorers drawn after waking them`);
   await document.fonts.ready;
-  return {views, explorers: document.querySelectorAll('.attn-explorer').length, usesMathJax};
+  return {views, explorers: document.querySelectorAll('.attn-explorer').length};
 }
 """
 
@@ -178,6 +209,7 @@ def _open(browser, base_url: str, name: str) -> Visit:
     page.on("pageerror", lambda e: v.console.append(("pageerror", str(e), "")))
     try:
         page.goto(v.url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+        wake_explorers(page)
         v.info = page.evaluate(READY_JS, LOAD_TIMEOUT_MS)
         page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT_MS)
     except Exception as e:  # recorded; every test of the page reports it
@@ -220,9 +252,8 @@ def opened_explorer(browser, visits, page_name: str, name: str, **context):
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
-        page.wait_for_function(
-            f"() => document.querySelector('.attn-explorer[data-explorer=\"{name}\"][data-ready=true]')"
-        )
+        woken = wake_explorers(page, only=name)
+        assert woken["woken"] == 1, f"{page_name}: explorer {name!r} not found ({woken})"
         yield page
         assert not errors, f"{page_name}: console errors: {errors}"
     finally:

@@ -14,7 +14,7 @@ import re
 import pytest
 from _heatmap_js import CELLS
 
-from .conftest import CHAPTERS
+from .conftest import CHAPTERS, wake_explorers
 from .test_book import MOVE_JS, SNAPSHOT_JS
 
 pytestmark = pytest.mark.browser
@@ -120,9 +120,7 @@ def _fresh(browser, visits, name, **context):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
     page = ctx.new_page()
     page.goto(f"{visits.base_url}/{name}", wait_until="load")
-    page.wait_for_function(
-        "() => document.querySelectorAll('.attn-explorer[data-ready=true]').length > 0"
-    )
+    wake_explorers(page)
     return ctx, page
 
 

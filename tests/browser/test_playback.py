@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from .conftest import CHAPTERS
+from .conftest import CHAPTERS, wake_explorers
 
 pytestmark = pytest.mark.browser
 
@@ -37,9 +37,7 @@ def _open(browser, visits, page_name, name, **context):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
-    page.wait_for_function(
-        f"() => document.querySelector('.attn-explorer[data-explorer={name}][data-ready=true]')"
-    )
+    assert wake_explorers(page, only=name)["woken"] == 1, f"{page_name}: no explorer {name!r}"
     return ctx, page, errors
 
 

@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from .conftest import CHAPTERS, PAGES, ROOT, SCREENSHOTS
+from .conftest import CHAPTERS, PAGES, ROOT, SCREENSHOTS, wake_explorers
 from .test_book import MOVE_JS, SCROLL_IMAGES_JS, SNAPSHOT_JS, _check_frame, _picture
 
 pytestmark = pytest.mark.browser
@@ -34,10 +34,7 @@ def _load(browser, base_url, name, shot=None, **context):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{base_url}/{name}", wait_until="load")
     if context.get("java_script_enabled", True):
-        page.wait_for_function(
-            "() => document.querySelectorAll('script[type=\"application/vnd.jupyter.widget-view+json\"]').length"
-            " <= document.querySelectorAll('.attn-explorer[data-ready=true]').length"
-        )
+        wake_explorers(page)
     page.evaluate("() => document.fonts.ready.then(() => true)")
     if shot:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -193,13 +190,15 @@ def test_404_page(visits):
         page.goto(f"{visits.base_url}/404.html", wait_until="load")
         text = page.evaluate("() => document.querySelector('main').innerText")
         assert "not found" in text.lower(), f"404.html says: {text[:200]!r}"
-        links = page.evaluate(
-            "() => [...document.querySelectorAll('main a[href]')].map((a) => a.href)"
-        )
-        assert any(h.endswith("intro.html") for h in links), (
-            f"404.html links to {links}, not the landing page"
-        )
-        css = page.evaluate("() => [...document.styleSheets].filter((s) => s.href).length")
-        assert css >= 2, "404.html is unstyled"
+        links = page.evaluate("() => [...document.querySelectorAll('main a[href]')].map((a) => a.href)")
+        assert any(h.endswith("intro.html") for h in links), f"404.html links to {links}, not the landing page"
+        # styled like the book (its CSS is inlined, web/optimize-pages.mjs): the theme's rules are
+        # there, its fonts and its header bar apply
+        rules = page.evaluate("() => [...document.styleSheets].reduce((n, s) => n + s.cssRules.length, 0)")
+        assert rules >= 200, f"404.html is unstyled ({rules} CSS rules)"
+        font = page.evaluate("() => getComputedStyle(document.body).fontFamily")
+        assert "system-ui" in font, f"404.html: body font {font!r}, not the theme's"
+        header = page.evaluate("() => getComputedStyle(document.querySelector('.bd-header')).display")
+        assert header == "flex", f"404.html: the header is display {header}, not the theme's flex bar"
     finally:
         page.close()
