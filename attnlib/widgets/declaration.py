@@ -120,7 +120,8 @@ class Declaration:
                         or cy - r < panel.ylim[0] or cy + r > panel.ylim[1]):
                     raise ExplorerError(
                         f"explorer {self.name!r}: the handle's circle {h.circle} leaves panel "
-                        f"{panel.name!r}'s xlim {tuple(panel.xlim)} / ylim {tuple(panel.ylim)}"
+                        f"{panel.name!r}'s xlim ({panel.xlim[0]:g}, {panel.xlim[1]:g}) / ylim "
+                        f"({panel.ylim[0]:g}, {panel.ylim[1]:g})"
                     )
                 continue
             axes = (
