@@ -17,10 +17,13 @@ Shape legend used throughout:
 
 from __future__ import annotations
 
+import numbers
+
 import torch
 from torch import Tensor, nn
 
 from attnlib._checks import check_dim_match, check_float_tensor, check_same_dtype, fmt_shape
+from attnlib._validate import _scalar
 from attnlib.masking import _masked_softmax
 from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, _additive_scores, _dot_product_scores
 
@@ -186,7 +189,7 @@ class DotProductAttention(nn.Module):
 
     def __init__(self, dropout: float = 0.0) -> None:
         super().__init__()
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = nn.Dropout(check_dropout(dropout, "DotProductAttention"))
         self.attention_weights: Tensor | None = None
 
     def forward(
@@ -203,6 +206,21 @@ class DotProductAttention(nn.Module):
         values = _check_values(values, keys, "keys", fn, 1)
         self.attention_weights = _masked_softmax(scores, valid_lens, mask, fn, "scores")
         return torch.bmm(self.dropout(self.attention_weights), values)  # (batch, n_queries, d_v)
+
+
+def check_dropout(p: object, fn: str) -> float:
+    """A dropout probability in [0, 1] as a float: a number, numpy scalar or 0-d tensor (not a
+    bool, a string or None); refused at construction, not at the first forward."""
+    v = _scalar(p)
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(
+            f"{fn}: dropout must be a probability in [0, 1] (a number); got {p!r} "
+            f"({type(p).__name__})"
+        )
+    v = float(v)
+    if not 0.0 <= v <= 1.0:  # NaN fails too
+        raise ValueError(f"{fn}: dropout must be a probability in [0, 1]; got {v}")
+    return v
 
 
 def _additive_signature(args: tuple, kwargs: dict) -> tuple:
@@ -246,19 +264,14 @@ def _additive_signature(args: tuple, kwargs: dict) -> tuple:
             f"dropout) (d2l today) or AdditiveAttention(key_size, query_size, "
             f"num_hiddens, dropout) (d2l <= 0.17)"
         )
-    sizes = [n for n in ("key_size", "query_size", "num_hiddens") if n in bound]
-    for name in sizes:
-        v = bound[name]
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{fn}: {name} must be a positive int; got {v!r}")
-    dropout = bound.get("dropout", 0.0)
-    if (
-        isinstance(dropout, bool)
-        or not isinstance(dropout, (int, float))
-        or not 0.0 <= dropout <= 1.0
-    ):
-        raise ValueError(f"{fn}: dropout must be a probability in [0, 1]; got {dropout!r}")
-    return bound.get("key_size"), bound.get("query_size"), bound["num_hiddens"], float(dropout)
+    sizes = {n: bound[n] for n in ("key_size", "query_size", "num_hiddens") if n in bound}
+    for name, v in sizes.items():
+        v = _scalar(v)
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"{fn}: {name} must be a positive int; got {bound[name]!r}")
+        bound[name] = int(v)
+    dropout = check_dropout(bound.get("dropout", 0.0), fn)
+    return bound.get("key_size"), bound.get("query_size"), bound["num_hiddens"], dropout
 
 
 class AdditiveAttention(nn.Module):

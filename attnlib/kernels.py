@@ -233,12 +233,25 @@ def _resolve_kernel(kernel: object, fn: str) -> tuple[str, Callable[[Tensor], Te
 
         def _log_custom(u: Tensor) -> Tensor:
             values = kernel(u)
-            if not isinstance(values, Tensor) or values.shape != u.shape:
+            if not isinstance(values, Tensor):
+                raise TypeError(
+                    f"{fn}: a callable kernel must return a tensor of the shape of its input "
+                    f"{fmt_shape(u.shape)}; got an object of type {type(values).__name__}"
+                )
+            if values.shape != u.shape:
                 raise ValueError(
                     f"{fn}: a callable kernel must return a tensor of the same "
-                    f"shape as its input {fmt_shape(u.shape)}; got "
-                    f"{getattr(values, 'shape', type(values).__name__)}"
+                    f"shape as its input {fmt_shape(u.shape)}; got {fmt_shape(values.shape)}"
                 )
+            if values.is_complex():
+                raise TypeError(
+                    f"{fn}: a callable kernel must return real values; got dtype {values.dtype}"
+                )
+            # Any real dtype (bool, integer, another float) is read in the data's dtype: a
+            # window written as `u.abs() <= 1` is a kernel of 0/1 values.
+            values = values.to(u.dtype)
+            if bool(torch.isnan(values).any()):
+                raise ValueError(f"{fn}: the callable kernel returned NaN values")
             if bool((values < 0).any()):
                 raise ValueError(
                     f"{fn}: kernel values must be >= 0; the callable kernel "
@@ -512,12 +525,32 @@ class NadarayaWatson(nn.Module):
         return f"kernel={name!r}, bandwidth={self.bandwidth.item():.4g}"
 
 
+_MISSPELT = ("epanechikov", "epanechikov_kernel")
+
+
+def _in_from_import() -> bool:
+    """True when the attribute is looked up by ``from attnlib.kernels import name``: the
+    import machinery turns an AttributeError into a bare "cannot import name", but lets an
+    ImportError through with its message."""
+    import dis
+    import sys
+
+    try:
+        frame = sys._getframe(2)  # the frame running the import statement
+        return dis.opname[frame.f_code.co_code[frame.f_lasti]] == "IMPORT_FROM"
+    except (AttributeError, IndexError, ValueError):  # another interpreter: no frame details
+        return False
+
+
 def __getattr__(name: str):
-    if name in ("epanechikov", "epanechikov_kernel"):
-        raise AttributeError(
+    if name in _MISSPELT:
+        message = (
             f"attnlib.kernels has no {name!r}: d2l's 'epanechikov' is really the triangular "
             f"kernel max(0, 1 - |u|) (d2l issue 2440). Use attnlib.kernels.triangular for "
             f"d2l's numbers, or attnlib.kernels.epanechnikov for the real Epanechnikov kernel "
             f"3/4 (1 - u^2) on |u| <= 1."
         )
+        if _in_from_import():
+            raise ImportError(message, name=__name__, path=__file__)
+        raise AttributeError(message)
     raise AttributeError(f"module 'attnlib.kernels' has no attribute {name!r}")

@@ -186,11 +186,12 @@ def serve(site: Path):
 
 
 SCROLL_ALL_JS = """async () => {
-  for (const img of document.querySelectorAll('img')) {
+  for (const img of [...document.querySelectorAll('img')].filter(i => i.checkVisibility())) {
     img.scrollIntoView({block: 'center'});
     await new Promise(r => requestAnimationFrame(() => setTimeout(r, 30)));
   }
-  await Promise.all([...document.images].map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
+  // only the images the page renders (a figure's other-mode variant is display: none, never fetched)
+  await Promise.all([...document.images].filter(i => i.checkVisibility()).map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
 }"""
 
 

@@ -46,9 +46,11 @@ def test_heatmap_grid_axes_labels_titles():
     assert isinstance(fig, Figure)
     panels = _panels(fig)
     assert len(panels) == 6 and len(fig.axes) == 7  # six panels + colour bar
+    # several panels a row: the x label once under them (one per panel would collide)
+    assert fig.get_supxlabel() == "keys"
     for k, ax in enumerate(panels):
         i, j = divmod(k, 3)
-        assert ax.get_xlabel() == ("keys" if i == 1 else "")
+        assert ax.get_xlabel() == ""
         assert ax.get_ylabel() == ("queries" if j == 0 else "")
         assert ax.get_title() == "abc"[j]
     (cbar,) = _colorbar_axes(fig)
@@ -113,9 +115,11 @@ def test_heatmap_promotes_2d_and_3d(shape, n_panels):
     flat = data.reshape(-1, 3, 4)  # (rows * cols, n_queries, n_keys)
     for k, ax in enumerate(panels):
         np.testing.assert_allclose(ax.images[0].get_array(), flat[k].numpy())
-    if len(shape) == 3:  # one row of panels: every panel gets the x label
-        assert all(ax.get_xlabel() == "keys" for ax in panels)
+    if len(shape) == 3:  # one row of panels: one x label under the row, one y label
+        assert fig.get_supxlabel() == "keys" and all(ax.get_xlabel() == "" for ax in panels)
         assert [ax.get_ylabel() for ax in panels] == ["queries"] + [""] * (n_panels - 1)
+    if n_panels == 1:
+        assert panels[0].get_xlabel() == "keys"
 
 
 def test_heatmap_accepts_grad_tensor_and_numpy():

@@ -1,16 +1,58 @@
 """Sphinx extension of the book (listed under ``sphinx.local_extensions`` in _config.yml).
 
-Renders myst-nb's hidden-code toggles ("Show code cell source") without the fixed
-``aria-label="Toggle hidden content"`` on their ``<summary>``: the label hid the visible text
-from assistive technology and made the accessible name differ from what is shown (axe-core:
-label-content-name-mismatch). The summary's name is now its visible text.
+1. Renders myst-nb's hidden-code toggles ("Show code cell source") without the fixed
+   ``aria-label="Toggle hidden content"`` on their ``<summary>``: the label hid the visible
+   text from assistive technology and made the accessible name differ from what is shown
+   (axe-core: label-content-name-mismatch). The summary's name is now its visible text.
+
+2. Writes attnlib's figures with their variants. A figure displayed with
+   :func:`attnlib.plotting.book_figures` active carries, in its output's metadata
+   (``metadata["image/png"]["attnlib"]``), the same figure drawn for a dark page and, when
+   the figure is too wide to read on a phone, re-laid for a narrow column (see
+   attnlib.plotting). Each is written to ``_images/`` like the main PNG and the output
+   becomes::
+
+       <a class="image-reference only-light" href="LIGHT-WIDE.png">     (tap: the bare PNG)
+         <picture class="attn-figure only-light">
+           <source media="(max-width: 599.98px)" srcset="LIGHT-NARROW.png" width height
+                   data-label-scale="...">
+           <img class="only-light" src="LIGHT-WIDE.png" width height loading="lazy"
+                data-label-scale="..." alt="...">
+         </picture></a>
+       <a class="image-reference only-dark" ...> the same with the dark PNGs </a>
+
+   pydata-sphinx-theme shows ``.only-light`` in light mode (and without JavaScript) and
+   ``.only-dark`` in dark mode; the other one is ``display: none``, so its lazy image is
+   never fetched. The ``<source>`` is picked by the browser from the viewport width, so a
+   phone fetches the narrow PNG and a desktop the wide one, never both.
+   ``data-label-scale`` is the figure's smallest text size (CSS px) per CSS px of the
+   picture's width: the browser tests multiply it by the width a figure is shown at.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
+from binascii import a2b_base64
 from html import escape
 
+from docutils import nodes
+from myst_nb.core.render import NbElementRenderer
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+
+#: The smallest text a figure may show (CSS px); tests/browser/test_figures.py checks it.
+MIN_LABEL_PX = 9.0
+#: Below 992 px (no sidebars) the theme's article column is the viewport less 2 x 16 px.
+PAGE_PADDING = 32
+
+
+def narrow_media(wide_label_scale: float) -> str:
+    """The media query under which a figure shows its narrow variant: every viewport below
+    600 px (phones), and up to 992 px while the wide picture, shrunk to the column, would
+    show text under MIN_LABEL_PX. (From 992 px on the column is 624-790 px wide.)"""
+    needed = MIN_LABEL_PX / wide_label_scale + PAGE_PADDING
+    width = min(992, max(600, math.ceil(needed)))
+    return f"(max-width: {width - 0.02:.2f}px)"
 
 
 def visit_hide_cell_input(self, node) -> None:
@@ -22,9 +64,104 @@ def visit_hide_cell_input(self, node) -> None:
     self.body.append("</summary>\n")
 
 
+class figure_variants(nodes.General, nodes.Element):
+    """A figure and its variants: its children are the image nodes (main first), so Sphinx
+    copies every PNG to _images/; the HTML visitor writes them as two <picture> elements."""
+
+
+_render_image = NbElementRenderer.render_image
+
+
+def render_image(self, data):
+    """myst-nb's image output, plus the variants attnlib put in the output's metadata."""
+    out = _render_image(self, data)
+    extra = (
+        data.output_metadata.get(data.mime_type, {}).get("attnlib")
+        if data.mime_type == "image/png"
+        else None
+    )
+    if not extra or len(out) != 1 or not isinstance(out[0], nodes.image):
+        return out
+    main = out[0]
+    node = figure_variants(label_scale=float(extra["label_scale"]), variants=[])
+    node += main
+    for v in extra["variants"]:
+        png = a2b_base64(v["png"])
+        uri = self.write_file(
+            [f"{hashlib.sha256(png).hexdigest()}.png"], png, overwrite=False, exists_ok=True
+        )
+        image = nodes.image(uri=uri, alt=main.get("alt", ""))
+        node += image
+        node["variants"].append(
+            {
+                "theme": v["theme"],
+                "layout": v["layout"],
+                "width": int(v["width"]),
+                "height": int(v["height"]),
+                "label_scale": float(v["label_scale"]),
+            }
+        )
+    return [node]
+
+
+def _px(value) -> int:
+    """An image node's width or height ("911" or "911px") in CSS px."""
+    return round(float(str(value).removesuffix("px")))
+
+
+def _src(self, image: nodes.image) -> str:
+    uri = image["uri"]
+    if uri in self.builder.images:
+        import posixpath
+        import urllib.parse
+
+        return posixpath.join(self.builder.imgpath, urllib.parse.quote(self.builder.images[uri]))
+    return uri
+
+
+def visit_figure_variants(self, node) -> None:
+    main, *images = node.children
+    alt = escape(main.get("alt", ""), quote=True)
+    found = {(v["theme"], v["layout"]): (img, v) for img, v in zip(images, node["variants"])}
+    wide = {
+        "light": (
+            main,
+            {
+                "width": _px(main["width"]),
+                "height": _px(main["height"]),
+                "label_scale": node["label_scale"],
+            },
+        )
+    }
+    if ("dark", "wide") in found:
+        wide["dark"] = found[("dark", "wide")]
+    for theme, (img, v) in wide.items():
+        cls = f"only-{theme}" if "dark" in wide else ""
+        href = _src(self, img)
+        self.body.append(
+            f'<a class="reference internal image-reference attn-figure-link {cls}" href="{href}">'
+            f'<picture class="attn-figure {cls}">'
+        )
+        if (theme, "narrow") in found:
+            nimg, nv = found[(theme, "narrow")]
+            media = narrow_media(node["label_scale"])
+            self.body.append(
+                f'<source media="{media}" srcset="{_src(self, nimg)}" width="{nv["width"]}" '
+                f'height="{nv["height"]}" data-label-scale="{nv["label_scale"]:.5f}" />'
+            )
+        self.body.append(
+            f'<img class="{cls}" alt="{alt}" src="{href}" width="{v["width"]}" '
+            f'height="{v["height"]}" data-label-scale="{v["label_scale"]:.5f}" loading="lazy" '
+            'decoding="async" /></picture></a>\n'
+        )
+    raise nodes.SkipNode
+
+
 def setup(app):
     app.setup_extension("myst_nb")
     app.add_node(
         HideCodeCellNode, override=True, html=(visit_hide_cell_input, depart_HideCellInput)
     )
+    app.add_node(figure_variants, html=(visit_figure_variants, None))
+    NbElementRenderer.render_image = render_image
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -129,8 +129,12 @@ export function staticPicture(state) {
 const STATE_RE = /<script type="application\/vnd\.jupyter\.widget-state\+json">([\s\S]*?)<\/script>/;
 const VIEW_RE = /<script type="application\/vnd\.jupyter\.widget-view\+json">([\s\S]*?)<\/script>/g;
 const KEEP = ["spec", "data", "indices", "texts", "name"];
-// JSON inside <script>: "</" would end the element (myst-nb escapes the same way).
-const scriptJson = (obj) => JSON.stringify(obj).replace(/<\//g, "<\\/");
+// JSON inside <script>: "<", ">" and "&" are written as JSON escapes (\u003c, ...), so no text
+// in the state (a title, a label) can end the element ("</script>") or open the parser's
+// comment-like states ("<!--", after which the real "</script>" no longer closes it); the
+// state parses to the same value. attnlib.widgets.page.script_json does the same in Python.
+const scriptJson = (obj) =>
+  JSON.stringify(obj).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 
 function slimState(state) {
   const out = {};

@@ -14,18 +14,27 @@ the exception. Only input the checker cannot use at all raises: ``TypeError`` (e
 callable, not numbers) or ``ValueError`` (an unknown kernel or scoring ``kind``).
 
 Inputs are drawn from a local :class:`torch.Generator`; the global random state is never
-touched, so calling a checker does not change what a notebook's later cells draw.
+touched, so calling a checker does not change what a notebook's later cells draw. Every
+checker is wrapped in :func:`checker`: it runs with gradients on (a notebook may have
+switched them off with ``torch.no_grad()`` or ``torch.inference_mode()``) and on forked global
+generators (torch's, NumPy's and Python's), so even a learner's code that draws random numbers
+leaves the reader's generators as they were. ``KeyboardInterrupt`` and ``SystemExit`` are not
+verdicts: they stop the cell.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
-__all__ = ["CheckResult"]
+from attnlib._rng import isolated_global_rng
+
+__all__ = ["CheckResult", "checker"]
 
 _MD_SPECIAL = "\\`*_[]<>|#"
 
@@ -162,3 +171,15 @@ def _constant_ratio(got: Tensor, want: Tensor) -> float | None:
     if torch.allclose(got, c * want, rtol=1e-5, atol=1e-8 * max(1.0, abs(c))):
         return c
     return None
+
+
+def checker(fn: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
+    """Run a checker with gradients enabled (whatever the caller switched off) and on forked
+    global generators (restored afterwards): see the module docs."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs) -> CheckResult:
+        with isolated_global_rng(), torch.inference_mode(False), torch.enable_grad():
+            return fn(*args, **kwargs)
+
+    return run

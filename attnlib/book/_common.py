@@ -5,18 +5,53 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from attnlib._validate import as_int, as_real, as_seed
 from attnlib.widgets import Slider
+
+__all__ = ["_generator", "_log_grid", "_np", "_query_sliders", "_seed", "_count", "_real", "_ints"]
+
+
+def _seed(value: object, fn: str) -> int:
+    """A builder's ``seed``: an int (numpy ints and 0-d tensors too; not a bool)."""
+    return as_seed(value, "seed", fn)
+
+
+def _count(value: object, name: str, fn: str, min: int = 1) -> int:
+    """A builder's size (``n_keys``, ``steps``, ...): an int >= min."""
+    return as_int(value, name, fn, min=min)
+
+
+def _real(value: object, name: str, fn: str, **bounds) -> float:
+    """A builder's number (``noise``, ``lr``, ``radius``, ...): finite, within ``bounds``."""
+    return as_real(value, name, fn, **bounds)
+
+
+def _ints(value: object, name: str, fn: str) -> tuple[int, ...]:
+    """A builder's list of sizes (``dims``, ``hiddens``): distinct ints >= 1, at least one."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(
+            f"{fn}: {name} must be a list of ints; got {value!r} ({type(value).__name__})"
+        )
+    out = tuple(as_int(v, f"{name}[{i}]", fn, min=1) for i, v in enumerate(value))
+    if not out:
+        raise ValueError(f"{fn}: {name} must hold at least one value; got {value!r}")
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fn}: {name} must hold distinct values; got {list(out)}")
+    return out
 
 
 def _generator(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
-def _log_grid(lo: float, hi: float, n: int) -> list[float]:
+def _log_grid(lo: float, hi: float, n: int, name: str = "n", fn: str = "grid") -> list[float]:
     """``n`` log-spaced values from lo to hi, rounded to 3 significant digits (distinct)."""
     vals = [float(f"{v:.3g}") for v in np.geomspace(lo, hi, n)]
     if len(set(vals)) != len(vals):
-        raise ValueError(f"grid {lo}..{hi} with {n} values is too dense for 3 digits")
+        raise ValueError(
+            f"{fn}: {name} = {n} values from {lo:g} to {hi:g} are too dense to tell apart at 3 "
+            f"significant digits; got {name}={n}"
+        )
     return vals
 
 

@@ -29,8 +29,9 @@ from attnlib.book._checking import (
     _num,
     _pair,
     _pass,
+    checker,
 )
-from attnlib.book._common import _generator, _log_grid, _np, _query_sliders
+from attnlib.book._common import _count, _generator, _log_grid, _np, _query_sliders, _seed
 from attnlib.masking import masked_softmax
 from attnlib.scoring import dot_product_scores, gaussian_scores
 from attnlib.widgets import (
@@ -60,10 +61,14 @@ def softmax_temperature_declaration(
     *, seed: int = 0, n_queries: int = 4, n_keys: int = 8, n_temperatures: int = 41
 ) -> Declaration:
     """Declaration of :func:`softmax_temperature_explorer` (no frame computed)."""
+    fn = "softmax_temperature_declaration"
+    seed = _seed(seed, fn)
+    n_queries, n_keys = _count(n_queries, "n_queries", fn), _count(n_keys, "n_keys", fn)
+    n_temperatures = _count(n_temperatures, "n_temperatures", fn)
     scores = 2.0 * torch.randn(
         1, n_queries, n_keys, generator=_generator(seed)
     )  # (1, n_queries, n_keys)
-    temperatures = _log_grid(0.05, 20.0, n_temperatures)
+    temperatures = _log_grid(0.05, 20.0, n_temperatures, "n_temperatures", fn)
     keys = np.arange(n_keys, dtype=np.float64)
     top = int(torch.argmax(scores[0, 0]))
 
@@ -134,6 +139,8 @@ def softmax_temperature_explorer(**kwargs: Any) -> Explorer:
 
 def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
     """Declaration of :func:`soft_lookup_explorer` (the page computes its frames)."""
+    fn = "soft_lookup_declaration"
+    seed, n_keys = _seed(seed, fn), _count(n_keys, "n_keys", fn)
     g = _generator(seed)
     keys = 3.6 * torch.rand(n_keys, 2, generator=g, dtype=torch.float64) - 1.8  # (n_keys, 2)
     # values on a circle, in a shuffled order: every value is a corner of their convex hull
@@ -274,6 +281,7 @@ def soft_lookup_explorer(**kwargs: Any) -> Explorer:
 # ----------------------------------------------------------------------------- checker
 
 
+@checker
 def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> CheckResult:
     r"""Check that ``weights`` are attention weights: what softmax over valid keys gives.
 
@@ -426,12 +434,26 @@ def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> Ch
         )
 
     def like_weights(x: object, name: str) -> Tensor:
-        t = _as_input_tensor(x, name, fn).to(torch.float64)
+        t = _as_input_tensor(x, name, fn)
+        if t.is_complex():
+            raise ValueError(f"{fn}: {name} must be real numbers; got dtype {t.dtype}")
+        t = t.to(torch.float64)
         t = t.unsqueeze(0) if t.dim() == 2 else t  # (n_queries, n_keys) -> (1, ., .)
         if t.shape != W.shape:
             raise ValueError(
                 f"{fn}: {name} must have the weights' shape "
                 f"{fmt_shape(W.shape)}; got {fmt_shape(t.shape)}"
+            )
+        # The reference must be comparable: NaN (or +inf, whose softmax is NaN) would let
+        # any answer pass. A score of -inf is fine: its key gets weight 0.
+        bad = torch.isnan(t) | (t == math.inf) if name == "scores" else ~torch.isfinite(t)
+        if bad.any():
+            b, i, j = _first(bad)
+            raise ValueError(
+                f"{fn}: {name} must be finite numbers"
+                + (" (or -inf)" if name == "scores" else "")
+                + f" to compare the weights with; got {t[b, i, j].item()} at batch {b}, "
+                f"query {i}, key {j}"
             )
         return t
 

@@ -30,8 +30,9 @@ from attnlib.book._checking import (
     _pair,
     _pass,
     _require_callable,
+    checker,
 )
-from attnlib.book._common import _generator, _log_grid, _np
+from attnlib.book._common import _count, _generator, _log_grid, _np, _real, _seed
 from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
 from attnlib.widgets import (
     Choice,
@@ -78,6 +79,11 @@ def kernel_regression_declaration(
     noise: float = 0.5,
 ) -> Declaration:
     """Declaration of :func:`kernel_regression_explorer` (the page computes its frames)."""
+    fn = "kernel_regression_declaration"
+    seed, n_train = _seed(seed, fn), _count(n_train, "n_train", fn)
+    n_heat_queries = _count(n_heat_queries, "n_heat_queries", fn)
+    n_bandwidths = _count(n_bandwidths, "n_bandwidths", fn)
+    noise = _real(noise, "noise", fn, min=0.0)
     g = _generator(seed)
     x_train, _ = torch.sort(
         5.0 * torch.rand(n_train, generator=g, dtype=torch.float64)
@@ -87,7 +93,7 @@ def kernel_regression_declaration(
     )  # (n_train,)
     x_fit = torch.linspace(0.0, 5.0, 101, dtype=torch.float64)  # (101,)
     x_heat = torch.linspace(0.0, 5.0, n_heat_queries, dtype=torch.float64)  # (n_heat_queries,)
-    bandwidths = _log_grid(0.01, 5.0, n_bandwidths)
+    bandwidths = _log_grid(0.01, 5.0, n_bandwidths, "n_bandwidths", fn)
     queries = [
         round(0.05 * i, 2) for i in range(101)
     ]  # the dragged query x: [0, 5] in steps of 0.05
@@ -248,8 +254,14 @@ def _bandwidth_runs(seed: int, n_train: int, steps: int, lr: float):
         hs, losses = [], []
         for step in range(steps + 1):
             optimizer.zero_grad()
+            h = model.bandwidth.item()
+            if not (math.isfinite(h) and h > 0):
+                raise ValueError(
+                    f"bandwidth_training_declaration: the training diverged with lr={lr:g}: the "
+                    f"bandwidth reached {h:g} after {step} steps; use a smaller lr"
+                )
             loss = ((model(x_train, y_train, x_train) - y_train) ** 2).mean()
-            hs.append(model.bandwidth.item())  # h after `step` updates, and its loss
+            hs.append(h)  # h after `step` updates, and its loss
             losses.append(loss.item())
             if step < steps:
                 loss.backward()
@@ -262,6 +274,10 @@ def bandwidth_training_declaration(
     *, seed: int = 0, n_train: int = 50, steps: int = 100, lr: float = 0.1
 ) -> Declaration:
     """Declaration of :func:`bandwidth_training_explorer` (trains twice, about 0.3 s, cached)."""
+    fn = "bandwidth_training_declaration"
+    seed, steps = _seed(seed, fn), _count(steps, "steps", fn, min=0)
+    n_train = _count(n_train, "n_train", fn, min=2)  # leave-one-out needs another point
+    lr = _real(lr, "lr", fn, min=0.0, min_open=True)
     x_train, y_train, runs = _bandwidth_runs(seed, n_train, steps, lr)
     x_query = torch.linspace(0.0, 5.0, 51)  # (51,)
     loo, naive = runs[True], runs[False]
@@ -358,6 +374,7 @@ def _kernel_grid() -> Tensor:
     return torch.sort(torch.cat([grid, near])).values  # (605,)
 
 
+@checker
 def check_kernel(fn: Callable, name: str) -> CheckResult:
     r"""Check a learner's kernel ``K(u)`` against ``attnlib.kernels.KERNELS[name]``.
 
@@ -399,7 +416,15 @@ def check_kernel(fn: Callable, name: str) -> CheckResult:
     from attnlib.kernels import KERNELS
 
     if not isinstance(name, str) or name not in KERNELS:
-        raise ValueError(f"check_kernel: name must be one of {sorted(KERNELS)}; got {name!r}")
+        hint = ""
+        if name in ("epanechikov", "epanechikov_kernel"):
+            hint = (
+                " (the kernel's name is spelt epanechnikov; d2l's 'epanechikov' is the "
+                "triangular one)"
+            )
+        raise ValueError(
+            f"check_kernel: name must be one of {sorted(KERNELS)}; got {name!r}{hint}"
+        )
     formula = KERNEL_FORMULAS.get(name, f"attnlib.kernels.{name}")
     u = _kernel_grid()
     want = KERNELS[name](u)
@@ -424,6 +449,7 @@ def check_kernel(fn: Callable, name: str) -> CheckResult:
             f"your kernel returned shape {fmt_shape(got.shape)} for u of shape "
             f"{fmt_shape(u.shape)}; K must work elementwise (one value per u)"
         )
+    dtype = got.dtype
     got = got.detach().to(torch.float64)
     if not torch.isfinite(got).all():
         (k,) = _first(~torch.isfinite(got))
@@ -432,6 +458,14 @@ def check_kernel(fn: Callable, name: str) -> CheckResult:
             f"{_num(want[k], 4)} ({formula})"
         )
     close = torch.isclose(got, want, rtol=1e-5, atol=1e-7)
+    if not close.all() and dtype in (torch.float16, torch.bfloat16):
+        eps = torch.finfo(dtype).eps
+        if torch.allclose(got, want, rtol=2 * eps, atol=1e-7):  # right, up to rounding
+            return _fail(
+                f"your kernel returned dtype {dtype} for a float64 u: its values are right up "
+                f"to {dtype}'s rounding ({eps:.1g}), but K(u) must keep u's dtype (compute in "
+                f"u's dtype; do not convert with .half() or .to(...))"
+            )
     if close.all():
         return _pass(
             f"your {name} kernel matches attnlib.kernels.{name} at all {u.numel()} points "

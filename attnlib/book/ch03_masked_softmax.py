@@ -25,7 +25,9 @@ from attnlib.book._checking import (
     _pair,
     _pass,
     _require_callable,
+    checker,
 )
+from attnlib.book._common import _count
 from attnlib.masking import masked_softmax
 from attnlib.widgets import (
     Choice,
@@ -62,6 +64,8 @@ MAX_TOKENS = 6
 
 def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declaration:
     """Declaration of :func:`masking_explorer` (the page computes its frames)."""
+    fn = "masking_declaration"
+    max_tokens, d = _count(max_tokens, "max_tokens", fn), _count(d, "d", fn)
     live = LiveMasking(
         sentences=("sentence_1", "sentence_2", "sentence_3"),
         weights=("sentence_1", "sentence_2", "sentence_3"),
@@ -256,6 +260,7 @@ def _changed(before: Tensor, after: Tensor) -> str:
     return f"X[{where}] changed from {_num(before[idx], 3)} to {_num(after[idx], 3)}"
 
 
+@checker
 def check_masked_softmax(fn: Callable) -> CheckResult:
     r"""Check a learner's ``fn(X, valid_lens)`` against :func:`attnlib.masked_softmax`.
 

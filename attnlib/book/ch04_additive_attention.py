@@ -29,8 +29,9 @@ from attnlib.book._checking import (
     _pair,
     _pass,
     _require_callable,
+    checker,
 )
-from attnlib.book._common import _generator, _np
+from attnlib.book._common import _count, _generator, _ints, _np, _real, _seed
 from attnlib.book.ch01_queries_keys_values import check_weights
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores
@@ -75,6 +76,17 @@ def additive_attention_declaration(
     radius: float = 1.5,
 ) -> Declaration:
     """Declaration of :func:`additive_attention_explorer` (no frame computed)."""
+    fn = "additive_attention_declaration"
+    seed, n_keys = _seed(seed, fn), _count(n_keys, "n_keys", fn)
+    hiddens = _ints(hiddens, "hiddens", fn)
+    n_angles = _count(n_angles, "n_angles", fn)
+    if n_angles > 360 or 360 % n_angles:
+        raise ValueError(
+            f"{fn}: n_angles must divide 360 (the query moves in steps of 360 / n_angles "
+            f"degrees); got {n_angles}"
+        )
+    radius = _real(radius, "radius", fn, min=0.0, min_open=True)
+    lim = max(1.8, 1.2 * radius)  # the plane holds the keys and the query's whole circle
     g = _generator(seed)
     keys = 2.4 * torch.rand(1, n_keys, 2, generator=g) - 1.2  # (1, n_keys, 2) in [-1.2, 1.2]²
     h_max = max(hiddens)
@@ -135,8 +147,8 @@ def additive_attention_declaration(
                 ylabel="feature 2",
                 title="query and keys",
                 equal_aspect=True,
-                xlim=(-1.8, 1.8),
-                ylim=(-1.8, 1.8),
+                xlim=(-lim, lim),
+                ylim=(-lim, lim),
                 fixed=[
                     FixedSeries(
                         "query path",
@@ -274,6 +286,7 @@ def _score_slips(kind: str, args: dict[str, object], want: Tensor) -> list[tuple
     return slips
 
 
+@checker
 def check_scores(fn: Callable, kind: str) -> CheckResult:
     r"""Check a learner's scoring function against attnlib's on seeded random inputs.
 

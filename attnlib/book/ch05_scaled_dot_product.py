@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.book._common import _generator, _np, _query_sliders
+from attnlib.book._common import _count, _generator, _ints, _np, _query_sliders, _real, _seed
 from attnlib.book.ch04_additive_attention import check_scores
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores, bilinear_scores, dot_product_scores, gaussian_scores
@@ -52,6 +52,18 @@ def scaling_declaration(
     n_bins: int = 48,
 ) -> Declaration:
     """Declaration of :func:`scaling_explorer` (no frame computed)."""
+    fn = "scaling_declaration"
+    seed, n_samples = _seed(seed, fn), _count(n_samples, "n_samples", fn)
+    n_queries, n_keys = _count(n_queries, "n_queries", fn), _count(n_keys, "n_keys", fn)
+    if n_samples < max(n_queries, n_keys):
+        raise ValueError(
+            f"{fn}: n_samples must be >= n_queries and n_keys (the heatmaps show n_queries x "
+            f"n_keys of the sampled pairs); got n_samples={n_samples}, n_queries={n_queries}, "
+            f"n_keys={n_keys}"
+        )
+    dims = _ints(dims, "dims", fn)
+    limit = _real(limit, "limit", fn, min=0.0, min_open=True)
+    n_bins = _count(n_bins, "n_bins", fn)
     edges = np.linspace(-limit, limit, n_bins + 1)
     step_x = np.repeat(edges, 2)[1:-1]  # (2 * n_bins,) edges doubled for step lines
     normal = np.exp(-(edges**2) / 2) / math.sqrt(2 * math.pi)
@@ -143,6 +155,8 @@ SCORING_LABELS = ["dot q\u00b7k", "scaled q\u00b7k/\u221a2", "Gaussian", "additi
 
 def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> Declaration:
     """Declaration of :func:`scoring_comparison_explorer` (computed in the browser)."""
+    fn = "scoring_comparison_declaration"
+    seed, num_hiddens = _seed(seed, fn), _count(num_hiddens, "num_hiddens", fn)
     angles = (
         torch.tensor([20.0, 95.0, 160.0, 230.0, 300.0, 50.0], dtype=torch.float64) * math.pi / 180
     )

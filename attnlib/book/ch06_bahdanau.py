@@ -15,14 +15,18 @@ The model, data and training loop are in :mod:`attnlib.book.ch06_model`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
-from attnlib.book._checking import CheckResult, _fail
+from attnlib._rng import isolated_global_rng
+from attnlib._validate import _scalar, as_int, as_seed, as_str, describe
+from attnlib.book._ch06_inputs import check_source_texts, check_target_texts
+from attnlib.book._checking import CheckResult, _exc, _fail, checker
 from attnlib.book.ch01_queries_keys_values import check_weights
 from attnlib.book.ch06_model import (
     N_OUT,
@@ -49,29 +53,139 @@ __all__ = [
 ]
 
 
+#: The loss curve of the playback is a moving mean over this many training steps.
+SMOOTH_STEPS = 10
+
+
+def moving_mean(values: np.ndarray, width: int = SMOOTH_STEPS) -> np.ndarray:
+    """The mean of the values within a window of ``width`` steps around each step:
+    ``[i - width // 2, i + width // 2)``, shrinking at the ends of the log (no zero padding:
+    a flat loss stays flat to the last step). Same length as ``values``."""
+    n = len(values)
+    total = np.concatenate([[0.0], np.cumsum(values, dtype=np.float64)])  # (n + 1,)
+    i = np.arange(n)
+    lo, hi = np.maximum(0, i - width // 2), np.minimum(n, i + width // 2)
+    return (total[hi] - total[lo]) / (hi - lo)
+
+
+def _checked_log(log: object, fn: str) -> tuple[np.ndarray, list[tuple[int, np.ndarray]]]:
+    """The losses (finite, >= 1) and the checkpoints (step, weights (n_watch, N_OUT, n_in))
+    of a training log that fits together: steps are increasing ints in 0 .. len(losses), the
+    weights finite float32/float64 arrays of one shape."""
+    if not isinstance(log, TrainLog):
+        raise TypeError(f"{fn}: log must be a TrainLog (what train returns); got {describe(log)}")
+    if not log.checkpoints:
+        raise ValueError(
+            f"{fn}: the training log has no checkpoints; train with watch=(src, src_lens)"
+        )
+    losses = []
+    for i, v in enumerate(log.losses):
+        x = _scalar(v)
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise TypeError(
+                f"{fn}: log.losses must hold numbers; log.losses[{i}] is {describe(v)}"
+            )
+        if not math.isfinite(x):
+            raise ValueError(
+                f"{fn}: log.losses[{i}] (the loss at step {i + 1}) is {x}; the playback draws "
+                f"finite losses only (the training diverged: train again with a lower lr)"
+            )
+        losses.append(float(x))
+    if not losses:
+        raise ValueError(f"{fn}: log.losses must hold at least one loss; train for steps >= 1")
+    checkpoints, shape, last = [], None, -1
+    for k, item in enumerate(log.checkpoints):
+        if not isinstance(item, Sequence) or isinstance(item, str) or len(item) != 2:
+            raise TypeError(
+                f"{fn}: log.checkpoints must hold pairs (step, weights); item {k} is "
+                f"{describe(item)}"
+            )
+        step, w = item
+        step = as_int(step, f"the step of checkpoint {k}", fn, min=0)
+        if step > len(losses):
+            raise ValueError(
+                f"{fn}: checkpoint {k} is at step {step}, but the log has {len(losses)} losses: "
+                "a checkpoint is taken after at most as many steps as were logged"
+            )
+        if step <= last:
+            steps = [s for s, _ in log.checkpoints]
+            raise ValueError(f"{fn}: the checkpoints' steps must be increasing; got {steps}")
+        last = step
+        if isinstance(w, torch.Tensor):
+            if w.dtype not in (torch.float32, torch.float64):
+                raise TypeError(
+                    f"{fn}: the weights of the checkpoint at step {step} must be float32 or "
+                    f"float64 (rows summing to 1 within 1e-5); got dtype {w.dtype}: record them "
+                    f"from a float32 model"
+                )
+            w = w.detach().cpu().numpy()
+        elif not isinstance(w, np.ndarray):
+            raise TypeError(
+                f"{fn}: the weights of the checkpoint at step {step} must be a tensor; got "
+                f"{describe(w)}"
+            )
+        w = np.asarray(w, dtype=np.float64)
+        if w.ndim != 3 or w.shape[1] != N_OUT:
+            raise ValueError(
+                f"{fn}: the weights of the checkpoint at step {step} must have shape "
+                f"(n_watch, {N_OUT}, n_in); got {tuple(w.shape)}"
+            )
+        if shape is not None and w.shape != shape:
+            raise ValueError(
+                f"{fn}: the weights of the checkpoint at step {step} have shape {tuple(w.shape)}, "
+                f"the first checkpoint's {shape}: every checkpoint watches the same inputs"
+            )
+        if not np.isfinite(w).all():
+            raise ValueError(f"{fn}: the weights of the checkpoint at step {step} hold NaN or inf")
+        shape = w.shape
+        checkpoints.append((step, w))
+    return np.asarray(losses), checkpoints
+
+
 def alignment_playback_declaration(
     log: TrainLog, source: str, target: str, index: int = 0
 ) -> Declaration:
     """Declare the playback of ``log``'s checkpoints for watched example ``index``.
 
     ``source`` is that example's input text (its characters label the columns) and
-    ``target`` the ISO date it should become (the rows).
+    ``target`` the ISO date it should become (the rows). Everything is checked against the
+    log before anything is drawn: the losses are finite (at least one), the checkpoints'
+    steps increase within ``0 .. len(log.losses)`` and their weights share one shape
+    ``(n_watch, N_OUT, n_in)`` (float32 or float64), ``0 <= index < n_watch``, ``source`` is
+    text of the source vocabulary no longer than ``n_in`` whose padding columns have no
+    weight, and ``target`` is a ``YYYY-MM-DD`` date. The loss curve is the
+    :func:`moving_mean` of :data:`SMOOTH_STEPS` steps, shrinking at the ends of the log.
     """
-    if not log.checkpoints:
+    fn = "alignment_playback_declaration"
+    losses, checkpoints = _checked_log(log, fn)
+    (source,) = check_source_texts([as_str(source, "source", fn)], "source", fn)
+    (target,) = check_target_texts([as_str(target, "target", fn)], "target", fn)
+    n_watch, _, n_in = checkpoints[0][1].shape
+    index = as_int(index, "index", fn)
+    if not 0 <= index < n_watch:
         raise ValueError(
-            "alignment_playback_declaration: the training log has no checkpoints; "
-            "train with watch=(src, src_lens)"
+            f"{fn}: index must be 0 <= index < {n_watch} (the log watched {n_watch} inputs); "
+            f"got {index}"
         )
-    steps = [step for step, _ in log.checkpoints]
-    frames = {
-        step: w[index, :, : len(source)].numpy().astype(np.float64) for step, w in log.checkpoints
-    }  # each (N_OUT, n_in)
-    loss_x = np.arange(1, len(log.losses) + 1, dtype=np.float64)
-    loss_y = np.asarray(log.losses, dtype=np.float64)
-    smooth = np.convolve(loss_y, np.ones(10) / 10, mode="same")  # a readable curve
+    if len(source) > n_in:
+        raise ValueError(
+            f"{fn}: source has {len(source)} characters, but the watched inputs had at most "
+            f"{n_in} ({source!r} is not the watched input)"
+        )
+    for step, w in checkpoints:
+        beyond = w[index, :, len(source) :]
+        if beyond.size and np.abs(beyond).max() > 1e-6:
+            raise ValueError(
+                f"{fn}: at step {step} the watched input {index} has weight on columns beyond "
+                f"source's {len(source)} characters: source {source!r} is not that input"
+            )
+    steps = [step for step, _ in checkpoints]
+    frames = {step: w[index, :, : len(source)] for step, w in checkpoints}  # each (N_OUT, n_in)
+    loss_x = np.arange(1, len(losses) + 1, dtype=np.float64)
+    smooth = moving_mean(losses)  # a readable curve
 
     def update(step: int) -> dict[str, Any]:
-        at = min(max(step, 1), len(loss_y))
+        at = min(max(step, 1), len(losses))
         return {
             "weights": frames[step],
             "loss": {"now": np.array([[float(at)], [float(smooth[at - 1])]])},
@@ -139,11 +253,12 @@ def _chapter_playback() -> Declaration:
     data_gen = torch.Generator().manual_seed(0)
     train_dates = s2s.random_dates(5000, data_gen)
     train_sources = s2s.random_sources(train_dates, data_gen)
-    torch.manual_seed(0)
-    model = s2s.DateModel(attention=True, embed_size=16, num_hiddens=32)
     src, lens = s2s.encode_sources(train_sources)
     tgt = s2s.encode_targets([s2s.format_target(d) for d in train_dates])
-    model(src[:2], lens[:2], tgt[:2])  # size the lazy layers (the chapter does it earlier)
+    # the chapter's torch.manual_seed(0), on a forked generator: the reader's stays as it was
+    with isolated_global_rng(seed=0):
+        model = s2s.DateModel(attention=True, embed_size=16, num_hiddens=32)
+        model(src[:2], lens[:2], tgt[:2])  # size the lazy layers (the chapter does it earlier)
     watch = "Thursday, 5 November 2026"
     log = s2s.train(
         model,
@@ -163,6 +278,7 @@ def _chapter_playback() -> Declaration:
 # ----------------------------------------------------------------------------- checkers
 
 
+@checker
 def check_alignment(answer, source: str) -> CheckResult:
     """Check a predicted alignment for ``source`` against the one the task implies.
 
@@ -170,31 +286,55 @@ def check_alignment(answer, source: str) -> CheckResult:
     (``"YYYY-MM-DD"``), one column per input character, with the share of each input
     character that the output character needs (rows of the dashes all zero; a month
     digit spreads evenly over the month's name). Compared with
-    :func:`attnlib.book.ch06_model.implied_alignment` within 1e-3.
+    :func:`attnlib.book.ch06_model.implied_alignment` within 1e-3. Any array-like of real
+    numbers is an answer (a tensor of any real dtype, an array, nested lists); anything else
+    gets a ``❌``. A transposed answer is recognised even for a 10-character source, whose
+    alignment is square. ``source`` that is not a date in one of the three styles raises
+    (``TypeError``/``ValueError``): it is the checker's input, not the answer.
     """
-    want = implied_alignment(source)  # raises ValueError for a source it cannot parse
+    fn = "check_alignment"
+    want = implied_alignment(source, fn=fn).double()  # (N_OUT, n_in); raises for a bad source
+    shape = (N_OUT, len(source))
+    if isinstance(answer, Tensor) and answer.is_complex():
+        return _fail(f"your alignment has dtype {answer.dtype}; it holds real numbers (shares)")
     try:
-        got = torch.as_tensor(answer, dtype=torch.float64)
+        got = torch.as_tensor(
+            answer.detach() if isinstance(answer, Tensor) else answer, dtype=torch.float64
+        )
     except (TypeError, ValueError, RuntimeError):
         return _fail(
             f"your answer is an object of type {type(answer).__name__}; expected a "
-            f"({N_OUT}, {len(source)}) tensor"
-        )
-    shape = (N_OUT, len(source))
-    if tuple(got.shape) == shape[::-1]:
-        return _fail(
-            f"your alignment has shape {tuple(got.shape)}: it is transposed. Output "
-            f"characters are the rows (queries), input characters the columns (keys): "
-            f"shape {shape}"
+            f"{shape} tensor of real numbers"
         )
     if tuple(got.shape) != shape:
+        if tuple(got.shape) == shape[::-1]:
+            return _fail(
+                f"your alignment has shape {tuple(got.shape)}: it is transposed. Output "
+                f"characters are the rows (queries), input characters the columns (keys): "
+                f"shape {shape}"
+            )
         return _fail(
             f"your alignment has shape {tuple(got.shape)}; expected {shape}: one row per "
             f"character of 'YYYY-MM-DD', one column per character of {source!r}"
         )
+    if not torch.isfinite(got).all():
+        i, j = (int(k) for k in torch.nonzero(~torch.isfinite(got))[0])
+        return _fail(
+            f"your alignment is {got[i, j].item()} at row {i}, column {j}; shares are finite"
+        )
+    square = shape[0] == shape[1]  # a 10-character source: compare the values
+    if (
+        square
+        and not torch.allclose(got, want, atol=1e-3)
+        and torch.allclose(got.T, want, atol=1e-3)
+    ):
+        return _fail(
+            "your alignment is transposed: output characters are the rows (queries), input "
+            f"characters the columns (keys), shape {shape}"
+        )
     target = "YYYY-MM-DD"
     for i in range(N_OUT):
-        if torch.allclose(got[i], want[i].double(), atol=1e-3):
+        if torch.allclose(got[i], want[i], atol=1e-3):
             continue
         cols = [j for j in range(len(source)) if want[i, j] > 0]
         where = (
@@ -209,6 +349,7 @@ def check_alignment(answer, source: str) -> CheckResult:
     return CheckResult(True, f"all {N_OUT} rows match the alignment that {source!r} implies")
 
 
+@checker
 def check_attention_module(
     factory: Callable[[int], nn.Module], *, steps: int = 300, seed: int = 0
 ) -> CheckResult:
@@ -218,10 +359,17 @@ def check_attention_module(
     valid_lens)`` with queries ``(batch, 1, h)``, keys = values ``(batch, n_in, h)``,
     returning ``(batch, 1, h)`` and keeping ``.attention_weights`` ``(batch, 1, n_in)``
     (masked keys 0, rows summing to 1). If it does, a date model is trained with it for
-    ``steps`` steps (a few seconds) and its held-out exact accuracy must reach 0.9.
+    ``steps`` steps (an int >= 1; 300 take a few seconds) and its held-out exact accuracy
+    must reach 0.9. Everything random is drawn from ``seed`` (an int): the model's initial
+    weights on a forked global generator, so the reader's generators are left as they were.
     """
+    fn = "check_attention_module"
     if not callable(factory):
-        raise TypeError("check_attention_module: factory must be a function num_hiddens -> module")
+        raise TypeError(
+            f"{fn}: factory must be a function num_hiddens -> module; got {describe(factory)}"
+        )
+    steps = as_int(steps, "steps", fn, min=1)
+    seed = as_seed(seed, "seed", fn)
     g = torch.Generator().manual_seed(seed)
     h, batch, n_in = 8, 3, 5
     try:
@@ -231,7 +379,12 @@ def check_attention_module(
         lens = torch.tensor([2, 5, 1])
         out = module(q, kv, kv, lens)
     except Exception as err:  # the learner's code: report, do not crash the notebook
-        return _fail(f"calling your module failed: {type(err).__name__}: {err}")
+        return _fail(f"calling your module failed: {_exc(err)}")
+    if not isinstance(module, nn.Module):
+        return _fail(
+            f"your factory returned {describe(module)}; it must return an nn.Module (so that "
+            "the date model trains its parameters)"
+        )
     if not isinstance(out, Tensor) or tuple(out.shape) != (batch, 1, h):
         shape = tuple(out.shape) if isinstance(out, Tensor) else type(out).__name__
         return _fail(
@@ -257,10 +410,13 @@ def check_attention_module(
     dates = random_dates(3000, gen)
     src, src_lens = encode_sources(random_sources(dates, gen))
     tgt = encode_targets([format_target(d) for d in dates])
-    torch.manual_seed(seed)
-    model = DateModel(attention=factory)
-    model(src[:2], src_lens[:2], tgt[:2])  # size lazy layers before the optimiser sees them
-    train(model, src, src_lens, tgt, steps=steps, generator=gen)
+    try:
+        with isolated_global_rng(seed=seed):  # the model's initial weights, from the seed
+            model = DateModel(attention=factory)
+            model(src[:2], src_lens[:2], tgt[:2])  # size lazy layers before the optimiser
+        train(model, src, src_lens, tgt, steps=steps, generator=gen)
+    except Exception as err:  # the learner's module in a real model: report it
+        return _fail(f"training the date model with your module failed: {_exc(err)}")
     test_dates = random_dates(500, gen)
     acc = accuracy(model, random_sources(test_dates, gen), test_dates)
     if acc < 0.9:

@@ -16,7 +16,17 @@ Shapes (one vocabulary with the rest of attnlib):
 - all weights of a decoded date ``(batch, n_out, n_in)``: output characters are rows
   (queries), input characters are columns (keys).
 
-Nothing here seeds the global generator: every random draw takes a ``torch.Generator``.
+Randomness: the data and the minibatches are drawn from a ``torch.Generator`` the caller
+passes; nothing here seeds or draws from the global generators. Two draws cannot take a
+generator: a model's initial weights come from torch's global generator, as for every
+``nn.Module`` (seed it, as the chapter does, or build the model under
+``torch.random.fork_rng()``); inside :func:`train`, dropout masks and the first sizing of lazy
+layers draw from a forked global generator seeded from ``generator``'s state, and the
+reader's global state is restored afterwards.
+
+Inputs are checked where they enter (texts, dates, tensors, sizes, training settings), and a
+bad one raises ``TypeError``/``ValueError`` naming the function, the argument, what was
+expected and what was received (see :mod:`attnlib.book._ch06_inputs`).
 """
 
 from __future__ import annotations
@@ -28,7 +38,17 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
-from attnlib.attention import AdditiveAttention
+from attnlib._rng import isolated_global_rng, seed_from
+from attnlib._validate import as_int, as_real, check_generator, describe
+from attnlib.attention import AdditiveAttention, check_dropout
+from attnlib.book._ch06_inputs import (
+    check_batch,
+    check_date,
+    check_dates,
+    check_source_texts,
+    check_target_texts,
+    source_fields,
+)
 
 __all__ = [
     "MONTHS",
@@ -88,7 +108,10 @@ _TGT_INDEX = {c: i for i, c in enumerate(TGT_CHARS)}
 
 # ----------------------------------------------------------------------------- the task
 def random_dates(n: int, generator: torch.Generator) -> list[_dt.date]:
-    """``n`` dates drawn uniformly from 1 Jan 1900 to 31 Dec 2099."""
+    """``n`` dates drawn uniformly from 1 Jan 1900 to 31 Dec 2099 with ``generator``."""
+    fn = "random_dates"
+    n = as_int(n, "n", fn, min=0)
+    check_generator(generator, "generator", fn)
     first, last = _dt.date(1900, 1, 1).toordinal(), _dt.date(2099, 12, 31).toordinal()
     days = torch.randint(first, last + 1, (n,), generator=generator).tolist()
     return [_dt.date.fromordinal(d) for d in days]
@@ -96,7 +119,14 @@ def random_dates(n: int, generator: torch.Generator) -> list[_dt.date]:
 
 def format_source(date: _dt.date, style: str = "short") -> str:
     """An input: ``short`` "5 Nov 2026", ``long`` "Thursday, 5 November 2026" or ``us``
-    "November 5, 2026" (the day never has a leading zero)."""
+    "November 5, 2026" (the day never has a leading zero).
+
+    ``date`` is a :class:`datetime.date` with a four-digit year (1000 to 9999); a
+    ``datetime.datetime`` is formatted as its date (the time of day plays no part)."""
+    fn = "format_source"
+    date = check_date(date, "date", fn)
+    if not isinstance(style, str):
+        raise TypeError(f"{fn}: style must be one of {STYLES}; got {describe(style)}")
     month = MONTHS[date.month - 1]
     if style == "short":
         return f"{date.day} {month[:3]} {date.year}"
@@ -104,22 +134,29 @@ def format_source(date: _dt.date, style: str = "short") -> str:
         return f"{WEEKDAYS[date.weekday()]}, {date.day} {month} {date.year}"
     if style == "us":
         return f"{month} {date.day}, {date.year}"
-    raise ValueError(f"format_source: style must be one of {STYLES}; got {style!r}")
+    raise ValueError(f"{fn}: style must be one of {STYLES}; got {style!r}")
 
 
 def format_target(date: _dt.date) -> str:
-    """The output format, ISO 8601: ``"2026-11-05"``."""
-    return date.isoformat()
+    """The output format, ISO 8601: ``"2026-11-05"`` (a datetime gives its date's)."""
+    return check_date(date, "date", "format_target").isoformat()
 
 
 def random_sources(dates: list[_dt.date], generator: torch.Generator) -> list[str]:
-    """Each date in a style drawn uniformly from :data:`STYLES`."""
+    """Each date in a style drawn uniformly from :data:`STYLES` with ``generator``."""
+    fn = "random_sources"
+    dates = check_dates(dates, "dates", fn)
+    check_generator(generator, "generator", fn)
     styles = torch.randint(0, len(STYLES), (len(dates),), generator=generator).tolist()
     return [format_source(d, STYLES[s]) for d, s in zip(dates, styles)]
 
 
 def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:
-    """Character ids ``(batch, n_in)`` padded with ``PAD``, and lengths ``(batch,)``."""
+    """Character ids ``(batch, n_in)`` padded with ``PAD``, and lengths ``(batch,)``.
+
+    ``texts`` is a list of at least one non-empty string made of :data:`SRC_CHARS` (a bare
+    string is refused: it would be one text per character)."""
+    texts = check_source_texts(texts, "texts", "encode_sources")
     n_in = max(len(t) for t in texts)
     ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
     for b, t in enumerate(texts):
@@ -128,29 +165,13 @@ def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:
 
 
 def encode_targets(texts: list[str]) -> Tensor:
-    """Character ids ``(batch, N_OUT)`` of ISO dates."""
+    """Character ids ``(batch, N_OUT)`` of ISO dates (``texts``: at least one ``YYYY-MM-DD``
+    string naming a real date, as :func:`format_target` writes them)."""
+    texts = check_target_texts(texts, "texts", "encode_targets")
     return torch.tensor([[_TGT_INDEX[c] for c in t] for t in texts], dtype=torch.long)
 
 
-def _fields(source: str) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
-    """(start, end) of the day digits, the month name and the year digits in ``source``."""
-    import re
-
-    m = re.fullmatch(r"(?:[A-Za-z]+, )?(\d{1,2}) ([A-Za-z]+) (\d{4})", source) or re.fullmatch(
-        r"([A-Za-z]+) (\d{1,2}), (\d{4})", source
-    )
-    if m is None:
-        raise ValueError(
-            f"implied_alignment: source must look like '5 Nov 2026', "
-            f"'Thursday, 5 November 2026' or 'November 5, 2026'; got {source!r}"
-        )
-    spans = [m.span(i) for i in (1, 2, 3)]
-    if not source[spans[0][0]].isdigit():  # "November 5, 2026": month first
-        spans[0], spans[1] = spans[1], spans[0]
-    return spans[0], spans[1], spans[2]
-
-
-def implied_alignment(source: str) -> Tensor:
+def implied_alignment(source: str, *, fn: str = "implied_alignment") -> Tensor:
     """Which input characters each output character copies or translates: ``(N_OUT, n_in)``.
 
     Year digits point at the year digits; the month digits at the letters of the month's
@@ -159,8 +180,15 @@ def implied_alignment(source: str) -> Tensor:
     all-zero row, and so do weekday names in the input: no output character needs them.
     Rows are output characters, columns input characters, like every weight matrix in
     attnlib.
+
+    ``source`` must name a real date in one of the three styles. Decisions: a day with a
+    leading zero (``"05 Nov 2026"``), either form of the month's name in any style
+    (``"Nov 5, 2026"``) and any weekday name (it is not checked against the date: the
+    alignment does not depend on it) are accepted; a month's name must be capitalised, the
+    digits ASCII, and the spacing exactly one space (``ValueError`` otherwise). ``fn`` names
+    the function in error messages (a checker calling this passes its own name).
     """
-    (d0, d1), (m0, m1), (y0, y1) = _fields(source)
+    (d0, d1), (m0, m1), (y0, y1) = source_fields(source, fn)
     A = torch.zeros(N_OUT, len(source))
     for i in range(4):
         A[i, y0 + i] = 1.0  # "YYYY" <- the year
@@ -187,10 +215,9 @@ class DateEncoder(nn.Module):
 
     def __init__(self, embed_size: int, num_hiddens: int, num_layers: int = 1) -> None:
         super().__init__()
-        if num_hiddens % 2:
-            raise ValueError(
-                f"DateEncoder: num_hiddens must be even (h / 2 per direction); got {num_hiddens}"
-            )
+        embed_size, num_hiddens, num_layers = _sizes(
+            "DateEncoder", embed_size, num_hiddens, num_layers, even=True
+        )
         self.embedding = nn.Embedding(len(SRC_CHARS), embed_size, padding_idx=PAD)
         self.rnn = nn.GRU(
             embed_size, num_hiddens // 2, num_layers, batch_first=True, bidirectional=True
@@ -224,6 +251,9 @@ class AttentionDecoder(nn.Module):
         attention: nn.Module | None = None,
     ) -> None:
         super().__init__()
+        embed_size, num_hiddens, num_layers = _sizes(
+            "AttentionDecoder", embed_size, num_hiddens, num_layers
+        )
         # d2l's constructor; any module with the same forward and .attention_weights works
         self.attention = (
             AdditiveAttention(num_hiddens, dropout) if attention is None else attention
@@ -250,7 +280,11 @@ class ContextDecoder(nn.Module):
         self, embed_size: int, num_hiddens: int, num_layers: int = 1, dropout: float = 0.0
     ) -> None:
         super().__init__()
-        self.embedding = nn.Embedding(len(TGT_CHARS), embed_size)
+        embed_size, num_hiddens, num_layers = _sizes(
+            "ContextDecoder", embed_size, num_hiddens, num_layers
+        )
+        check_dropout(dropout, "ContextDecoder")  # unused without attention, but a bad value is
+        self.embedding = nn.Embedding(len(TGT_CHARS), embed_size)  # still a mistake
         self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, batch_first=True)
         self.dense = nn.Linear(num_hiddens, len(TGT_CHARS))
         self.context: Tensor | None = None
@@ -282,12 +316,27 @@ class DateModel(nn.Module):
         dropout: float = 0.0,
     ) -> None:
         super().__init__()
+        fn = "DateModel"
+        embed_size, num_hiddens, num_layers = _sizes(
+            fn, embed_size, num_hiddens, num_layers, even=True
+        )
+        dropout = check_dropout(dropout, fn)
+        if not (attention is True or attention is False or callable(attention)):
+            raise TypeError(
+                f"{fn}: attention must be True, False or a function num_hiddens -> attention "
+                f"module; got {describe(attention)}"
+            )
         self.uses_attention = attention is not False
         self.encoder = DateEncoder(embed_size, num_hiddens, num_layers)
         if attention is False:
             self.decoder = ContextDecoder(embed_size, num_hiddens, num_layers, dropout)
         else:
             module = None if attention is True else attention(num_hiddens)
+            if module is not None and not isinstance(module, nn.Module):
+                raise TypeError(
+                    f"{fn}: attention({num_hiddens}) must return an nn.Module (called as "
+                    f"module(queries, keys, values, valid_lens)); got {describe(module)}"
+                )
             self.decoder = AttentionDecoder(
                 embed_size, num_hiddens, num_layers, dropout, attention=module
             )
@@ -295,9 +344,15 @@ class DateModel(nn.Module):
     def forward(self, src: Tensor, src_lens: Tensor, tgt: Tensor | None = None):
         """Logits ``(batch, N_OUT, vocab)`` and weights ``(batch, N_OUT, n_in)`` (or None).
 
-        With ``tgt`` (``(batch, N_OUT)``) the decoder reads the true previous character
-        (teacher forcing); without, its own greedy prediction.
+        ``src`` ``(batch, n_in)`` integer ids of :data:`SRC_CHARS`, ``src_lens`` ``(batch,)``
+        lengths in ``1 .. n_in`` (at least one sequence; see :func:`encode_sources`). With
+        ``tgt`` (``(batch, N_OUT)`` ids of :data:`TGT_CHARS`) the decoder reads the true
+        previous character (teacher forcing); without, its own greedy prediction.
         """
+        src, src_lens, tgt = check_batch(src, src_lens, tgt, "DateModel")
+        return self._run(src, src_lens, tgt)
+
+    def _run(self, src: Tensor, src_lens: Tensor, tgt: Tensor | None):
         states, hidden = self.encoder(src, src_lens)  # (batch, n_in, h), (layers, batch, h)
         if not self.uses_attention:
             # one fixed summary: the encoder's final states, both directions joined
@@ -311,6 +366,19 @@ class DateModel(nn.Module):
             token = tgt[:, t] if tgt is not None else out.argmax(dim=-1)
         w = torch.cat(weights, dim=1) if self.uses_attention else None  # (batch, N_OUT, n_in)
         return torch.stack(logits, dim=1), w  # (batch, N_OUT, vocab)
+
+
+def _sizes(fn: str, embed_size, num_hiddens, num_layers, even: bool = False):
+    """The model's sizes as positive ints (numpy ints and 0-d tensors too, not bools)."""
+    embed_size = as_int(embed_size, "embed_size", fn, min=1)
+    num_hiddens = as_int(num_hiddens, "num_hiddens", fn, min=1)
+    num_layers = as_int(num_layers, "num_layers", fn, min=1)
+    if even and num_hiddens % 2:
+        raise ValueError(
+            f"{fn}: num_hiddens must be even (h / 2 per direction of the encoder); got "
+            f"{num_hiddens}"
+        )
+    return embed_size, num_hiddens, num_layers
 
 
 # ----------------------------------------------------------------------------- training
@@ -339,37 +407,73 @@ def train(
 ) -> TrainLog:
     """Adam with teacher forcing and cross-entropy over the output characters.
 
-    Minibatches are drawn with ``generator``; with ``watch = (src, src_lens)`` the
-    attention weights of those examples (greedy decoding) are recorded every ``every``
-    steps and after the last, for playback. Runs single-threaded (``torch.set_num_threads
-    (1)``, restored afterwards) so the result is the same on every machine.
+    Minibatches (``batch_size`` examples, drawn with replacement) are drawn with
+    ``generator``; with ``watch = (src, src_lens)`` the attention weights of those examples
+    (greedy decoding) are recorded every ``every`` steps and after the last, for playback.
+    Runs single-threaded (``torch.set_num_threads(1)``, restored afterwards) so the result is
+    the same on every machine. Draws that cannot take ``generator`` (dropout masks, a lazy
+    layer sized by the first step) come from a forked global generator seeded from
+    ``generator``'s state: the run depends on ``generator`` only, and the reader's global
+    generator is left as it was.
+
+    ``steps`` >= 0 (0 records only the starting checkpoint), ``batch_size`` >= 1, ``lr`` a
+    finite number > 0, ``every`` >= 1. A loss that stops being finite (the training diverged)
+    raises ``ValueError`` naming the step, rather than logging NaN.
     """
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    fn = "train"
+    if not isinstance(model, DateModel):
+        raise TypeError(f"{fn}: model must be a DateModel; got {describe(model)}")
+    src, src_lens, tgt = check_batch(src, src_lens, tgt, fn, need_tgt=True)
+    steps = as_int(steps, "steps", fn, min=0)
+    batch_size = as_int(batch_size, "batch_size", fn, min=1)
+    lr = as_real(lr, "lr", fn, min=0.0, min_open=True)
+    check_generator(generator, "generator", fn)
+    every = as_int(every, "every", fn, min=1)
+    if watch is not None:
+        if (
+            isinstance(watch, (str, bytes))
+            or not isinstance(watch, (tuple, list))
+            or len(watch) != 2
+        ):
+            raise TypeError(
+                f"{fn}: watch must be a pair (src, src_lens), e.g. encode_sources([text]); "
+                f"got {describe(watch)}"
+            )
+        w_src, w_lens, _ = check_batch(watch[0], watch[1], None, f"{fn}: watch")
+        watch = (w_src, w_lens)
     log = TrainLog()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     start = time.perf_counter()
     try:
-        for step in range(1, steps + 1):
-            if (
-                watch is not None
-                and model.uses_attention
-                and (step == 1 or (step - 1) % every == 0)
-            ):
-                log.checkpoints.append((step - 1, _watch(model, *watch)))
-            model.train()
-            idx = torch.randint(0, src.shape[0], (batch_size,), generator=generator)
-            logits, _ = model(src[idx], src_lens[idx], tgt[idx])  # (batch, N_OUT, vocab)
-            loss = nn.functional.cross_entropy(
-                logits.reshape(-1, logits.shape[-1]), tgt[idx].reshape(-1)
-            )
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            log.losses.append(loss.item())
-        if watch is not None and model.uses_attention:
-            log.checkpoints.append((steps, _watch(model, *watch)))
+        with isolated_global_rng(seed_from(generator)):
+            opt = torch.optim.Adam(model.parameters(), lr=lr)
+            for step in range(1, steps + 1):
+                if (
+                    watch is not None
+                    and model.uses_attention
+                    and (step == 1 or (step - 1) % every == 0)
+                ):
+                    log.checkpoints.append((step - 1, _watch(model, *watch)))
+                model.train()
+                idx = torch.randint(0, src.shape[0], (batch_size,), generator=generator)
+                logits, _ = model._run(src[idx], src_lens[idx], tgt[idx])  # (batch, N_OUT, vocab)
+                loss = nn.functional.cross_entropy(
+                    logits.reshape(-1, logits.shape[-1]), tgt[idx].reshape(-1)
+                )
+                if not torch.isfinite(loss):
+                    raise ValueError(
+                        f"{fn}: the loss is {loss.item()} at step {step}: the training "
+                        f"diverged. Lower lr (got {lr:g}), or check the model's attention "
+                        f"module for NaN or infinite outputs"
+                    )
+                opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+                log.losses.append(loss.item())
+            if watch is not None and model.uses_attention:
+                log.checkpoints.append((steps, _watch(model, *watch)))
     finally:
         torch.set_num_threads(threads)
     log.seconds = time.perf_counter() - start
@@ -379,21 +483,43 @@ def train(
 def _watch(model: DateModel, src: Tensor, src_lens: Tensor) -> Tensor:
     model.eval()
     with torch.no_grad():
-        _, w = model(src, src_lens)
+        _, w = model._run(src, src_lens, None)
     return w.clone()  # (n_watch, N_OUT, n_in)
 
 
 def translate(model: DateModel, texts: list[str]) -> tuple[list[str], Tensor | None]:
-    """Greedy decoding: the predicted ISO dates and the weights ``(batch, N_OUT, n_in)``."""
+    """Greedy decoding: the predicted ISO dates and the weights ``(batch, N_OUT, n_in)``.
+
+    ``texts`` as for :func:`encode_sources`. The model is run in eval mode and left in the
+    mode it was in. A predicted padding or begin symbol shows as ``<pad>`` / ``<bos>``.
+    """
+    fn = "translate"
+    if not isinstance(model, DateModel):
+        raise TypeError(f"{fn}: model must be a DateModel; got {describe(model)}")
+    texts = check_source_texts(texts, "texts", fn)
     src, lens = encode_sources(texts)
+    was_training = model.training
     model.eval()
-    with torch.no_grad():
-        logits, w = model(src, lens)
+    try:
+        with torch.no_grad():
+            logits, w = model._run(src, lens, None)
+    finally:
+        model.train(was_training)
     ids = logits.argmax(dim=-1).tolist()  # (batch, N_OUT)
     return ["".join(TGT_CHARS[i] for i in row) for row in ids], w
 
 
 def accuracy(model: DateModel, sources: list[str], dates: list[_dt.date]) -> float:
-    """Exact-sequence accuracy: the share of dates rewritten without a single wrong character."""
+    """Exact-sequence accuracy: the share of dates rewritten without a single wrong character.
+
+    ``sources[i]`` is the input for ``dates[i]``: both lists hold the same number (>= 1)."""
+    fn = "accuracy"
+    sources = check_source_texts(sources, "sources", fn)
+    dates = check_dates(dates, "dates", fn)
+    if len(sources) != len(dates):
+        raise ValueError(
+            f"{fn}: sources and dates must be paired, one date per source; got "
+            f"{len(sources)} sources and {len(dates)} dates"
+        )
     predicted, _ = translate(model, sources)
     return sum(p == format_target(d) for p, d in zip(predicted, dates)) / len(dates)

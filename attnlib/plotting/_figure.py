@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -36,7 +36,16 @@ class NotebookFigure(Figure):
     text repr that does not depend on the backend's DPI, ``<Figure size 250x250 with 2
     Axes>``, so notebook outputs compare equal everywhere, and a ``_repr_png_`` for
     front ends that have no figure formatter.
+
+    A figure drawn by attnlib also remembers how it was drawn, so
+    :func:`attnlib.plotting.variants.figure_variants` can draw it again for a dark page and
+    for a narrow column.
     """
+
+    #: ``draw(theme, narrow, managed) -> NotebookFigure``: how attnlib drew this figure.
+    _attnlib_redraw = None
+    #: What the figure held when attnlib finished it (see ``_fingerprint``).
+    _attnlib_fingerprint = None
 
     def __repr__(self) -> str:
         width, height = self.bbox.size
@@ -56,18 +65,122 @@ class NotebookFigure(Figure):
 DPI = 100
 
 
-def _new_figure(figsize) -> NotebookFigure:
-    """A new pyplot-managed figure (what ``plt.figure`` makes; d2l draws on pyplot too)."""
-    import matplotlib.pyplot as plt  # on first use: importing attnlib loads no matplotlib
+#: Width (in) of a figure's narrow variant, for a phone's column: 4.2 in at 100 dpi is
+#: about 430 CSS px, so a phone 390 px wide (a 358 px column) shows 9-pt text at 10.4 px.
+NARROW_WIDTH = 4.2
 
-    return plt.figure(
-        figsize=_check_figsize(figsize), dpi=DPI, layout="constrained", FigureClass=NotebookFigure
+
+def _new_figure(figsize, managed: bool = True) -> NotebookFigure:
+    """A new figure: pyplot-managed (what ``plt.figure`` makes; d2l draws on pyplot too),
+    or, for a variant drawn only to be saved, a figure pyplot does not know about (so
+    Jupyter's inline backend does not show it)."""
+    if managed:
+        import matplotlib.pyplot as plt  # on first use: importing attnlib loads no matplotlib
+
+        return plt.figure(
+            figsize=_check_figsize(figsize),
+            dpi=DPI,
+            layout="constrained",
+            FigureClass=NotebookFigure,
+        )
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = NotebookFigure(figsize=_check_figsize(figsize), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _drawn(draw) -> NotebookFigure:
+    """Draw a figure for a light page at its own size, on pyplot, and remember how.
+
+    ``draw(theme, narrow, managed)`` builds the whole figure; attnlib's figure functions
+    check their inputs, then hand such a function (closing over the checked data) here.
+    """
+    from attnlib.plotting._theme import LIGHT
+
+    fig = draw(LIGHT, False, True)
+    fig._attnlib_redraw = draw
+    fig._attnlib_fingerprint = _fingerprint(fig)
+    return fig
+
+
+def _fingerprint(fig) -> tuple:
+    """What a figure holds: axes, their artists, labels, limits and the figure's texts. If
+    it differs when the figure is shown, someone drew on it after attnlib did, and a
+    redrawn variant would lack that: no variants then."""
+    axes = tuple(
+        (
+            len(ax.lines),
+            len(ax.collections),
+            len(ax.images),
+            len(ax.patches),
+            len(ax.texts),
+            ax.get_title(),
+            ax.get_title("left"),
+            ax.get_title("right"),
+            ax.get_xlabel(),
+            ax.get_ylabel(),
+            ax.get_xscale(),
+            ax.get_yscale(),
+            tuple(ax.get_xlim()),
+            tuple(ax.get_ylim()),
+            _legend_print(ax.get_legend()),
+        )
+        for ax in fig.axes
     )
+    texts = tuple(t.get_text() for t in fig.texts)
+    sup = tuple(
+        t.get_text() if t is not None else None
+        for t in (fig._suptitle, fig._supxlabel, fig._supylabel)
+    )
+    return (axes, texts, sup, len(fig.legends), tuple(fig.get_size_inches()))
 
 
-def _styles():
-    """Endless (colour, linestyle) pairs: Okabe-Ito colours, each with its own line style."""
-    return itertools.cycle(zip(OKABE_ITO, LINESTYLES))
+def _legend_print(legend):
+    """A legend's place, columns and entries (None without one)."""
+    if legend is None:
+        return None
+    return (legend._loc, legend._ncols, tuple(t.get_text() for t in legend.get_texts()))
+
+
+def _styles(theme=None):
+    """Endless (colour, linestyle) pairs: Okabe-Ito colours, each with its own line style,
+    as drawn in ``theme`` (default: light; see :func:`attnlib.plotting._theme.series_colour`)."""
+    from attnlib.plotting._theme import LIGHT, series_colour
+
+    theme = theme or LIGHT
+    return itertools.cycle((series_colour(c, theme), s) for c, s in zip(OKABE_ITO, LINESTYLES))
+
+
+def _finish(fig, theme) -> None:
+    """Give a drawn figure the theme's colours and attnlib's text sizes (nothing under 9 pt)."""
+    from attnlib.plotting import _theme as t
+
+    fg = theme.foreground
+    fig.set_facecolor(theme.background)
+    for ax in fig.axes:
+        ax.set_facecolor(theme.background)
+        for spine in ax.spines.values():
+            spine.set_edgecolor(fg)
+        ax.tick_params(which="both", colors=fg, labelsize=t.TICK_PT)
+        for label in (ax.xaxis.label, ax.yaxis.label):
+            label.set(color=fg, fontsize=t.LABEL_PT)
+        for title in (ax.title, ax._left_title, ax._right_title):
+            title.set(color=fg, fontsize=max(t.SMALLEST_PT, min(title.get_fontsize(), t.TITLE_PT)))
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                text.set(color=fg, fontsize=t.LEGEND_PT)
+    for legend in fig.legends:
+        for text in legend.get_texts():
+            text.set(color=fg, fontsize=t.LEGEND_PT)
+    for text, size in (
+        (fig._suptitle, t.SUPTITLE_PT),
+        (fig._supxlabel, t.LABEL_PT),
+        (fig._supylabel, t.LABEL_PT),
+    ):
+        if text is not None:
+            text.set(color=fg, fontsize=size)
 
 
 def _to_numpy(x, name: str) -> np.ndarray:
@@ -146,18 +259,34 @@ def _labelled_curves(obj, name: str, what: str, n: int, ref: str) -> list[tuple[
     return curves
 
 
-def _check_figsize(figsize) -> tuple[float, float]:
-    if (
-        not isinstance(figsize, Sequence)
-        or isinstance(figsize, str)
-        or len(figsize) != 2
-        or not all(isinstance(v, numbers.Real) and v > 0 for v in figsize)
-    ):
-        raise ValueError(
-            "figsize must be a pair of positive numbers (width, height) in inches, got "
-            f"{figsize!r}"
-        )
-    return (float(figsize[0]), float(figsize[1]))
+#: Largest figure side in inches: a figure is drawn at twice its DPI (retina PNGs), and a
+#: side beyond this is far past any screen or page (and close to the renderer's limits).
+MAX_FIGURE_INCHES = 100.0
+
+
+def _check_figsize(figsize, fn: str = "figure") -> tuple[float, float]:
+    """``(width, height)`` in inches: two finite numbers in ``(0, MAX_FIGURE_INCHES]`` (numpy
+    scalars and 0-d tensors too; not bools), as floats."""
+    from attnlib._validate import _scalar, describe
+
+    expected = (
+        f"{fn}: figsize must be a pair of positive numbers (width, height) in inches, "
+        f"at most {MAX_FIGURE_INCHES:g} each"
+    )
+    if isinstance(figsize, (str, bytes)) or not hasattr(figsize, "__len__"):
+        raise TypeError(f"{expected}; got {describe(figsize)}")
+    if len(figsize) != 2:
+        raise ValueError(f"{expected}; got {len(figsize)} values: {figsize!r}")
+    out = []
+    for v in figsize:
+        x = _scalar(v)
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            raise TypeError(f"{expected}; got {describe(v)} in {figsize!r}")
+        x = float(x)
+        if not (0 < x <= MAX_FIGURE_INCHES):  # NaN fails too
+            raise ValueError(f"{expected}; got {x:g} in {figsize!r}")
+        out.append(x)
+    return out[0], out[1]
 
 
 def _integer_ticks(axis, n: int) -> None:

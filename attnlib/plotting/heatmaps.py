@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import numbers
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
 from attnlib.plotting._figure import (
+    NARROW_WIDTH,
     _check_figsize,
     _check_finite,
+    _drawn,
+    _finish,
     _integer_ticks,
     _new_figure,
     _to_numpy,
 )
+from attnlib.plotting._theme import TITLE_PT
 
 __all__ = ["show_heatmaps"]
 
@@ -23,15 +29,16 @@ def show_heatmaps(
     matrices,
     xlabel: str,
     ylabel: str,
-    titles: Sequence[str] | None = None,
+    titles: Sequence[str] | Sequence[Sequence[str]] | None = None,
     figsize: tuple[float, float] = (2.5, 2.5),
-    cmap: str = "Reds",
+    cmap: str | None = None,
     *,
     vmin: float | None = None,
     vmax: float | None = None,
     colorbar_label: str = "attention weight",
     xticklabels: Sequence[str] | None = None,
     yticklabels: Sequence[str] | None = None,
+    suptitle: str | None = None,
 ) -> Figure:
     r"""Draw a grid of matrices (usually attention weights) as heatmaps with one colour bar.
 
@@ -55,12 +62,18 @@ def show_heatmaps(
             - ``(n_queries, n_keys)``: a single panel.
 
             Tensors that require grad are fine (they are detached). Values must be finite.
-        xlabel: label of the x axis (keys), written under the bottom row of panels.
+        xlabel: label of the x axis (keys): under the panel, or once under a row of
+            several panels (``fig.supxlabel``; one per panel would collide).
         ylabel: label of the y axis (queries), written left of the first column.
-        titles: optional panel titles, one per column (``len(titles) == cols``); every row
-            of a column shares its title.
+        titles: optional panel titles: one per column (``len(titles) == cols``, every row
+            of a column shares its title), or one per panel as a ``rows x cols`` list of
+            lists.
         figsize: size of the whole figure in inches ``(width, height)``.
-        cmap: a matplotlib colour map name; the default ``"Reds"`` is sequential.
+        cmap: a matplotlib colour map name, drawn linearly from ``vmin`` to ``vmax``. Default
+            (``None``): the explorers' weight scale (``attnlib.plotting._theme``): light to
+            dark red on a light page (matplotlib ``"Reds"``), dark purple to light yellow on
+            a dark one, a value at ``u ** GAMMA`` along it, ``u = (v - vmin) / (vmax -
+            vmin)`` (linear when a value is negative).
         vmin, vmax: ends of the shared colour scale. By default ``vmin`` is 0 when no value
             is negative (weights: white means "no attention") and otherwise the smallest
             value; ``vmax`` is the largest value over all panels. If the two coincide
@@ -70,6 +83,7 @@ def show_heatmaps(
             column (``len(xticklabels) == n_keys``); default: the indices.
         yticklabels: optional names of the queries, one per row
             (``len(yticklabels) == n_queries``); default: the indices.
+        suptitle: optional title over all panels.
 
     Shape legend: ``rows`` and ``cols`` are the panel grid, ``n_queries`` the rows and
     ``n_keys`` the columns of each matrix.
@@ -113,8 +127,20 @@ def show_heatmaps(
     ):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if titles is not None and not isinstance(titles, str) and _is_grid(titles):
+        if len(titles) != rows or any(len(t) != cols for t in titles):
+            raise ValueError(
+                f"titles as a grid must have {rows} rows of {cols} titles (one per panel of "
+                f"matrices' (rows, cols) = {(rows, cols)}), got "
+                f"{[len(t) for t in titles]} titles per row"
+            )
+        titles_to_check = None
+    else:
+        titles_to_check = titles
+    if suptitle is not None and not isinstance(suptitle, str):
+        raise TypeError(f"suptitle must be a str or None, got {type(suptitle).__name__}")
     for name, labels, n, what in (
-        ("titles", titles, cols, "column of panels"),
+        ("titles", titles_to_check, cols, "column of panels"),
         ("xticklabels", xticklabels, n_keys, "key (n_keys)"),
         ("yticklabels", yticklabels, n_queries, "query (n_queries)"),
     ):
@@ -130,7 +156,7 @@ def show_heatmaps(
                 "(matrices has shape (rows, cols, n_queries, n_keys) = "
                 f"{tuple(data.shape)}), got {len(labels)}"
             )
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "show_heatmaps")
     for name, value in (("vmin", vmin), ("vmax", vmax)):
         if value is not None and not (isinstance(value, numbers.Real) and np.isfinite(value)):
             raise TypeError(f"{name} must be a finite number or None, got {value!r}")
@@ -142,28 +168,158 @@ def show_heatmaps(
         vmax = hi if hi > vmin else vmin + 1.0
     if not vmax > vmin:
         raise ValueError(f"vmax must be greater than vmin, got vmin={vmin}, vmax={vmax}")
+    if cmap is not None and not isinstance(cmap, str):
+        raise TypeError(
+            f"cmap must be a matplotlib colour map name or None, got {type(cmap).__name__}"
+        )
+    power = cmap is None and lo >= 0
 
-    fig = _new_figure(figsize)
-    axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False)
+    def draw(theme, narrow, managed):
+        return _draw_heatmaps(
+            data,
+            xlabel,
+            ylabel,
+            titles,
+            figsize,
+            cmap,
+            power,
+            vmin,
+            vmax,
+            colorbar_label,
+            xticklabels,
+            yticklabels,
+            suptitle,
+            theme,
+            narrow,
+            managed,
+        )
+
+    return _drawn(draw)
+
+
+def _narrow_columns(n_panels: int, n_keys: int, titles, xticklabels) -> int:
+    """Panels per row in a narrow (phone) figure: two small panels side by side when there
+    are at least four and their titles and keys are short, else one."""
+    flat = (
+        [t for row in titles for t in row] if titles is not None and _is_grid(titles) else titles
+    )
+    short = flat is None or all(len(str(t)) <= 14 for t in flat)
+    return 2 if n_panels >= 4 and short and xticklabels is None and n_keys <= 60 else 1
+
+
+def _draw_heatmaps(
+    data,
+    xlabel,
+    ylabel,
+    titles,
+    figsize,
+    cmap,
+    power,
+    vmin,
+    vmax,
+    colorbar_label,
+    xticklabels,
+    yticklabels,
+    suptitle,
+    theme,
+    narrow,
+    managed,
+):
+    """Draw show_heatmaps' figure for ``theme``; ``narrow``: re-laid for a phone's column
+    (panels wrapped into fewer per row, the colour bar under them)."""
+    rows, cols, n_queries, n_keys = data.shape
+    panels = [(i, j) for i in range(rows) for j in range(cols)]  # row by row
+    grid_titles = None
+    if titles is not None:
+        grid_titles = [list(t) for t in titles] if _is_grid(titles) else [list(titles)] * rows
+    if narrow and figsize[0] > NARROW_WIDTH:
+        ncols = _narrow_columns(len(panels), n_keys, titles, xticklabels)
+        nrows = -(-len(panels) // ncols)
+        wide_w = max(0.6, (figsize[0] - 1.3) / cols)
+        wide_h = max(0.6, (figsize[1] - 0.8) / rows)
+        aspect = min(1.1, max(0.45, wide_h / wide_w))
+        panel_w = (NARROW_WIDTH - 1.0) / ncols
+        extra = 0.5 + (0.25 if xticklabels is not None else 0)
+        height = nrows * (aspect * panel_w + 0.5) + extra + 0.6 + (0.4 if suptitle else 0)
+        size, where, bar = (
+            (NARROW_WIDTH, height),
+            [(k // ncols, k % ncols) for k in range(len(panels))],
+            "bottom",
+        )
+        panel_width = panel_w
+    else:
+        ncols, nrows = cols, rows
+        size, where, bar = figsize, panels, "right"
+        panel_width = max(0.6, (figsize[0] - 1.3) / cols)
+    # a title longer than its panel is wide wraps (about 0.55 em per character)
+    chars = max(10, int(panel_width * 72 / (0.55 * TITLE_PT)))
+    fig = _new_figure(size, managed)
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    colours = theme.weights_cmap() if cmap is None else cmap
+    norm = theme.weights_norm(vmin, vmax) if power else Normalize(vmin, vmax)
     image = None
-    for i in range(rows):
-        for j in range(cols):
-            ax = axes[i, j]
-            image = ax.imshow(
-                data[i, j], cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest", aspect="auto"
-            )
-            _integer_ticks(ax.xaxis, n_keys)
-            _integer_ticks(ax.yaxis, n_queries)
-            if xticklabels is not None:
-                ax.set_xticks(range(n_keys), [str(t) for t in xticklabels], rotation=90)
-            if yticklabels is not None:
-                ax.set_yticks(range(n_queries), [str(t) for t in yticklabels])
-            if i == rows - 1:
-                ax.set_xlabel(xlabel)
-            if j == 0:
-                ax.set_ylabel(ylabel)
-            if titles is not None:
-                ax.set_title(str(titles[j]))
-    colorbar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8)
+    used = set()
+    for (i, j), (r, c) in zip(panels, where):
+        ax = axes[r, c]
+        used.add((r, c))
+        image = ax.imshow(
+            data[i, j], cmap=colours, norm=norm, interpolation="nearest", aspect="auto"
+        )
+        _integer_ticks(ax.xaxis, n_keys)
+        _integer_ticks(ax.yaxis, n_queries)
+        if xticklabels is not None:
+            ax.set_xticks(range(n_keys), [str(t) for t in xticklabels], rotation=90)
+        if yticklabels is not None:
+            ax.set_yticks(range(n_queries), [str(t) for t in yticklabels])
+        if c == 0:
+            ax.set_ylabel(ylabel)
+        if grid_titles is not None:
+            ax.set_title(textwrap.fill(str(grid_titles[i][j]), chars))
+    for r in range(nrows):
+        for c in range(ncols):
+            if (r, c) not in used:
+                axes[r, c].remove()
+    # the x label: once under a row of several panels (one label per panel would collide);
+    # in a narrow figure (the colour bar below), under each column's bottom panel
+    bottom = {}
+    for r, c in used:
+        bottom[c] = max(bottom.get(c, r), r)
+    for c, r in bottom.items():
+        axes[r, c].xaxis.set_tick_params(labelbottom=True)
+    if ncols > 1 and bar == "right":
+        fig.supxlabel(xlabel)
+    else:
+        for c, r in bottom.items():
+            axes[r, c].set_xlabel(xlabel)
+    live = [axes[r, c] for r, c in sorted(used)]
+    if bar == "right":
+        colorbar = fig.colorbar(image, ax=live, shrink=0.8)
+    else:
+        colorbar = fig.colorbar(image, ax=live, location="bottom", shrink=0.8, aspect=30)
     colorbar.set_label(colorbar_label)
+    if power:  # ticks spread along the bar (a power law crowds evenly spaced values at its top)
+        colorbar.set_ticks(_spread_ticks(norm, vmin, vmax))
+    if suptitle:
+        fig.suptitle(suptitle)
+    _finish(fig, theme)
     return fig
+
+
+def _spread_ticks(norm, vmin: float, vmax: float, gap: float = 0.15) -> list[float]:
+    """Round tick values between vmin and vmax, at least ``gap`` of the bar apart."""
+    from matplotlib.ticker import MaxNLocator
+
+    candidates = [
+        v for v in MaxNLocator(nbins=8).tick_values(vmin, vmax) if vmin <= v <= vmax + 1e-12
+    ]
+    kept = []
+    for v in reversed(candidates):  # from the top: the largest value is the one to name
+        if not kept or float(norm(kept[-1])) - float(norm(v)) >= gap:
+            kept.append(float(v))
+    return sorted(kept)
+
+
+def _is_grid(titles) -> bool:
+    return len(titles) > 0 and all(
+        isinstance(t, Sequence) and not isinstance(t, str) for t in titles
+    )

@@ -8,10 +8,12 @@ import numbers
 from matplotlib.figure import Figure
 
 from attnlib.plotting._figure import (
+    NARROW_WIDTH,
     _check_figsize,
     _check_finite,
     _check_mapping,
-    _new_figure,
+    _drawn,
+    _finish,
     _styles,
     _to_numpy,
 )
@@ -61,7 +63,7 @@ def plot_histograms(
         raise TypeError(f"xlabel must be a str, got {type(xlabel).__name__}")
     if not (isinstance(bins, numbers.Integral) and bins >= 1):
         raise ValueError(f"bins must be a positive int, got {bins!r}")
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "plot_histograms")
     labels, arrays = [], []
     for label, value in samples.items():
         arr = _to_numpy(value, f"samples[{label!r}]").ravel()  # (...) -> (n,)
@@ -71,33 +73,39 @@ def plot_histograms(
         labels.append(str(label))
         arrays.append(arr)
 
-    fig = _new_figure(figsize)
-    ax = fig.add_subplot()
-    styles = list(itertools.islice(_styles(), len(arrays)))
-    _, _, patches = ax.hist(
-        arrays,
-        bins=int(bins),
-        histtype="step",
-        density=density,
-        linewidth=1.6,
-        color=[c for c, _ in styles],
-        label=labels,
-    )
-    if len(arrays) == 1:
-        patches = [patches]
-    for group, (_, style) in zip(patches, styles):
-        for patch in group:
-            patch.set_linestyle(style)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("density" if density else "count")
-    if title is not None:
-        ax.set_title(title)
-    handles, hist_labels = ax.get_legend_handles_labels()  # matplotlib lists hist entries reversed
-    order = sorted(range(len(hist_labels)), key=lambda k: labels.index(hist_labels[k]))
-    ax.legend(
-        [handles[k] for k in order],
-        [hist_labels[k] for k in order],
-        frameon=False,
-        fontsize="small",
-    )
-    return fig
+    def draw(theme, narrow, managed):
+        from attnlib.plotting.lines import _legend, _single_axes
+
+        fig, ax = _single_axes(figsize, narrow, managed)
+        styles = list(itertools.islice(_styles(theme), len(arrays)))
+        _, _, patches = ax.hist(
+            arrays,
+            bins=int(bins),
+            histtype="step",
+            density=density,
+            linewidth=1.6,
+            color=[c for c, _ in styles],
+            label=labels,
+        )
+        if len(arrays) == 1:
+            patches = [patches]
+        for group, (_, style) in zip(patches, styles):
+            for patch in group:
+                patch.set_linestyle(style)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("density" if density else "count")
+        if title is not None:
+            ax.set_title(title)
+        handles, hist_labels = ax.get_legend_handles_labels()  # hist entries come reversed
+        order = sorted(range(len(hist_labels)), key=lambda k: labels.index(hist_labels[k]))
+        _legend(
+            fig,
+            ax,
+            narrow and figsize[0] > NARROW_WIDTH,
+            [handles[k] for k in order],
+            [hist_labels[k] for k in order],
+        )
+        _finish(fig, theme)
+        return fig
+
+    return _drawn(draw)

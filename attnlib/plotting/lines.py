@@ -6,9 +6,12 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from attnlib.plotting._figure import (
+    NARROW_WIDTH,
     _check_1d,
     _check_figsize,
     _check_mapping,
+    _drawn,
+    _finish,
     _labelled_curves,
     _new_figure,
     _styles,
@@ -84,7 +87,7 @@ def plot_lines(
     for name, value in (("xlabel", xlabel), ("ylabel", ylabel)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "plot_lines")
     curves = [(str(label), *_xy_pair(value, label, xs, "ys")) for label, value in ys.items()]
     points = None
     if scatter is not None:
@@ -96,32 +99,55 @@ def plot_lines(
         _check_1d(py, "scatter[1]", px.shape[0], "scatter[0]")
         points = (px, py, str(scatter[2]))
 
-    fig = _new_figure(figsize)
-    ax = fig.add_subplot()
-    for (label, cx, cy), (color, style) in zip(curves, _styles()):
-        ax.plot(cx, cy, color=color, linestyle=style, linewidth=1.8, label=label)
-    if points is not None:
-        ax.scatter(
-            points[0],
-            points[1],
-            s=14,
-            color="0.35",
-            marker="o",
-            alpha=0.7,
-            label=points[2],
-            zorder=3,
-        )
-    if logx:
-        ax.set_xscale("log")
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if title is not None:
-        ax.set_title(title)
-    ax.grid(True, color="0.9", linewidth=0.6)
-    ax.legend(frameon=False, fontsize="small")
-    return fig
+    def draw(theme, narrow, managed):
+        fig, ax = _single_axes(figsize, narrow, managed)
+        for (label, cx, cy), (color, style) in zip(curves, _styles(theme)):
+            ax.plot(cx, cy, color=color, linestyle=style, linewidth=1.8, label=label)
+        if points is not None:
+            ax.scatter(
+                points[0],
+                points[1],
+                s=14,
+                color=theme.points,
+                marker="o",
+                alpha=0.8,
+                label=points[2],
+                zorder=3,
+            )
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if title is not None:
+            ax.set_title(title)
+        ax.grid(True, color=theme.grid, linewidth=0.6)
+        _legend(fig, ax, narrow and figsize[0] > NARROW_WIDTH)
+        _finish(fig, theme)
+        return fig
+
+    return _drawn(draw)
+
+
+def _single_axes(figsize, narrow: bool, managed: bool):
+    """A figure with one axes: at ``figsize``, or, narrow, 4.2 in wide and at most 3.2 in
+    tall (plus room for the legend under it)."""
+    if narrow and figsize[0] > NARROW_WIDTH:
+        figsize = (NARROW_WIDTH, min(figsize[1], 3.2) + 0.5)
+    fig = _new_figure(figsize, managed)
+    return fig, fig.add_subplot()
+
+
+def _legend(fig, ax, below: bool, handles=None, labels=None, loc="best", ncols=1) -> None:
+    """The legend: inside the axes (at ``loc``, by default matplotlib's best spot), or, in a
+    narrow figure, under the axes in two columns, where it covers no curve."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    if below:
+        fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+    else:
+        ax.legend(handles, labels, loc=loc, ncols=ncols, frameon=False)
 
 
 def plot_regression(
@@ -132,6 +158,9 @@ def plot_regression(
     truth=None,
     title: str | None = None,
     figsize: tuple[float, float] = (4, 3),
+    *,
+    legend_loc: str = "best",
+    legend_ncols: int = 1,
 ) -> Figure:
     r"""Draw training points, the true function (optional) and one or more fitted curves.
 
@@ -151,6 +180,9 @@ def plot_regression(
             a black dashed line.
         title: optional axes title.
         figsize: figure size in inches.
+        legend_loc, legend_ncols: where the legend goes in the axes (a matplotlib ``loc``,
+            e.g. ``"lower right"``) and in how many columns. (A figure's narrow variant puts
+            it under the axes, see :mod:`attnlib.plotting.variants`.)
 
     Returns:
         The :class:`~matplotlib.figure.Figure` (one axes labelled ``x`` and ``y``, with a
@@ -171,25 +203,49 @@ def plot_regression(
     xq = _to_numpy(x_query, "x_query")
     _check_1d(xq, "x_query")
     curves = _labelled_curves(fits, "fits", "y_hat of shape (n_queries,)", xq.shape[0], "x_query")
+    if not isinstance(legend_loc, str):
+        raise TypeError(f"legend_loc must be a str such as 'lower right', got {legend_loc!r}")
+    if isinstance(legend_ncols, bool) or not isinstance(legend_ncols, int) or legend_ncols < 1:
+        raise ValueError(f"legend_ncols must be a positive int, got {legend_ncols!r}")
     true_y = None
     if truth is not None:
         true_y = _to_numpy(truth, "truth")
         _check_1d(true_y, "truth", xq.shape[0], "x_query")
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "plot_regression")
 
-    fig = _new_figure(figsize)
-    ax = fig.add_subplot()
-    ax.scatter(xt, yt, s=12, color="0.55", alpha=0.7, marker="o", label="training data", zorder=1)
-    if true_y is not None:
-        ax.plot(xq, true_y, color="black", linestyle="--", linewidth=1.5, label="truth", zorder=2)
-    for (label, y_hat), (color, style) in zip(curves, _styles()):
-        ax.plot(xq, y_hat, color=color, linestyle=style, linewidth=1.8, label=label, zorder=3)
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    if title is not None:
-        ax.set_title(title)
-    ax.legend(frameon=False, fontsize="small")
-    return fig
+    def draw(theme, narrow, managed):
+        fig, ax = _single_axes(figsize, narrow, managed)
+        ax.scatter(
+            xt,
+            yt,
+            s=12,
+            color=theme.points,
+            alpha=0.8,
+            marker="o",
+            label="training data",
+            zorder=1,
+        )
+        if true_y is not None:
+            ax.plot(
+                xq,
+                true_y,
+                color=theme.foreground,
+                linestyle="--",
+                linewidth=1.5,
+                label="truth",
+                zorder=2,
+            )
+        for (label, y_hat), (color, style) in zip(curves, _styles(theme)):
+            ax.plot(xq, y_hat, color=color, linestyle=style, linewidth=1.8, label=label, zorder=3)
+        ax.set_xlabel("x")
+        ax.set_ylabel("y")
+        if title is not None:
+            ax.set_title(title)
+        _legend(fig, ax, narrow and figsize[0] > NARROW_WIDTH, loc=legend_loc, ncols=legend_ncols)
+        _finish(fig, theme)
+        return fig
+
+    return _drawn(draw)
 
 
 def plot_kernels(u, values, figsize: tuple[float, float] = (8, 2)) -> Figure:
@@ -222,15 +278,31 @@ def plot_kernels(u, values, figsize: tuple[float, float] = (8, 2)) -> Figure:
     us = _to_numpy(u, "u")
     _check_1d(us, "u")
     curves = _labelled_curves(values, "values", "K(u) of shape (n,)", us.shape[0], "u")
-    figsize = _check_figsize(figsize)
+    figsize = _check_figsize(figsize, "plot_kernels")
 
-    fig = _new_figure(figsize)
-    axes = fig.subplots(1, len(curves), sharex=True, sharey=True, squeeze=False)[0]
-    for j, ((name, k), ax, (color, _)) in enumerate(zip(curves, axes, _styles())):
-        ax.plot(us, k, color=color, linewidth=1.8)
-        ax.set_title(name)
-        ax.set_xlabel("u")
-        if j == 0:
-            ax.set_ylabel("K(u)")
-        ax.grid(True, color="0.9", linewidth=0.6)
-    return fig
+    def draw(theme, narrow, managed):
+        n = len(curves)
+        if narrow and figsize[0] > NARROW_WIDTH:  # three panels a row, as many rows as needed
+            ncols = min(n, 3)
+            nrows = -(-n // ncols)
+            size = (NARROW_WIDTH, nrows * max(1.5, figsize[1] - 0.2) + 0.2)
+        else:
+            ncols, nrows, size = n, 1, figsize
+        fig = _new_figure(size, managed)
+        grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+        for k in range(n, nrows * ncols):
+            grid.flat[k].remove()
+        for k, ((name, values_k), (color, _)) in enumerate(zip(curves, _styles(theme))):
+            ax = grid.flat[k]
+            ax.plot(us, values_k, color=color, linewidth=1.8)
+            ax.set_title(name)
+            if k + ncols >= n:  # nothing under it: the bottom of its column
+                ax.set_xlabel("u")
+                ax.xaxis.set_tick_params(labelbottom=True)
+            if k % ncols == 0:
+                ax.set_ylabel("K(u)")
+            ax.grid(True, color=theme.grid, linewidth=0.6)
+        _finish(fig, theme)
+        return fig
+
+    return _drawn(draw)

@@ -7,9 +7,42 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from attnlib import _validate
+from attnlib._validate import _scalar
+
 
 class ExplorerError(ValueError):
     """A declaration is invalid or an update function returned unusable data."""
+
+
+def _declared(check, value, name: str, where: str, **kwargs):
+    """``check(value, name, where, ...)`` from :mod:`attnlib._validate`, its TypeError or
+    ValueError raised as an ExplorerError (what every declaration error is)."""
+    try:
+        return check(value, name, where, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ExplorerError(str(exc)) from None
+
+
+def _label(value: object, name: str, where: str) -> str | None:
+    """A text shown on the page (label, title): a string, or None for the default."""
+    return _declared(_validate.as_str, value, name, where, optional=True)
+
+
+def _labels(value: object, name: str, where: str, n: int | None = None, what: str = "value"):
+    """Texts shown one per item: a list of strings (not a bare string), ``n`` of them."""
+    if value is None:
+        return None
+    labels = _declared(_validate.as_str_list, value, name, where)
+    if n is not None and len(labels) != n:
+        raise ExplorerError(
+            f"{where}: {name} has {len(labels)} entries, expected one per {what} ({n})"
+        )
+    return labels
+
+
+def _flag(value: object, name: str, where: str) -> bool:
+    return _declared(_validate.as_bool, value, name, where)
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -49,32 +82,31 @@ class Slider:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Slider")
+        where = f"Slider {self.name!r}"
+        if isinstance(self.values, (str, bytes)):
+            raise ExplorerError(
+                f"{where}: values must be a list of numbers; got a str ({self.values!r})"
+            )
         vals = list(self.values) if self.values is not None else []
         if not vals:
-            raise ExplorerError(
-                f"Slider {self.name!r}: values must be a non-empty list; got {self.values!r}"
-            )
-        clean = []
-        for v in vals:
-            if hasattr(v, "item"):
-                v = v.item()
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ExplorerError(
-                    f"Slider {self.name!r}: every value must be a finite number; got {v!r}"
-                )
-            clean.append(v)
+            raise ExplorerError(f"{where}: values must be a non-empty list; got {self.values!r}")
+        clean = [_slider_value(v, where) for v in vals]
         if len(set(clean)) != len(clean):
-            raise ExplorerError(f"Slider {self.name!r}: values must be distinct; got {clean!r}")
+            raise ExplorerError(f"{where}: values must be distinct; got {clean!r}")
         object.__setattr__(self, "values", tuple(clean))
-        if self.value_labels is not None and len(self.value_labels) != len(clean):
-            raise ExplorerError(
-                f"Slider {self.name!r}: value_labels has {len(self.value_labels)} "
-                f"entries, expected one per value ({len(clean)})"
-            )
-        if self.default is not None and self.default not in clean:
-            raise ExplorerError(
-                f"Slider {self.name!r}: default {self.default!r} is not one of the values"
-            )
+        object.__setattr__(self, "label", _label(self.label, "label", where))
+        object.__setattr__(
+            self, "value_labels", _labels(self.value_labels, "value_labels", where, len(clean))
+        )
+        object.__setattr__(self, "play", _flag(self.play, "play", where))
+        if self.default is not None:
+            d = _scalar(self.default)
+            if isinstance(d, bool) or not isinstance(d, (int, float)) or d not in clean:
+                raise ExplorerError(
+                    f"{where}: default {self.default!r} is not one of the values {clean!r}"
+                    + (" (a bool is not a number here)" if isinstance(d, bool) else "")
+                )
+            object.__setattr__(self, "default", clean[clean.index(d)])
 
     @property
     def options(self) -> tuple:
@@ -113,25 +145,23 @@ class Choice:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Choice")
-        opts = list(self.options) if self.options is not None else []
-        if not opts:
-            raise ExplorerError(
-                f"Choice {self.name!r}: options must be a non-empty list; got {self.options!r}"
-            )
-        if not all(isinstance(o, str) for o in opts):
-            raise ExplorerError(f"Choice {self.name!r}: options must be strings; got {opts!r}")
+        where = f"Choice {self.name!r}"
+        if self.options is None or (
+            not isinstance(self.options, (str, bytes)) and not list(self.options)
+        ):
+            raise ExplorerError(f"{where}: options must be a non-empty list; got {self.options!r}")
+        opts = list(_declared(_validate.as_str_list, self.options, "options", where))
         if len(set(opts)) != len(opts):
-            raise ExplorerError(f"Choice {self.name!r}: options must be distinct; got {opts!r}")
+            raise ExplorerError(f"{where}: options must be distinct; got {opts!r}")
         object.__setattr__(self, "options", tuple(opts))
-        if self.option_labels is not None and len(self.option_labels) != len(opts):
-            raise ExplorerError(
-                f"Choice {self.name!r}: option_labels has {len(self.option_labels)} "
-                f"entries, expected one per option ({len(opts)})"
-            )
+        object.__setattr__(self, "label", _label(self.label, "label", where))
+        object.__setattr__(
+            self,
+            "option_labels",
+            _labels(self.option_labels, "option_labels", where, len(opts), "option"),
+        )
         if self.default is not None and self.default not in opts:
-            raise ExplorerError(
-                f"Choice {self.name!r}: default {self.default!r} is not one of {opts!r}"
-            )
+            raise ExplorerError(f"{where}: default {self.default!r} is not one of {opts!r}")
 
     @property
     def values(self) -> tuple:
@@ -172,32 +202,28 @@ class Text:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Text")
+        where = f"Text {self.name!r}"
         if not isinstance(self.default, str):
-            raise ExplorerError(
-                f"Text {self.name!r}: default must be a string; got {self.default!r}"
-            )
+            raise ExplorerError(f"{where}: default must be a string; got {self.default!r}")
+        object.__setattr__(self, "label", _label(self.label, "label", where))
         try:
-            self.check(self.default, f"Text {self.name!r}: default", limit=False)
+            self.check(self.default, f"{where}: default", limit=False)
         except (TypeError, ValueError) as exc:
             raise ExplorerError(str(exc)) from None
-        sugg = tuple(self.suggestions)
-        if not all(isinstance(t, str) for t in sugg):
-            raise ExplorerError(f"Text {self.name!r}: suggestions must be strings; got {sugg!r}")
+        sugg = _declared(_validate.as_str_list, self.suggestions, "suggestions", where)
         for t in sugg:
             try:
-                self.check(t, f"Text {self.name!r}: suggestion {t!r}", limit=False)
+                self.check(t, f"{where}: suggestion {t!r}", limit=False)
             except (TypeError, ValueError) as exc:
                 raise ExplorerError(str(exc)) from None
         object.__setattr__(self, "suggestions", sugg)
-        if (
-            not isinstance(self.max_length, int)
-            or self.max_length < 1
-            or len(self.default) > self.max_length
-        ):
+        max_length = _declared(_validate.as_int, self.max_length, "max_length", where, min=1)
+        if len(self.default) > max_length:
             raise ExplorerError(
-                f"Text {self.name!r}: max_length must be a positive int holding the default "
-                f"({len(self.default)} characters); got {self.max_length!r}"
+                f"{where}: max_length must be a positive int holding the default "
+                f"({len(self.default)} characters); got {max_length}"
             )
+        object.__setattr__(self, "max_length", max_length)
 
     def check(self, value: object, where: str, limit: bool = True) -> str:
         """The value, if a text field can hold it: a string of one line (a browser's text
@@ -223,6 +249,18 @@ class Text:
         return value
 
 
+def _slider_value(v: object, where: str) -> int | float:
+    """A slider's value as a Python int or float (numpy scalars and 0-d tensors too)."""
+    x = _scalar(v)
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise ExplorerError(f"{where}: every value must be a finite number; got {v!r}")
+    return x
+
+
 def _check_name(name: object, what: str) -> None:
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ExplorerError(f"{what}: name must be a Python identifier string; got {name!r}")
+    """A Python identifier that does not start with ``__``: the name is a keyword of the
+    update function and a key of the page's plain objects, where ``__proto__`` is special."""
+    if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
+        raise ExplorerError(
+            f"{what}: name must be a Python identifier string not starting with '__'; got {name!r}"
+        )

@@ -5,13 +5,15 @@ See :mod:`attnlib.widgets`.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from attnlib.widgets.controls import Choice, ExplorerError, Slider, Text, _check_name
+from attnlib._validate import _scalar
+from attnlib.widgets.controls import Choice, ExplorerError, Slider, Text, _check_name, _label
 from attnlib.widgets.panels import Heatmap, _as_panel
 
 # ----------------------------------------------------------------------------- declaration
@@ -51,7 +53,20 @@ class Declaration:
                 f"explorer {self.name!r}: update must be callable; got "
                 f"{type(self.update).__name__}"
             )
-        params, texts = tuple(self.params), tuple(self.texts)
+        where = f"explorer {self.name!r}"
+        params = _items(self.params, "params", where, "Slider or Choice parameters")
+        texts = _items(self.texts, "texts", where, "Text fields")
+        object.__setattr__(self, "title", _label(self.title, "title", where))
+        if not isinstance(self.meta, dict):
+            raise ExplorerError(f"{where}: meta must be a dict; got {self.meta!r}")
+        live = self.live
+        if live is not None and not (
+            callable(getattr(live, "check", None)) and callable(getattr(live, "spec", None))
+        ):
+            raise ExplorerError(
+                f"{where}: live must be a LiveAttention, LiveKernelRegression or LiveMasking "
+                f"(an object with check() and spec()); got {type(live).__name__}"
+            )
         if not params and not texts:
             raise ExplorerError(f"explorer {self.name!r}: declare at least one parameter")
         for t in texts:
@@ -77,7 +92,7 @@ class Declaration:
                 f"explorer {self.name!r}: parameter names must be distinct; got {names!r}"
             )
         object.__setattr__(self, "params", params)
-        panels = tuple(_as_panel(p) for p in self.panels)
+        panels = tuple(_as_panel(p, where) for p in _items(self.panels, "panels", where, "panels"))
         if not panels:
             raise ExplorerError(f"explorer {self.name!r}: declare at least one panel")
         pnames = [p.name for p in panels]
@@ -130,7 +145,7 @@ class Declaration:
                     raise ExplorerError(
                         f"explorer {self.name!r}, control {axis!r}: its values run from "
                         f"{min(vals):g} to {max(vals):g}, outside panel {panel.name!r}'s "
-                        f"{which} {tuple(lim)}; the point could leave the plot"
+                        f"{which} ({lim[0]:g}, {lim[1]:g}); the point could leave the plot"
                     )
             sp = getattr(panel, "spokes", None)
             if sp and not any(isinstance(q, Heatmap) and q.name == sp.weights for q in panels):
@@ -138,6 +153,7 @@ class Declaration:
                     f"explorer {self.name!r}: spokes of panel {panel.name!r} take their "
                     f"weights from {sp.weights!r}, which is not a Heatmap panel"
                 )
+        _check_update(self.update, [p.name for p in params] + [t.name for t in texts], where)
         if self.live is not None:
             self.live.check(self)
 
@@ -161,24 +177,33 @@ class Declaration:
 
         Missing parameters take their default; unknown ones raise ``TypeError``.
         """
+        where = f"explorer {self.name!r}"
         known = {p.name for p in self.params} | {t.name for t in self.texts}
         unknown = set(params) - known
         if unknown:
             raise TypeError(
-                f"explorer {self.name!r}: unknown parameter(s) {sorted(unknown)}; "
+                f"{where}: unknown parameter(s) {sorted(unknown)}; "
                 f"expected {[p.name for p in self.params] + [t.name for t in self.texts]}"
             )
         for t in self.texts:
             if t.name in params:
-                t.check(params[t.name], f"explorer {self.name!r}")
+                t.check(params[t.name], where)
+        values = dict(params)
         for p in self.params:
-            if isinstance(p, Choice) and p.name in params and params[p.name] not in p.options:
-                raise ValueError(
-                    f"explorer {self.name!r}: {p.name} must be one of {list(p.options)}; "
-                    f"got {params[p.name]!r}"
-                )
-        full = {**self.defaults(), **params}
-        return self._normalise(self.update(**full), full)
+            if p.name in params:
+                values[p.name] = on_grid(p, params[p.name], where)
+        full = {**self.defaults(), **values}
+        return self._normalise(self.run_update(full), full)
+
+    def run_update(self, params: dict[str, Any]) -> Any:
+        """``update(**params)``; an exception it raises becomes an ExplorerError naming the
+        parameters (the point of the grid where the update function fails)."""
+        try:
+            return self.update(**params)
+        except Exception as err:
+            raise ExplorerError(
+                f"explorer {self.name!r} at {params}: update raised {type(err).__name__}: {err}"
+            ) from err
 
     def _normalise(self, result: Any, params: dict) -> dict[str, Any]:
         where = f"explorer {self.name!r} at {params}"
@@ -192,3 +217,43 @@ class Declaration:
                 f"{where}: update returned panels {sorted(result)!r}; declared {want!r}"
             )
         return {p.name: p.normalise(result[p.name], where) for p in self.panels}
+
+
+def _items(value: object, name: str, where: str, what: str) -> tuple:
+    """A list (or tuple) of declared objects; a single object or a string is refused."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+        raise ExplorerError(
+            f"{where}: {name} must be a list of {what}; got {type(value).__name__}"
+            + (" (wrap a single one in a list)" if not isinstance(value, (str, bytes)) else "")
+        )
+    return tuple(value)
+
+
+def _check_update(update: Callable, names: list[str], where: str) -> None:
+    """The update function can be called with the explorer's parameters as keywords."""
+    try:
+        signature = inspect.signature(update)
+    except (TypeError, ValueError):  # a builtin or C function: nothing to read
+        return
+    try:
+        signature.bind(**dict.fromkeys(names))
+    except TypeError as err:
+        raise ExplorerError(
+            f"{where}: update must accept the parameters {names} as keywords; its signature "
+            f"is {signature} ({err})"
+        ) from None
+
+
+def on_grid(p: Slider | Choice, value: object, where: str) -> Any:
+    """The grid value of ``p`` equal to ``value`` (a slider takes numpy scalars and 0-d
+    tensors; not a bool); ``TypeError``/``ValueError`` otherwise."""
+    if isinstance(p, Choice):
+        if not isinstance(value, str) or value not in p.options:
+            raise ValueError(f"{where}: {p.name} must be one of {list(p.options)}; got {value!r}")
+        return value
+    v = _scalar(value)
+    if isinstance(v, bool):
+        raise TypeError(f"{where}: {p.name} is a number on its grid; got a bool ({value!r})")
+    if isinstance(v, (int, float)) and v in p.values:
+        return p.values[p.values.index(v)]
+    raise ValueError(f"{where}: {p.name}={value!r} is not on its grid {list(p.values)}")

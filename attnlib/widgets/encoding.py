@@ -33,7 +33,21 @@ def encode_frames(values: np.ndarray, where: str = "") -> dict:
     are stored little-endian, split into byte planes (all low bytes, then all high bytes,
     which gzip compresses much better) and base64-encoded.
     """
-    values = np.asarray(values, dtype=np.float64)
+    fn = f"encode_frames ({where})" if where else "encode_frames"
+    if np.iscomplexobj(values) or (hasattr(values, "is_complex") and values.is_complex()):
+        raise ExplorerError(f"{fn}: values must be real numbers; got complex values")
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ExplorerError(
+            f"{fn}: values must be numbers; got {type(values).__name__} ({err})"
+        ) from None
+    if values.ndim != 2:
+        raise ExplorerError(
+            f"{fn}: values must have shape (n_frames, n); got {tuple(values.shape)}"
+        )
+    if not np.isfinite(values).all():
+        raise ExplorerError(f"{fn}: values must be finite; got NaN or inf")
     n_frames, n = values.shape
     # Deduplicate identical frames.
     uniq: dict[bytes, int] = {}
@@ -88,15 +102,45 @@ def encode_frames(values: np.ndarray, where: str = "") -> dict:
     return enc
 
 
+_KEYS = ("bits", "offset", "scale", "n", "n_stored", "data", "index")
+
+
 def decode_frames(enc: Mapping) -> np.ndarray:
-    """Inverse of :func:`encode_frames` (what explorer.js does): (n_frames, n) float64."""
+    """Inverse of :func:`encode_frames` (what explorer.js does): (n_frames, n) float64.
+
+    ``enc`` must hold every key :func:`encode_frames` writes, consistent with each other
+    (``ValueError`` naming the first that is missing or does not fit)."""
+    fn = "decode_frames"
+    if not isinstance(enc, Mapping):
+        raise ValueError(
+            f"{fn}: enc must be a dict as encode_frames returns; got {type(enc).__name__}"
+        )
+    missing = [k for k in _KEYS if k not in enc]
+    if missing:
+        raise ValueError(f"{fn}: enc is missing {missing} (encode_frames writes {list(_KEYS)})")
+    if enc["bits"] not in (16, 32):
+        raise ValueError(f"{fn}: enc['bits'] must be 16 or 32; got {enc['bits']!r}")
     nbytes = enc["bits"] // 8
-    raw = np.frombuffer(base64.b64decode(enc["data"]), dtype=np.uint8)
+    try:
+        raw = np.frombuffer(base64.b64decode(enc["data"], validate=True), dtype=np.uint8)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{fn}: enc['data'] must be base64 text; {err}") from None
     n_stored, n = enc["n_stored"], enc["n"]
+    if raw.size != nbytes * n_stored * n:
+        raise ValueError(
+            f"{fn}: enc['data'] holds {raw.size} bytes; n_stored = {n_stored} frames of n = {n} "
+            f"values at {enc['bits']} bits need {nbytes * n_stored * n}"
+        )
     planes = raw.reshape(nbytes, n_stored * n)  # (bytes, n_stored*n)
     q = np.zeros(n_stored * n, dtype=np.float64)
     for b in range(nbytes):
         q += planes[b].astype(np.float64) * (256.0**b)
     stored = (enc["offset"] + q * enc["scale"]).reshape(n_stored, n)  # (n_stored, n)
     index = enc["index"] if enc["index"] is not None else list(range(n_stored))
-    return stored[np.asarray(index, dtype=np.int64)]
+    index = np.asarray(index, dtype=np.int64)
+    if index.size and (index.min() < 0 or index.max() >= n_stored):
+        raise ValueError(
+            f"{fn}: enc['index'] must point at stored frames 0 .. {n_stored - 1}; got "
+            f"{int(index.min())} .. {int(index.max())}"
+        )
+    return stored[index]

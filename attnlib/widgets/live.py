@@ -7,7 +7,7 @@ A precomputed explorer (:mod:`attnlib.widgets`) stores a frame for every point o
 sliders' grid, so a point dragged in the plane (two fine grids) times a temperature would
 store tens of thousands of frames. A *live* explorer stores none: the page computes each
 frame with one small implementation of attention's primitives in
-``attnlib/static/explorer.js`` (scores, softmax, weighted average; no per-explorer code),
+``attnlib/static/src/primitives.js`` (scores, softmax, weighted average; no per-explorer code),
 and the declaration's ``update`` function, written with attnlib, stays the reference the
 browser tests compare it with at random positions (within 1e-4).
 
@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlib import _validate
 from attnlib.kernels import KERNELS, log_kernel
 from attnlib.widgets.controls import Choice, ExplorerError, Slider
 from attnlib.widgets.panels import Heatmap, Lines, _round_list, _to_array
@@ -71,11 +72,37 @@ __all__ = [
     "word_vector",
 ]
 
-# The scoring functions explorer.js implements (its `SCORES` table), by name.
+# The scoring functions the page implements (`SCORES` in attnlib/static/src/primitives.js).
 SCORINGS = ("gaussian", "scaled_dot", "dot", "additive")
 # Where the kernel window is drawn, in units of the bandwidth around the query: covers a
 # compact kernel's support (|u| <= 1, both edges on the grid) and the Gaussian's bulk.
 WINDOW_U = np.linspace(-4.0, 4.0, 161)  # (161,)
+
+
+def _name(value: object, attr: str, where: str, optional: bool = False) -> str | None:
+    """The name of a parameter or panel: a string (or None where optional)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise ExplorerError(
+            f"{where}: {attr} must be a name (str){' or None' if optional else ''}; got "
+            f"{value!r} ({type(value).__name__})"
+        )
+    return value
+
+
+def _names(value: object, attr: str, where: str, what: str, optional: bool = False):
+    """A pair of names, e.g. ``(lines panel, series)`` or the query's two sliders."""
+    if value is None and optional:
+        return None
+    if (
+        isinstance(value, (str, bytes))
+        or not isinstance(value, (tuple, list))
+        or len(value) != 2
+        or not all(isinstance(v, str) for v in value)
+    ):
+        raise ExplorerError(f"{where}: {attr} must be {what}, two names; got {value!r}")
+    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -113,6 +140,31 @@ class LiveAttention:
     additive: tuple[Any, Any, Any] | None = None
 
     def __post_init__(self) -> None:
+        where = "LiveAttention"
+        object.__setattr__(
+            self, "query", _names(self.query, "query", where, "two slider names (x, y)")
+        )
+        _name(self.weights, "weights", where)
+        object.__setattr__(
+            self,
+            "output",
+            _names(self.output, "output", where, "(lines panel, series)", optional=True),
+        )
+        for attr in ("score", "score_param", "temperature"):
+            _name(getattr(self, attr), attr, where, optional=True)
+        if self.score is not None and self.score not in SCORINGS:
+            raise ExplorerError(f"{where}: score must be one of {SCORINGS}; got {self.score!r}")
+        if self.compare is not None and (
+            isinstance(self.compare, (str, bytes)) or not isinstance(self.compare, (tuple, list))
+        ):
+            raise ExplorerError(
+                f"{where}: compare must be a list of scoring functions from {SCORINGS}; got "
+                f"a {type(self.compare).__name__} ({self.compare!r})"
+            )
+        if self.compare is not None and len(set(self.compare)) != len(self.compare):
+            raise ExplorerError(
+                f"{where}: compare must list distinct scoring functions; got {self.compare!r}"
+            )
         keys = _to_array(self.keys, "LiveAttention: keys")
         values = _to_array(self.values, "LiveAttention: values")
         if keys.ndim != 2 or keys.shape[1] != 2 or keys.shape[0] == 0:
@@ -244,7 +296,23 @@ def kernel_window(
     when no training point is in the window (then any point there would take all the
     weight), 0 outside it. ``t = query + h * WINDOW_U``, or ``span`` for the constant kernel.
     Computed in float64 with :func:`attnlib.log_kernel` (sums of logs, no 0/0).
+
+    ``x_train`` is ``(n_train,)``, ``n_train >= 1``, finite (a tensor of any floating dtype,
+    an array or a list); ``query`` a finite number; ``kernel`` a name in
+    :data:`attnlib.kernels.KERNELS`; ``bandwidth`` > 0; ``span`` ``(lo, hi)`` with lo < hi.
     """
+    fn = "kernel_window"
+    x_train = torch.from_numpy(_to_array(x_train, f"{fn}: x_train"))  # float64
+    if x_train.dim() != 1 or x_train.numel() == 0:
+        raise ValueError(
+            f"{fn}: x_train must have shape (n_train,) with at least one point; got "
+            f"{tuple(x_train.shape)}"
+        )
+    query = _validate.as_real(query, "query", fn)
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        raise ValueError(f"{fn}: kernel must be one of {sorted(KERNELS)}; got {kernel!r}")
+    bandwidth = _validate.as_real(bandwidth, "bandwidth", fn, min=0.0, min_open=True)
+    span = _validate.as_pair(span, "span", fn)
     u_grid = torch.as_tensor(WINDOW_U, dtype=torch.float64)  # (161,)
     if kernel == "constant":
         t = torch.linspace(span[0], span[1], len(WINDOW_U), dtype=torch.float64)  # (161,)
@@ -302,6 +370,14 @@ class LiveKernelRegression:
     heat_points: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
+        where = "LiveKernelRegression"
+        for attr in ("query", "kernel", "bandwidth", "weights"):
+            _name(getattr(self, attr), attr, where)
+        for attr in ("fit", "marker", "bars", "window", "heat_points"):
+            pair = _names(
+                getattr(self, attr), attr, where, "(lines panel, series)", attr == "heat_points"
+            )
+            object.__setattr__(self, attr, pair)
         x = _to_array(self.x_train, "LiveKernelRegression: x_train")
         y = _to_array(self.y_train, "LiveKernelRegression: y_train")
         hx = _to_array(self.heat_x, "LiveKernelRegression: heat_x")

@@ -12,7 +12,8 @@ from typing import Any
 
 import torch
 
-from attnlib.widgets.controls import Choice, ExplorerError
+from attnlib import _validate
+from attnlib.widgets.controls import Choice, ExplorerError, _declared
 from attnlib.widgets.panels import Heatmap
 
 __all__ = ["LiveMasking", "PAD", "tokens", "fold", "word_vector"]
@@ -26,7 +27,9 @@ _M32 = 0xFFFFFFFF
 
 def tokens(text: str, max_tokens: int) -> list[str]:
     """The text's tokens: split at ASCII whitespace (space, tab, form feed; a no-break space
-    stays inside a word), the first ``max_tokens``."""
+    stays inside a word), the first ``max_tokens`` (an int >= 0)."""
+    _validate.as_str(text, "text", "tokens")
+    max_tokens = _validate.as_int(max_tokens, "max_tokens", "tokens", min=0)
     return [t for t in re.split(r"[ \t\n\r\f\v]+", text) if t][:max_tokens]
 
 
@@ -36,6 +39,7 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 def fold(word: str) -> str:
     """``word`` with A-Z lower-cased and nothing else changed: the same in every Python and
     every browser (full Unicode lower-casing depends on each one's Unicode version)."""
+    _validate.as_str(word, "word", "fold")
     return word.translate(_ASCII_LOWER)
 
 
@@ -44,10 +48,21 @@ def word_vector(word: str, d: int) -> list[float]:
 
     The seed is the 32-bit FNV-1a hash of the string's UTF-8 bytes; the numbers come from
     the mulberry32 generator (both are a few integer operations, written again in
-    explorer.js with ``Math.imul``; here every value is kept modulo 2**32).
+    static/src/primitives.js with ``Math.imul``; here every value is kept modulo 2**32).
+    ``word`` is valid Unicode text (no lone surrogate: the page could not encode it), ``d``
+    >= 1.
     """
+    fn = "word_vector"
+    _validate.as_str(word, "word", fn)
+    d = _validate.as_int(d, "d", fn, min=1)
+    try:
+        data = word.encode("utf8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"{fn}: word must be valid Unicode text; got {word!r}, which holds a lone surrogate"
+        ) from None
     h = 0x811C9DC5
-    for byte in word.encode("utf8"):
+    for byte in data:
         h = ((h ^ byte) * 0x01000193) & _M32
     out = []
     for _ in range(d):
@@ -82,22 +97,49 @@ class LiveMasking:
     masking: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sentences", tuple(self.sentences))
-        object.__setattr__(self, "weights", tuple(self.weights))
+        where = "LiveMasking"
+        for attr in ("sentences", "weights"):
+            value = getattr(self, attr)
+            if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+                raise ExplorerError(
+                    f"{where}: {attr} must be a list of names; got a {type(value).__name__} "
+                    f"({value!r})"
+                )
+            bad = [v for v in value if not isinstance(v, str)]
+            if bad:
+                raise ExplorerError(f"{where}: {attr} must be names (str); got {bad[0]!r}")
+            object.__setattr__(self, attr, tuple(value))
+        if self.masking is not None and not isinstance(self.masking, str):
+            raise ExplorerError(
+                f"{where}: masking must be the name of a Choice (str) or None; got "
+                f"{self.masking!r}"
+            )
+        for attr in ("max_tokens", "d"):
+            object.__setattr__(
+                self, attr, _declared(_validate.as_int, getattr(self, attr), attr, where, min=1)
+            )
         if not self.sentences or len(self.sentences) != len(self.weights):
             raise ExplorerError(
                 "LiveMasking: give one weights heatmap per sentence; got "
                 f"{len(self.sentences)} "
                 f"sentences and {len(self.weights)} heatmaps"
             )
-        for name, v in (("max_tokens", self.max_tokens), ("d", self.d)):
-            if not isinstance(v, int) or v < 1:
-                raise ExplorerError(f"LiveMasking: {name} must be a positive int; got {v!r}")
 
     def frame(self, texts: list[str], masked: bool = True) -> list[tuple[list[str], Any]]:
-        """For each text: (its padded tokens, weights ``(max_tokens, max_tokens)``), by attnlib."""
+        """For each text: (its padded tokens, weights ``(max_tokens, max_tokens)``), by attnlib.
+
+        ``texts``: a list of strings, each one line of valid Unicode (what a text field
+        holds; any length: only the first ``max_tokens`` tokens count); ``masked`` a bool."""
         from attnlib.masking import masked_softmax
 
+        fn = "LiveMasking.frame"
+        texts = _validate.as_str_list(texts, "texts", fn)
+        for i, t in enumerate(texts):
+            if "\n" in t or "\r" in t:
+                raise ValueError(
+                    f"{fn}: texts[{i}] is one line of text; got a line break in {t!r}"
+                )
+        masked = _validate.as_bool(masked, "masked", fn)
         n, out = self.max_tokens, []
         toks = [tokens(t, n) for t in texts]
         padded = [t + [PAD] * (n - len(t)) for t in toks]

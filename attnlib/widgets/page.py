@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 from attnlib.widgets.widget import _STATIC, Explorer
@@ -19,13 +20,25 @@ const model = {
   off: (ev, f) => { if (listeners[ev]) listeners[ev] = listeners[ev].filter((g) => g !== f); },
   save_changes: () => { saves += 1; },
 };
-const url = URL.createObjectURL(new Blob([document.getElementById("attn-esm").textContent],
-                                         { type: "text/javascript" }));
+const esm = JSON.parse(document.getElementById("attn-esm").textContent);
+const url = URL.createObjectURL(new Blob([esm], { type: "text/javascript" }));
 const mod = (await import(url)).default;
 window.attnModel = model;
 window.attnSaves = () => saves;
 window.attnCleanup = mod.render({ model, el: document.getElementById("attn-host") });
 """
+
+
+def script_json(value: object) -> str:
+    """``value`` as JSON that is safe inside an HTML ``<script>`` element: ``<``, ``>`` and
+    ``&`` are written as ``\\u003c``, ``\\u003e``, ``\\u0026`` (JSON escapes, so the text
+    parses to the same value; everything outside ASCII is escaped too). No user text can
+    then end the element (``</script>``) or put the HTML parser in its comment-like states
+    (``<!--``)."""
+    text = json.dumps(value, allow_nan=False)  # ASCII only: U+2028 and U+2029 come escaped
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(ch, esc)
+    return text
 
 
 def standalone_html(explorer: Explorer) -> str:
@@ -34,11 +47,14 @@ def standalone_html(explorer: Explorer) -> str:
     The page embeds the ES module, the CSS and the synced state, and drives the module
     with a minimal stand-in for the anywidget model (``get``/``set``/``on``/``off``/
     ``save_changes``). Used by the tests and benchmarks; also handy for a quick preview.
+    The state and the module's source are embedded as JSON with :func:`script_json`, so no
+    string in them (a title, a label, a typed text) can end or derail their ``<script>``.
     """
-
-    def safe(text: str) -> str:
-        return text.replace("</", "<\\/")
-
+    if not isinstance(explorer, Explorer):
+        raise TypeError(
+            f"standalone_html: explorer must be an Explorer (Explorer(declaration)); got "
+            f"{type(explorer).__name__}"
+        )
     state = {
         "name": explorer.name,
         "spec": explorer.spec,
@@ -50,9 +66,9 @@ def standalone_html(explorer: Explorer) -> str:
     css = (_STATIC / "explorer.css").read_text(encoding="utf-8")
     return (
         '<!doctype html>\n<html><head><meta charset="utf-8">'
-        f"<title>{explorer.name}</title><style>{css}</style></head><body>"
+        f"<title>{html.escape(explorer.name)}</title><style>{css}</style></head><body>"
         '<div id="attn-host"></div>'
-        f'<script type="application/json" id="attn-state">{safe(json.dumps(state))}</script>'
-        f'<script type="text/plain" id="attn-esm">{safe(esm)}</script>'
+        f'<script type="application/json" id="attn-state">{script_json(state)}</script>'
+        f'<script type="application/json" id="attn-esm">{script_json(esm)}</script>'
         f'<script type="module">{_SHIM}</script></body></html>\n'
     )

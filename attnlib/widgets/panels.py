@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from attnlib import _validate
 from attnlib.plotting import OKABE_ITO  # colour-blind-safe line colours, shared with the figures
-from attnlib.widgets.controls import ExplorerError, _check_name
+from attnlib.widgets.controls import ExplorerError, _check_name, _declared, _flag, _label, _labels
+from attnlib.widgets.encoding import MAX_ENCODING_ERROR
 from attnlib.widgets.series import FixedSeries, Handle, Series, Spokes, _round_list, _to_array
 
 # ----------------------------------------------------------------------------- panels
@@ -62,14 +64,30 @@ class Heatmap:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Heatmap")
-        if not (math.isfinite(self.vmin) and math.isfinite(self.vmax) and self.vmin < self.vmax):
+        where = f"Heatmap {self.name!r}"
+        vmin = _declared(_validate.as_real, self.vmin, "vmin", where)
+        vmax = _declared(_validate.as_real, self.vmax, "vmax", where)
+        if not vmin < vmax or vmax - vmin < _min_span(vmin, vmax):
             raise ExplorerError(
-                f"Heatmap {self.name!r}: need finite vmin < vmax; got {self.vmin}, {self.vmax}"
+                f"{where}: need finite vmin < vmax, at least {_min_span(vmin, vmax):g} apart; "
+                f"got {vmin}, {vmax}"
             )
+        object.__setattr__(self, "vmin", vmin)
+        object.__setattr__(self, "vmax", vmax)
+        for attr in ("xlabel", "ylabel", "colorbar_label"):
+            object.__setattr__(
+                self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where)
+            )
+        object.__setattr__(self, "title", _label(self.title, "title", where))
         for attr in ("row_labels", "col_labels"):
-            v = getattr(self, attr)
-            if v is not None:
-                object.__setattr__(self, attr, tuple(str(s) for s in v))
+            object.__setattr__(self, attr, _labels(getattr(self, attr), attr, where))
+        for attr in ("rows_sum_to_one", "allow_zero_rows"):
+            object.__setattr__(self, attr, _flag(getattr(self, attr), attr, where))
+        if self.allow_zero_rows and not self.rows_sum_to_one:
+            raise ExplorerError(
+                f"{where}: allow_zero_rows only relaxes rows_sum_to_one; set rows_sum_to_one=True "
+                "too (or drop allow_zero_rows)"
+            )
 
     def describe(self, shape: tuple[int, ...]) -> str:
         return f"heatmap {self.name!r} {shape[0]}×{shape[1]}"
@@ -79,6 +97,11 @@ class Heatmap:
         if a.ndim != 2:
             raise ExplorerError(
                 f"{where}: heatmap {self.name!r} must be 2-D (n_queries, n_keys); "
+                f"got shape {tuple(a.shape)}"
+            )
+        if a.size == 0:
+            raise ExplorerError(
+                f"{where}: heatmap {self.name!r} must have at least one row and one column; "
                 f"got shape {tuple(a.shape)}"
             )
         if self.row_labels is not None and len(self.row_labels) != a.shape[0]:
@@ -178,29 +201,55 @@ class Lines:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Lines")
+        where = f"Lines {self.name!r}"
+        if isinstance(self.series, (str, bytes, Series)) or not isinstance(self.series, Sequence):
+            raise ExplorerError(
+                f"{where}: series must be a list of Series or names; got "
+                f"{type(self.series).__name__} {self.series!r}"
+            )
+        for s in self.series:
+            if not isinstance(s, (Series, str)):
+                raise ExplorerError(
+                    f"{where}: each of series must be a Series or a name; got {s!r}"
+                )
         series = tuple(s if isinstance(s, Series) else Series(s) for s in self.series)
         if not series and self.handle is None:
-            raise ExplorerError(f"Lines {self.name!r}: declare at least one series (or a handle)")
+            raise ExplorerError(f"{where}: declare at least one series (or a handle)")
         names = [s.name for s in series]
         if len(set(names)) != len(names):
-            raise ExplorerError(
-                f"Lines {self.name!r}: series names must be distinct; got {names!r}"
-            )
+            raise ExplorerError(f"{where}: series names must be distinct; got {names!r}")
         object.__setattr__(self, "series", series)
+        for attr in ("xlabel", "ylabel"):
+            object.__setattr__(
+                self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where)
+            )
+        object.__setattr__(self, "title", _label(self.title, "title", where))
+        object.__setattr__(self, "equal_aspect", _flag(self.equal_aspect, "equal_aspect", where))
+        for which in ("xlim", "ylim"):
+            lim = getattr(self, which)
+            if lim is not None:
+                object.__setattr__(self, which, _limits(lim, which, where))
         if self.x is not None:
-            x = _to_array(self.x, f"Lines {self.name!r}: x")
+            x = _to_array(self.x, f"{where}: x")
             if x.ndim != 1 or x.size == 0:
                 raise ExplorerError(
-                    f"Lines {self.name!r}: x must be a non-empty 1-D array; got shape "
-                    f"{tuple(x.shape)}"
+                    f"{where}: x must be a non-empty 1-D array; got shape {tuple(x.shape)}"
                 )
             object.__setattr__(self, "x", x)
         elif any(not s.xy for s in series):
             raise ExplorerError(
-                f"Lines {self.name!r}: give x (shared x coordinates) for series without xy=True"
+                f"{where}: give x (shared x coordinates) for series without xy=True"
             )
         if self.ytops is not None:
-            tops = tuple(float(t) for t in self.ytops)
+            if isinstance(self.ytops, (str, bytes)) or not isinstance(self.ytops, Sequence):
+                raise ExplorerError(
+                    f"{where}: ytops must be a list of numbers; got {type(self.ytops).__name__} "
+                    f"{self.ytops!r}"
+                )
+            tops = tuple(
+                _declared(_validate.as_real, t, f"ytops[{i}]", where)
+                for i, t in enumerate(self.ytops)
+            )
             if (
                 not tops
                 or self.ylim is None
@@ -209,16 +258,20 @@ class Lines:
                 or tops[-1] != self.ylim[1]
             ):
                 raise ExplorerError(
-                    f"Lines {self.name!r}: ytops must increase, start above ylim[0] and end "
-                    "at "
-                    f"ylim[1]; got ytops={self.ytops!r}, ylim={self.ylim!r}"
+                    f"{where}: ytops must increase, start above ylim[0] and end at ylim[1]; "
+                    f"got ytops={self.ytops!r}, ylim={self.ylim!r}"
                 )
             if self.handle is not None or self.fixed:
                 raise ExplorerError(
-                    f"Lines {self.name!r}: ytops rescales the changing series only; a panel "
+                    f"{where}: ytops rescales the changing series only; a panel "
                     "with a handle or fixed series must keep one y range"
                 )
             object.__setattr__(self, "ytops", tops)
+        if isinstance(self.fixed, FixedSeries) or not isinstance(self.fixed, Sequence):
+            raise ExplorerError(
+                f"{where}: fixed must be a list of FixedSeries; got {type(self.fixed).__name__}"
+                + (" (wrap a single one in a list)" if isinstance(self.fixed, FixedSeries) else "")
+            )
         fixed = tuple(self.fixed)
         for f in fixed:
             if not isinstance(f, FixedSeries):
@@ -369,41 +422,65 @@ class Lines:
 _PANEL_KINDS = {"heatmap": Heatmap, "lines": Lines}
 
 
+#: The narrowest range a panel's axis may span: the frames are stored within
+#: MAX_ENCODING_ERROR, so a narrower axis would show the encoding's steps (and ticks closer
+#: than the doubles near the limits can tell apart would collapse).
+MIN_SPAN = 10 * MAX_ENCODING_ERROR
+
+
+def _min_span(lo: float, hi: float) -> float:
+    return max(MIN_SPAN, 1e-9 * max(abs(lo), abs(hi)))
+
+
+def _limits(lim: object, which: str, where: str) -> tuple[float, float]:
+    """``(lo, hi)``: finite numbers, lo < hi, spanning at least :func:`_min_span`."""
+    lo, hi = _declared(_validate.as_pair, lim, which, where)
+    if hi - lo < _min_span(lo, hi):
+        raise ExplorerError(
+            f"{where}: {which} ({lo:g}, {hi:g}) has a span of {hi - lo:.3g}; an axis must span "
+            f"at least {_min_span(lo, hi):g} (the frames are stored within "
+            f"{MAX_ENCODING_ERROR:g}, and the ticks need room)"
+        )
+    return lo, hi
+
+
 def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
     lo, hi = float(np.min(a)), float(np.max(a))
-    if hi == lo:
-        lo, hi = lo - 0.5, hi + 0.5
+    if hi - lo < _min_span(lo, hi):  # constant (or nearly) data: a readable range around it
+        mid, half = (lo + hi) / 2, max(0.5, _min_span(lo, hi))
+        lo, hi = mid - half, mid + half
     span = hi - lo
     return lo - pad * span, hi + pad * span
 
 
 def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
-    """About ``target`` round tick positions within [lo, hi] (1, 2, 2.5, 5 × 10^k steps)."""
+    """About ``target`` round tick positions within [lo, hi] (1, 2, 2.5, 5 × 10^k steps).
+
+    The positions are k × step for whole k (no sum of steps that could drift or stall)."""
     span = hi - lo
     raw = span / max(target - 1, 1)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step - 1e-9) * step
-    ticks = []
-    t = first
-    while t <= hi + 1e-9 * span:
-        ticks.append(float(round(t, 10)))
-        t += step
-    return ticks
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    return [float(round(k * step, 10)) for k in range(first, last + 1)]
 
 
-def _as_panel(p: Any) -> Heatmap | Lines:
+def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines:
     if isinstance(p, (Heatmap, Lines)):
         return p
     if isinstance(p, Mapping):
         kind = p.get("kind")
         if kind not in _PANEL_KINDS:
             raise ExplorerError(
-                f"unknown panel kind {kind!r} for panel {p.get('name')!r}; "
+                f"{where}: unknown panel kind {kind!r} for panel {p.get('name')!r}; "
                 f"expected one of {sorted(_PANEL_KINDS)}"
             )
-        return _PANEL_KINDS[kind](**{k: v for k, v in p.items() if k != "kind"})
+        try:
+            return _PANEL_KINDS[kind](**{k: v for k, v in p.items() if k != "kind"})
+        except TypeError as err:  # an unknown or missing field
+            raise ExplorerError(f"{where}: panel {p.get('name')!r}: {err}") from None
     raise ExplorerError(
-        f"unknown panel {p!r}: expected Heatmap, Lines or a dict with 'kind' in "
+        f"{where}: unknown panel {p!r}: expected Heatmap, Lines or a dict with 'kind' in "
         f"{sorted(_PANEL_KINDS)}"
     )

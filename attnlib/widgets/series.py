@@ -5,13 +5,15 @@ from it to the keys (:class:`Spokes`); and the array helpers every panel uses.""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from attnlib.widgets.controls import ExplorerError
+from attnlib import _validate
+from attnlib.widgets.controls import ExplorerError, _declared, _flag, _labels
 
 __all__ = ["Series", "FixedSeries", "Handle", "Spokes"]
 
@@ -44,11 +46,14 @@ class Series:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise ExplorerError(f"Series: name must be a non-empty string; got {self.name!r}")
+        where = f"Series {self.name!r}"
         if self.style not in ("line", "points", "bars"):
             raise ExplorerError(
-                f"Series {self.name!r}: style must be 'line', 'points' or 'bars'; got "
-                f"{self.style!r}"
+                f"{where}: style must be 'line', 'points' or 'bars'; got {self.style!r}"
             )
+        object.__setattr__(self, "xy", _flag(self.xy, "xy", where))
+        object.__setattr__(self, "linked_rows", _flag(self.linked_rows, "linked_rows", where))
+        _style(self, where)
         if self.linked_rows and self.style != "points":
             raise ExplorerError(
                 f"Series {self.name!r}: linked_rows needs style='points' (one point per row)"
@@ -76,24 +81,26 @@ class FixedSeries:
     labels: Sequence[str] | None = None
 
     def __post_init__(self) -> None:
-        x = _to_array(self.x, f"FixedSeries {self.name!r}: x")
-        y = _to_array(self.y, f"FixedSeries {self.name!r}: y")
+        if not isinstance(self.name, str) or not self.name:
+            raise ExplorerError(f"FixedSeries: name must be a non-empty string; got {self.name!r}")
+        where = f"FixedSeries {self.name!r}"
+        x = _to_array(self.x, f"{where}: x")
+        y = _to_array(self.y, f"{where}: y")
         if x.ndim != 1 or y.shape != x.shape:
             raise ExplorerError(
-                f"FixedSeries {self.name!r}: x and y must be 1-D of equal length; "
+                f"{where}: x and y must be 1-D of equal length; "
                 f"got shapes {tuple(x.shape)} and {tuple(y.shape)}"
             )
+        if x.size == 0:
+            raise ExplorerError(f"{where}: needs at least one point; got x and y of length 0")
+        _style(self, where)
         if self.style not in ("line", "points"):
             raise ExplorerError(
                 f"FixedSeries {self.name!r}: style must be 'line' or 'points'; got {self.style!r}"
             )
         object.__setattr__(self, "x", x)
         object.__setattr__(self, "y", y)
-        if self.labels is not None and len(self.labels) != x.size:
-            raise ExplorerError(
-                f"FixedSeries {self.name!r}: labels has {len(self.labels)} entries, "
-                f"expected one per point ({x.size})"
-            )
+        object.__setattr__(self, "labels", _labels(self.labels, "labels", where, x.size, "point"))
 
 
 @dataclass(frozen=True)
@@ -126,19 +133,35 @@ class Handle:
     circle: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
+        where = "Handle"
+        for attr in ("x", "y"):
+            v = getattr(self, attr)
+            if not (isinstance(v, str) or (attr == "y" and v is None)):
+                raise ExplorerError(
+                    f"{where}: {attr} must be a slider name (str)"
+                    + (" or None" if attr == "y" else "")
+                    + f"; got {v!r}"
+                )
+        if not isinstance(self.label, str) or not self.label:
+            raise ExplorerError(f"{where}: label must be a non-empty string; got {self.label!r}")
+        _check_colour(self.color, "color", where, optional=False)
         if self.circle is None:
             return
         try:
             c = tuple(float(v) for v in self.circle)
         except (TypeError, ValueError):
-            raise ExplorerError(f"Handle {self.x!r}: circle must be (cx, cy, r) numbers; got {self.circle!r}") from None
+            raise ExplorerError(
+                f"Handle {self.x!r}: circle must be (cx, cy, r) numbers; got {self.circle!r}"
+            ) from None
         if len(c) != 3 or not all(math.isfinite(v) for v in c) or c[2] <= 0:
             raise ExplorerError(
-                f"Handle {self.x!r}: circle must be three finite numbers (cx, cy, r) with r > 0; got {self.circle!r}"
+                f"Handle {self.x!r}: circle must be three finite numbers (cx, cy, r) "
+                f"with r > 0; got {self.circle!r}"
             )
         if self.y is not None:
             raise ExplorerError(
-                f"Handle {self.x!r}: a handle on a circle is bound to one slider (its angle); got y={self.y!r}"
+                f"Handle {self.x!r}: a handle on a circle is bound to one slider (its angle); "
+                f"got y={self.y!r}"
             )
         object.__setattr__(self, "circle", c)
 
@@ -163,13 +186,68 @@ class Spokes:
     to: str
     weights: str
 
+    def __post_init__(self) -> None:
+        for attr in ("to", "weights"):
+            if not isinstance(getattr(self, attr), str):
+                raise ExplorerError(
+                    f"Spokes: {attr} must be a name (str); got {getattr(self, attr)!r}"
+                )
+
     def spec(self) -> dict:
         return {"to": self.to, "weights": self.weights}
 
 
+# CSS colours a series may take: hex (#rgb, #rgba, #rrggbb, #rrggbbaa), a named colour, or
+# rgb()/rgba()/hsl()/hsla() of numbers; anything else would be drawn as no colour at all.
+_HEX = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+_FUNCTION = re.compile(
+    r"(?:rgba?|hsla?)\(\s*[0-9.+\-%]+(?:deg)?(?:\s*[,/\s]\s*[0-9.+\-%]+){2,3}\s*\)"
+)
+_DASH = re.compile(r"\s*[0-9]+(?:\.[0-9]+)?(?:\s*[,\s]\s*[0-9]+(?:\.[0-9]+)?)*\s*")
+
+
+def _css_names() -> frozenset[str]:
+    from matplotlib.colors import CSS4_COLORS
+
+    return frozenset(CSS4_COLORS) | {"transparent", "currentcolor"}
+
+
+def _check_colour(value: object, name: str, where: str, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise ExplorerError(f"{where}: {name} must be a CSS colour string; got {value!r}")
+    if not (_HEX.fullmatch(value) or _FUNCTION.fullmatch(value) or value.lower() in _css_names()):
+        raise ExplorerError(
+            f"{where}: {name} must be a CSS colour ('#d55e00', 'black', 'rgb(0, 114, 178)'); "
+            f"got {value!r}"
+        )
+
+
+def _style(series: Any, where: str) -> None:
+    """Colour, dash pattern and width of a series, checked (they go to SVG attributes)."""
+    _check_colour(series.color, "color", where)
+    dash = series.dash
+    if dash is not None:
+        if not isinstance(dash, str) or not _DASH.fullmatch(dash):
+            raise ExplorerError(
+                f"{where}: dash must be an SVG dash pattern, numbers >= 0 separated by spaces "
+                f"or commas (e.g. '4 3'); got {dash!r}"
+            )
+        if not any(float(v) > 0 for v in re.split(r"[,\s]+", dash.strip())):
+            raise ExplorerError(f"{where}: dash {dash!r} draws nothing: give a length > 0")
+    width = _declared(_validate.as_real, series.width, "width", where, min=0.0, min_open=True)
+    object.__setattr__(series, "width", width)
+
+
 def _to_array(value: Any, where: str) -> np.ndarray:
     if hasattr(value, "detach"):  # torch tensor
-        value = value.detach().cpu().numpy()
+        value = value.detach().cpu()
+        if value.is_complex():
+            raise ExplorerError(f"{where}: expected real numbers; got a complex tensor")
+        value = value.double().numpy() if value.is_floating_point() else value.numpy()
+    if np.iscomplexobj(value):
+        raise ExplorerError(f"{where}: expected real numbers; got complex values")
     try:
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -10,8 +10,9 @@ import anywidget
 import numpy as np
 import traitlets
 
+from attnlib._validate import as_int
 from attnlib.widgets.controls import ExplorerError
-from attnlib.widgets.declaration import Declaration
+from attnlib.widgets.declaration import Declaration, on_grid
 from attnlib.widgets.encoding import decode_frames, encode_frames
 from attnlib.widgets.panels import Lines
 
@@ -60,7 +61,7 @@ class Explorer(anywidget.AnyWidget):
         else:
             grid = decl.grid()
         for _, params in grid:
-            frame = decl._normalise(decl.update(**params), params)
+            frame = decl._normalise(decl.run_update(params), params)
             for p in decl.panels:
                 shp = (
                     p.shape_of(frame[p.name])
@@ -136,27 +137,63 @@ class Explorer(anywidget.AnyWidget):
             **{t.name: self.texts.get(t.name, t.default) for t in self.declaration.texts},
         }
 
+    # -- every route that sets the state is checked: set(), and `indices` / `texts` written
+    # directly (by Python, or by the page when the reader moves a slider or types)
+    @traitlets.validate("indices")
+    def _valid_indices(self, proposal) -> list[int]:
+        value = list(proposal["value"])
+        decl = getattr(self, "declaration", None)
+        if decl is None:  # during __init__: the declaration's own defaults
+            return value
+        where = f"explorer {decl.name!r}"
+        if len(value) != len(decl.params):
+            raise ExplorerError(
+                f"{where}: indices must have {len(decl.params)} entries, one per parameter "
+                f"{[p.name for p in decl.params]}; got {len(value)}: {value}"
+            )
+        for p, i in zip(decl.params, value):
+            if not 0 <= i < len(p.values):
+                raise ExplorerError(
+                    f"{where}: indices of {p.name!r} must be in 0 .. {len(p.values) - 1}; got {i}"
+                )
+        return value
+
+    @traitlets.validate("texts")
+    def _valid_texts(self, proposal) -> dict[str, str]:
+        value = dict(proposal["value"])
+        decl = getattr(self, "declaration", None)
+        if decl is None:
+            return value
+        where = f"explorer {decl.name!r}"
+        fields = {t.name: t for t in decl.texts}
+        unknown = sorted(set(value) - set(fields))
+        if unknown:
+            raise ExplorerError(
+                f"{where}: unknown text field(s) {unknown}; fields: {sorted(fields)}"
+            )
+        for k, v in value.items():
+            try:
+                fields[k].check(v, where)
+            except (TypeError, ValueError) as err:
+                raise ExplorerError(str(err)) from None
+        return value
+
     def set(self, **params: Any) -> None:
-        """Move sliders to the given values (each must be on its grid); put text in text fields."""
+        """Move sliders to the given values (each must be on its grid: numpy scalars and 0-d
+        tensors are fine, a bool is refused); put text in text fields."""
+        where = f"explorer {self.name!r}"
         idx = list(self.indices)
         texts = {t.name: t for t in self.declaration.texts}
         new_texts = dict(self.texts)
+        pos = [p.name for p in self.declaration.params]
         for k, v in params.items():
-            pos = [p.name for p in self.declaration.params]
             if k in texts:
-                new_texts[k] = texts[k].check(v, f"explorer {self.name!r}")
+                new_texts[k] = texts[k].check(v, where)
                 continue
             if k not in pos:
-                raise TypeError(
-                    f"explorer {self.name!r}: unknown parameter {k!r}; expected "
-                    f"{pos + list(texts)}"
-                )
+                raise TypeError(f"{where}: unknown parameter {k!r}; expected {pos + list(texts)}")
             p = self.declaration.params[pos.index(k)]
-            if v not in p.values:
-                raise ValueError(
-                    f"explorer {self.name!r}: {k}={v!r} is not on its grid {list(p.values)}"
-                )
-            idx[pos.index(k)] = p.values.index(v)
+            idx[pos.index(k)] = p.values.index(on_grid(p, v, where))
         with self.hold_sync():  # one message: the page never draws new sliders with old texts
             self.indices = idx
             if new_texts != self.texts:
@@ -164,19 +201,33 @@ class Explorer(anywidget.AnyWidget):
 
     def frame_index(self, **params: Any) -> int:
         """Index of the frame for the given parameter values (defaults for missing ones)."""
-        full = {**self.declaration.defaults(), **params}
+        where = f"explorer {self.name!r}"
+        names = [p.name for p in self.declaration.params]
+        unknown = sorted(set(params) - set(names))
+        if unknown:
+            raise TypeError(f"{where}: unknown parameter(s) {unknown}; expected {names}")
+        full = self.declaration.defaults()
+        for p in self.declaration.params:
+            if p.name in params:
+                full[p.name] = on_grid(p, params[p.name], where)
         strides = self.spec["strides"]
         return sum(
             p.values.index(full[p.name]) * s for p, s in zip(self.declaration.params, strides)
         )
 
     def decoded(self, frame: int) -> dict[str, Any]:
-        """The frame as the browser sees it (decoded from the synced state)."""
+        """The frame as the browser sees it (decoded from the synced state); ``frame`` is an
+        index ``0 <= frame < n_frames`` (see :meth:`frame_index`)."""
+        where = f"explorer {self.name!r}"
         if self.declaration.live is not None:
             raise ExplorerError(
-                f"explorer {self.name!r} computes its frames in the browser; nothing is "
+                f"{where} computes its frames in the browser; nothing is "
                 "encoded (use declaration.compute(**params) for attnlib's frame)"
             )
+        n = self.declaration.n_frames
+        frame = as_int(frame, "frame", where)
+        if not 0 <= frame < n:
+            raise ValueError(f"{where}: frame must be 0 <= frame < {n}; got {frame}")
         out = {}
         for p in self.declaration.panels:
             flat = decode_frames(self.data[p.name])[frame]

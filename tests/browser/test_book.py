@@ -100,10 +100,13 @@ def test_maths_is_typeset(visits, name):
 
 
 # Figures load lazily (loading="lazy"): bring each into view, as a reader scrolling would,
-# and wait until it has loaded or failed; then back to the top.
+# and wait until it has loaded or failed; then back to the top. Only the images the page
+# renders: each figure also has a variant for the other colour mode, display: none and so
+# never fetched (tests/browser/test_figures.py checks those).
 SCROLL_IMAGES_JS = """
 async () => {
-  for (const i of [...document.images]) {
+  const shown = [...document.images].filter((i) => i.checkVisibility());
+  for (const i of shown) {
     i.scrollIntoView({block: 'center'});
     if (!i.complete) {
       await Promise.race([new Promise((r) => { i.addEventListener('load', r, {once: true});
@@ -112,7 +115,7 @@ async () => {
     }
   }
   window.scrollTo(0, 0);
-  return [...document.images].map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0,
+  return shown.map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0,
                                          alt: i.getAttribute('alt'), natural: i.naturalWidth, shown: i.width,
                                          lazy: i.loading === 'lazy', sized: i.hasAttribute('width') && i.hasAttribute('height')}));
 }

@@ -1,0 +1,150 @@
+"""The chapters' static figures as readers see them: legible on a phone, dark on a dark page,
+and each reader fetches only the one picture shown.
+
+attnlib's figures come as a light and a dark ``<picture>`` (web/book_ext.py), each with a
+narrow ``<source>`` for phones when the figure is wider than 4.2 in; every PNG carries
+``data-label-scale``, its smallest text's size in CSS px per CSS px of width, computed by
+attnlib from what the renderer drew (attnlib.plotting.variants). Here, in Chromium, each
+figure is scrolled into view as a reader would; then its smallest text is that scale times
+the width the picture is shown at, and its painted pixels tell light from dark.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from .conftest import CHAPTERS, SCREENSHOTS
+
+pytestmark = pytest.mark.browser
+
+MIN_LABEL_PX = 9.0  # issue 16: every static figure's labels >= 9 CSS px
+
+FIGURES_JS = """
+async () => {
+  const outputs = [...document.querySelectorAll('.bd-article .cell_output')].filter(o => o.querySelector('img'));
+  const shown = [];
+  for (const out of outputs) {
+    const imgs = [...out.querySelectorAll('img')].filter(i => i.checkVisibility());
+    for (const img of imgs) {
+      img.scrollIntoView({block: 'center'});
+      if (!img.complete || !img.naturalWidth) {
+        await Promise.race([new Promise((r) => { img.addEventListener('load', r, {once: true});
+                                                 img.addEventListener('error', r, {once: true}); }),
+                            new Promise((r) => setTimeout(r, 10000))]);
+      }
+      const pic = img.closest('picture');
+      const src = img.currentSrc, abs = (u) => new URL(u, location.href).href;
+      let scale = null, layout = null;
+      if (pic) {
+        for (const s of pic.querySelectorAll('source')) {
+          if (abs(s.getAttribute('srcset')) === src) { scale = +s.dataset.labelScale; layout = 'narrow'; }
+        }
+      }
+      if (layout === null && abs(img.getAttribute('src')) === src) { scale = +img.dataset.labelScale || null; layout = 'wide'; }
+      // the mean luminance (0 black .. 1 white) of the picture's edge, its background
+      let lum = null;
+      if (img.naturalWidth) {
+        const c = document.createElement('canvas');
+        c.width = img.naturalWidth; c.height = img.naturalHeight;
+        const g = c.getContext('2d');
+        g.drawImage(img, 0, 0);
+        const d = g.getImageData(0, 0, c.width, c.height).data;
+        let s = 0, n = 0;
+        for (let y = 0; y < c.height; y++) {
+          for (let x = 0; x < c.width; x++) {
+            if (x > 2 && y > 2 && x < c.width - 3 && y < c.height - 3) continue;
+            const k = 4 * (y * c.width + x);
+            s += (0.2126 * d[k] + 0.7152 * d[k + 1] + 0.0722 * d[k + 2]) / 255; n++;
+          }
+        }
+        lum = s / n;
+      }
+      shown.push({src, layout, scale, width: img.getBoundingClientRect().width, lum,
+                  loaded: img.complete && img.naturalWidth > 0,
+                  picture: pic ? [...pic.classList] : null, narrowAvailable: !!(pic && pic.querySelector('source')),
+                  alt: img.getAttribute('alt')});
+    }
+  }
+  window.scrollTo(0, 0);
+  return {outputs: outputs.length, shown};
+}
+"""
+
+CASES = [(390, "light"), (390, "dark"), (768, "light"), (1280, "light"), (1280, "dark")]
+
+
+@contextlib.contextmanager
+def _reader(browser, url, width, scheme):
+    mobile = width < 600
+    ctx = browser.new_context(
+        viewport={"width": width, "height": 844 if mobile else 900},
+        is_mobile=mobile,
+        has_touch=mobile,
+        color_scheme=scheme,
+        service_workers="block",
+    )
+    page = ctx.new_page()
+    pngs = []
+    page.on("request", lambda r: "/_images/" in r.url and pngs.append(r.url))
+    try:
+        page.goto(url, wait_until="load")
+        yield page, pngs
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("width, scheme", CASES, ids=[f"{w}-{s}" for w, s in CASES])
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_figures_are_legible_in_the_mode_and_fetched_once(browser, base_url, name, width, scheme):
+    with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, pngs):
+        got = page.evaluate(FIGURES_JS)
+        if width == 390:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(
+                path=str(
+                    SCREENSHOTS
+                    / f"{name.replace('/', '__').removesuffix('.html')}--figures-{width}-{scheme}.png"
+                ),
+                full_page=True,
+            )
+        fetched = sorted(set(pngs))
+    where = f"{name} at {width} px, {scheme}"
+    shown = got["shown"]
+    assert got["outputs"] > 0, f"{where}: no figure at all?"
+    assert len(shown) == got["outputs"], (
+        f"{where}: {got['outputs']} figure outputs but {len(shown)} pictures shown (each output shows exactly one)"
+    )
+    problems = []
+    for k, f in enumerate(shown):
+        what = f"{where}, figure {k + 1} ({(f['alt'] or '')[:50]!r})"
+        if not f["loaded"]:
+            problems.append(f"{what}: did not load ({f['src']})")
+            continue
+        if not f["picture"] or "attn-figure" not in f["picture"] or f["scale"] is None:
+            problems.append(
+                f"{what}: not an attnlib figure with variants and a label scale: {f['src']}"
+            )
+            continue
+        label = f["scale"] * f["width"]
+        if label < MIN_LABEL_PX:
+            problems.append(
+                f"{what}: smallest text {label:.2f} CSS px (< {MIN_LABEL_PX}) in the {f['layout']} "
+                f"picture shown {f['width']:.0f} px wide"
+            )
+        if f"only-{scheme}" not in f["picture"]:
+            problems.append(f"{what}: shows the {f['picture']} picture on a {scheme} page")
+        if scheme == "dark" and not f["lum"] < 0.05:
+            problems.append(
+                f"{what}: its background has luminance {f['lum']:.2f} on a dark page (glares)"
+            )
+        if scheme == "light" and not f["lum"] > 0.95:
+            problems.append(f"{what}: its background has luminance {f['lum']:.2f} on a light page")
+        if width == 390 and f["narrowAvailable"] and f["layout"] != "narrow":
+            problems.append(f"{what}: a phone shows the wide picture though a narrow one exists")
+    assert not problems, "\n".join(problems)
+    # Only what is shown was fetched: neither the other mode's pictures nor the other layout's.
+    wanted = sorted({f["src"] for f in shown})
+    extra = [u for u in fetched if u not in wanted]
+    assert not extra, f"{where}: fetched {len(extra)} figure PNGs it never shows: {extra[:4]}"
