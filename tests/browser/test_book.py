@@ -24,7 +24,7 @@ pytestmark = pytest.mark.browser
 
 TOL = 1e-4  # the weights a heatmap shows (svg.attnValues) vs attnlib
 TITLE_TOL = 1e-3  # hover text shows 3-4 decimals
-PIXEL_TOL = 0.07  # line coordinates are written with one decimal (least-squares slack)
+PIXEL_TOL = 0.1  # line coordinates are written with one decimal: +-0.05 a point, plus the fit's own error
 
 
 def _local(url: str, base_url: str) -> bool:

@@ -525,12 +525,13 @@ def test_set_in_python_moves_the_query_on_the_page(notebook):
 
 def test_jupyterlabs_dark_theme_recolours_the_explorer(notebook):
     """Switching JupyterLab to its dark theme repaints the explorer: a dark background, the
-    dark colour scale (small weights in the page's dark grey), the same weights."""
+    dark colour scale (from inferno's deep purple, a step away from the dark background, so
+    small weights stay visible), the same weights."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     page = notebook.page
     before = notebook.state()
-    assert before["themeLight"] == "true" and before["rampStart"] == "#fff5f0", before["rampStart"]
+    assert before["themeLight"] == "true" and before["rampStart"] == "#ffede5", before["rampStart"]
     try:
         page.evaluate(
             "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: "
@@ -541,13 +542,13 @@ def test_jupyterlabs_dark_theme_recolours_the_explorer(notebook):
                 "() => document.body.dataset.jpThemeLight === 'false' && "
                 "!document.getElementById('jupyterlab-splash')"
                 " && document.querySelector('.jp-OutputArea-output .attn-colorbar-svg stop')"
-                ".getAttribute('stop-color') === '#1b1b1f'",
+                ".getAttribute('stop-color') === '#390963'",
                 timeout=30_000,
                 polling=100,
             )
         s = notebook.state()
         assert s["themeLight"] == "false", "JupyterLab did not switch to its dark theme"
-        assert s["rampStart"] == "#1b1b1f", (
+        assert s["rampStart"] == "#390963", (
             f"dark theme: the colour scale starts at {s['rampStart']}"
         )
         assert s["background"] == "rgb(27, 27, 31)", (

@@ -248,7 +248,7 @@ def test_the_weight_lines_can_be_switched_off(browser, visits):
         label = page.evaluate(
             "() => document.querySelector('input[data-spokes=keys]').parentElement.textContent"
         )
-        assert label.strip() == "lines from the query to the keys"
+        assert label.strip() == "lines to the keys"  # the switch ends the keys plot's legend
         box.click()
         assert not box.is_checked() and spokes.get_attribute("visibility") == "hidden"
         assert not spokes.is_visible()
