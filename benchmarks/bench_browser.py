@@ -133,7 +133,6 @@ async ([moves]) => {
 """
 
 
-
 def pages() -> list[str]:
     from browser.conftest import PAGES  # the same page list the browser tests use
 
@@ -153,11 +152,16 @@ def load(browser, url: str):
     ctx.add_init_script(TTI_INIT)
     page = ctx.new_page()
     page.goto(url, wait_until="load")
-    page.wait_for_function("() => window.__bench && __bench.slider !== undefined && __bench.fonts !== undefined",
-                           timeout=60_000, polling=50)
+    page.wait_for_function(
+        "() => window.__bench && __bench.slider !== undefined && __bench.fonts !== undefined",
+        timeout=60_000,
+        polling=50,
+    )
     page.wait_for_load_state("networkidle")
     timing = page.evaluate("() => window.__bench")
-    timing["load"] = page.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd")
+    timing["load"] = page.evaluate(
+        "() => performance.getEntriesByType('navigation')[0].loadEventEnd"
+    )
     return page, timing
 
 
@@ -168,22 +172,35 @@ def vitals(browser, base: str, names: list[str], runs: int) -> int:
         rows.append((name, _vitals.median_load(loads), loads))
     land = rows[0][1]
     t = VITALS_TARGETS
-    print(f"\nCore Web Vitals on Lighthouse's mobile profile ({_vitals.RTT_MS} ms RTT, "
-          f"{_vitals.DOWN_BPS * 8 / 1e6:g} Mbit/s, {_vitals.CPU}x CPU, 412 px), median of {runs} loads; "
-          f"kB = bytes that crossed the link")
-    print(f"{'page':<42}{'LCP ms':>8}{'xland':>6}{'TBT ms':>8}{'xland':>6}{'INP ms':>8}{'CLS':>7}{'load kB':>9}"
-          f"{'read kB':>9}{'files':>6}{'long':>5}{'max ms':>8}{'':>6}")
+    print(
+        f"\nCore Web Vitals on Lighthouse's mobile profile ({_vitals.RTT_MS} ms RTT, "
+        f"{_vitals.DOWN_BPS * 8 / 1e6:g} Mbit/s, {_vitals.CPU}x CPU, 412 px), median of {runs} loads; "
+        f"kB = bytes that crossed the link"
+    )
+    print(
+        f"{'page':<42}{'LCP ms':>8}{'xland':>6}{'TBT ms':>8}{'xland':>6}{'INP ms':>8}{'CLS':>7}{'load kB':>9}"
+        f"{'read kB':>9}{'files':>6}{'long':>5}{'max ms':>8}{'':>6}"
+    )
     failures = 0
     for name, m, _ in rows:
-        ok = (m["lcp"] <= t["lcp"] and m["tbt"] <= t["tbt"] and m["inp"] <= t["inp"] and m["cls"] <= t["cls"]
-              and m["read_kb"] <= t["read_kb"])
+        ok = (
+            m["lcp"] <= t["lcp"]
+            and m["tbt"] <= t["tbt"]
+            and m["inp"] <= t["inp"]
+            and m["cls"] <= t["cls"]
+            and m["read_kb"] <= t["read_kb"]
+        )
         failures += not ok
-        print(f"{name:<42}{m['lcp']:>8.0f}{m['lcp'] / land['lcp']:>6.2f}{m['tbt']:>8.0f}"
-              f"{m['tbt'] / max(land['tbt'], 1.0):>6.1f}{m['inp']:>8.0f}{m['cls']:>7.3f}{m['load_kb']:>9.0f}"
-              f"{m['read_kb']:>9.0f}{m['files']:>6}{m['n_long']:>5.0f}{m['longest']:>8.0f}{'PASS' if ok else 'FAIL':>6}")
-    print(f"targets: LCP <= {t['lcp']:.0f} ms, TBT <= {t['tbt']:.0f} ms, INP <= {t['inp']:.0f} ms, "
-          f"CLS <= {t['cls']}, read to the end <= {t['read_kb']:.0f} kB; 'long' = long tasks (> 50 ms) in a load, "
-          f"'max' = the longest")
+        print(
+            f"{name:<42}{m['lcp']:>8.0f}{m['lcp'] / land['lcp']:>6.2f}{m['tbt']:>8.0f}"
+            f"{m['tbt'] / max(land['tbt'], 1.0):>6.1f}{m['inp']:>8.0f}{m['cls']:>7.3f}{m['load_kb']:>9.0f}"
+            f"{m['read_kb']:>9.0f}{m['files']:>6}{m['n_long']:>5.0f}{m['longest']:>8.0f}{'PASS' if ok else 'FAIL':>6}"
+        )
+    print(
+        f"targets: LCP <= {t['lcp']:.0f} ms, TBT <= {t['tbt']:.0f} ms, INP <= {t['inp']:.0f} ms, "
+        f"CLS <= {t['cls']}, read to the end <= {t['read_kb']:.0f} kB; 'long' = long tasks (> 50 ms) in a load, "
+        f"'max' = the longest"
+    )
     print("LCP element and slowest interaction per page (first load):")
     for name, m, loads in rows:
         worst = max(loads[0].interactions(), key=lambda a: a[1], default=("-", 0.0))
@@ -208,19 +225,27 @@ def redraw(browser, base: str, names: list[str], moves: int) -> int:
             rows += [(name, a, b) for a, b in zip(fast, slow)]
         page.context.close()
     failures = 0
-    print(f"\nRedraw latency: move + 'input'/'change' + forced layout, {moves} moves per control "
-          f"(at {THROTTLE}x CPU throttling: {max(10, moves // 2)} moves)")
-    print(f"{'page':<50}{'explorer':<22}{'control':<14}{'median ms':>10}{'p90 ms':>8}"
-          f"{f'{THROTTLE}x median':>12}{f'{THROTTLE}x p90':>9}{'':>6}")
+    print(
+        f"\nRedraw latency: move + 'input'/'change' + forced layout, {moves} moves per control "
+        f"(at {THROTTLE}x CPU throttling: {max(10, moves // 2)} moves)"
+    )
+    print(
+        f"{'page':<50}{'explorer':<22}{'control':<14}{'median ms':>10}{'p90 ms':>8}"
+        f"{f'{THROTTLE}x median':>12}{f'{THROTTLE}x p90':>9}{'':>6}"
+    )
     for name, row, slow in rows:
         ts, tslow = sorted(row["times"]), sorted(slow["times"])
         med, smed = statistics.median(ts), statistics.median(tslow)
         p90, sp90 = ts[int(0.9 * (len(ts) - 1))], tslow[int(0.9 * (len(tslow) - 1))]
         ok = med <= REDRAW_TARGET_MS and smed <= REDRAW_TARGET_MS
         failures += not ok
-        print(f"{name:<50}{row['explorer']:<22}{row['param']:<14}{med:>10.2f}{p90:>8.2f}{smed:>12.2f}{sp90:>9.2f}"
-              f"{'PASS' if ok else 'FAIL':>6}")
-    print(f"target: median <= {REDRAW_TARGET_MS:.0f} ms, unthrottled and at {THROTTLE}x throttling")
+        print(
+            f"{name:<50}{row['explorer']:<22}{row['param']:<14}{med:>10.2f}{p90:>8.2f}{smed:>12.2f}{sp90:>9.2f}"
+            f"{'PASS' if ok else 'FAIL':>6}"
+        )
+    print(
+        f"target: median <= {REDRAW_TARGET_MS:.0f} ms, unthrottled and at {THROTTLE}x throttling"
+    )
     return failures
 
 
@@ -236,8 +261,10 @@ def tti(browser, base: str, names: list[str], runs: int) -> int:
         rows.append((name, statistics.median(ttis), statistics.median(loads)))
     landing_load = rows[0][2]
     failures = 0
-    print(f"\nTime to a working slider once in view (median of {runs} loads, unthrottled) as a ratio to the "
-          f"landing page's load time ({landing_load:.0f} ms)")
+    print(
+        f"\nTime to a working slider once in view (median of {runs} loads, unthrottled) as a ratio to the "
+        f"landing page's load time ({landing_load:.0f} ms)"
+    )
     print(f"{'page':<50}{'TTI ms':>9}{'ratio':>7}{'':>6}")
     for name, t, _ in rows:
         ok = t / landing_load <= TTI_TARGET_RATIO
@@ -249,12 +276,22 @@ def tti(browser, base: str, names: list[str], runs: int) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=int, default=3, help="loads per page; medians are reported (default 3)")
+    ap.add_argument(
+        "--runs", type=int, default=3, help="loads per page; medians are reported (default 3)"
+    )
     ap.add_argument("--moves", type=int, default=50, help="moves per control (default 50)")
-    ap.add_argument("--only", choices=["vitals", "redraw", "tti"], action="append",
-                    help="run only this part (repeatable)")
-    ap.add_argument("--pages", nargs="*", help="only these pages (the landing page is always measured first)")
-    ap.add_argument("--no-gzip", action="store_true", help="serve the files as they are (no compression)")
+    ap.add_argument(
+        "--only",
+        choices=["vitals", "redraw", "tti"],
+        action="append",
+        help="run only this part (repeatable)",
+    )
+    ap.add_argument(
+        "--pages", nargs="*", help="only these pages (the landing page is always measured first)"
+    )
+    ap.add_argument(
+        "--no-gzip", action="store_true", help="serve the files as they are (no compression)"
+    )
     ap.add_argument("--site", type=Path, default=SITE, help="the built site (default _build/html)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args()
@@ -275,10 +312,14 @@ def main() -> int:
     failures = 0
     with serve(args.site, gzip=not args.no_gzip) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        warm, _ = load(browser, f"{base}/{names[-1]}")  # warm the server's cache and the OS file cache
+        warm, _ = load(
+            browser, f"{base}/{names[-1]}"
+        )  # warm the server's cache and the OS file cache
         warm.context.close()
         if "vitals" in parts:
-            failures += vitals(browser, base, names + ([SEARCH] if not args.pages else []), args.runs)
+            failures += vitals(
+                browser, base, names + ([SEARCH] if not args.pages else []), args.runs
+            )
         if "redraw" in parts:
             failures += redraw(browser, base, names[1:], args.moves)
         if "tti" in parts:

@@ -64,8 +64,20 @@ def served():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory", str(SITE),
-                             str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "http.server",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            str(SITE),
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(150):
@@ -123,7 +135,10 @@ def shots(browser, url: str, name: str, folder: Path) -> None:
                     ex_name = ex.get_attribute("data-explorer")
                     base = folder / f"{stem}-{ex_name}-{size}-{scheme}"
                     ex.screenshot(path=f"{base}.png")
-                    page.evaluate("async (k) => window.__craft.arrive(document.querySelectorAll('.attn-explorer')[k], 'top')", k)
+                    page.evaluate(
+                        "async (k) => window.__craft.arrive(document.querySelectorAll('.attn-explorer')[k], 'top')",
+                        k,
+                    )
                     page.screenshot(path=f"{base}-window.png")
                     print(f"{base}.png")
             finally:
@@ -144,8 +159,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pages", nargs="*", default=None)
     ap.add_argument("--json", default=None, help="also write the raw measurements here")
-    ap.add_argument("--shots", default=None, help="only save screenshots of every explorer (1280 and 390 px, "
-                    "light and dark) into this folder")
+    ap.add_argument(
+        "--shots",
+        default=None,
+        help="only save screenshots of every explorer (1280 and 390 px, "
+        "light and dark) into this folder",
+    )
     args = ap.parse_args()
     if not CHROMIUM.exists():
         print(f"{CHROMIUM} not found")
@@ -167,7 +186,9 @@ def main() -> int:
         return 0
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf8")
-    print("| explorer | height desktop / phone | in view per control, desktop / phone | swipe-safe | 0.05 dark |")
+    print(
+        "| explorer | height desktop / phone | in view per control, desktop / phone | swipe-safe | 0.05 dark |"
+    )
     print("| --- | --- | --- | --- | --- |")
     for r in rows:
         d, ph = r["desktop"], r["phone"]
@@ -176,9 +197,15 @@ def main() -> int:
             ctl.append(f"{cd['name']} {cd['share']:.2f} / {cp['share']:.2f}")
         safe = all(s["params_kept"] and s["scrolled"] > 20 for s in r["swipe"])
         bad = [s["panel"] for s in r["swipe"] if not (s["params_kept"] and s["scrolled"] > 20)]
-        where = "landing" if r["page"].startswith("intro") else "ch" + r["page"].split("/")[-1][:2].lstrip("0")
-        print(f"| {where} {d['name']} | {d['height']:.2f} / {ph['height']:.2f} | {'; '.join(ctl)} | "
-              f"{'yes' if safe else 'no (' + ', '.join(bad) + ')'} | {dark_005(r['dark'])} |")
+        where = (
+            "landing"
+            if r["page"].startswith("intro")
+            else "ch" + r["page"].split("/")[-1][:2].lstrip("0")
+        )
+        print(
+            f"| {where} {d['name']} | {d['height']:.2f} / {ph['height']:.2f} | {'; '.join(ctl)} | "
+            f"{'yes' if safe else 'no (' + ', '.join(bad) + ')'} | {dark_005(r['dark'])} |"
+        )
     return 0
 
 

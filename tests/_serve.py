@@ -13,6 +13,7 @@ Usage (in Python)::
     with serve(site, gzip=True) as base_url:
         ...  # base_url is "http://127.0.0.1:PORT"
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,8 +25,14 @@ import threading
 import urllib.request
 from pathlib import Path
 
-TEXT_TYPES = ("text/", "application/javascript", "application/json", "image/svg+xml", "application/xml",
-              "text/javascript")
+TEXT_TYPES = (
+    "text/",
+    "application/javascript",
+    "application/json",
+    "image/svg+xml",
+    "application/xml",
+    "text/javascript",
+)
 LEVEL = 6
 
 
@@ -34,10 +41,18 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     use_gzip = True
     cache: dict = {}
 
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
-                      ".svg": "image/svg+xml", ".woff": "font/woff", ".woff2": "font/woff2",
-                      ".json": "application/json", ".webp": "image/webp", ".avif": "image/avif"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".css": "text/css",
+        ".svg": "image/svg+xml",
+        ".woff": "font/woff",
+        ".woff2": "font/woff2",
+        ".json": "application/json",
+        ".webp": "image/webp",
+        ".avif": "image/avif",
+    }
 
     def log_message(self, *args):  # quiet
         pass
@@ -89,4 +104,3 @@ def serve(site: Path, gzip: bool = True):
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
-

@@ -29,13 +29,18 @@ with the browser's own performance entries, observed from before the first byte:
   reading to the end (scrolled down a screen at a time, every lazy figure and explorer
   fetched).
 """
+
 from __future__ import annotations
 
 import statistics
 import time
 
-DEVICE = {"viewport": {"width": 412, "height": 823}, "device_scale_factor": 1.75, "is_mobile": True,
-          "has_touch": True}
+DEVICE = {
+    "viewport": {"width": 412, "height": 823},
+    "device_scale_factor": 1.75,
+    "is_mobile": True,
+    "has_touch": True,
+}
 RTT_MS = 150
 DOWN_BPS = 1.6e6 / 8  # bytes per second
 UP_BPS = 750e3 / 8
@@ -107,7 +112,11 @@ def tbt(long_tasks: list[dict], fcp: float) -> tuple[float, float]:
         if t["t"] >= tti:
             break
         start = max(t["t"], fcp)
-        total += max(0.0, t["t"] + t["d"] - start - 50.0) if start == t["t"] else max(0.0, t["t"] + t["d"] - fcp - 50.0)
+        total += (
+            max(0.0, t["t"] + t["d"] - start - 50.0)
+            if start == t["t"]
+            else max(0.0, t["t"] + t["d"] - fcp - 50.0)
+        )
     return total, tti
 
 
@@ -123,11 +132,23 @@ def inp(events: list[dict]) -> float:
 class Load:
     """One throttled load of ``url`` in a fresh context of ``browser``; see the module doc."""
 
-    def __init__(self, browser, url: str, *, cpu: float = CPU, network: bool = True, interact: bool = True,
-                 read: bool = True, color_scheme: str = "light", quiet_ms: float = QUIET_MS):
+    def __init__(
+        self,
+        browser,
+        url: str,
+        *,
+        cpu: float = CPU,
+        network: bool = True,
+        interact: bool = True,
+        read: bool = True,
+        color_scheme: str = "light",
+        quiet_ms: float = QUIET_MS,
+    ):
         self.url = url
         self.quiet_ms = quiet_ms
-        self.ctx = browser.new_context(service_workers="block", color_scheme=color_scheme, **DEVICE)
+        self.ctx = browser.new_context(
+            service_workers="block", color_scheme=color_scheme, **DEVICE
+        )
         self.ctx.add_init_script(OBSERVE_JS)
         self.page = page = self.ctx.new_page()
         self.cdp = cdp = self.ctx.new_cdp_session(page)
@@ -136,14 +157,26 @@ class Load:
         self.errors: list[str] = []
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        cdp.on("Network.responseReceived", lambda e: self.urls.__setitem__(e["requestId"], e["response"]["url"]))
-        cdp.on("Network.loadingFinished", lambda e: self.bytes.__setitem__(e["requestId"], int(e["encodedDataLength"])))
+        cdp.on(
+            "Network.responseReceived",
+            lambda e: self.urls.__setitem__(e["requestId"], e["response"]["url"]),
+        )
+        cdp.on(
+            "Network.loadingFinished",
+            lambda e: self.bytes.__setitem__(e["requestId"], int(e["encodedDataLength"])),
+        )
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         if network:
-            cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": RTT_MS,
-                                                          "downloadThroughput": DOWN_BPS,
-                                                          "uploadThroughput": UP_BPS})
+            cdp.send(
+                "Network.emulateNetworkConditions",
+                {
+                    "offline": False,
+                    "latency": RTT_MS,
+                    "downloadThroughput": DOWN_BPS,
+                    "uploadThroughput": UP_BPS,
+                },
+            )
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu})
         try:
             page.goto(url, wait_until="load", timeout=120_000)
@@ -180,7 +213,8 @@ class Load:
         t0 = time.monotonic()
         while True:
             now, last = page.evaluate(
-                "() => [performance.now(), Math.max(0, ...window.__vitals.long.map((t) => t.t + t.d))]")
+                "() => [performance.now(), Math.max(0, ...window.__vitals.long.map((t) => t.t + t.d))]"
+            )
             if now - max(last, 0) >= self.quiet_ms or (time.monotonic() - t0) * 1000 > MAX_WAIT_MS:
                 return
             page.wait_for_timeout(min(self.quiet_ms - (now - last), self.quiet_ms) + 50)
@@ -208,10 +242,14 @@ class Load:
             page.wait_for_timeout(400)
         self._tap(".theme-switch-button")
         self._tap("details.hide > summary")
-        if page.locator(".attn-slider").count():  # the first slider (disabled while its picture is static)
+        if page.locator(
+            ".attn-slider"
+        ).count():  # the first slider (disabled while its picture is static)
             page.locator(".attn-slider").first.scroll_into_view_if_needed()
-            page.wait_for_function("() => document.querySelector('.attn-explorer[data-ready=true] .attn-slider')",
-                                   timeout=60_000)
+            page.wait_for_function(
+                "() => document.querySelector('.attn-explorer[data-ready=true] .attn-slider')",
+                timeout=60_000,
+            )
             page.wait_for_timeout(300)
             page.locator(".attn-explorer[data-ready=true] .attn-slider").first.focus()
             for _ in range(3):
@@ -232,39 +270,77 @@ class Load:
 def median_load(loads: list[Load]) -> dict:
     """The median of each measure over loads (bytes from the first load: they do not vary)."""
     med = lambda f: statistics.median(f(x) for x in loads)  # noqa: E731
-    return {"lcp": med(lambda x: x.lcp), "tbt": med(lambda x: x.tbt), "inp": med(lambda x: x.inp),
-            "cls": med(lambda x: x.cls), "load_kb": loads[0].load_bytes / 1e3, "read_kb": loads[0].read_bytes / 1e3,
-            "files": loads[0].load_files, "longest": med(lambda x: x.long_tasks[-1] if x.long_tasks else 0.0),
-            "n_long": med(lambda x: len(x.long_tasks)), "lcp_element": loads[0].lcp_element,
-            "errors": sum((x.errors for x in loads), [])}
+    return {
+        "lcp": med(lambda x: x.lcp),
+        "tbt": med(lambda x: x.tbt),
+        "inp": med(lambda x: x.inp),
+        "cls": med(lambda x: x.cls),
+        "load_kb": loads[0].load_bytes / 1e3,
+        "read_kb": loads[0].read_bytes / 1e3,
+        "files": loads[0].load_files,
+        "longest": med(lambda x: x.long_tasks[-1] if x.long_tasks else 0.0),
+        "n_long": med(lambda x: len(x.long_tasks)),
+        "lcp_element": loads[0].lcp_element,
+        "errors": sum((x.errors for x in loads), []),
+    }
 
 
 # ------------------------------------------------------------------ blocking work, from CPU time
 
-TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "loading", "blink.user_timing"]
+TRACE_CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "loading",
+    "blink.user_timing",
+]
 
 
-def main_thread_tasks(trace: dict | list, url: str) -> tuple[list[tuple[float, float, float]], float | None]:
+def main_thread_tasks(
+    trace: dict | list, url: str
+) -> tuple[list[tuple[float, float, float]], float | None]:
     """From a Chromium trace of the load of ``url``: its renderer main thread's tasks as
     (start ms, wall ms, CPU ms), start relative to the page's navigation, and the page's first
     contentful paint (ms), or None."""
     ev = trace["traceEvents"] if isinstance(trace, dict) else trace
-    navs = [e for e in ev if e.get("name") == "navigationStart"
-            and (e.get("args", {}).get("data") or {}).get("documentLoaderURL") == url]
+    navs = [
+        e
+        for e in ev
+        if e.get("name") == "navigationStart"
+        and (e.get("args", {}).get("data") or {}).get("documentLoaderURL") == url
+    ]
     if not navs:
         raise RuntimeError(f"no navigation to {url} in the trace")
     nav = navs[-1]
     pid, frame, t0 = nav["pid"], nav["args"].get("frame"), nav["ts"]
-    mains = {e["tid"] for e in ev if e.get("name") == "thread_name" and e.get("pid") == pid
-             and e["args"].get("name") == "CrRendererMain"}
-    fcps = [e["ts"] for e in ev if e.get("name") == "firstContentfulPaint" and e.get("pid") == pid
-            and e.get("args", {}).get("frame") == frame and e["ts"] >= t0]
-    tasks = sorted(((e["ts"] - t0) / 1e3, e.get("dur", 0) / 1e3, e.get("tdur", 0) / 1e3) for e in ev
-                   if e.get("name") == "RunTask" and e.get("pid") == pid and e.get("tid") in mains and e["ts"] >= t0)
+    mains = {
+        e["tid"]
+        for e in ev
+        if e.get("name") == "thread_name"
+        and e.get("pid") == pid
+        and e["args"].get("name") == "CrRendererMain"
+    }
+    fcps = [
+        e["ts"]
+        for e in ev
+        if e.get("name") == "firstContentfulPaint"
+        and e.get("pid") == pid
+        and e.get("args", {}).get("frame") == frame
+        and e["ts"] >= t0
+    ]
+    tasks = sorted(
+        ((e["ts"] - t0) / 1e3, e.get("dur", 0) / 1e3, e.get("tdur", 0) / 1e3)
+        for e in ev
+        if e.get("name") == "RunTask"
+        and e.get("pid") == pid
+        and e.get("tid") in mains
+        and e["ts"] >= t0
+    )
     return tasks, ((min(fcps) - t0) / 1e3 if fcps else None)
 
 
-def blocking_from_cpu(tasks: list[tuple[float, float, float]], fcp: float, rate: float = CPU) -> tuple[float, int]:
+def blocking_from_cpu(
+    tasks: list[tuple[float, float, float]], fcp: float, rate: float = CPU
+) -> tuple[float, int]:
     """Total blocking time at ``rate``x CPU slow-down estimated from the CPU time of tasks run
     unthrottled: each task after the first contentful paint counts rate x its CPU time, less
     50 ms. CPU (thread) time hardly moves when other processes compete for the cores, where wall
@@ -306,5 +382,10 @@ def cpu_load(browser, url: str, settle_ms: int = 3000) -> dict:
     if fcp is None:
         raise RuntimeError(f"{url}: no first contentful paint in the trace")
     tbt, n = blocking_from_cpu(tasks, fcp)
-    return {"tbt": tbt, "long": n, "fcp": fcp, "cpu_total": sum(c for _s, _w, c in tasks),
-            "longest": max((CPU * c for s, w, c in tasks if s + w >= fcp), default=0.0)}
+    return {
+        "tbt": tbt,
+        "long": n,
+        "fcp": fcp,
+        "cpu_total": sum(c for _s, _w, c in tasks),
+        "longest": max((CPU * c for s, w, c in tasks if s + w >= fcp), default=0.0),
+    }

@@ -257,9 +257,13 @@ def test_rendered_explorer_matches_compute(browser, built, name):  # noqa: F811
             i = rng.randrange(len(p.values))
             sel = f"[data-param='{p.name}']"
             handled = {
-                a for q in decl.panels for a in ([q.handle.x, q.handle.y] if getattr(q, "handle", None) else [])
+                a
+                for q in decl.panels
+                for a in ([q.handle.x, q.handle.y] if getattr(q, "handle", None) else [])
             }
-            if p.name in handled:  # moved by its dragged point: Home, then one arrow step at a time
+            if (
+                p.name in handled
+            ):  # moved by its dragged point: Home, then one arrow step at a time
                 page.eval_on_selector(
                     ".attn-handle",
                     f"""e => {{ for (const key of ['Home', ...Array({i}).fill('ArrowRight')])

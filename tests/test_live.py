@@ -280,9 +280,18 @@ def test_a_handle_on_a_circle_is_an_angle_and_its_circle_must_fit_the_plot():
     ]:
         with pytest.raises(ExplorerError, match=why):
             Handle("a", None, circle=bad)
-    with pytest.raises(ExplorerError, match=r"a handle on a circle is bound to one slider \(its angle\); got y='b'"):
+    with pytest.raises(
+        ExplorerError,
+        match=r"a handle on a circle is bound to one slider \(its angle\); got y='b'",
+    ):
         Handle("a", "b", circle=(0, 0, 1))
-    with pytest.raises(ExplorerError, match=r"the handle's circle \(0.0, 0.0, 1.5\) leaves panel 'p''s xlim \(-1(\.0)?, 1(\.0)?\)"):
+    with pytest.raises(
+        ExplorerError,
+        match=(
+            r"the handle's circle \(0.0, 0.0, 1.5\) leaves panel 'p''s "
+            r"xlim \(-1(\.0)?, 1(\.0)?\)"
+        ),
+    ):
         Declaration(
             "toy",
             update=lambda **p: {"p": {}},
@@ -290,13 +299,20 @@ def test_a_handle_on_a_circle_is_an_angle_and_its_circle_must_fit_the_plot():
             panels=[Lines("p", handle=h, xlim=(-1, 1), ylim=(-2, 2))],
         )
     with pytest.raises(ExplorerError, match=r"has a handle on a circle; give its xlim and ylim"):
-        Declaration("toy", update=lambda **p: {"p": {}}, params=[angles], panels=[Lines("p", handle=h, xlim=(-2, 2))])
+        Declaration(
+            "toy",
+            update=lambda **p: {"p": {}},
+            params=[angles],
+            panels=[Lines("p", handle=h, xlim=(-2, 2))],
+        )
     with pytest.raises(ExplorerError, match=r"bound to 'b', which is not a Slider"):
         Declaration(
             "toy",
             update=lambda **p: {"p": {}},
             params=[angles],
-            panels=[Lines("p", handle=Handle("b", None, circle=(0, 0, 1)), xlim=(-2, 2), ylim=(-2, 2))],
+            panels=[
+                Lines("p", handle=Handle("b", None, circle=(0, 0, 1)), xlim=(-2, 2), ylim=(-2, 2))
+            ],
         )
 
 
@@ -305,11 +321,17 @@ def test_a_saturating_heatmap_accepts_values_above_its_range_only():
     peaked = np.array([[1.0, 0.0, 0.0, 0.0], [0.7, 0.1, 0.1, 0.1]])
     h = Heatmap("w", vmax=0.25, saturate=True, rows_sum_to_one=True)
     assert h.spec((2, 4))["saturate"] is True and h.spec((2, 4))["vmax"] == 0.25
-    np.testing.assert_array_equal(h.normalise(peaked, "frame 0"), peaked)  # above vmax: kept, painted as vmax
+    np.testing.assert_array_equal(
+        h.normalise(peaked, "frame 0"), peaked
+    )  # above vmax: kept, painted as vmax
     np.testing.assert_array_equal(h.normalise(flat, "frame 0"), flat)
-    with pytest.raises(ExplorerError, match=r"outside its colour range \[0.0, 0.25\] \(saturate=True accepts"):
+    with pytest.raises(
+        ExplorerError, match=r"outside its colour range \[0.0, 0.25\] \(saturate=True accepts"
+    ):
         Heatmap("w", vmax=0.25).normalise(peaked, "frame 0")
-    with pytest.raises(ExplorerError, match=r"values in \[-0.5, 1\], outside its colour range \[0.0, 0.25\]$"):
+    with pytest.raises(
+        ExplorerError, match=r"values in \[-0.5, 1\], outside its colour range \[0.0, 0.25\]$"
+    ):
         h.normalise(np.array([[-0.5, 1.0]]), "frame 0")  # below vmin is never accepted
     assert Heatmap("w").spec((1, 1))["saturate"] is False
 

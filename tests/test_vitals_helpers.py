@@ -1,4 +1,5 @@
 """The arithmetic behind the page-speed budgets (tests/_vitals.py), on hand-made inputs."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,9 +27,15 @@ def test_tbt_stops_at_a_five_second_quiet_window():
 
 
 def test_cls_takes_the_worst_session_window():
-    shifts = [{"t": 0.0, "value": 0.05, "input": False}, {"t": 500.0, "value": 0.05, "input": False},
-              {"t": 3000.0, "value": 0.08, "input": False}, {"t": 3100.0, "value": 0.5, "input": True}]
-    assert cls(shifts) == pytest.approx(0.1)  # the first window; the input-driven shift does not count
+    shifts = [
+        {"t": 0.0, "value": 0.05, "input": False},
+        {"t": 500.0, "value": 0.05, "input": False},
+        {"t": 3000.0, "value": 0.08, "input": False},
+        {"t": 3100.0, "value": 0.5, "input": True},
+    ]
+    assert cls(shifts) == pytest.approx(
+        0.1
+    )  # the first window; the input-driven shift does not count
     assert cls([]) == 0.0
     # a window closes after 5 s even without a 1 s gap
     steady = [{"t": 900.0 * k, "value": 0.01, "input": False} for k in range(10)]
@@ -36,6 +43,11 @@ def test_cls_takes_the_worst_session_window():
 
 
 def test_inp_is_the_slowest_interaction():
-    events = [{"id": 1, "d": 40.0}, {"id": 1, "d": 72.0}, {"id": 2, "d": 56.0}, {"id": 0, "d": 500.0}]
+    events = [
+        {"id": 1, "d": 40.0},
+        {"id": 1, "d": 72.0},
+        {"id": 2, "d": 56.0},
+        {"id": 0, "d": 500.0},
+    ]
     assert inp(events) == 72.0  # id 0: not an interaction (e.g. a mouseover)
     assert inp([]) == 0.0

@@ -76,7 +76,9 @@ def webp(data: bytes) -> bytes | None:
     return new if len(new) < len(data) else None
 
 
-IMG = re.compile(r'<img ([^>]*?)src="([^"]*_images/[^"]+)" style="width: (\d+)px; height: (\d+)px;" ?/>')
+IMG = re.compile(
+    r'<img ([^>]*?)src="([^"]*_images/[^"]+)" style="width: (\d+)px; height: (\d+)px;" ?/>'
+)
 
 
 def lazy_figures(site: str, webps: set[str]) -> int:
@@ -85,11 +87,16 @@ def lazy_figures(site: str, webps: set[str]) -> int:
     n = 0
 
     def figure(m: re.Match) -> str:
-        img = (f'<img {m.group(1)}src="{m.group(2)}" width="{m.group(3)}" height="{m.group(4)}" '
-               f'style="width: {m.group(3)}px; height: {m.group(4)}px;" loading="lazy" decoding="async" />')
+        img = (
+            f'<img {m.group(1)}src="{m.group(2)}" width="{m.group(3)}" height="{m.group(4)}" '
+            f'style="width: {m.group(3)}px; height: {m.group(4)}px;" '
+            'loading="lazy" decoding="async" />'
+        )
         if Path(m.group(2)).name not in webps:
             return img
-        return f'<picture><source type="image/webp" srcset="{m.group(2)[:-4]}.webp" />{img}</picture>'
+        return (
+            f'<picture><source type="image/webp" srcset="{m.group(2)[:-4]}.webp" />{img}</picture>'
+        )
 
     for page in Path(site).rglob("*.html"):
         html = page.read_text(encoding="utf8")
@@ -122,9 +129,11 @@ def main(site: str) -> int:
             webp_bytes += len(w)
         else:
             webp_bytes += len(data)
-    print(f"optimize_images: {kept} of {len(images)} PNGs as palettes, "
-          f"{before / 1e6:.2f} MB -> {after / 1e6:.2f} MB; {len(webps)} also as lossless WebP "
-          f"({webp_bytes / 1e6:.2f} MB); {lazy_figures(site, webps)} figures load lazily")
+    print(
+        f"optimize_images: {kept} of {len(images)} PNGs as palettes, "
+        f"{before / 1e6:.2f} MB -> {after / 1e6:.2f} MB; {len(webps)} also as lossless WebP "
+        f"({webp_bytes / 1e6:.2f} MB); {lazy_figures(site, webps)} figures load lazily"
+    )
     return 0
 
 

@@ -12,7 +12,8 @@ Characters kept: every character inside a <math> element of any page, plus, for 
 single-letter <mi> that MathML Core shows in italic, the mathematical italic letter the browser
 actually draws (x -> U+1D465, h -> U+210E, alpha -> U+1D6FC, ...). fontTools' subsetter keeps the
 glyphs the MATH table and the layout features reach from those (size variants and pieces of
-stretchy delimiters, primes, ...), and the radical sign where there is a root. A character the font lacks is an error, naming it and a page.
+stretchy delimiters, primes, ...), and the radical sign where there is a root. A character
+the font lacks is an error, naming it and a page.
 
 Usage: python web/subset_math_font.py _build/html   (`make book` runs it after prerender-math)
 """
@@ -41,8 +42,20 @@ MI = re.compile(r"<mi\b([^>]*)>([^<]*)</mi>")
 def italic(c: str) -> str | None:
     """The letter MathML Core draws for a single-character <mi> (text-transform: math-auto)."""
     o = ord(c)
-    special = {"h": 0x210E, "ı": 0x1D6A4, "ȷ": 0x1D6A5, "∇": 0x1D6FB, "∂": 0x1D715, "ϵ": 0x1D716, "ϑ": 0x1D717,
-               "ϰ": 0x1D718, "ϕ": 0x1D719, "ϱ": 0x1D71A, "ϖ": 0x1D71B, "ϴ": 0x1D6F3}
+    special = {
+        "h": 0x210E,
+        "ı": 0x1D6A4,
+        "ȷ": 0x1D6A5,
+        "∇": 0x1D6FB,
+        "∂": 0x1D715,
+        "ϵ": 0x1D716,
+        "ϑ": 0x1D717,
+        "ϰ": 0x1D718,
+        "ϕ": 0x1D719,
+        "ϱ": 0x1D71A,
+        "ϖ": 0x1D71B,
+        "ϴ": 0x1D6F3,
+    }
     if c in special:
         return chr(special[c])
     if "A" <= c <= "Z":
@@ -79,7 +92,9 @@ def characters(site: Path) -> dict[str, str]:
 def main(site_arg: str) -> int:
     site = Path(site_arg)
     if not (site / CSS).is_file():
-        raise SystemExit(f"subset_math_font: {site / CSS} missing: run web/prerender-math.mjs first")
+        raise SystemExit(
+            f"subset_math_font: {site / CSS} missing: run web/prerender-math.mjs first"
+        )
     if OUT.as_posix().removeprefix("_static/lib/") not in (site / CSS).read_text(encoding="utf8"):
         raise SystemExit(f"subset_math_font: {site / CSS} does not name {OUT.name}")
     chars = characters(site)
@@ -91,11 +106,20 @@ def main(site_arg: str) -> int:
     cmap = font.getBestCmap()
     missing = {c: p for c, p in chars.items() if ord(c) not in cmap}
     if missing:
-        raise SystemExit("subset_math_font: STIX Two Math has no glyph for " + ", ".join(
-            f"U+{ord(c):04X} {unicodedata.name(c, '?')} ({p})" for c, p in sorted(missing.items())))
+        raise SystemExit(
+            "subset_math_font: STIX Two Math has no glyph for "
+            + ", ".join(
+                f"U+{ord(c):04X} {unicodedata.name(c, '?')} ({p})"
+                for c, p in sorted(missing.items())
+            )
+        )
     options = subset.Options()
     options.flavor = "woff2"
-    options.layout_features = ["dtls", "flac", "ss04"]  # dotless i/j under accents, flat accents, primes
+    options.layout_features = [
+        "dtls",
+        "flac",
+        "ss04",
+    ]  # dotless i/j under accents, flat accents, primes
     options.notdef_outline = True
     options.name_IDs = ["*"]  # keeps the copyright and licence (OFL) entries
     options.hinting = False  # browsers on phones and high-DPI screens do not need TrueType hints
@@ -111,9 +135,14 @@ def main(site_arg: str) -> int:
     target.write_bytes(out.getvalue())
     name = font["name"]
     (target.parent / "LICENSE-STIXTwoMath.txt").write_text(
-        f"{name.getDebugName(0)}\n\n{name.getDebugName(13)}\n{name.getDebugName(14) or ''}\n", encoding="utf8")
-    print(f"subset_math_font: {len(chars)} characters, {len(font.getGlyphOrder())} glyphs; "
-          f"STIX Two Math {len(data) / 1e3:.0f} kB -> {target.relative_to(site)} {len(out.getvalue()) / 1e3:.1f} kB")
+        f"{name.getDebugName(0)}\n\n{name.getDebugName(13)}\n{name.getDebugName(14) or ''}\n",
+        encoding="utf8",
+    )
+    print(
+        f"subset_math_font: {len(chars)} characters, {len(font.getGlyphOrder())} glyphs; "
+        f"STIX Two Math {len(data) / 1e3:.0f} kB -> {target.relative_to(site)} "
+        f"{len(out.getvalue()) / 1e3:.1f} kB"
+    )
     return 0
 
 

@@ -110,7 +110,11 @@ def additive_attention_declaration(
         scores = additive_scores(q, keys, W_q, W_k, w_v)  # (1, 1, n_keys)
         weights = masked_softmax(scores, torch.tensor([valid_len]))  # (1, 1, n_keys)
         # the plane shows the query as the point the reader drags round its circle (Handle)
-        return {"weights": _np(weights[0]), "scores": {"score a(q, k)": _np(scores[0, 0])}, "plane": {}}
+        return {
+            "weights": _np(weights[0]),
+            "scores": {"score a(q, k)": _np(scores[0, 0])},
+            "plane": {},
+        }
 
     k_np = _np(keys[0])
     return Declaration(

@@ -18,11 +18,22 @@ __all__ = ["Theme", "LIGHT", "DARK", "THEMES", "series_colour", "contrast"]
 
 #: The explorers' weight scale on a light page (attnlib/static/src/colours.js REDS:
 #: matplotlib "Reds" sampled at 9 points from 0.05 to 1, so a zero weight is a step off white).
-REDS = ("#ffede5", "#fdd3c1", "#fcaf93", "#fc8969", "#f96044", "#ea362a", "#c7171c", "#a10e15", "#67000d")
+REDS = (
+    "#ffede5",
+    "#fdd3c1",
+    "#fcaf93",
+    "#fc8969",
+    "#f96044",
+    "#ea362a",
+    "#c7171c",
+    "#a10e15",
+    "#67000d",
+)
 #: The explorers' weight scale on a dark page (colours.js INFERNO: matplotlib "inferno" sampled
 #: at 17 points from 0.18 to 1; its darkest purples would merge with the dark card).
 DARK_STOPS = (
-    "#390963", "#4f0d6c", "#64156e", "#781c6d", "#8d2369", "#a22b62", "#b63458", "#c83f4b", "#da4e3c",
+    "#390963", "#4f0d6c", "#64156e", "#781c6d", "#8d2369", "#a22b62", "#b63458", "#c83f4b",
+    "#da4e3c",
     "#e8602d", "#f2741c", "#f98b0b", "#fca309", "#fbbc21", "#f6d543", "#f1ed71", "#fcffa4",
 )  # fmt: skip
 #: A weight v in [vmin, vmax] takes the colour at u ** GAMMA along the stops,

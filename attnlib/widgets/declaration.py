@@ -114,10 +114,15 @@ class Declaration:
                 if panel.xlim is None or panel.ylim is None:
                     raise ExplorerError(
                         f"explorer {self.name!r}: panel {panel.name!r} has a handle on a circle; "
-                        "give its xlim and ylim so the plot does not move while the point is dragged"
+                        "give its xlim and ylim so the plot does not move while the point is "
+                        "dragged"
                     )
-                if (cx - r < panel.xlim[0] or cx + r > panel.xlim[1]
-                        or cy - r < panel.ylim[0] or cy + r > panel.ylim[1]):
+                if (
+                    cx - r < panel.xlim[0]
+                    or cx + r > panel.xlim[1]
+                    or cy - r < panel.ylim[0]
+                    or cy + r > panel.ylim[1]
+                ):
                     raise ExplorerError(
                         f"explorer {self.name!r}: the handle's circle {h.circle} leaves panel "
                         f"{panel.name!r}'s xlim ({panel.xlim[0]:g}, {panel.xlim[1]:g}) / ylim "

@@ -135,11 +135,17 @@ class Heatmap:
                 f"{len(cols)} col_labels"
             )
         tol = 1e-6
-        if a.size and (a.min() < self.vmin - tol or (a.max() > self.vmax + tol and not self.saturate)):
+        if a.size and (
+            a.min() < self.vmin - tol or (a.max() > self.vmax + tol and not self.saturate)
+        ):
             raise ExplorerError(
                 f"{where}: heatmap {self.name!r} has values in [{a.min():.4g}, "
                 f"{a.max():.4g}], outside its colour range [{self.vmin}, {self.vmax}]"
-                + (" (saturate=True accepts values above vmax)" if a.min() >= self.vmin - tol else "")
+                + (
+                    " (saturate=True accepts values above vmax)"
+                    if a.min() >= self.vmin - tol
+                    else ""
+                )
             )
         if self.rows_sum_to_one:
             sums = a.sum(axis=1)

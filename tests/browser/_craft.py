@@ -301,10 +301,17 @@ TEXT_JS = r"""
 """
 
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 3}
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 3,
+}
 
-READY_JS = ("() => document.querySelectorAll('script[type=\"application/vnd.jupyter.widget-view+json\"]').length"
-            " <= document.querySelectorAll('.attn-explorer[data-ready=true]').length")
+READY_JS = (
+    "() => document.querySelectorAll('script[type=\"application/vnd.jupyter.widget-view+json\"]').length"
+    " <= document.querySelectorAll('.attn-explorer[data-ready=true]').length"
+)
 
 
 def open_page(browser, base_url: str, name: str, **context):
@@ -339,22 +346,43 @@ def swipe(page, k: int) -> list[dict]:
             pts = page.evaluate(SWIPE_POINTS_JS, k)
             target = pts[j]
             # the picture in the middle of the window, so the page can scroll either way
-            page.evaluate("(y) => window.__craft.scrollTo(y - innerHeight / 2 + 60)", target["top"])
+            page.evaluate(
+                "(y) => window.__craft.scrollTo(y - innerHeight / 2 + 60)", target["top"]
+            )
             page.evaluate("() => window.__craft.frames()")
             target = page.evaluate(SWIPE_POINTS_JS, k)[j]
             x, y = target["point"]
-            before = page.evaluate("(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params", k)
+            before = page.evaluate(
+                "(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params", k
+            )
             scroll0 = page.evaluate("() => window.scrollY")
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+            cdp.send(
+                "Input.dispatchTouchEvent",
+                {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]},
+            )
             for t in range(1, 13):
-                cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x + t * 0.5, "y": y - 15 * t}]})
+                cdp.send(
+                    "Input.dispatchTouchEvent",
+                    {"type": "touchMove", "touchPoints": [{"x": x + t * 0.5, "y": y - 15 * t}]},
+                )
             cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
             page.wait_for_timeout(150)
-            after = page.evaluate("(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params", k)
+            after = page.evaluate(
+                "(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params", k
+            )
             scrolled = page.evaluate("() => window.scrollY") - scroll0
-            out.append({"panel": target["panel"], "kind": target["kind"], "handle": target["hasHandle"],
-                        "distance": target["distance"], "scrolled": scrolled, "params_kept": after == before,
-                        "before": before, "after": after})
+            out.append(
+                {
+                    "panel": target["panel"],
+                    "kind": target["kind"],
+                    "handle": target["hasHandle"],
+                    "distance": target["distance"],
+                    "scrolled": scrolled,
+                    "params_kept": after == before,
+                    "before": before,
+                    "after": after,
+                }
+            )
     finally:
         cdp.detach()
     return out

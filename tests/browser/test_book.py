@@ -24,7 +24,9 @@ pytestmark = pytest.mark.browser
 
 TOL = 1e-4  # the weights a heatmap shows (svg.attnValues) vs attnlib
 TITLE_TOL = 1e-3  # hover text shows 3-4 decimals
-PIXEL_TOL = 0.1  # line coordinates are written with one decimal: +-0.05 a point, plus the fit's own error
+PIXEL_TOL = (
+    0.1  # line coordinates are written with one decimal: +-0.05 a point, plus the fit's own error
+)
 
 
 def _local(url: str, base_url: str) -> bool:
@@ -105,7 +107,9 @@ def _bold_letters(name: str) -> set[str]:
     if not md.is_file():
         return set()
     found = set()
-    for braced, single in re.findall(r"\\mathbf\s*(?:\{([A-Za-z]+)\}|([A-Za-z]))", md.read_text(encoding="utf8")):
+    for braced, single in re.findall(
+        r"\\mathbf\s*(?:\{([A-Za-z]+)\}|([A-Za-z]))", md.read_text(encoding="utf8")
+    ):
         found.update(braced or single)
     return found
 
@@ -120,7 +124,9 @@ def test_maths_is_typeset(visits, name):
         assert m["mathNodes"] > 0, f"{name}: a chapter with no maths at all?"
     wrong = [h for h in m["holding"] if h != "math"]
     assert not wrong, f"{name}: maths elements holding {wrong[:5]} instead of one <math>"
-    assert m["copies"] == 0, f"{name}: {m['copies']} second copies of formulas (MathJax CHTML or hidden MathML)"
+    assert m["copies"] == 0, (
+        f"{name}: {m['copies']} second copies of formulas (MathJax CHTML or hidden MathML)"
+    )
     assert not m["errors"], f"{name}: TeX errors: {m['errors']}"
     assert m["empty"] == 0, f"{name}: {m['empty']} formulas drawn with no width or height"
     for raw in ("$$", "\\[", "\\(", "\\frac", "\\begin{"):
@@ -129,10 +135,16 @@ def test_maths_is_typeset(visits, name):
     left = re.findall(r"\$[^$\s][^$\n]{0,80}\$", m["text"])
     assert not left, f"{name}: untypeset inline maths visible: {left[:5]}"
     if m["mathNodes"]:
-        assert m["font"] and m["font"].startswith('"STIX Two Math subset"'), f"{name}: maths font is {m['font']!r}"
-        assert m["fontLoaded"], f"{name}: the maths font (_static/lib/math/STIXTwoMath-subset.woff2) did not load"
+        assert m["font"] and m["font"].startswith('"STIX Two Math subset"'), (
+            f"{name}: maths font is {m['font']!r}"
+        )
+        assert m["fontLoaded"], (
+            f"{name}: the maths font (_static/lib/math/STIXTwoMath-subset.woff2) did not load"
+        )
         missing = sorted(c for c in _bold_letters(name) if BOLD[c] not in m["mathText"])
-        assert not missing, f"{name}: \\mathbf letters {missing} are not bold (no {[BOLD[c] for c in missing]}) in the maths"
+        assert not missing, (
+            f"{name}: \\mathbf letters {missing} are not bold (no {[BOLD[c] for c in missing]}) in the maths"
+        )
         # Screen readers: each formula shown is a MathML maths node of the accessibility tree,
         # with its identifiers and operators below it.
         cdp = v.page.context.new_cdp_session(v.page)
@@ -142,9 +154,11 @@ def test_maths_is_typeset(visits, name):
             cdp.detach()
         roles = [n.get("role", {}).get("value") for n in tree if not n.get("ignored")]
         assert roles.count("MathMLMath") >= m["visible"], (
-            f"{name}: {m['visible']} formulas shown, {roles.count('MathMLMath')} in the accessibility tree")
+            f"{name}: {m['visible']} formulas shown, {roles.count('MathMLMath')} in the accessibility tree"
+        )
         assert roles.count("MathMLIdentifier") + roles.count("MathMLNumber") >= m["visible"], (
-            f"{name}: formulas without identifiers or numbers in the accessibility tree")
+            f"{name}: formulas without identifiers or numbers in the accessibility tree"
+        )
 
 
 # Figures load lazily (loading="lazy"): bring each into view, as a reader scrolling would,
@@ -476,7 +490,9 @@ def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, vis
     try:
         page.goto(f"{visits.base_url}/{name}", wait_until="load")
         wake_explorers(page)
-        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", f"{name}: not dark"
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", (
+            f"{name}: not dark"
+        )
         page.on("request", lambda r: requests.append(r.url))
         _walk_every_control(page, name, v.info.get("views", 0), "390 px, dark")
         assert not requests, f"{name}: requests while moving sliders on a phone: {requests}"

@@ -73,15 +73,21 @@ def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(open
             problems.append(f"{where}: {r['height']:.2f} windows tall (at most {HEIGHT[size]})")
         assert r["controls"], f"{where}: no control found"
         for c in r["controls"]:
-            for how, a in c["arrivals"].items():
-                assert a["paramsChanged"] or c["kind"] == "play", f"{where}: operating {c['name']} changed nothing"
+            for a in c["arrivals"].values():
+                assert a["paramsChanged"] or c["kind"] == "play", (
+                    f"{where}: operating {c['name']} changed nothing"
+                )
                 assert a["changed"], f"{where}: operating {c['name']} changed no picture"
             if c["share"] < SHARE:
-                detail = "; ".join(f"arriving at its {how}: {a['share']:.2f} of {', '.join(a['changed'])}"
-                                   + ("" if a["reachable"] else " (the control itself was not on screen)")
-                                   for how, a in c["arrivals"].items())
-                problems.append(f"{where}: while {c['name']} is operated, {c['share']:.2f} of what it changes "
-                                f"is in view ({detail})")
+                detail = "; ".join(
+                    f"arriving at its {how}: {a['share']:.2f} of {', '.join(a['changed'])}"
+                    + ("" if a["reachable"] else " (the control itself was not on screen)")
+                    for how, a in c["arrivals"].items()
+                )
+                problems.append(
+                    f"{where}: while {c['name']} is operated, {c['share']:.2f} of what it changes "
+                    f"is in view ({detail})"
+                )
     assert not page.errors, f"{name}: page errors: {page.errors}"
     assert not problems, "\n".join(problems)
 
@@ -96,7 +102,9 @@ def test_a_vertical_swipe_on_a_picture_scrolls_and_leaves_the_query(opened, name
             if s["handle"] and s["distance"] < 48:
                 problems.append(f"{where}: no point of the plot is 48 px from the handle")
             if not s["params_kept"]:
-                problems.append(f"{where}: a swipe changed the explorer from {s['before']} to {s['after']}")
+                problems.append(
+                    f"{where}: a swipe changed the explorer from {s['before']} to {s['after']}"
+                )
             if s["scrolled"] < SWIPE_PX:
                 problems.append(f"{where}: a 180 px swipe scrolled the page {s['scrolled']} px")
     assert not problems, "\n".join(problems)
@@ -112,21 +120,33 @@ def test_small_weights_stay_visible_in_dark_mode(opened, name):
         for h in d["heatmaps"]:
             maps += 1
             where = f"{name} explorer #{k} ({d['name']}), map {h['panel']!r}"
-            assert h["mapped"], f"{where}: the heatmap does not report its colour map (svg.attnColour)"
-            assert h["mismatch"] <= 1, f"{where}: svg.attnColour differs from the painted cells by {h['mismatch']}"
+            assert h["mapped"], (
+                f"{where}: the heatmap does not report its colour map (svg.attnColour)"
+            )
+            assert h["mismatch"] <= 1, (
+                f"{where}: svg.attnColour differs from the painted cells by {h['mismatch']}"
+            )
             if h["at005"]["contrast"] < DARK_005:
-                problems.append(f"{where}: a 0.05 weight is painted {h['at005']['colour']}, "
-                                f"{h['at005']['contrast']:.2f}:1 against the background {d['bg']}")
+                problems.append(
+                    f"{where}: a 0.05 weight is painted {h['at005']['colour']}, "
+                    f"{h['at005']['contrast']:.2f}:1 against the background {d['bg']}"
+                )
             if h["smallest"] and h["smallest"]["contrast"] < DARK_005:
-                problems.append(f"{where}: its smallest weight >= 0.05 ({h['smallest']['value']:.3f}) has "
-                                f"{h['smallest']['contrast']:.2f}:1 against the background")
+                problems.append(
+                    f"{where}: its smallest weight >= 0.05 ({h['smallest']['value']:.3f}) has "
+                    f"{h['smallest']['contrast']:.2f}:1 against the background"
+                )
             if h["at0"]["contrast"] < ZERO_VS_BG:
-                problems.append(f"{where}: a zero weight is painted {h['at0']['colour']}, "
-                                f"{h['at0']['contrast']:.2f}:1 against the background")
+                problems.append(
+                    f"{where}: a zero weight is painted {h['at0']['colour']}, "
+                    f"{h['at0']['contrast']:.2f}:1 against the background"
+                )
             from_frame = _contrast(h["at0"]["colour"], h["frame"]) if h["frame"] else 0
             if from_frame < ZERO_VS_FRAME:
-                problems.append(f"{where}: a zero cell ({h['at0']['colour']}) and the frame ({h['frame']}) "
-                                f"differ by {from_frame:.2f}:1")
+                problems.append(
+                    f"{where}: a zero cell ({h['at0']['colour']}) and the frame ({h['frame']}) "
+                    f"differ by {from_frame:.2f}:1"
+                )
     assert maps, f"{name}: no heatmap found"
     assert not problems, "\n".join(problems)
 
@@ -141,9 +161,13 @@ def test_series_colours_stand_out_from_the_background(opened, name, scheme):
         for s in d["series"]:
             seen += 1
             if s["contrast"] < SERIES:
-                problems.append(f"{name} explorer #{k} ({d['name']}), {s['where']}: {s['what']!r} is "
-                                f"{s['colour']}, {s['contrast']:.2f}:1 against {d['bg']} ({scheme})")
-    plots = page.evaluate("() => document.querySelectorAll('.attn-explorer svg.attn-lines').length")
+                problems.append(
+                    f"{name} explorer #{k} ({d['name']}), {s['where']}: {s['what']!r} is "
+                    f"{s['colour']}, {s['contrast']:.2f}:1 against {d['bg']} ({scheme})"
+                )
+    plots = page.evaluate(
+        "() => document.querySelectorAll('.attn-explorer svg.attn-lines').length"
+    )
     assert seen or not plots, f"{name}: {plots} plots but no series found"
     assert not problems, "\n".join(problems)
 
@@ -157,14 +181,18 @@ def test_explorer_text_and_fields_are_legible(opened, name, size):
         t = text_sizes(page, k)
         where = _where(name, k, t["name"], size)
         if t["smallest"]["px"] < TEXT_PX - 0.05:
-            problems.append(f"{where}: text drawn at {t['smallest']['px']:.1f} px ({t['smallest']['text']!r}, "
-                            f"{t['smallest']['where']})")
+            problems.append(
+                f"{where}: text drawn at {t['smallest']['px']:.1f} px ({t['smallest']['text']!r}, "
+                f"{t['smallest']['where']})"
+            )
         if size == "phone":
             assert t["coarse"], f"{where}: the phone context does not match (pointer: coarse)"
             for f in t["fields"]:
                 if f["px"] < FIELD_PX:
-                    problems.append(f"{where}: {f['tag'].lower()}.{f['cls']} has {f['px']} px text "
-                                    "(a phone zooms into a field under 16 px)")
+                    problems.append(
+                        f"{where}: {f['tag'].lower()}.{f['cls']} has {f['px']} px text "
+                        "(a phone zooms into a field under 16 px)"
+                    )
     assert not problems, "\n".join(problems)
 
 
@@ -182,7 +210,12 @@ def _contrast(a: dict, b: dict) -> float:
 
 # ----------------------------------------------------------------------------- the theme's button
 
-HANDLE_PAGES = [PAGES[1], PAGES[2], PAGES[4], PAGES[5]]  # chapters 1, 2, 4 and 5 have dragged points
+HANDLE_PAGES = [
+    PAGES[1],
+    PAGES[2],
+    PAGES[4],
+    PAGES[5],
+]  # chapters 1, 2, 4 and 5 have dragged points
 
 # Put handle k's centre at the height `frac` of the window, then scroll up a little, which is
 # what makes the theme show its "Back to top" button (it shows on an upward scroll); return
@@ -241,18 +274,23 @@ def test_nothing_of_the_theme_covers_a_handle(opened, name, size):
     n = page.evaluate("() => document.querySelectorAll('.attn-handle').length")
     assert n >= 1, f"{name}: no dragged point"
     if size == "phone":  # (sphinx-book-theme hides the button from 1200 px on)
-        assert page.evaluate(PROSE_JS), f"{name} at {size}: the theme's Back to top button never shows (test set-up)"
+        assert page.evaluate(PROSE_JS), (
+            f"{name} at {size}: the theme's Back to top button never shows (test set-up)"
+        )
     problems = []
     for k in range(n):
         for frac in (0.12, 0.5, 0.86, 0.9, 0.94):
             r = page.evaluate(COVER_JS, [k, frac])
             if r["inView"] and not r["onKnob"] and not r["own"]:
-                problems.append(f"handle #{k} at {frac:.0%} of the window: {r['onTop']} is on top of it "
-                                f"(Back to top: {r['button']})")
+                problems.append(
+                    f"handle #{k} at {frac:.0%} of the window: {r['onTop']} is on top of it "
+                    f"(Back to top: {r['button']})"
+                )
     assert not problems, f"{name} at {size}:\n" + "\n".join(problems)
 
 
 # ----------------------------------------------------------------------------- print
+
 
 @pytest.mark.parametrize("name", PAGES)
 def test_print_shows_each_explorer_whole_without_its_controls(opened, name):
@@ -267,9 +305,13 @@ def test_print_shows_each_explorer_whole_without_its_controls(opened, name):
     for ex in got:
         where = f"{name}, {ex['name']} in print"
         assert not ex["shown"], f"{where}: controls still printed: {ex['shown']}"
-        assert ex["breakInside"] == "avoid", f"{where}: break-inside is {ex['breakInside']!r}, so a page break may split it"
+        assert ex["breakInside"] == "avoid", (
+            f"{where}: break-inside is {ex['breakInside']!r}, so a page break may split it"
+        )
         # a printed page (A4 or Letter, default margins) is about 9.7 in = 930 CSS px tall
-        assert ex["height"] <= 930, f"{where}: {ex['height']:.0f} px tall, more than a printed page"
+        assert ex["height"] <= 930, (
+            f"{where}: {ex['height']:.0f} px tall, more than a printed page"
+        )
 
 
 # ----------------------------------------------------------------------------- playback
@@ -291,16 +333,24 @@ def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browse
         ctx.add_init_script(STEPS_INIT)
         page = ctx.new_page()
         page.goto(f"{visits.base_url}/{name}", wait_until="load")
-        page.wait_for_function("() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training][data-ready=true]')")
+        page.wait_for_function(
+            "() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training][data-ready=true]')"
+        )
         ex = page.locator('.attn-explorer[data-explorer="bandwidth_training"]')
         assert ex.locator(".attn-speed option:checked").text_content() == "normal"
         steps = int(ex.locator('.attn-slider[data-param="step"]').get_attribute("max"))
         assert steps == 100
         page.evaluate("() => { window.__steps = []; }")
         ex.locator(".attn-play-button").click()
-        page.wait_for_function("() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training] "
-                               ".attn-play-button').textContent === 'Play'", timeout=60_000, polling=250)
-        assert ex.locator('.attn-slider[data-param="step"]').input_value() == str(steps), "did not play to the end"
+        page.wait_for_function(
+            "() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training] "
+            ".attn-play-button').textContent === 'Play'",
+            timeout=60_000,
+            polling=250,
+        )
+        assert ex.locator('.attn-slider[data-param="step"]').input_value() == str(steps), (
+            "did not play to the end"
+        )
         times = page.evaluate("() => window.__steps")
         assert len(times) == steps, f"{len(times)} redraws for {steps} steps"
         # from the press (one step's delay before the first) to the last step
@@ -313,12 +363,22 @@ def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browse
 def test_escape_pauses_playback(opened):
     page = opened(PAGES[6])  # chapter 6's training playback
     ex = page.locator('.attn-explorer[data-explorer="alignment_playback"]')
-    ex.locator(".attn-slider").evaluate("(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }")
+    ex.locator(".attn-slider").evaluate(
+        "(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
     ex.locator(".attn-play-button").click()
     page.wait_for_timeout(500)
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")  # the focus leaves the explorer
+    page.evaluate(
+        "() => document.activeElement && document.activeElement.blur()"
+    )  # the focus leaves the explorer
     page.keyboard.press("Escape")
-    state = lambda: (ex.locator(".attn-play-button").text_content(), ex.locator(".attn-slider").input_value())  # noqa: E731
+
+    def state():
+        return (
+            ex.locator(".attn-play-button").text_content(),
+            ex.locator(".attn-slider").input_value(),
+        )
+
     button, at = state()
     assert button == "Play", f"Escape did not pause: the button says {button!r}"
     page.wait_for_timeout(900)
@@ -328,6 +388,7 @@ def test_escape_pauses_playback(opened):
 
 # ----------------------------------------------------------------------------- readout
 
+
 def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
     import re
 
@@ -336,9 +397,16 @@ def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
     page = opened(PAGES[6], **DESKTOP)  # chapter 6: the labels are characters, digits among them
     svg = page.locator('.attn-explorer[data-explorer="alignment_playback"] svg.attn-heatmap')
     r = svg.evaluate(f"(svg, [i, j]) => ({HOVER})(svg, i, j)", [3, 16])
-    want = (r"row 3, output character \(query\) \u201c.\u201d, "
-            r"column 16, input character \(key\) \u201c.\u201d: \d\.\d{4}")
+    want = (
+        r"row 3, output character \(query\) \u201c.\u201d, "
+        r"column 16, input character \(key\) \u201c.\u201d: \d\.\d{4}"
+    )
     assert re.fullmatch(want, r["readout"]), f"the readout says {r['readout']!r}"
-    live = page.locator('.attn-explorer[data-explorer="alignment_playback"] .attn-live').text_content()
-    assert re.search(r"output character \(query\) \u201c.\u201d puts [\d.]+ of its weight on input character "
-                     r"\(key\) \u201c.\u201d", live), live
+    live = page.locator(
+        '.attn-explorer[data-explorer="alignment_playback"] .attn-live'
+    ).text_content()
+    assert re.search(
+        r"output character \(query\) \u201c.\u201d puts [\d.]+ of its weight on input character "
+        r"\(key\) \u201c.\u201d",
+        live,
+    ), live

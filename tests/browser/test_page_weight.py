@@ -16,6 +16,7 @@ cannot make flaky, plus what those changes must not break.
 Wall-clock Core Web Vitals on Lighthouse's mobile profile (LCP, TBT, INP, CLS) are measured by
 benchmarks/bench_browser.py, in one run next to the landing page (README).
 """
+
 from __future__ import annotations
 
 import re
@@ -50,22 +51,36 @@ def test_nothing_in_the_head_holds_up_the_first_paint(site, name):
     links = re.findall(r"<link\b[^>]*\brel=\"stylesheet\"[^>]*>", head)
     assert not links, f"{name}: render-blocking stylesheets in <head>: {links}"
     styles = re.findall(r"<style\b[^>]*>([\s\S]*?)</style>", head)
-    assert styles and max(len(s) for s in styles) > 5000, f"{name}: the page's CSS is not inlined in <head>"
+    assert styles and max(len(s) for s in styles) > 5000, (
+        f"{name}: the page's CSS is not inlined in <head>"
+    )
     assert not any("@import" in s for s in styles), f"{name}: @import in the inlined CSS"
-    blocking = [t for t in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", head)
-                if not re.search(r"\b(defer|async)\b|type=\"module\"", t)]
+    blocking = [
+        t
+        for t in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", head)
+        if not re.search(r"\b(defer|async)\b|type=\"module\"", t)
+    ]
     assert not blocking, f"{name}: parser-blocking scripts in <head>: {blocking}"
     preloads = re.findall(r"<link\b[^>]*\brel=\"preload\"[^>]*\bas=\"script\"[^>]*>", head)
     assert not preloads, f"{name}: scripts preloaded ahead of the first screen: {preloads}"
-    assert "widget-state+json" not in head, f"{name}: explorer state in <head> (it belongs next to its view)"
+    assert "widget-state+json" not in head, (
+        f"{name}: explorer state in <head> (it belongs next to its view)"
+    )
     html = (SITE / name).read_text(encoding="utf8")
-    search = re.findall(r"<script\b[^>]*\bsrc=\"[^\"]*(searchtools|language_data|searchindex)\.js", html)
+    search = re.findall(
+        r"<script\b[^>]*\bsrc=\"[^\"]*(searchtools|language_data|searchindex)\.js", html
+    )
     if name == "search.html":
-        assert sorted(search) == ["language_data", "searchindex", "searchtools"], f"search.html loads {search}"
+        assert sorted(search) == ["language_data", "searchindex", "searchtools"], (
+            f"search.html loads {search}"
+        )
     else:
-        assert not search, f"{name}: loads Sphinx's search index ({search}); only the search page needs it"
+        assert not search, (
+            f"{name}: loads Sphinx's search index ({search}); only the search page needs it"
+        )
     assert not re.search(r"<script\b[^>]*\bsrc=\"[^\"]*bootstrap\.js", html), (
-        f"{name}: bootstrap.js loaded with the page (web/book.js fetches it at first use)")
+        f"{name}: bootstrap.js loaded with the page (web/book.js fetches it at first use)"
+    )
 
 
 # ----------------------------------------------------------------------------- bytes
@@ -82,7 +97,15 @@ def weights(browser, gzip_url):
     """Bytes on the link per page (landing page first), unthrottled: bytes do not depend on speed."""
     out = {}
     for name in PAGES:
-        load = Load(browser, f"{gzip_url}/{name}", cpu=1, network=False, interact=False, read=True, quiet_ms=500)
+        load = Load(
+            browser,
+            f"{gzip_url}/{name}",
+            cpu=1,
+            network=False,
+            interact=False,
+            read=True,
+            quiet_ms=500,
+        )
         out[name] = (load.load_bytes, load.read_bytes, load.errors)
     return out
 
@@ -94,8 +117,11 @@ def test_bytes_on_the_link_within_budget(weights, name):
     assert not errors, f"{name}: console errors {errors}"
     assert read <= READ_BUDGET, (
         f"{name}: {read / 1e3:.0f} kB cross the link reading to the end (budget {READ_BUDGET / 1e3:.0f} kB; "
-        f"landing page {landing / 1e3:.0f} kB)")
-    assert at_load <= LOAD_BUDGET, f"{name}: {at_load / 1e3:.0f} kB at load (budget {LOAD_BUDGET / 1e3:.0f} kB)"
+        f"landing page {landing / 1e3:.0f} kB)"
+    )
+    assert at_load <= LOAD_BUDGET, (
+        f"{name}: {at_load / 1e3:.0f} kB at load (budget {LOAD_BUDGET / 1e3:.0f} kB)"
+    )
     assert read >= at_load > 0
 
 
@@ -109,7 +135,8 @@ def test_blocking_work_at_4x_within_budget(browser, gzip_url, name):
     assert best["tbt"] <= BLOCKING_BUDGET_MS, (
         f"{name}: main-thread work after the first paint would block {best['tbt']:.0f} ms at 4x CPU "
         f"({best['long']} tasks over 50 ms, the longest {best['longest']:.0f} ms; budget {BLOCKING_BUDGET_MS:.0f} ms); "
-        f"both loads: {[round(r['tbt']) for r in loads]}")
+        f"both loads: {[round(r['tbt']) for r in loads]}"
+    )
 
 
 # ----------------------------------------------------------------------------- still working
@@ -128,10 +155,16 @@ def test_search_finds_chapters_on_the_search_page(browser, base_url):
         page.fill("#pst-search-dialog input[name=q]", "masked softmax")
         page.keyboard.press("Enter")
         page.wait_for_url("**/search.html?q=masked*", timeout=10_000)
-        page.wait_for_function("() => document.querySelectorAll('#search-results ul.search li a').length > 0",
-                               timeout=30_000)
-        hits = page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))")
-        assert any("03_masked_softmax" in h for h in hits), f"searching 'masked softmax' found {hits}"
+        page.wait_for_function(
+            "() => document.querySelectorAll('#search-results ul.search li a').length > 0",
+            timeout=30_000,
+        )
+        hits = page.eval_on_selector_all(
+            "#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))"
+        )
+        assert any("03_masked_softmax" in h for h in hits), (
+            f"searching 'masked softmax' found {hits}"
+        )
         assert not errors, f"search page errors: {errors}"
     finally:
         ctx.close()
@@ -148,11 +181,15 @@ def test_theme_dropdowns_open(browser, base_url):
         assert not fetched, "bootstrap.js fetched at load"
         toggles = page.locator(".dropdown-download-buttons > button.dropdown-toggle")
         assert toggles.count() == 1, "no download menu"
-        page.evaluate("document.querySelector('.dropdown-download-buttons > button').click()")  # no hover first
+        page.evaluate(
+            "document.querySelector('.dropdown-download-buttons > button').click()"
+        )  # no hover first
         page.wait_for_selector(".dropdown-download-buttons .dropdown-menu.show", timeout=10_000)
         assert fetched, "the menu opened without Bootstrap?"
         page.keyboard.press("Escape")
-        page.wait_for_selector(".dropdown-download-buttons .dropdown-menu.show", state="detached", timeout=5_000)
+        page.wait_for_selector(
+            ".dropdown-download-buttons .dropdown-menu.show", state="detached", timeout=5_000
+        )
         page.locator(".dropdown-launch-buttons > button.dropdown-toggle").click()
         page.wait_for_selector(".dropdown-launch-buttons .dropdown-menu.show", timeout=5_000)
     finally:
@@ -172,14 +209,23 @@ def test_explorers_wake_near_the_viewport(browser, base_url, name):
         tops = page.evaluate("""() => [...document.querySelectorAll('.attn-static, .attn-host')]
           .map((e) => ({top: e.getBoundingClientRect().top + scrollY, live: e.classList.contains('attn-host')}))""")
         assert tops, f"{name}: no explorer"
-        far = [t for t in tops if t["top"] > 4 * 900]  # beyond the 1.5-screen margin, with room to spare
+        far = [
+            t for t in tops if t["top"] > 4 * 900
+        ]  # beyond the 1.5-screen margin, with room to spare
         near = [t for t in tops if t["top"] < 900]
-        assert all(not t["live"] for t in far), f"{name}: explorers far below the first screen woke at load: {tops}"
-        assert all(t["live"] for t in near), f"{name}: an explorer on the first screen did not wake: {tops}"
+        assert all(not t["live"] for t in far), (
+            f"{name}: explorers far below the first screen woke at load: {tops}"
+        )
+        assert all(t["live"] for t in near), (
+            f"{name}: an explorer on the first screen did not wake: {tops}"
+        )
         if far:
             page.evaluate("(y) => window.scrollTo(0, y - 300)", far[0]["top"])
-            page.wait_for_function("(y) => [...document.querySelectorAll('.attn-host')].some((e) => "
-                                   "Math.abs(e.getBoundingClientRect().top + scrollY - y) < 50)", arg=far[0]["top"],
-                                   timeout=30_000)
+            page.wait_for_function(
+                "(y) => [...document.querySelectorAll('.attn-host')].some((e) => "
+                "Math.abs(e.getBoundingClientRect().top + scrollY - y) < 50)",
+                arg=far[0]["top"],
+                timeout=30_000,
+            )
     finally:
         ctx.close()

@@ -190,15 +190,25 @@ def test_404_page(visits):
         page.goto(f"{visits.base_url}/404.html", wait_until="load")
         text = page.evaluate("() => document.querySelector('main').innerText")
         assert "not found" in text.lower(), f"404.html says: {text[:200]!r}"
-        links = page.evaluate("() => [...document.querySelectorAll('main a[href]')].map((a) => a.href)")
-        assert any(h.endswith("intro.html") for h in links), f"404.html links to {links}, not the landing page"
+        links = page.evaluate(
+            "() => [...document.querySelectorAll('main a[href]')].map((a) => a.href)"
+        )
+        assert any(h.endswith("intro.html") for h in links), (
+            f"404.html links to {links}, not the landing page"
+        )
         # styled like the book (its CSS is inlined, web/optimize-pages.mjs): the theme's rules are
         # there, its fonts and its header bar apply
-        rules = page.evaluate("() => [...document.styleSheets].reduce((n, s) => n + s.cssRules.length, 0)")
+        rules = page.evaluate(
+            "() => [...document.styleSheets].reduce((n, s) => n + s.cssRules.length, 0)"
+        )
         assert rules >= 200, f"404.html is unstyled ({rules} CSS rules)"
         font = page.evaluate("() => getComputedStyle(document.body).fontFamily")
         assert "system-ui" in font, f"404.html: body font {font!r}, not the theme's"
-        header = page.evaluate("() => getComputedStyle(document.querySelector('.bd-header')).display")
-        assert header == "flex", f"404.html: the header is display {header}, not the theme's flex bar"
+        header = page.evaluate(
+            "() => getComputedStyle(document.querySelector('.bd-header')).display"
+        )
+        assert header == "flex", (
+            f"404.html: the header is display {header}, not the theme's flex bar"
+        )
     finally:
         page.close()
