@@ -83,6 +83,7 @@ def render_image(self, data):
     if not extra or len(out) != 1 or not isinstance(out[0], nodes.image):
         return out
     main = out[0]
+    main["classes"].append("no-scaled-link")  # figure_variants writes the link itself
     node = figure_variants(label_scale=float(extra["label_scale"]), variants=[])
     node += main
     for v in extra["variants"]:
@@ -90,7 +91,7 @@ def render_image(self, data):
         uri = self.write_file(
             [f"{hashlib.sha256(png).hexdigest()}.png"], png, overwrite=False, exists_ok=True
         )
-        image = nodes.image(uri=uri, alt=main.get("alt", ""))
+        image = nodes.image(uri=uri, alt=main.get("alt", ""), classes=["no-scaled-link"])
         node += image
         node["variants"].append(
             {
@@ -120,7 +121,8 @@ def _src(self, image: nodes.image) -> str:
 
 
 def visit_figure_variants(self, node) -> None:
-    main, *images = node.children
+    # (Sphinx wraps a sized image in a link to itself unless it has class no-scaled-link)
+    main, *images = [c[0] if isinstance(c, nodes.reference) else c for c in node.children]
     alt = escape(main.get("alt", ""), quote=True)
     found = {(v["theme"], v["layout"]): (img, v) for img, v in zip(images, node["variants"])}
     wide = {
