@@ -111,8 +111,8 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format $(LINT_PATHS)
 
 test: $(STAMP) $(NPM_STAMP) lint
-	$(PY) -m pytest -q tests attnlib --doctest-modules -m "not browser"
-	$(PY) -m pytest -q --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg
+	$(PY) -m pytest -q -n 2 tests attnlib --doctest-modules -m "not browser"
+	$(PY) -m pytest -q -n 2 --dist loadscope --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg
 	$(MAKE) test-browser
 
 # Builds the book afresh, then drives every page in headless Chromium (/usr/bin/chromium):
