@@ -12,6 +12,7 @@ the width the picture is shown at, and its painted pixels tell light from dark.
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 
@@ -63,7 +64,9 @@ async () => {
         }
         lum = s / n;
       }
-      shown.push({src, layout, scale, width: img.getBoundingClientRect().width, lum,
+      // what the page paints around the picture: the image's own background (a card?)
+      const card = getComputedStyle(img).backgroundColor;
+      shown.push({src, layout, scale, width: img.getBoundingClientRect().width, lum, card,
                   loaded: img.complete && img.naturalWidth > 0,
                   picture: pic ? [...pic.classList] : null, narrowAvailable: !!(pic && pic.querySelector('source')),
                   alt: img.getAttribute('alt')});
@@ -141,6 +144,12 @@ def test_figures_are_legible_in_the_mode_and_fetched_once(browser, base_url, nam
             problems.append(
                 f"{what}: its background has luminance {f['lum']:.2f} on a dark page (glares)"
             )
+        if scheme == "dark":
+            rgba = [float(t) for t in re.findall(r"[\d.]+", f["card"])]
+            alpha = rgba[3] if len(rgba) > 3 else 1.0
+            luma = (0.2126 * rgba[0] + 0.7152 * rgba[1] + 0.0722 * rgba[2]) / 255
+            if alpha > 0 and luma > 0.2:
+                problems.append(f"{what}: shown on a light card ({f['card']}) on a dark page")
         if scheme == "light" and not f["lum"] > 0.9:
             problems.append(f"{what}: its background has luminance {f['lum']:.2f} on a light page")
         if width == 390 and f["narrowAvailable"] and f["layout"] != "narrow":
