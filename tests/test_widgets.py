@@ -282,7 +282,8 @@ def test_widget_state_is_json_serialisable_and_small():
     state = ex.get_state()
     text = json.dumps(state)
     assert "explorer" in state["_esm"] and "render" in state["_esm"]  # ES module source embedded
-    assert len(gzip.compress(text.encode())) < 20_000
+    # the ES module (about 15.5 kB gzip since issues 16 and 17) and a small declaration
+    assert len(gzip.compress(text.encode())) < 22_000
     raw, gz = ex.state_size()
     assert gz < raw
 
