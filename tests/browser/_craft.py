@@ -320,6 +320,11 @@ def open_page(browser, base_url: str, name: str, **context):
     ctx = browser.new_context(**{**DESKTOP, "service_workers": "block", **context})
     page = ctx.new_page()
     page.goto(f"{base_url}/{name}", wait_until="load")
+    # explorers wake as they near the viewport (web/explorer-boot.js): scroll to each as a reader
+    # would, wait until it is drawn, and come back to the top
+    from .conftest import wake_explorers
+
+    wake_explorers(page)
     page.wait_for_function(READY_JS)
     page.evaluate("() => document.fonts.ready.then(() => true)")
     page.evaluate(HELPERS_JS)
