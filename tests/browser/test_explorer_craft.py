@@ -20,7 +20,11 @@ from __future__ import annotations
 import pytest
 
 from ._craft import DESKTOP, PHONE, colours, layout, n_explorers, open_page, swipe, text_sizes
-from .conftest import PAGES
+from .conftest import CHAPTERS, LANDING, wake_explorers
+
+# the pages with explorers, in reading order: the landing page, then chapters 1-6 (the
+# notation page has none)
+PAGES = [LANDING, *CHAPTERS]
 
 pytestmark = pytest.mark.browser
 
@@ -333,6 +337,7 @@ def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browse
         ctx.add_init_script(STEPS_INIT)
         page = ctx.new_page()
         page.goto(f"{visits.base_url}/{name}", wait_until="load")
+        wake_explorers(page, only="bandwidth_training")  # it wakes near the viewport
         page.wait_for_function(
             "() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training][data-ready=true]')"
         )
