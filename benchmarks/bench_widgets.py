@@ -28,6 +28,7 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import matplotlib
 
@@ -38,17 +39,15 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from attnlib import plotting  # noqa: E402
 from attnlib.book.registry import EXPLORERS  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from _chromium import CHROMIUM as _CHROMIUM  # noqa: E402
+from _chromium import CHROMIUM_ARGS  # noqa: E402
+
 from attnlib.widgets import Explorer, Heatmap, standalone_html  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM = str(_CHROMIUM)
+ARGS = CHROMIUM_ARGS
 N_UPDATES = 20
 
 

@@ -1,6 +1,6 @@
 """The explorers on a reader's screen: one row per explorer of the built book.
 
-Serves _build/html with `python -m http.server --bind 127.0.0.1` and drives Debian's Chromium
+Serves _build/html on 127.0.0.1 (tests/_serve.py) and drives Debian's Chromium
 (/usr/bin/chromium) through Playwright, at 1280 x 900 (mouse) and at 390 x 844 (touch, 3x).
 Methods: tests/browser/_craft.py (the browser tests assert the same numbers).
 
@@ -22,13 +22,8 @@ Usage: .venv/bin/python benchmarks/explorer_craft.py [--pages intro.html ...] [-
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,60 +31,8 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "browser")]
 
 from _chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from _craft import DESKTOP, PHONE, colours, layout, n_explorers, open_page, swipe  # noqa: E402
-
-SITE = ROOT / "_build" / "html"
-
-
-def pages() -> list[str]:
-    import yaml
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf8"))
-    files = [toc["root"]]
-
-    def walk(entries):
-        for e in entries or []:
-            if "file" in e:
-                files.append(e["file"])
-            walk(e.get("sections"))
-            walk(e.get("chapters"))
-
-    walk(toc.get("chapters"))
-    for part in toc.get("parts") or []:
-        walk(part.get("chapters"))
-    return [f"{Path(f).with_suffix('').as_posix()}.html" for f in files]
-
-
-@contextlib.contextmanager
-def served():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "http.server",
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-            str(SITE),
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(150):
-            try:
-                with urllib.request.urlopen(f"{url}/intro.html", timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=5)
+from _pages import SITE, book_pages  # noqa: E402
+from _serve import serve  # noqa: E402
 
 
 def measure(browser, url: str, name: str) -> list[dict]:
@@ -172,10 +115,10 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     rows: list[dict] = []
-    with served() as url, sync_playwright() as p:
+    with serve(SITE, gzip=False) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            for name in args.pages or pages():
+            for name in args.pages or book_pages():
                 if args.shots:
                     shots(browser, url, name, Path(args.shots))
                 else:

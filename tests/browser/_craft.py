@@ -20,6 +20,8 @@ Every number comes from what the page lays out and paints, never from the explor
 
 from __future__ import annotations
 
+from _pages import wake_explorers
+
 # Helpers installed in the page (window.__craft), used by the snippets below.
 HELPERS_JS = r"""
 () => {
@@ -322,8 +324,6 @@ def open_page(browser, base_url: str, name: str, **context):
     page.goto(f"{base_url}/{name}", wait_until="load")
     # explorers wake as they near the viewport (web/explorer-boot.js): scroll to each as a reader
     # would, wait until it is drawn, and come back to the top
-    from .conftest import wake_explorers
-
     wake_explorers(page)
     page.wait_for_function(READY_JS)
     page.evaluate("() => document.fonts.ready.then(() => true)")
