@@ -26,6 +26,7 @@ import torch
 from torch import Tensor
 
 from attnlib._rng import isolated_global_rng
+from attnlib._validate import as_int, as_str_list, check_generator, describe
 from attnlib.book.ch06_model import BOS, PAD, EncoderDecoder, _encode
 
 __all__ = [
@@ -69,10 +70,11 @@ def random_numbers(
     """``n`` strings of random digits, each of a length drawn uniformly from
     ``min_digits`` to ``max_digits`` (a leading zero is allowed: "0123" is read "zero one
     two three")."""
-    if not (isinstance(n, int) and n >= 1):
-        raise ValueError(f"random_numbers: n must be a positive int; got {n!r}")
-    if not (isinstance(min_digits, int) and isinstance(max_digits, int)):
-        raise TypeError("random_numbers: min_digits and max_digits must be ints")
+    fn = "random_numbers"
+    n = as_int(n, "n", fn, min=1)
+    min_digits = as_int(min_digits, "min_digits", fn, min=1)
+    max_digits = as_int(max_digits, "max_digits", fn, min=1)
+    generator = check_generator(generator, "generator", fn)
     if not 1 <= min_digits <= max_digits:
         raise ValueError(
             f"random_numbers: need 1 <= min_digits <= max_digits; got {min_digits}, {max_digits}"
@@ -93,16 +95,26 @@ def spell(number: str) -> str:
     return " ".join(WORDS[int(c)] for c in number)
 
 
+def _numbers(value: object, name: str, fn: str) -> tuple[str, ...]:
+    """A non-empty list of strings of ASCII digits (a bare ``str`` is refused: it would be
+    read one number per character)."""
+    out = as_str_list(value, name, fn, nonempty=True)
+    for i, x in enumerate(out):
+        if not x or not x.isascii() or not x.isdigit():
+            raise ValueError(f"{fn}: {name}[{i}] must be a non-empty string of digits; got {x!r}")
+    return out
+
+
 def encode_spoken(numbers: list[str]) -> tuple[Tensor, Tensor]:
     """The spoken inputs' character ids ``(batch, n_in)`` padded with ``PAD``, and their
     lengths ``(batch,)``."""
+    numbers = _numbers(numbers, "numbers", "encode_spoken")
     return _encode([spell(x) for x in numbers], _SPOKEN_INDEX, "encode_spoken")
 
 
 def encode_digits(numbers: list[str]) -> Tensor:
     """Target ids ``(batch, longest + 1)``: the digits, then ``<eos>``, then ``PAD``."""
-    for x in numbers:
-        spell(x)  # a clear error for anything but a string of digits
+    numbers = _numbers(numbers, "numbers", "encode_digits")
     n_out = max(len(x) for x in numbers) + 1
     ids = torch.full((len(numbers), n_out), PAD, dtype=torch.long)
     for b, x in enumerate(numbers):
@@ -137,11 +149,17 @@ def read_numbers(
     that goes on too long is seen; a symbol other than a digit before ``<eos>`` is written
     as ``?``.
     """
+    numbers = _numbers(numbers, "numbers", "read_numbers")
+    extra = as_int(extra, "extra", "read_numbers", min=0)
     src, lens = encode_spoken(numbers)
     n_out = max(len(x) for x in numbers) + extra
+    was_training = model.training
     model.eval()
-    with torch.no_grad():
-        logits, w = model(src, lens, n_out=n_out)
+    try:
+        with torch.no_grad():
+            logits, w = model(src, lens, n_out=n_out)
+    finally:
+        model.train(was_training)  # the caller's mode, as it was
     out = []
     for row in logits.argmax(dim=-1).tolist():  # (batch, n_out)
         text = []
@@ -157,7 +175,9 @@ def scores(predicted: list[str], numbers: list[str]) -> tuple[float, float]:
     """Exact match (the share of numbers written exactly, no digit more or fewer) and
     per-digit accuracy (the share of the true digits written right, position by position;
     a missing digit counts as wrong)."""
-    if len(predicted) != len(numbers) or not numbers:
+    predicted = as_str_list(predicted, "predicted", "scores")
+    numbers = _numbers(numbers, "numbers", "scores")
+    if len(predicted) != len(numbers):
         raise ValueError(
             f"scores: need as many predictions as numbers (>= 1); got {len(predicted)} "
             f"and {len(numbers)}"
@@ -171,6 +191,10 @@ def word_weights(weights: Tensor, number: str) -> Tensor:
     """Character weights ``(n_out, n_in)`` summed over each spoken digit: ``(n_out,
     len(number))``. A word's weight includes the space after it."""
     text = spell(number)
+    if not isinstance(weights, Tensor) or not weights.is_floating_point():
+        raise TypeError(f"word_weights: weights must be a float tensor; got {describe(weights)}")
+    if weights.ndim == 2 and not torch.isfinite(weights).all():
+        raise ValueError("word_weights: weights must be finite")
     if weights.ndim != 2 or weights.shape[1] < len(text):
         raise ValueError(
             f"word_weights: weights must be (n_out, n_in) with n_in >= {len(text)}; "
@@ -185,6 +209,10 @@ def word_weights(weights: Tensor, number: str) -> Tensor:
 def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
     """Exact match and per-digit accuracy for each length: ``(len(tests), 2)``, rows in the
     order of ``tests`` (``{digits: numbers of that length}``), columns (exact, per digit)."""
+    if not isinstance(tests, dict) or not tests:
+        raise TypeError(
+            f"evaluate: tests must be a non-empty dict {{digits: numbers}}; got {describe(tests)}"
+        )
     rows = [scores(read_numbers(model, numbers)[0], numbers) for numbers in tests.values()]
     return torch.tensor(rows, dtype=torch.float64)  # (n_lengths, 2)
 
@@ -192,6 +220,13 @@ def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
 def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
     """How many outputs have the digit at each position wrong (or missing), for numbers
     of one length."""
+    predicted = as_str_list(predicted, "predicted", "wrong_by_position")
+    numbers = _numbers(numbers, "numbers", "wrong_by_position")
+    if len(predicted) != len(numbers):
+        raise ValueError(
+            f"wrong_by_position: need as many predictions as numbers; got {len(predicted)} "
+            f"and {len(numbers)}"
+        )
     k = len(numbers[0])
     if any(len(x) != k for x in numbers):
         raise ValueError("wrong_by_position: the numbers must all have the same length")

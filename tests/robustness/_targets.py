@@ -9,6 +9,7 @@ from attnlib.book import ch02_attention_pooling as ch02
 from attnlib.book import ch03_masked_softmax as ch03
 from attnlib.book import ch04_additive_attention as ch04
 from attnlib.book import ch06_bahdanau, diagrams
+from attnlib.book import ch06_lengths as lengths  # chapter 6's length experiment
 from attnlib.book import ch06_model as s2s  # chapter 6's date data, model and training
 from attnlib.book.registry import DECLARATIONS, EXPLORERS, compute
 from attnlib.plotting import show_heatmaps
@@ -32,6 +33,7 @@ CHECKERS = {
 
 __all__ = [
     "diagrams",
+    "lengths",
     "live",
     "PAD",
     "s2s",
