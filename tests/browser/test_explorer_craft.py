@@ -309,6 +309,7 @@ new MutationObserver((records) => {
 """
 
 
+@pytest.mark.serial
 def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browser, visits):
     name = PAGES[2]  # chapter 2: 100 steps of Adam
     visits(name)
