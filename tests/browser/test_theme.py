@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 
-from .conftest import CHAPTERS, PAGES, SCREENSHOTS
+from .conftest import CHAPTERS, PAGES, SCREENSHOTS, show_back_to_top
 
 pytestmark = pytest.mark.browser
 
@@ -223,14 +223,11 @@ def test_print_shows_the_page_without_its_controls(browser, base_url, name, sche
     (break-inside: avoid), and figures print in their light variant even from a dark page.
     (The controls inside an explorer are attnlib's explorer.css's business.)"""
     with _page(browser, f"{base_url}/{name}", viewport=TABLET, color_scheme=scheme) as page:
-        # scroll down and a little back up: the theme then shows "Back to top"
-        page.mouse.wheel(0, 3000)
-        page.wait_for_timeout(300)
-        page.mouse.wheel(0, -400)
-        page.wait_for_timeout(300)
-        assert page.evaluate(
-            "() => document.querySelector('#pst-back-to-top').checkVisibility()"
-        ), f"{name}: 'Back to top' did not appear on screen (the test would not see it hidden)"
+        # scroll down and a little back up, away from the explorers: the theme then shows
+        # "Back to top"
+        assert show_back_to_top(page) is not None, (
+            f"{name}: 'Back to top' did not appear on screen (the test would not see it hidden)"
+        )
         page.emulate_media(media="print")
         got = page.evaluate(PRINT_JS)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
