@@ -133,8 +133,10 @@ def draw_encoder_decoder(
     step = {
         "source": source,
         "weights": w,
-        "previous": repr(written[-1]) if written else "<bos>",
-        "writes": "writes the next character" if next_char is None else f"writes {next_char!r}",
+        "previous": _plain(repr(written[-1])) if written else "<bos>",
+        "writes": "writes the next character"
+        if next_char is None
+        else f"writes {_plain(repr(next_char))}",
         "title": title,
     }
 
@@ -227,6 +229,18 @@ def _canvas(size, limits, theme, managed):
     return fig, _Pen(ax, _colours(theme))
 
 
+def _plain(text: str) -> str:
+    """``text`` drawn as it is (a ``$`` starts no maths)."""
+    return text.replace("$", r"\$")
+
+
+def _glyph(c: str) -> str:
+    """How an input character is drawn: a space as ␣, an unprintable one escaped (\\n)."""
+    if c == " ":
+        return "␣"
+    return _plain(c if c.isprintable() else repr(c)[1:-1])
+
+
 def _rows(n: int, span: float) -> tuple[int, int]:
     """How many of ``n`` characters a row ``span`` in wide holds, and how many rows."""
     per_row = min(n, 1 + int(span / MIN_PITCH))
@@ -257,7 +271,7 @@ def _encoder(pen, step, left, right, base):
         x0 = left + (span - pitch * (per_row - 1)) / 2 if rows == 1 else left
         for j, c in enumerate(chunk):
             x, k = x0 + j * pitch, r * per_row + j
-            pen.text(x, y_char, c if c != " " else "␣", family="monospace")
+            pen.text(x, y_char, _glyph(c), family="monospace")
             pen.ax.add_patch(
                 Rectangle(
                     (x - size / 2, y_state - size / 2),

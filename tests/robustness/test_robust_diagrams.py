@@ -196,3 +196,15 @@ def test_draw_encoder_decoder_accepts_weights_of_any_kind(weights):
 def test_draw_encoder_decoder_leaves_the_global_generator_alone():
     with global_rng_untouched():
         D.draw_encoder_decoder(SOURCE, WRITTEN, W11, next_char="2")
+
+
+def test_draw_encoder_decoder_draws_dollars_and_newlines_as_they_are():
+    """A "$" would start matplotlib's maths and a newline break the row: both are drawn
+    as characters (the figure renders, in every variant)."""
+    from attnlib.plotting.variants import drawn_texts, figure_variants
+
+    fig = D.draw_encoder_decoder("a$b\nc", "x$", [0.2] * 5, next_char="$")
+    shown = [t for t, _, _ in drawn_texts(fig)]
+    assert r"\$" in shown and r"\n" in shown  # matplotlib draws "\$" as "$"
+    assert r"previous character '\$'" in shown and r"writes '\$'" in shown
+    assert len(figure_variants(fig)) == 3
