@@ -61,6 +61,9 @@ $(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/explorer-boot.js $(EXP
 
 vendor: $(VENDOR_STAMP)
 
+# web/build_book.py is `jupyter-book build` with Sphinx's parallel read: the chapters execute on
+# BOOK_JOBS processes (default: every core) instead of one after another.
+BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # --all: a full rebuild. Sphinx otherwise re-reads (and so re-executes) only the pages whose
 # source changed, and keeps stale copies of changed static files.
 # Then web/prerender-math.mjs typesets every formula at build time into native MathML (Temml,
@@ -74,7 +77,7 @@ vendor: $(VENDOR_STAMP)
 # found" page. Last, web/optimize-pages.mjs inlines into each page only the CSS it uses (purged
 # and minified), defers the scripts in <head> and keeps Sphinx's search index to the search page.
 book: $(STAMP) vendor
-	$(VENV)/bin/jupyter-book build --all -W -n --keep-going .
+	$(PY) web/build_book.py --jobs $(BOOK_JOBS) --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
 	$(PY) web/subset_math_font.py _build/html
 	cd web && node prerender-explorers.mjs ../_build/html

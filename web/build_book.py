@@ -4,8 +4,18 @@ Jupyter Book 1.x runs Sphinx on one process (its ``build_sphinx`` takes ``jobs``
 never passes it). Reading a chapter executes it (``execute_notebooks: force``), so one process
 runs the six chapters one after another. This passes ``jobs`` through: Sphinx's parallel read
 splits the pages into one chunk per process, and myst-nb executes each chunk's notebooks in
-its own process. Every extension the book uses declares itself parallel-read safe; if one did
-not, Sphinx would warn and `-W` would fail the build.
+its own process.
+
+Sphinx reads in parallel only if every extension declares itself safe for it; one that does
+not makes it warn (and `-W` fail the build). Jupyter Book always loads two that declare
+nothing, and both are safe, so this declares them (and nothing else):
+
+- `sphinx_multitoc_numbering` replaces Sphinx's `TocTreeCollector.assign_section_numbers`
+  with one that numbers chapters across toctrees. That runs in the main process after the
+  reads are merged; its only state is set on `builder-inited`, before any worker forks.
+- `sphinx_jupyterbook_latex` adds nodes, config values and transforms that change only the
+  document being read (or act only for the LaTeX builder); it keeps nothing in the
+  environment that a worker would have to merge back.
 
 Usage: python web/build_book.py [--jobs N] <jupyter-book build arguments>
 (`make book` runs it with the machine's core count; `--jobs 1` is jupyter-book itself.)
@@ -18,6 +28,14 @@ import os
 import sys
 
 
+def _declared_parallel_safe(setup):
+    def declared(app):
+        meta = setup(app) or {}
+        return {**meta, "parallel_read_safe": True, "parallel_write_safe": True}
+
+    return declared
+
+
 def main(argv: list[str]) -> int:
     jobs = os.cpu_count() or 1
     if argv[:1] == ["--jobs"]:
@@ -28,14 +46,18 @@ def main(argv: list[str]) -> int:
         if jobs < 1:
             raise SystemExit(f"build_book: --jobs must be at least 1; got {jobs}")
         argv = argv[2:]
-    import jupyter_book.sphinx
-    from jupyter_book.cli.main import main as jupyter_book
+    import sphinx_jupyterbook_latex
+    import sphinx_multitoc_numbering
 
-    # jupyter_book.cli.main imports build_sphinx from this module when it builds
-    jupyter_book.sphinx.build_sphinx = functools.partial(
-        jupyter_book.sphinx.build_sphinx, jobs=jobs
-    )
-    return jupyter_book(["build", *argv])  # exits with the build's status
+    for ext in (sphinx_multitoc_numbering, sphinx_jupyterbook_latex):
+        ext.setup = _declared_parallel_safe(ext.setup)
+
+    import jupyter_book.sphinx as book_sphinx
+    from jupyter_book.cli.main import main as cli
+
+    # jupyter_book.cli.main imports build_sphinx from that module when it builds
+    book_sphinx.build_sphinx = functools.partial(book_sphinx.build_sphinx, jobs=jobs)
+    return cli(["build", *argv])  # exits with the build's status
 
 
 if __name__ == "__main__":
