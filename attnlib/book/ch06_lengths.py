@@ -400,6 +400,17 @@ def chapter_length_declaration():
 
 @functools.lru_cache(maxsize=1)
 def _chapter_lengths():
+    # one thread, as the chapter sets: these models are too small to gain from more, and on
+    # a busy machine idle extra threads slow the evaluation down several times
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _chapter_lengths_one_thread()
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _chapter_lengths_one_thread():
     from attnlib.book import ch06_model as s2s
 
     num_gen = torch.Generator().manual_seed(2)
