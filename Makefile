@@ -118,8 +118,11 @@ test: $(STAMP) $(NPM_STAMP) lint
 # Builds the book afresh, then drives every page in headless Chromium (/usr/bin/chromium):
 # no outside requests, no console errors, maths typeset, explorers match attnlib.
 # Screenshots go to _build/screenshots/. Skips locally without Chromium; fails with CI=true.
+# The tests run on both cores (pytest-xdist, a file's tests on one worker, so each worker loads
+# a page once); those that measure time (marked `serial`) run afterwards, alone.
 test-browser: book
-	$(PY) -m pytest -q tests -m browser
+	$(PY) -m pytest -q -n 2 --dist loadfile tests -m "browser and not serial"
+	$(PY) -m pytest -q tests -m "browser and serial"
 
 # Speed and memory targets: ratios measured in one run (see each script's docstring).
 bench: $(STAMP) book

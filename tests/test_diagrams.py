@@ -52,3 +52,141 @@ def test_bad_inputs():
     e["weights"] = e["weights"][:3]
     with pytest.raises(ValueError, match=r"example\['weights'\] must have shape \(4,\)"):
         draw_pipeline(e)
+
+
+# ----------------------------------------------------------------------------- chapter 6
+# The encoder-decoder picture is an attnlib figure: the book shows its dark and its narrow
+# (phone) variants, and every variant keeps its text >= 9 pt, apart and off the arrows.
+
+DATE = "22 Nov 2026"  # chapter 6's step: writing the day's first digit, all weight on "2"
+ONE_HOT = [1.0] + [0.0] * 10
+
+
+def _ed(source=DATE, weights=None, **kw):
+    from attnlib.book.diagrams import draw_encoder_decoder
+
+    if weights is None:
+        weights = ONE_HOT if source == DATE else [1 / len(source)] * len(source)
+    return draw_encoder_decoder(source, "2026-11-", weights, **{"next_char": "2", **kw})
+
+
+def _arrows_through_texts(fig) -> list:
+    """(text, arrow's end points) for every drawn text an arrow's line runs through."""
+    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.path import Path
+
+    from attnlib.plotting.variants import drawn_texts
+
+    texts = drawn_texts(fig)  # draws the figure, so the arrows' paths are laid out
+    hits = []
+    for ax in fig.axes:
+        for patch in ax.patches:
+            if not isinstance(patch, FancyArrowPatch):
+                continue
+            path = patch.get_path().transformed(ax.transData)  # display px
+            # its line and head as polylines (curves flattened; a CLOSEPOLY's vertex is a
+            # placeholder that Path.intersects_bbox would take for a point)
+            lines = [Path(p) for p in path.to_polygons(closed_only=False)]
+            for text, _, box in texts:
+                if any(
+                    line.intersects_bbox(box.expanded(0.98, 0.9), filled=False) for line in lines
+                ):
+                    hits.append((text, tuple(lines[0].vertices[0]), tuple(lines[0].vertices[-1])))
+    return hits
+
+
+def test_arrow_check_finds_an_arrow_through_a_label():
+    """The check below can fail: an arrow drawn across the word it passes."""
+    from matplotlib.patches import FancyArrowPatch
+
+    from attnlib.plotting._figure import DPI, NotebookFigure
+
+    fig = NotebookFigure(figsize=(4, 2), dpi=DPI)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.text(0.5, 0.5, "keys", ha="center", va="center", fontsize=9)
+    ax.add_patch(FancyArrowPatch((0.1, 0.2), (0.9, 0.8), arrowstyle="-|>"))
+    ax.text(0.5, 0.1, "values", ha="center", va="center", fontsize=9)
+    assert [t for t, *_ in _arrows_through_texts(fig)] == ["keys"]
+
+
+def test_encoder_decoder_has_dark_and_narrow_variants_with_legible_text():
+    from attnlib.plotting._figure import DPI, NARROW_WIDTH
+    from attnlib.plotting._theme import SMALLEST_PT
+    from attnlib.plotting.variants import figure_variants, render_png
+
+    fig = _ed()
+    main = render_png(fig)
+    variants = figure_variants(fig)
+    kinds = sorted((v["theme"], v["layout"]) for v in variants)
+    assert kinds == [("dark", "narrow"), ("dark", "wide"), ("light", "narrow")]
+    for v in [main, *variants]:
+        # the smallest text drawn, in points: label_scale is CSS px per CSS px of width
+        assert v["label_scale"] * v["width"] * 72 / DPI >= SMALLEST_PT - 1e-6
+    for v in variants:
+        if v["layout"] == "narrow":
+            assert v["width"] <= NARROW_WIDTH * DPI + 25
+            # a 390-px phone's 358-px column shows the narrow picture: text >= 10 CSS px
+            assert v["label_scale"] * min(v["width"], 358) >= 10
+            assert v["height"] > v["width"]  # stacked: taller than wide
+        else:
+            assert (v["width"], v["height"]) == (main["width"], main["height"])
+    # the desktop picture at a 768-px page's column (736 px) keeps 9 px too
+    assert main["label_scale"] * min(main["width"], 736) >= 9
+
+
+def test_encoder_decoder_draws_the_step_in_both_layouts():
+    from attnlib.plotting._theme import DARK, LIGHT
+
+    fig = _ed()
+    for theme in (LIGHT, DARK):
+        for narrow in (False, True):
+            texts = _texts(fig._attnlib_redraw(theme, narrow, False))
+            chars = [t for t in texts if len(t) == 1]
+            assert chars == ["2", "2", "␣", "N", "o", "v", "␣", "2", "0", "2", "6"]
+            for want in ("writes '2'", "previous character '-'", "1.00", "keys", "values", "GRU"):
+                assert want in texts, (theme.name, narrow, want)
+
+
+@pytest.mark.parametrize(
+    "source, weights, kw",
+    [
+        (DATE, None, {}),
+        ("x", [1.0], {"title": "one character"}),
+        ("Wednesday, 25 September 2026", None, {"title": "a long date"}),
+        ("a" * 70, None, {}),  # more than a row holds: the characters wrap
+    ],
+    ids=["chapter-6", "one-char", "28-chars", "70-chars"],
+)
+def test_encoder_decoder_no_text_overlaps_another_or_an_arrow(source, weights, kw):
+    from itertools import combinations
+
+    from attnlib.plotting._theme import DARK, LIGHT
+    from attnlib.plotting.variants import drawn_texts
+
+    fig = _ed(source, weights, **kw)
+    for theme in (LIGHT, DARK):
+        for narrow in (False, True):
+            variant = fig._attnlib_redraw(theme, narrow, False)
+            where = (theme.name, "narrow" if narrow else "wide")
+            width, height = variant.bbox.width, variant.bbox.height
+            boxes = drawn_texts(variant)
+            for text, _, box in boxes:  # inside the figure
+                assert box.x0 >= -1 and box.y0 >= -1, (where, text)
+                assert box.x1 <= width + 1 and box.y1 <= height + 1, (where, text)
+            for (ta, _, a), (tb, _, b) in combinations(boxes, 2):
+                w = min(a.x1, b.x1) - max(a.x0, b.x0)
+                h = min(a.y1, b.y1) - max(a.y0, b.y0)
+                assert not (w > 1 and h > 1), (where, ta, tb)
+            assert not _arrows_through_texts(variant), (where, _arrows_through_texts(variant))
+
+
+def test_encoder_decoder_sizes():
+    from attnlib.plotting._figure import NARROW_WIDTH
+
+    assert tuple(_ed().get_size_inches()) == (9.0, 4.4)
+    assert tuple(_ed(title="t").get_size_inches()) == (9.0, 4.75)
+    assert tuple(_ed(figsize=(12, 6)).get_size_inches()) == (12.0, 6.0)  # stretched
+    assert tuple(_ed(figsize=(7, 3)).get_size_inches()) == (9.0, 4.4)  # what it needs
+    small = _ed(figsize=(5, 4))  # too narrow for the wide layout: the phone's
+    assert small.get_size_inches()[0] == NARROW_WIDTH
+    assert small.get_size_inches()[1] > NARROW_WIDTH

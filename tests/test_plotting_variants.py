@@ -24,7 +24,7 @@ from matplotlib.colors import to_hex, to_rgb
 from PIL import Image
 
 from attnlib import kernels
-from attnlib.book.diagrams import draw_pipeline, pipeline_example
+from attnlib.book.diagrams import draw_encoder_decoder, draw_pipeline, pipeline_example
 from attnlib.plotting import (
     OKABE_ITO,
     plot_histograms,
@@ -104,6 +104,9 @@ def _figures():
             figsize=(5, 3),
         ),
         "pipeline": draw_pipeline(pipeline_example(valid_len=3), title="step by step"),
+        "encoder-decoder": draw_encoder_decoder(
+            "22 Nov 2026", "2026-11-", [1.0] + [0.0] * 10, next_char="2"
+        ),
     }
 
 

@@ -432,10 +432,17 @@ function colorbar(spec, parent, before, maxWidth = PANEL_W) {
   const stops = scale.stops("light").map(([o, c]) => el("stop", { offset: o.toFixed(4), "stop-color": c }, grad));
   el("rect", { class: "attn-colorbar", x: bx, y: by, width: bw, height: 10, fill: `url(#${gid})` }, svg);
   const tip = spec.saturate ? el("path", { class: "attn-colorbar", d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
-  const ticks = spec.colorbar_ticks.slice();
+  let ticks = spec.colorbar_ticks.slice();
   if (spec.saturate && !ticks.some((t) => Math.abs(t - spec.vmax) < 1e-12)) ticks.push(spec.vmax);
+  const at = (t) => bx + (t - spec.vmin) / span * bw, half = (t) => top(t).length * 3.5;
+  const kept = [];
+  for (const t of ticks.slice().sort((a, b) => b - a)) {
+    const next = kept[kept.length - 1];
+    if (next === void 0 || at(next) - half(next) - (at(t) + half(t)) >= 4) kept.push(t);
+  }
+  ticks = kept.reverse();
   for (const t of ticks) {
-    const x = bx + (t - spec.vmin) / span * bw;
+    const x = at(t);
     el("line", { x1: x, x2: x, y1: by + 10, y2: by + 14, class: "attn-axis" }, svg);
     el("text", { class: "attn-tick", x, y: by + 27, "text-anchor": "middle" }, svg, top(t));
   }
@@ -628,9 +635,15 @@ function linesPanel(spec, parent, ui) {
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   const cid = `attn-clip-${nextId()}`;
   el("rect", { x: 0, y: 0, width: pw, height: ph }, el("clipPath", { id: cid }, el("defs", {}, svg)));
+  const corner = (t) => Math.abs(X(t)) < 0.5 && spec.yticks.some((u) => Math.abs(Y(u) - ph) < 0.5);
   for (const t of spec.xticks) {
     el("line", { class: "attn-grid", x1: X(t), x2: X(t), y1: 0, y2: ph }, g);
-    el("text", { class: "attn-tick", x: X(t), y: ph + 13, "text-anchor": "middle" }, g, fmt(t));
+    el("text", {
+      class: "attn-tick",
+      x: corner(t) ? X(t) - 2 : X(t),
+      y: ph + 13,
+      "text-anchor": corner(t) ? "start" : "middle"
+    }, g, fmt(t));
   }
   const yg = el("g", {}, g);
   const yTicks = (ticks) => {

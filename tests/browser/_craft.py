@@ -296,9 +296,22 @@ TEXT_JS = r"""
     const px = parseFloat(getComputedStyle(e).fontSize);
     if (!smallest || px < smallest.px) smallest = {px, text: n.textContent.trim().slice(0, 40), where: e.tagName};
   }
+  // labels drawn on top of each other (upright text only: a rotated label's box is not its ink)
+  const overlaps = [];
+  for (const svg of ex.querySelectorAll('svg')) {
+    const boxes = [...svg.querySelectorAll('text')]
+      .filter((t) => visible(t) && t.textContent.trim() && !/rotate/.test(t.getAttribute('transform') || ''))
+      .map((t) => ({text: t.textContent.trim().slice(0, 20), r: t.getBoundingClientRect()}));
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i].r, b = boxes[j].r;
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 0.5 && h > 0.5) overlaps.push([boxes[i].text, boxes[j].text, +w.toFixed(1)]);
+    }
+  }
   const fields = [...ex.querySelectorAll('input, select, textarea, button')].filter(visible).map((e) => ({
     tag: e.tagName, type: e.type, cls: e.className, px: parseFloat(getComputedStyle(e).fontSize)}));
-  return {name: ex.dataset.explorer, smallest, fields, coarse: matchMedia('(pointer: coarse)').matches};
+  return {name: ex.dataset.explorer, smallest, overlaps, fields, coarse: matchMedia('(pointer: coarse)').matches};
 }
 """
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from _chromium import CHROMIUM, unavailable
-from _pages import book_pages, wake_explorers  # noqa: F401  (the tests import it from here)
+from _pages import book_pages, show_back_to_top, wake_explorers  # noqa: F401  (the tests import it from here)
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"

@@ -259,6 +259,8 @@ async (k) => {
           : [+readout.dataset.row, +readout.dataset.col, readout.textContent, text(svg.querySelector('image.attn-cells title'))],
       };
     })),
+    // text panels (attnlib.widgets.Caption): what a model wrote, for example
+    texts: [...ex.querySelectorAll('.attn-text-body')].map((t) => t.textContent),
     lines: [...ex.querySelectorAll('svg.attn-lines')].map((svg) => ({
       panel: svg.dataset.panel,
       handle: svg.querySelector('.attn-handle') && svg.querySelector('.attn-handle').getAttribute('transform'),
@@ -283,10 +285,13 @@ MOVE_JS = """
 
 
 def _picture(snap: dict) -> str:
-    """Everything drawn that depends on the parameters: cell fills, paths, points, a dragged point."""
+    """Everything drawn that depends on the parameters: cell fills, paths, points, a dragged
+    point, text panels (two one-digit numbers have the same one-column attention map, but
+    the models wrote different digits)."""
     return json.dumps(
         [[c[3] for c in h["cells"]] for h in snap["heatmaps"]]
         + [[(s["d"], s["points"]) for s in ln["series"]] + [ln["handle"]] for ln in snap["lines"]]
+        + [snap.get("texts", [])]
     )
 
 

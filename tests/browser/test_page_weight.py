@@ -131,6 +131,7 @@ def test_bytes_on_the_link_within_budget(weights, name):
 # ----------------------------------------------------------------------------- blocking work
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("name", PAGES)
 def test_blocking_work_at_4x_within_budget(browser, gzip_url, name):
     loads = [cpu_load(browser, f"{gzip_url}/{name}") for _ in range(2)]

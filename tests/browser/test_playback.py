@@ -9,7 +9,8 @@ import pytest
 
 from .conftest import CHAPTERS, wake_explorers
 
-pytestmark = pytest.mark.browser
+# timed: the playback's pace is measured, so these run alone (pyproject.toml's `serial`)
+pytestmark = [pytest.mark.browser, pytest.mark.serial]
 
 PLAYERS = [
     (CHAPTERS[5], "alignment_playback", "step"),

@@ -204,11 +204,19 @@ def test_404_page(visits):
         assert rules >= 200, f"404.html is unstyled ({rules} CSS rules)"
         font = page.evaluate("() => getComputedStyle(document.body).fontFamily")
         assert "system-ui" in font, f"404.html: body font {font!r}, not the theme's"
-        header = page.evaluate(
-            "() => getComputedStyle(document.querySelector('.bd-header')).display"
-        )
-        assert header == "flex", (
-            f"404.html: the header is display {header}, not the theme's flex bar"
-        )
+        # the same header bars as the landing page in the same window (the theme shows its top
+        # bar below 992 px and the article's header bar from there on)
+        bars_js = """() => ['.bd-header', '.bd-header-article', '.bd-sidebar-primary']
+            .map((s) => { const e = document.querySelector(s); return [s, e && getComputedStyle(e).display]; })"""
+        for width in (390, 1280):  # the shared landing page is left at its 1280 px
+            for p in (page, v.page):
+                p.set_viewport_size({"width": width, "height": 900})
+            bars, landing = page.evaluate(bars_js), v.page.evaluate(bars_js)
+            assert bars == landing, (
+                f"404.html at {width} px: bars {bars} differ from the landing page's {landing}"
+            )
+            assert any(d not in (None, "none") for _, d in bars), (
+                f"404.html at {width} px shows no header bar: {bars}"
+            )
     finally:
         page.close()

@@ -128,3 +128,83 @@ def test_draw_pipeline_accepts_lists_and_arrays():
     ex = {k: (v.tolist() if isinstance(v, torch.Tensor) else v) for k, v in EX.items()}
     D.draw_pipeline(ex)
     D.draw_pipeline({k: (v.numpy() if isinstance(v, torch.Tensor) else v) for k, v in EX.items()})
+
+
+# ----------------------------------------------------------------------------- chapter 6
+SOURCE, WRITTEN = "22 Nov 2026", "2026-11-"
+W11 = [1.0] + [0.0] * 10
+
+
+@pytest.mark.parametrize(
+    "source, written, weights, exc, words",
+    [
+        (None, WRITTEN, W11, TypeError, ["source", "non-empty string", "NoneType"]),
+        (list(SOURCE), WRITTEN, W11, TypeError, ["source", "string", "list"]),
+        ("", WRITTEN, [], ValueError, ["source", "non-empty", "''"]),
+        (SOURCE, None, W11, TypeError, ["written", "string", "NoneType"]),
+        (SOURCE, 3, W11, TypeError, ["written", "string", "int"]),
+        (SOURCE, WRITTEN, "abc", TypeError, ["weights", "numbers", "str"]),
+        (SOURCE, WRITTEN, None, TypeError, ["weights", "numbers", "NoneType"]),
+        (SOURCE, WRITTEN, [[1.0], [0.0, 1.0]], TypeError, ["weights", "numbers"]),
+        (SOURCE, WRITTEN, W11[:10], ValueError, ["weights", "(11,)", "(10,)", SOURCE]),
+        (SOURCE, WRITTEN, [W11], ValueError, ["weights", "(11,)", "(1, 11)"]),
+        (SOURCE, WRITTEN, 1.0, ValueError, ["weights", "(11,)", "()"]),
+        (SOURCE, WRITTEN, [float("nan")] + W11[1:], ValueError, ["weights", "finite"]),
+        (SOURCE, WRITTEN, [float("inf")] + W11[1:], ValueError, ["weights", "finite"]),
+        (SOURCE, WRITTEN, [2.0, -1.0] + W11[2:], ValueError, ["weights", "nonnegative", "-1"]),
+        (SOURCE, WRITTEN, [0.5] + W11[1:], ValueError, ["weights", "sum to 1", "0.5"]),
+        (SOURCE, WRITTEN, [1j] + W11[1:], TypeError, ["weights", "numbers"]),
+    ],
+)
+def test_draw_encoder_decoder_refuses_bad_steps(source, written, weights, exc, words):
+    with raises(exc, "draw_encoder_decoder", *words):
+        D.draw_encoder_decoder(source, written, weights)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        (dict(next_char=2), TypeError, ["next_char", "string", "int"]),
+        (dict(title=5), TypeError, ["title", "string", "int"]),
+        (dict(figsize=(math.nan, 4)), ValueError, ["figsize", "nan"]),
+        (dict(figsize=(9, 0)), ValueError, ["figsize"]),
+        (dict(figsize=(9,)), ValueError, ["figsize", "1 values"]),
+        (dict(figsize="9x4"), TypeError, ["figsize", "str"]),
+    ],
+)
+def test_draw_encoder_decoder_options(kwargs, exc, words):
+    with raises(exc, "draw_encoder_decoder", *words):
+        D.draw_encoder_decoder(SOURCE, WRITTEN, W11, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        W11,
+        np.array(W11, dtype=np.float32),
+        torch.tensor(W11, requires_grad=True),  # a model's output, still in the graph
+        torch.softmax(torch.arange(11.0), 0),  # sums to 1 within float32's rounding
+    ],
+    ids=["list", "float32-array", "tensor-with-grad", "softmax"],
+)
+def test_draw_encoder_decoder_accepts_weights_of_any_kind(weights):
+    fig = D.draw_encoder_decoder(SOURCE, "", weights)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "previous character <bos>" in texts and "writes the next character" in texts
+
+
+def test_draw_encoder_decoder_leaves_the_global_generator_alone():
+    with global_rng_untouched():
+        D.draw_encoder_decoder(SOURCE, WRITTEN, W11, next_char="2")
+
+
+def test_draw_encoder_decoder_draws_dollars_and_newlines_as_they_are():
+    """A "$" would start matplotlib's maths and a newline break the row: both are drawn
+    as characters (the figure renders, in every variant)."""
+    from attnlib.plotting.variants import drawn_texts, figure_variants
+
+    fig = D.draw_encoder_decoder("a$b\nc", "x$", [0.2] * 5, next_char="$")
+    shown = [t for t, _, _ in drawn_texts(fig)]
+    assert r"\$" in shown and r"\n" in shown  # matplotlib draws "\$" as "$"
+    assert r"previous character '\$'" in shown and r"writes '\$'" in shown
+    assert len(figure_variants(fig)) == 3

@@ -179,10 +179,20 @@ export function colorbar(spec, parent, before, maxWidth = PANEL_W) {
   el("rect", { class: "attn-colorbar", x: bx, y: by, width: bw, height: 10, fill: `url(#${gid})` }, svg);
   const tip = spec.saturate ? el("path", { class: "attn-colorbar", d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
   // a saturating range says where it ends: a last tick "≥ vmax"
-  const ticks = spec.colorbar_ticks.slice();
+  let ticks = spec.colorbar_ticks.slice();
   if (spec.saturate && !ticks.some((t) => Math.abs(t - spec.vmax) < 1e-12)) ticks.push(spec.vmax);
+  // no two labels overlap (at a phone's width "0.2" and "≥ 0.25" would): walking from the
+  // last tick (which says where a saturating scale ends) down, keep a tick only if its label
+  // clears the one kept after it (about 7 px per character at the tick font, 4 px apart)
+  const at = (t) => bx + ((t - spec.vmin) / span) * bw, half = (t) => top(t).length * 3.5;
+  const kept = [];
+  for (const t of ticks.slice().sort((a, b) => b - a)) {
+    const next = kept[kept.length - 1];
+    if (next === undefined || at(next) - half(next) - (at(t) + half(t)) >= 4) kept.push(t);
+  }
+  ticks = kept.reverse();
   for (const t of ticks) {
-    const x = bx + ((t - spec.vmin) / span) * bw;
+    const x = at(t);
     el("line", { x1: x, x2: x, y1: by + 10, y2: by + 14, class: "attn-axis" }, svg);
     el("text", { class: "attn-tick", x, y: by + 27, "text-anchor": "middle" }, svg, top(t));
   }

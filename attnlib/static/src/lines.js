@@ -32,9 +32,13 @@ export function linesPanel(spec, parent, ui) {
   const g = el("g", { transform: `translate(${left},${top})` }, svg);
   const cid = `attn-clip-${nextId()}`;
   el("rect", { x: 0, y: 0, width: pw, height: ph }, el("clipPath", { id: cid }, el("defs", {}, svg)));
+  // a tick label in the bottom-left corner would meet the y axis's lowest one: it starts at
+  // the axis instead of being centred on it
+  const corner = (t) => Math.abs(X(t)) < 0.5 && spec.yticks.some((u) => Math.abs(Y(u) - ph) < 0.5);
   for (const t of spec.xticks) {
     el("line", { class: "attn-grid", x1: X(t), x2: X(t), y1: 0, y2: ph }, g);
-    el("text", { class: "attn-tick", x: X(t), y: ph + 13, "text-anchor": "middle" }, g, fmt(t));
+    el("text", { class: "attn-tick", x: corner(t) ? X(t) - 2 : X(t), y: ph + 13,
+      "text-anchor": corner(t) ? "start" : "middle" }, g, fmt(t));
   }
   const yg = el("g", {}, g);
   const yTicks = (ticks) => {
