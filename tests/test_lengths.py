@@ -162,3 +162,22 @@ def test_the_chapter_trains_with_the_recipe_the_browser_tests_repeat():
     assert "for k in range(1, spoken.TEST_MAX + 1)" in text
     assert 's2s.train(plain, n_src, n_lens, n_tgt, steps=2 * STEPS, **runs["without"])' in text
     assert spoken.TRAIN_MAX < spoken.TEST_MAX
+    # the explorer's examples: three different numbers of each length, as in the registry's
+    assert "{k: list(dict.fromkeys(v))[:3] for k, v in test_numbers.items()}" in text
+
+
+def test_length_explorer_refuses_an_example_twice():
+    # the example slider would redraw nothing between two equal numbers
+    att, plain = _models()
+    curves = {"with attention": torch.zeros(2), "without": torch.zeros(2)}
+    with pytest.raises(ValueError, match=r"different numbers.*\['7', '7', '3'\] for 1 digits"):
+        spoken.length_declaration(att, plain, {1: ["7", "7", "3"], 2: ["12", "34", "56"]}, curves)
+    with pytest.raises(ValueError, match="for 2 digits"):
+        spoken.length_declaration(att, plain, {1: ["7", "3"], 2: ["12", "12"]}, curves)
+    # the chapter's way of picking them: the first three different numbers of each length
+    tests = {1: ["7", "7", "3", "7", "1"], 2: ["12", "34", "12", "56"]}
+    picked = {k: list(dict.fromkeys(v))[:3] for k, v in tests.items()}
+    assert picked == {1: ["7", "3", "1"], 2: ["12", "34", "56"]}
+    decl = spoken.length_declaration(att, plain, picked, curves)
+    captions = {decl.compute(digits=1, example=e)["outputs"] for e in (1, 2, 3)}
+    assert len(captions) == 3

@@ -253,8 +253,8 @@ def length_declaration(
 
     Args:
         with_attention, without_attention: trained models (:class:`NumberModel`).
-        examples: ``{digits: [numbers of that length]}``, the same count for every length
-            (the ``example`` slider runs over them).
+        examples: ``{digits: [numbers of that length]}``, the same count of different
+            numbers for every length (the ``example`` slider runs over them).
         curves: ``{model name: exact-match accuracy per length}``, each ``(len(examples),)``
             in the order of ``examples`` (drawn as fixed lines).
         train_max: the longest number in training (a dashed line on the curves).
@@ -273,6 +273,12 @@ def length_declaration(
     if len(n_ex) != 1 or not lengths:
         raise ValueError("length_declaration: give the same number of examples for every length")
     n_ex = n_ex.pop()
+    for k, numbers in examples.items():
+        if len(set(numbers)) != len(numbers):
+            raise ValueError(
+                f"length_declaration: the examples of each length must be different numbers "
+                f"(the example slider would show one twice); got {list(numbers)} for {k} digits"
+            )
     for name, c in curves.items():
         if tuple(c.shape) != (len(lengths),):
             raise ValueError(
@@ -437,6 +443,6 @@ def _chapter_lengths_one_thread():
     return length_declaration(
         models["with attention"],
         models["without"],
-        {k: v[:3] for k, v in tests.items()},
+        {k: list(dict.fromkeys(v))[:3] for k, v in tests.items()},  # three different numbers
         {name: r[:, 0] for name, r in results.items()},
     )
