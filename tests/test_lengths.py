@@ -125,3 +125,59 @@ def test_length_explorer_caption_verdicts():
     assert "✓ right" in text and "✗ 2 of 4 digits wrong, stops early" in text
     assert "too long" in spoken._caption("12", "123", "")
     assert "(nothing)" in spoken._caption("12", "12", "")
+
+
+def test_length_explorer_takes_an_output_that_never_ends():
+    # a model that writes "1" at every step and never <eos>: its rows are the steps decoded
+    # (the number's length + 3), fewer than the heatmap's (the longest number + 1)
+    att, plain = _models()
+    with torch.no_grad():
+        for m in (att, plain):
+            m.decoder.dense.weight.zero_()
+            m.decoder.dense.bias.zero_()
+            m.decoder.dense.bias[spoken.DIGIT_CHARS.index("1")] = 10.0
+    examples = {1: ["7"], 5: ["12345"]}
+    curves = {"with attention": torch.tensor([1.0, 0.0]), "without": torch.zeros(2)}
+    decl = spoken.length_declaration(att, plain, examples, curves, train_max=1)
+    frame = decl.compute(digits=1, example=1)
+    heat = frame["attention"]
+    assert heat.shape == (6, 5)
+    assert list(heat.row_labels) == ["1"] * 4 + ["", ""]  # 1 + 3 steps, no "end" row
+    values = np.asarray(heat)
+    np.testing.assert_allclose(values[:4, 0], 1.0, atol=1e-6)  # one spoken digit: all of it
+    assert (values[4:] == 0).all() and (values[:, 1:] == 0).all()
+    assert "with attention:    1111\n  ✗ 1 of 1 digits wrong, and too long" in frame["outputs"]
+
+
+def test_the_chapter_trains_with_the_recipe_the_browser_tests_repeat():
+    # chapter_length_declaration() retrains the chapter's models for the browser tests: it
+    # must follow the chapter's cells, or the page and the fresh frames differ
+    from pathlib import Path
+
+    text = (
+        Path(__file__).resolve().parents[1] / "chapters" / "06_bahdanau_attention.md"
+    ).read_text()
+    assert f"STEPS, LR = {spoken.STEPS}, {spoken.LR}\n" in text
+    assert "spoken.random_numbers(10_000, 1, spoken.TRAIN_MAX, num_gen)" in text
+    assert "for k in range(1, spoken.TEST_MAX + 1)" in text
+    assert 's2s.train(plain, n_src, n_lens, n_tgt, steps=2 * STEPS, **runs["without"])' in text
+    assert spoken.TRAIN_MAX < spoken.TEST_MAX
+    # the explorer's examples: three different numbers of each length, as in the registry's
+    assert "{k: list(dict.fromkeys(v))[:3] for k, v in test_numbers.items()}" in text
+
+
+def test_length_explorer_refuses_an_example_twice():
+    # the example slider would redraw nothing between two equal numbers
+    att, plain = _models()
+    curves = {"with attention": torch.zeros(2), "without": torch.zeros(2)}
+    with pytest.raises(ValueError, match=r"different numbers.*\['7', '7', '3'\] for 1 digits"):
+        spoken.length_declaration(att, plain, {1: ["7", "7", "3"], 2: ["12", "34", "56"]}, curves)
+    with pytest.raises(ValueError, match="for 2 digits"):
+        spoken.length_declaration(att, plain, {1: ["7", "3"], 2: ["12", "12"]}, curves)
+    # the chapter's way of picking them: the first three different numbers of each length
+    tests = {1: ["7", "7", "3", "7", "1"], 2: ["12", "34", "12", "56"]}
+    picked = {k: list(dict.fromkeys(v))[:3] for k, v in tests.items()}
+    assert picked == {1: ["7", "3", "1"], 2: ["12", "34", "56"]}
+    decl = spoken.length_declaration(att, plain, picked, curves)
+    captions = {decl.compute(digits=1, example=e)["outputs"] for e in (1, 2, 3)}
+    assert len(captions) == 3

@@ -282,13 +282,16 @@ class AttentionDecoder(nn.Module):
         self.dense = nn.Linear(num_hiddens, vocab_size)
 
     def step(self, token: Tensor, hidden: Tensor, states: Tensor, src_lens: Tensor):
-        """One output character: logits ``(batch, vocab)``, the new hidden state, and the
-        attention weights ``(batch, 1, n_in)``."""
-        query = hidden[-1].unsqueeze(1)  # s_{t-1}: (num_layers, batch, h) -> (batch, 1, h)
-        context = self.attention(query, states, states, src_lens)  # c_t: (batch, 1, h)
-        x = torch.cat([self.embedding(token).unsqueeze(1), context], dim=-1)  # (batch, 1, e+h)
-        out, hidden = self.rnn(x, hidden)  # s_t: (batch, 1, h)
-        return self.dense(out.squeeze(1)), hidden, self.attention.attention_weights
+        """Decoder step t' (one output character): from the previous character y_{t'-1}
+        (``token``, ``(batch,)``) and state s_{t'-1} (``hidden``), the logits of y_{t'}
+        ``(batch, vocab)``, the new state s_{t'} and the weights ``(batch, 1, n_in)``."""
+        query = hidden[-1].unsqueeze(1)  # s_{t'-1}: (num_layers, batch, h) -> (batch, 1, h)
+        context = self.attention(query, states, states, src_lens)  # c_{t'}: (batch, 1, h)
+        embedded = self.embedding(token).unsqueeze(1)  # e(y_{t'-1}): (batch, 1, e)
+        x = torch.cat([embedded, context], dim=-1)  # [e(y_{t'-1}); c_{t'}]: (batch, 1, e + h)
+        out, hidden = self.rnn(x, hidden)  # s_{t'}: (batch, 1, h)
+        logits = self.dense(out.squeeze(1))  # W_o s_{t'} + b_o: (batch, vocab)
+        return logits, hidden, self.attention.attention_weights
 
 
 class ContextDecoder(nn.Module):
@@ -419,7 +422,7 @@ class EncoderDecoder(nn.Module):
             self.decoder.context = hidden[-1].unsqueeze(1)  # (batch, h) -> (batch, 1, h)
         token = torch.full((src.shape[0],), BOS, dtype=torch.long)
         logits, weights = [], []
-        for t in range(n_out):
+        for t in range(n_out):  # decoder step t' = t + 1 of the equations
             out, hidden, w = self.decoder.step(token, hidden, states, src_lens)
             logits.append(out)
             weights.append(w)
