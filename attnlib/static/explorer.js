@@ -246,10 +246,11 @@ function heatmapPanel(spec, parent, ui) {
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
+  const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
   const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab || changing ? Math.ceil((rotate ? 18 : 14) / cell) : Math.ceil(C / 12));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil((rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
-  const bottom = (rotate ? maxCol * CHAR_W * 0.72 + 10 : 16) + 18;
+  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   const wrap = html("div", "attn-panel", parent);
   wrap.setAttribute("data-panel", spec.name);
@@ -301,7 +302,7 @@ function heatmapPanel(spec, parent, ui) {
       x,
       y: H + 6,
       "text-anchor": "end",
-      transform: `rotate(-45 ${x} ${H + 6})`,
+      transform: `rotate(-${angle} ${x} ${H + 6})`,
       "dominant-baseline": "central"
     } : { class: "attn-tick", x, y, "text-anchor": "middle" }, g, cut(colTxt(j)))]);
   }

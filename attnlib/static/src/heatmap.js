@@ -32,12 +32,16 @@ export function heatmapPanel(spec, parent, ui) {
   // cells as large as the panel allows (at most 40 px), in quarter pixels
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
-  // label every cell when there is room (about 14 px per label), else every k-th; labels at
-  // 45 degrees lie 0.7 times their spacing apart, so they need 18 px to clear each other
+  // Column labels too long for their cell are turned: at 45 degrees they lie 0.71 times their
+  // spacing apart and need 18 px to clear each other; between 13.5 and 18 px they turn to 70
+  // degrees instead (0.94 times the spacing) so that every column keeps its label.
+  const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin((angle * Math.PI) / 180);
+  // label every cell when there is room (about 14 px per label, 18 for labels at 45 degrees),
+  // else every k-th
   const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab || changing ? Math.ceil((rotate ? 18 : 14) / cell) : Math.ceil(C / 12));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil((rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
-  const bottom = (rotate ? maxCol * CHAR_W * 0.72 + 10 : 16) + 18;
+  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   // The panel: the map, then (for the last map of a colour range) the colour bar, then the
   // readout line.
@@ -68,7 +72,7 @@ export function heatmapPanel(spec, parent, ui) {
   for (let j = 0; j < C; j += stepC) {
     const x = j * cell + cell / 2, y = H + 12;
     colTicks.push([j, el("text", rotate
-      ? { class: "attn-tick", x, y: H + 6, "text-anchor": "end", transform: `rotate(-45 ${x} ${H + 6})`,
+      ? { class: "attn-tick", x, y: H + 6, "text-anchor": "end", transform: `rotate(-${angle} ${x} ${H + 6})`,
         "dominant-baseline": "central" }
       : { class: "attn-tick", x, y, "text-anchor": "middle" }, g, cut(colTxt(j)))]);
   }
