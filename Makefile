@@ -124,7 +124,7 @@ test: $(STAMP) $(NPM_STAMP) lint
 # The tests run on both cores (pytest-xdist, a file's tests on one worker, so each worker loads
 # a page once); those that measure time (marked `serial`) run afterwards, alone.
 test-browser: book
-	$(PY) -m pytest -q -n 2 --dist loadfile tests -m "browser and not serial"
+	$(PY) -m pytest -q -n 2 --dist loadfile tests -m "browser and not serial" --durations=15
 	$(PY) -m pytest -q tests -m "browser and serial"
 
 # Speed and memory targets: ratios measured in one run (see each script's docstring).
