@@ -632,3 +632,40 @@ def test_caption_and_frame_labels_are_drawn_and_follow_the_slider(browser):
     assert messages == []
     assert [u for u in requests if not u.startswith(("blob:", "data:", "about:"))] == []
     page.close()
+
+
+# Column labels too long for their cells turn (heatmap.js): at 45 degrees when a label's
+# spacing is at least 18 px, else at 70 degrees for cells of 13.5 px or more, so that every
+# column keeps its label; turned labels lie spacing x sin(angle) apart, at least a 12 px line.
+TURNED_TICKS_JS = """
+(svg) => [...svg.querySelectorAll('text.attn-tick[transform]')].map((t) => ({
+  text: t.textContent, x: +t.getAttribute('x'),
+  angle: -parseFloat(/rotate\\((-?[\\d.]+)/.exec(t.getAttribute('transform'))[1]) }))
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("n_cols", [14, 18, 25])  # cells of about 21, 16 and 12 px
+def test_turned_column_labels_keep_every_column_they_can_and_never_touch(browser, n_cols):
+    words = [f"word{j:02d}" for j in range(n_cols)]
+    decl = Declaration(
+        name=f"cols{n_cols}",
+        update=lambda k: {"w": np.full((2, n_cols), 1.0 / n_cols)},
+        params=[Slider("k", [0, 1])],
+        panels=[Heatmap("w", col_labels=words, rows_sum_to_one=True)],
+    )
+    page, messages, _ = open_explorer(browser, Explorer(decl))
+    svg = page.query_selector("svg.attn-heatmap[data-panel=w]")
+    ticks = svg.evaluate(TURNED_TICKS_JS)
+    cell = svg.evaluate("(s) => s.querySelector('image.attn-cells').width.baseVal.value") / n_cols
+    assert ticks, f"{n_cols} columns of 6-letter words on {cell:.1f} px cells: labels not turned"
+    if cell >= 13.5:
+        assert [t["text"] for t in ticks] == words, f"cells of {cell:.1f} px dropped labels"
+    for a, b in zip(ticks, ticks[1:]):
+        gap = (b["x"] - a["x"]) * math.sin(math.radians(a["angle"]))
+        assert gap >= 12, (
+            f"cells of {cell:.1f} px: {a['text']!r} and {b['text']!r} at {a['angle']} degrees "
+            f"are {gap:.1f} px apart"
+        )
+    assert messages == []
+    page.close()
