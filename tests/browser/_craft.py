@@ -296,7 +296,8 @@ TEXT_JS = r"""
     const px = parseFloat(getComputedStyle(e).fontSize);
     if (!smallest || px < smallest.px) smallest = {px, text: n.textContent.trim().slice(0, 40), where: e.tagName};
   }
-  // labels drawn on top of each other (upright text only: a rotated label's box is not its ink)
+  // labels drawn on top of each other or touching, less than 1 px apart side by side (upright
+  // text only: a rotated label's box is not its ink)
   const overlaps = [];
   for (const svg of ex.querySelectorAll('svg')) {
     const boxes = [...svg.querySelectorAll('text')]
@@ -306,7 +307,7 @@ TEXT_JS = r"""
       const a = boxes[i].r, b = boxes[j].r;
       const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
       const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-      if (w > 0.5 && h > 0.5) overlaps.push([boxes[i].text, boxes[j].text, +w.toFixed(1)]);
+      if (w > -1 && h > 0.5) overlaps.push([boxes[i].text, boxes[j].text, +w.toFixed(1)]);
     }
   }
   const fields = [...ex.querySelectorAll('input, select, textarea, button')].filter(visible).map((e) => ({

@@ -190,7 +190,9 @@ def test_explorer_text_and_fields_are_legible(opened, name, size):
                 f"{t['smallest']['where']})"
             )
         for a, b, w in t["overlaps"]:
-            problems.append(f"{where}: the labels {a!r} and {b!r} overlap by {w} px")
+            problems.append(
+                f"{where}: the labels {a!r} and {b!r} overlap by {w} px (touching: -1 to 0)"
+            )
         if size == "phone":
             assert t["coarse"], f"{where}: the phone context does not match (pointer: coarse)"
             for f in t["fields"]:
