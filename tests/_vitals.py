@@ -242,16 +242,18 @@ class Load:
             page.wait_for_timeout(400)
         self._tap(".theme-switch-button")
         self._tap("details.hide > summary")
-        if page.locator(
-            ".attn-slider"
-        ).count():  # the first slider (disabled while its picture is static)
-            page.locator(".attn-slider").first.scroll_into_view_if_needed()
+        # the first slider a reader can see (sliders bound to a dragged point are hidden: the
+        # point is the control); disabled while its picture is static
+        slider = ".attn-slider:visible"
+        if page.locator(slider).count():
+            page.locator(slider).first.scroll_into_view_if_needed()
             page.wait_for_function(
-                "() => document.querySelector('.attn-explorer[data-ready=true] .attn-slider')",
+                "() => [...document.querySelectorAll('.attn-explorer[data-ready=true] .attn-slider')]"
+                ".some((s) => s.offsetParent !== null)",
                 timeout=60_000,
             )
             page.wait_for_timeout(300)
-            page.locator(".attn-explorer[data-ready=true] .attn-slider").first.focus()
+            page.locator(f".attn-explorer[data-ready=true] {slider}").first.focus()
             for _ in range(3):
                 self._mark("ArrowRight")
                 page.keyboard.press("ArrowRight")
