@@ -391,3 +391,101 @@ def cpu_load(browser, url: str, settle_ms: int = 3000) -> dict:
         "cpu_total": sum(c for _s, _w, c in tasks),
         "longest": max((CPU * c for s, w, c in tasks if s + w >= fcp), default=0.0),
     }
+
+
+# ------------------------------------------------------- an interaction's work, from CPU time
+
+INPUT_EVENTS = {"pointerover", "pointerdown", "touchstart", "pointerup", "touchend", "mousedown",
+                "mouseup", "click", "keydown", "keyup", "input", "change", "focusin"}
+
+
+def interaction_cpu(trace: dict | list, pid: int | None = None) -> dict:
+    """From a Chromium trace of ONE interaction (tracing started on a quiet page just before the
+    input): the CPU time of the renderer main thread from the first task that dispatches an
+    input event to the end of the first task after the last ``click`` / ``keydown`` /
+    ``keyup`` dispatch that commits a frame (the frame that shows the result: what INP waits
+    for, less the raster and display). Returns {"cpu": ms, "tasks": [(name of the heaviest
+    step, CPU ms), ...]}."""
+    ev = trace["traceEvents"] if isinstance(trace, dict) else trace
+    mains = {
+        (e["pid"], e["tid"])
+        for e in ev
+        if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    on_main = [e for e in ev if (e.get("pid"), e.get("tid")) in mains and e.get("ph") == "X"]
+    dispatches = sorted(
+        (e for e in on_main if e.get("name") == "EventDispatch"
+         and ((e.get("args") or {}).get("data") or {}).get("type") in INPUT_EVENTS),
+        key=lambda e: e["ts"],
+    )
+    if not dispatches:
+        raise RuntimeError("no input event in the trace")
+    if pid is None:
+        pid = dispatches[0]["pid"]
+    main = [e for e in on_main if e["pid"] == pid]
+    tasks = sorted((e for e in main if e["name"] == "RunTask"), key=lambda e: e["ts"])
+
+    def task_of(e):
+        for t in tasks:
+            if t["ts"] <= e["ts"] <= t["ts"] + t.get("dur", 0):
+                return t
+        raise RuntimeError(f"{e['name']} outside any task")
+
+    first = task_of(dispatches[0])
+    finals = [d for d in dispatches if d["pid"] == pid
+              and d["args"]["data"]["type"] in ("click", "keydown", "keyup")]
+    last = task_of(finals[-1] if finals else dispatches[-1])
+    commits = sorted(
+        (e for e in main if e["name"] == "Commit" and e["ts"] >= last["ts"]), key=lambda e: e["ts"]
+    )
+    end = task_of(commits[0]) if commits else last
+    chosen = [t for t in tasks if first["ts"] <= t["ts"] <= end["ts"]]
+    steps = []
+    for t in chosen:
+        inside = [e for e in main if e is not t and t["ts"] <= e["ts"] < t["ts"] + t.get("dur", 0)
+                  and e["name"] not in ("RunTask", "ThreadControllerImpl::RunTask")]
+        top = max(inside, key=lambda e: e.get("dur", 0), default=None)
+        steps.append((top["name"] if top else "-", t.get("tdur", 0) / 1e3))
+    return {"cpu": sum(c for _n, c in steps), "tasks": steps}
+
+
+def theme_switch_cpu(browser, url: str, settle_ms: int = 2000) -> dict:
+    """Load ``url`` unthrottled on the mobile device (light mode), let it settle, then trace a
+    tap on the colour-mode button (a raw touch, as a finger gives: no test-tool listeners) and
+    return interaction_cpu of it, with "inp_est": CPU x its CPU time, the interaction's work
+    at Lighthouse's 4x slow-down."""
+    import json
+    import os
+    import tempfile
+
+    ctx = browser.new_context(service_workers="block", color_scheme="light", **DEVICE)
+    page = ctx.new_page()
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        page.goto(url, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(settle_ms)
+        box = page.evaluate(
+            """() => { const b = [...document.querySelectorAll('.theme-switch-button')]
+                .find((b) => b.offsetParent !== null); if (!b) return null;
+              const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }"""
+        )
+        if box is None:
+            raise RuntimeError(f"{url}: no visible colour-mode button")
+        before = page.evaluate("() => document.documentElement.dataset.theme")
+        browser.start_tracing(page=page, path=path, categories=TRACE_CATEGORIES)
+        page.wait_for_timeout(100)
+        page.touchscreen.tap(*box)
+        page.wait_for_timeout(800)
+        browser.stop_tracing()
+        after = page.evaluate("() => document.documentElement.dataset.theme")
+        if before == after:
+            raise RuntimeError(f"{url}: the tap did not switch the colour mode ({before})")
+        with open(path, encoding="utf8") as f:
+            out = interaction_cpu(json.load(f))
+    finally:
+        ctx.close()
+        os.unlink(path)
+    out["inp_est"] = CPU * out["cpu"]
+    return out

@@ -50,9 +50,13 @@
 
   // Bootstrap (the theme's two dropdown menus, its tooltips, its back-to-top button) is not
   // loaded with the page (web/optimize-pages.mjs leaves its URL in <meta
-  // name="book-lazy-script">): it is fetched at the first sign of use, a pointer over or focus
-  // in a control that needs it, or a scroll. A click on a dropdown that arrives before it
-  // does opens that dropdown once it is there.
+  // name="book-lazy-script">): it is fetched at the first sign of use, a mouse or pen over or
+  // keyboard focus in a control that needs it, or, in idle time, after a scroll. A click on a
+  // dropdown that arrives before it does opens that dropdown once it is there.
+  // Not on a tap: a finger's pointerover and the focus a tap gives come in the same interaction
+  // as the tap, and evaluating bootstrap.js (60-120 ms at 4x CPU) then landed inside it (the
+  // colour-mode button's INP on a phone); tooltips, the only thing it would bring, do not show
+  // on touch anyway.
   var lazy = document.querySelector('meta[name="book-lazy-script"]');
   var loading = null;
   function loadBootstrap() {
@@ -68,6 +72,14 @@
     }
     return loading;
   }
+  function keyboardFocus(el) {
+    try { return el.matches(":focus-visible"); } catch (e) { return true; }
+  }
+  // After the reader has stopped for a moment (the script's evaluation is one long task).
+  function idle(f) {
+    if (window.requestIdleCallback) window.requestIdleCallback(function () { f(); }, { timeout: 3000 });
+    else setTimeout(f, 500);
+  }
   function wantsBootstrap(target) {
     return !!(target && target.closest && target.closest('[data-bs-toggle], #pst-back-to-top'));
   }
@@ -75,13 +87,15 @@
     ["pointerover", "focusin"].forEach(function (type) {
       document.addEventListener(type, function on(event) {
         if (!wantsBootstrap(event.target)) return;
+        if (type === "pointerover" && event.pointerType === "touch") return;
+        if (type === "focusin" && !keyboardFocus(event.target)) return;
         document.removeEventListener(type, on, true);
         loadBootstrap();
       }, true);
     });
     window.addEventListener("scroll", function once() {
       window.removeEventListener("scroll", once);
-      loadBootstrap();
+      idle(loadBootstrap);
     }, { passive: true });
     document.addEventListener("click", function (event) {
       var toggle = event.target && event.target.closest && event.target.closest('[data-bs-toggle="dropdown"]');

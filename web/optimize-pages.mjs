@@ -105,6 +105,39 @@ function stylesheet(file, toDir, seen = new Set()) {
   return css.replace(/\/\*# sourceMappingURL=[^*]*\*\//g, "");
 }
 
+// What a page's HTML can match: its tags, classes, ids, attribute names and values, and the words
+// of its classic inline scripts (which may set classes). Not the words of its prose: PurgeCSS's
+// default extractor takes every word of the page, so a chapter that says "row", "sidebar" or
+// "legend" kept .row > *, aside.sidebar > * and legend + *, rules that match nothing yet are tried
+// on every element at each style recalculation (a colour-mode switch recalculates the whole
+// page: 4,000-7,500 elements on a chapter). Widget state and other data scripts are left out.
+const WORDS = /[A-Za-z0-9_-]+/g;
+function htmlMarkup(html) {
+  const tags = new Set(), classes = new Set(), ids = new Set(), names = new Set(), values = new Set();
+  const words = new Set();
+  const body = html.replace(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi, (_m, attrs, code) => {
+    const type = /\btype="([^"]*)"/i.exec(attrs);
+    if (!type || /javascript|module/i.test(type[1])) for (const w of code.match(WORDS) || []) words.add(w);
+    return `<script${attrs}></script>`;
+  }).replace(/<!--[\s\S]*?-->/g, "");
+  const TAG = /<([A-Za-z][\w:.-]*)((?:\s+[^\s=>\/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?)*)\s*\/?>/g;
+  const ATTR = /([^\s=>\/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
+  for (const m of body.matchAll(TAG)) {
+    tags.add(m[1].toLowerCase());
+    for (const a of m[2].matchAll(ATTR)) {
+      const name = a[1].toLowerCase(), value = a[2] ?? a[3] ?? a[4] ?? "";
+      names.add(name);
+      if (!value) continue;
+      values.add(value);
+      for (const v of value.split(/\s+/)) if (v) values.add(v);
+      if (name === "class") for (const c of value.split(/\s+/)) if (c) classes.add(c);
+      if (name === "id") ids.add(value);
+    }
+  }
+  return { attributes: { names: [...names], values: [...values] }, classes: [...classes], ids: [...ids],
+    tags: [...tags], undetermined: [...words] };
+}
+
 const LINK = /[ \t]*<link\b[^>]*\brel="stylesheet"[^>]*>\n?/g;
 const hrefOf = (tag) => (/\bhref="([^"]+)"/.exec(tag) || fail(`a stylesheet link without href: ${tag}`))[1];
 
@@ -123,6 +156,7 @@ async function inlineCss(html, file, site, scripts, where) {
   }
   const [result] = await new PurgeCSS().purge({
     content: [{ raw: html, extension: "html" }, ...scripts.map((s) => ({ raw: s, extension: "js" }))],
+    extractors: [{ extractor: htmlMarkup, extensions: ["html"] }],
     css: [{ raw: purgeable }],
     safelist: SAFELIST,
     dynamicAttributes: DYNAMIC_ATTRIBUTES,
