@@ -108,16 +108,18 @@ def weights(browser, gzip_url):
             interact=False,
             read=True,
             quiet_ms=500,
+            read_pause_ms=40,  # a screen every 40 ms: the lazy figures' requests start at once
         )
-        out[name] = (load.load_bytes, load.read_bytes, load.errors)
+        out[name] = (load.load_bytes, load.read_bytes, load.errors, load.unloaded)
     return out
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_bytes_on_the_link_within_budget(weights, name):
-    at_load, read, errors = weights[name]
+    at_load, read, errors, unloaded = weights[name]
     landing = weights[LANDING][1]
     assert not errors, f"{name}: console errors {errors}"
+    assert not unloaded, f"{name}: figures never fetched while reading to the end: {unloaded}"
     assert read <= READ_BUDGET, (
         f"{name}: {read / 1e3:.0f} kB cross the link reading to the end (budget {READ_BUDGET / 1e3:.0f} kB; "
         f"landing page {landing / 1e3:.0f} kB)"
