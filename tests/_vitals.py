@@ -143,6 +143,7 @@ class Load:
         read: bool = True,
         color_scheme: str = "light",
         quiet_ms: float = QUIET_MS,
+        read_pause_ms: int = 250,
     ):
         self.url = url
         self.quiet_ms = quiet_ms
@@ -193,9 +194,15 @@ class Load:
             if interact:
                 self._interact()
             if read:
-                page.evaluate(READ_JS, 250)
+                page.evaluate(READ_JS, read_pause_ms)
                 page.wait_for_load_state("networkidle")
                 page.wait_for_timeout(500)
+            # images shown on the page that the reading left unfetched (their bytes would be
+            # missing from read_bytes); variants hidden in this mode or width are not fetched
+            self.unloaded = page.evaluate(
+                "() => [...document.images].filter((i) => i.checkVisibility() && "
+                "!(i.complete && i.naturalWidth > 0)).map((i) => i.currentSrc || i.src)"
+            )
             v = page.evaluate("() => window.__vitals")
             self.cls = cls(v["shifts"])
             self.inp = inp(v["events"])

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from _heatmap_js import CELLS
 
-from .conftest import CHAPTERS, LANDING, PAGES, ROOT, wake_explorers
+from .conftest import CHAPTERS, LANDING, PAGES, ROOT, SCREENSHOTS, wake_explorers
 
 pytestmark = pytest.mark.browser
 
@@ -477,9 +477,11 @@ def test_explorers_redraw_and_match_attnlib(visits, name):
     )
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", PAGES)
 def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, visits, name):
-    """The same walk at 390 x 844 (touch, mobile viewport) with the OS in dark mode."""
+    """The same walk at 390 x 844 (touch, mobile viewport) with the OS in dark mode, on every
+    page with explorers; every page is dark, no wider than the phone, and saved as a
+    screenshot (_build/screenshots/*__phone-dark.png)."""
     v = visits(name)
     ctx = browser.new_context(
         viewport={"width": 390, "height": 844},
@@ -498,8 +500,17 @@ def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, vis
         assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", (
             f"{name}: not dark"
         )
+        page.evaluate("() => document.fonts.ready.then(() => true)")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        stem = name.replace("/", "__").removesuffix(".html")
+        page.screenshot(path=str(SCREENSHOTS / f"{stem}__phone-dark.png"), full_page=True)
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= 390, f"{name}: page is {wide} px wide on a 390 px phone in dark mode"
         page.on("request", lambda r: requests.append(r.url))
-        _walk_every_control(page, name, v.info.get("views", 0), "390 px, dark")
+        if v.info.get("views", 0):
+            _walk_every_control(page, name, v.info["views"], "390 px, dark")
+        else:
+            assert name not in CHAPTERS, f"{name}: a chapter without an explorer"
         assert not requests, f"{name}: requests while moving sliders on a phone: {requests}"
         assert not errors, f"{name}: console errors on a phone in dark mode: {errors}"
     finally:

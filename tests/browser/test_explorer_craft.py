@@ -59,14 +59,45 @@ def opened(browser, visits):
         ctx.close()
 
 
+@pytest.fixture(scope="module")
+def shared(browser, visits):
+    """shared(name, **context) -> one page per page name and context for this module's checks
+    that only measure, or that put back what they move (the fit check presses each explorer's
+    Reset): a page load serves several tests, not one each. Each check scrolls to what it
+    measures itself. Closed with the module."""
+    import json
+
+    cache = {}
+
+    def get(name, **context):
+        context = {"color_scheme": "light", **context}
+        key = (name, json.dumps(context, sort_keys=True))
+        if key not in cache:
+            # tests run page by page (`name` is parametrized at module scope): close the pages
+            # of the page before
+            for old in [k for k in cache if k[0] != name]:
+                cache.pop(old)[0].close()
+            visits(name)
+            ctx, page = open_page(browser, visits.base_url, name, **context)
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.errors = errors
+            cache[key] = (ctx, page)
+        return cache[key][1]
+
+    yield get
+    for ctx, _page in cache.values():
+        ctx.close()
+
+
 def _where(name: str, k: int, ex: str, size: str) -> str:
     return f"{name} explorer #{k} ({ex}) at {size}"
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-@pytest.mark.parametrize("name", PAGES)
-def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(opened, name, size):
-    page = opened(name, **SIZES[size])
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(shared, name, size):
+    page = shared(name, **SIZES[size])
     n = n_explorers(page)
     assert n >= 1, f"{name}: no explorer"
     problems = []
@@ -96,9 +127,9 @@ def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(open
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_a_vertical_swipe_on_a_picture_scrolls_and_leaves_the_query(opened, name):
-    page = opened(name, **PHONE)
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_a_vertical_swipe_on_a_picture_scrolls_and_leaves_the_query(shared, name):
+    page = shared(name, **PHONE)
     problems = []
     for k in range(n_explorers(page)):
         for s in swipe(page, k):
@@ -114,9 +145,9 @@ def test_a_vertical_swipe_on_a_picture_scrolls_and_leaves_the_query(opened, name
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_small_weights_stay_visible_in_dark_mode(opened, name):
-    page = opened(name, **DESKTOP, color_scheme="dark")
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_small_weights_stay_visible_in_dark_mode(shared, name):
+    page = shared(name, **DESKTOP, color_scheme="dark")
     assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     problems, maps = [], 0
     for k in range(n_explorers(page)):
@@ -156,9 +187,9 @@ def test_small_weights_stay_visible_in_dark_mode(opened, name):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("name", PAGES)
-def test_series_colours_stand_out_from_the_background(opened, name, scheme):
-    page = opened(name, **DESKTOP, color_scheme=scheme)
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_series_colours_stand_out_from_the_background(shared, name, scheme):
+    page = shared(name, **DESKTOP, color_scheme=scheme)
     problems, seen = [], 0
     for k in range(n_explorers(page)):
         d = colours(page, k)
@@ -177,9 +208,9 @@ def test_series_colours_stand_out_from_the_background(opened, name, scheme):
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-@pytest.mark.parametrize("name", PAGES)
-def test_explorer_text_and_fields_are_legible(opened, name, size):
-    page = opened(name, **SIZES[size])
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_explorer_text_and_fields_are_legible(shared, name, size):
+    page = shared(name, **SIZES[size])
     problems = []
     for k in range(n_explorers(page)):
         t = text_sizes(page, k)
@@ -252,9 +283,9 @@ async ([k, frac]) => {
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-@pytest.mark.parametrize("name", HANDLE_PAGES)
-def test_nothing_of_the_theme_covers_a_handle(opened, name, size):
-    page = opened(name, **SIZES[size])
+@pytest.mark.parametrize("name", HANDLE_PAGES, scope="module")
+def test_nothing_of_the_theme_covers_a_handle(shared, name, size):
+    page = shared(name, **SIZES[size])
     n = page.evaluate("() => document.querySelectorAll('.attn-handle').length")
     assert n >= 1, f"{name}: no dragged point"
     if size == "phone":  # (sphinx-book-theme hides the button from 1200 px on)

@@ -8,7 +8,8 @@ cannot make flaky, plus what those changes must not break.
   load and after reading to the end, within the budget, every chapter next to the landing page.
 - Blocking work at 4x CPU, estimated from the CPU time of the main thread's tasks after the
   first paint (tests/_vitals.py, blocking_from_cpu): CPU time hardly moves when other jobs share
-  the cores, where wall-clock long tasks double. A fixed budget, the least of two loads.
+  the cores, where wall-clock long tasks double. A fixed budget, the least of two loads (the
+  second only when the first is over budget).
 - Search works on the search page (and the search box of a chapter leads there); the theme's
   dropdown menus open (Bootstrap is fetched at first use, web/book.js); an explorer wakes when it
   nears the viewport, not at load.
@@ -108,16 +109,18 @@ def weights(browser, gzip_url):
             interact=False,
             read=True,
             quiet_ms=500,
+            read_pause_ms=40,  # a screen every 40 ms: the lazy figures' requests start at once
         )
-        out[name] = (load.load_bytes, load.read_bytes, load.errors)
+        out[name] = (load.load_bytes, load.read_bytes, load.errors, load.unloaded)
     return out
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_bytes_on_the_link_within_budget(weights, name):
-    at_load, read, errors = weights[name]
+    at_load, read, errors, unloaded = weights[name]
     landing = weights[LANDING][1]
     assert not errors, f"{name}: console errors {errors}"
+    assert not unloaded, f"{name}: figures never fetched while reading to the end: {unloaded}"
     assert read <= READ_BUDGET, (
         f"{name}: {read / 1e3:.0f} kB cross the link reading to the end (budget {READ_BUDGET / 1e3:.0f} kB; "
         f"landing page {landing / 1e3:.0f} kB)"
@@ -134,12 +137,15 @@ def test_bytes_on_the_link_within_budget(weights, name):
 @pytest.mark.serial
 @pytest.mark.parametrize("name", PAGES)
 def test_blocking_work_at_4x_within_budget(browser, gzip_url, name):
-    loads = [cpu_load(browser, f"{gzip_url}/{name}") for _ in range(2)]
+    # the least of two loads; the second only when the first is over budget (the same verdict)
+    loads = [cpu_load(browser, f"{gzip_url}/{name}")]
+    if loads[0]["tbt"] > BLOCKING_BUDGET_MS:
+        loads.append(cpu_load(browser, f"{gzip_url}/{name}"))
     best = min(loads, key=lambda r: r["tbt"])
     assert best["tbt"] <= BLOCKING_BUDGET_MS, (
         f"{name}: main-thread work after the first paint would block {best['tbt']:.0f} ms at 4x CPU "
         f"({best['long']} tasks over 50 ms, the longest {best['longest']:.0f} ms; budget {BLOCKING_BUDGET_MS:.0f} ms); "
-        f"both loads: {[round(r['tbt']) for r in loads]}"
+        f"loads: {[round(r['tbt']) for r in loads]}"
     )
 
 

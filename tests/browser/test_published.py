@@ -19,7 +19,7 @@ import re
 import pytest
 
 from .conftest import CHAPTERS, PAGES, ROOT, SCREENSHOTS, wake_explorers
-from .test_book import MOVE_JS, SCROLL_IMAGES_JS, SNAPSHOT_JS, _check_frame, _picture
+from .test_book import SCROLL_IMAGES_JS
 
 pytestmark = pytest.mark.browser
 
@@ -121,43 +121,8 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, name):
         )
 
 
-# ----------------------------------------------------------------------------- phone, dark
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_explorers_work_on_a_phone_in_dark_mode(browser, visits, name):
-    visits(name)
-    ctx, page, errors = _load(
-        browser,
-        visits.base_url,
-        name,
-        shot="phone-dark",
-        color_scheme="dark",
-        viewport={"width": 390, "height": 844},
-        is_mobile=True,
-        has_touch=True,
-    )
-    try:
-        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
-        wide = page.evaluate("() => document.documentElement.scrollWidth")
-        assert wide <= 390, f"{name}: page is {wide} px wide on a 390 px phone"
-        n = page.evaluate("() => document.querySelectorAll('.attn-explorer').length")
-        for k in range(n):
-            snap = page.evaluate(SNAPSHOT_JS, k)
-            where = f"{name} explorer #{k} ({snap['name']}) at 390 px, dark"
-            _check_frame(snap, where)
-            for ctl in snap["controls"]:
-                before = page.evaluate(SNAPSHOT_JS, k)
-                target = 0 if ctl["index"] != 0 else ctl["n"] - 1
-                page.evaluate(MOVE_JS, [k, ctl["param"], target])
-                after = page.evaluate(SNAPSHOT_JS, k)
-                assert _picture(after) != _picture(before), (
-                    f"{where}: {ctl['param']} did not redraw"
-                )
-                _check_frame(after, f"{where}, {ctl['param']} -> {target}")
-        assert not errors, f"{name}: console errors at phone size: {errors}"
-    finally:
-        ctx.close()
+# Explorers on a phone in dark mode: test_book.test_explorers_redraw_and_match_attnlib_on_a_phone_
+# in_dark_mode walks every control there (and saves the page's __phone-dark.png screenshot).
 
 
 # ----------------------------------------------------------------------------- figures, 404

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ._helpers import global_rng_untouched, perturb_global_rng, raises
-from ._targets import DECLARATIONS, EXPLORERS, compute
+from ._targets import DECLARATIONS, EXPLORERS, compute, lengths
 
 BAD = [
     # (builder, kwargs, exception, words in the message)
@@ -102,11 +102,34 @@ def test_a_large_query_circle_stays_inside_the_plot():
     assert plane["ylim"][0] <= -3.0 and plane["ylim"][1] >= 3.0
 
 
-@pytest.mark.parametrize("name", sorted(set(DECLARATIONS) - {"alignment_playback"}))
+@pytest.fixture
+def short_length_experiment(monkeypatch):
+    """Chapter 6's length experiment on the chapter's code path with 3 training steps per
+    model instead of STEPS (47 s of training here): whether building touches the global
+    generators does not depend on how long it trains. Its cache is emptied before and after,
+    so no other test sees the short run."""
+    monkeypatch.setattr(lengths, "STEPS", 3)
+    lengths._chapter_lengths.cache_clear()
+    yield
+    lengths._chapter_lengths.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "name", sorted(set(DECLARATIONS) - {"alignment_playback", "length_experiment"})
+)
 def test_building_every_explorer_leaves_the_global_generators_alone(name):
     perturb_global_rng()
     with global_rng_untouched():
         DECLARATIONS[name]()
+
+
+def test_building_the_length_experiment_leaves_the_global_generators_alone(
+    short_length_experiment,
+):
+    perturb_global_rng()
+    with global_rng_untouched():
+        declaration = DECLARATIONS["length_experiment"]()
+    assert declaration is not None
 
 
 @pytest.mark.parametrize(
