@@ -402,8 +402,21 @@ def cpu_load(browser, url: str, settle_ms: int = 3000) -> dict:
 
 # ------------------------------------------------------- an interaction's work, from CPU time
 
-INPUT_EVENTS = {"pointerover", "pointerdown", "touchstart", "pointerup", "touchend", "mousedown",
-                "mouseup", "click", "keydown", "keyup", "input", "change", "focusin"}
+INPUT_EVENTS = {
+    "pointerover",
+    "pointerdown",
+    "touchstart",
+    "pointerup",
+    "touchend",
+    "mousedown",
+    "mouseup",
+    "click",
+    "keydown",
+    "keyup",
+    "input",
+    "change",
+    "focusin",
+}
 
 
 def interaction_cpu(trace: dict | list, pid: int | None = None) -> dict:
@@ -421,8 +434,12 @@ def interaction_cpu(trace: dict | list, pid: int | None = None) -> dict:
     }
     on_main = [e for e in ev if (e.get("pid"), e.get("tid")) in mains and e.get("ph") == "X"]
     dispatches = sorted(
-        (e for e in on_main if e.get("name") == "EventDispatch"
-         and ((e.get("args") or {}).get("data") or {}).get("type") in INPUT_EVENTS),
+        (
+            e
+            for e in on_main
+            if e.get("name") == "EventDispatch"
+            and ((e.get("args") or {}).get("data") or {}).get("type") in INPUT_EVENTS
+        ),
         key=lambda e: e["ts"],
     )
     if not dispatches:
@@ -439,8 +456,11 @@ def interaction_cpu(trace: dict | list, pid: int | None = None) -> dict:
         raise RuntimeError(f"{e['name']} outside any task")
 
     first = task_of(dispatches[0])
-    finals = [d for d in dispatches if d["pid"] == pid
-              and d["args"]["data"]["type"] in ("click", "keydown", "keyup")]
+    finals = [
+        d
+        for d in dispatches
+        if d["pid"] == pid and d["args"]["data"]["type"] in ("click", "keydown", "keyup")
+    ]
     last = task_of(finals[-1] if finals else dispatches[-1])
     commits = sorted(
         (e for e in main if e["name"] == "Commit" and e["ts"] >= last["ts"]), key=lambda e: e["ts"]
@@ -449,8 +469,13 @@ def interaction_cpu(trace: dict | list, pid: int | None = None) -> dict:
     chosen = [t for t in tasks if first["ts"] <= t["ts"] <= end["ts"]]
     steps = []
     for t in chosen:
-        inside = [e for e in main if e is not t and t["ts"] <= e["ts"] < t["ts"] + t.get("dur", 0)
-                  and e["name"] not in ("RunTask", "ThreadControllerImpl::RunTask")]
+        inside = [
+            e
+            for e in main
+            if e is not t
+            and t["ts"] <= e["ts"] < t["ts"] + t.get("dur", 0)
+            and e["name"] not in ("RunTask", "ThreadControllerImpl::RunTask")
+        ]
         top = max(inside, key=lambda e: e.get("dur", 0), default=None)
         steps.append((top["name"] if top else "-", t.get("tdur", 0) / 1e3))
     return {"cpu": sum(c for _n, c in steps), "tasks": steps}
