@@ -26,8 +26,8 @@ Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built b
 
 Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 3] [--moves 50] [--only vitals]
 [--pages 03 05] [--site DIR] [--no-gzip] [--strict]   (--site: another build, e.g. an older
-commit's for a before/after table; pages it lacks are skipped)   (`make book` first; `make bench` runs it). Prints tables with
-PASS/FAIL; --strict exits 1 when a target fails.
+commit's for a before/after table; pages it lacks are skipped). `make book` first; `make bench`
+runs it. Prints tables with PASS/FAIL; --strict exits 1 when a target fails.
 """
 
 from __future__ import annotations
