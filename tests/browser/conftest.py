@@ -205,6 +205,23 @@ def visits(browser, base_url):
 
 
 @contextlib.contextmanager
+def fresh_page(browser, url: str, **context_args):
+    """``url`` loaded in a fresh browser context (``context_args`` as Browser.new_context takes
+    them), its fonts ready; on leaving, the context is closed and no page error was raised."""
+    context = browser.new_context(service_workers="block", **context_args)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url, wait_until="load")
+    page.evaluate("document.fonts.ready")
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"{url}: page errors {errors}"
+
+
+@contextlib.contextmanager
 def opened_explorer(browser, visits, page_name: str, name: str, **context):
     """``page_name`` in a fresh browser context (1280 x 900 unless ``context`` says otherwise),
     once explorer ``name`` is drawn and ready; on leaving, no console error was logged."""
