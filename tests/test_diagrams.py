@@ -145,6 +145,9 @@ def test_encoder_decoder_draws_the_step_in_both_layouts():
             assert chars == ["2", "2", "␣", "N", "o", "v", "␣", "2", "0", "2", "6"]
             for want in ("writes '2'", "previous character '-'", "1.00", "keys", "values", "GRU"):
                 assert want in texts, (theme.name, narrow, want)
+            # the query's arrow into the GRU is named in both layouts (the phone's lacked it)
+            words = " ".join(" ".join(texts).split())
+            assert "previous state" in words, (theme.name, narrow, texts)
 
 
 @pytest.mark.parametrize(

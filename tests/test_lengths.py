@@ -3,6 +3,8 @@ scores, and the explorer built from two models."""
 
 from __future__ import annotations
 
+import matplotlib
+import matplotlib.colors
 import numpy as np
 import pytest
 import torch
@@ -181,3 +183,32 @@ def test_length_explorer_refuses_an_example_twice():
     decl = spoken.length_declaration(att, plain, picked, curves)
     captions = {decl.compute(digits=1, example=e)["outputs"] for e in (1, 2, 3)}
     assert len(captions) == 3
+
+
+def test_length_explorer_curves_take_the_static_plots_colours():
+    # the chapter draws the same curves with plot_lines, then the explorer: each curve keeps
+    # its colour from one to the other (Okabe-Ito in order), the training edge comes next
+    from attnlib.plotting import OKABE_ITO, plot_lines
+
+    att, plain = _models()
+    examples = {1: ["7", "0"], 2: ["12", "90"]}
+    curves = {
+        "with attention": torch.tensor([1.0, 0.5]),
+        "without": torch.zeros(2),
+        "query-blind": torch.tensor([0.5, 0.0]),
+    }
+    decl = spoken.length_declaration(att, plain, examples, curves, train_max=1)
+    panel = next(p for p in decl.panels if getattr(p, "name", None) == "accuracy")
+    got = {f.name: f.color.lower() for f in panel.fixed}
+    static = plot_lines(
+        torch.arange(1, 3),
+        {**curves, "longest in training": ([1.5, 1.5], [0.0, 1.0])},
+        xlabel="digits",
+        ylabel="exact",
+    )
+    drawn = {
+        ln.get_label(): matplotlib.colors.to_hex(ln.get_color()) for ln in static.axes[0].lines
+    }
+    assert got == drawn, (got, drawn)
+    assert list(got.values()) == [c.lower() for c in OKABE_ITO[:4]]
+    assert panel.series[0].color == "#000000"  # this length's marks: the text colour

@@ -266,6 +266,7 @@ def length_declaration(
     """
     import numpy as np
 
+    from attnlib.plotting import OKABE_ITO
     from attnlib.widgets import Caption, Declaration, FixedSeries, Heatmap, Lines, Series, Slider
 
     lengths = list(examples)
@@ -324,11 +325,21 @@ def length_declaration(
         }
 
     x = np.array(lengths, dtype=np.float64)
-    fixed = [FixedSeries(name, x, c.double().numpy()) for name, c in curves.items()]
+    # each curve in the colour the chapter's static plot (plot_lines, Okabe-Ito in order) gives
+    # it, the training edge next; this length's marks in the text colour
+    fixed = [
+        FixedSeries(name, x, c.double().numpy(), color=OKABE_ITO[i % len(OKABE_ITO)])
+        for i, (name, c) in enumerate(curves.items())
+    ]
     edge = train_max + 0.5
     fixed.append(
         FixedSeries(
-            "longest in training", [edge, edge], [0.0, 1.0], dash="4 3", color="#000000", width=1.0
+            "longest in training",
+            [edge, edge],
+            [0.0, 1.0],
+            dash="4 3",
+            color=OKABE_ITO[len(curves) % len(OKABE_ITO)],
+            width=1.0,
         )
     )
     return Declaration(
@@ -342,7 +353,7 @@ def length_declaration(
             Caption("outputs"),
             Lines(
                 "accuracy",
-                series=[Series("this length", style="points", xy=True)],
+                series=[Series("this length", style="points", xy=True, color="#000000")],
                 fixed=fixed,
                 xlabel="digits in the number",
                 ylabel="exact match",

@@ -437,6 +437,14 @@ def _narrow(step, theme, managed):
     pen.text(xr, dense.top + 0.1, step["writes"], va="bottom")
     # the decoder's arrows
     pen.arrow((query.right, y_q), (gru.left, y_q), col["query"])
+    pen.text(
+        (query.right + gru.left) / 2,
+        y_q - 0.06,
+        "previous\nstate",
+        va="top",
+        colour=col["muted"],
+        linespacing=1.2,
+    )
     pen.arrow((xr + 0.15, gru.top), (xr + 0.15, dense.bottom), col["text"])
     pen.text(xr + 0.25, (gru.top + dense.bottom) / 2, r"$\mathbf{s}_{t'}$", ha="left")
     y_p = (gru.top + dense.bottom) / 2

@@ -133,6 +133,7 @@ class Visit:
     info: dict = field(default_factory=dict)
     load_error: str | None = None
     screenshot: Path | None = None
+    screenshotting: bool = False  # requests while the screenshot is taken are not recorded
 
     def console_errors(self) -> list:
         return [c for c in self.console if c[0] in ("error", "pageerror")]
@@ -142,9 +143,29 @@ def _open(browser, base_url: str, name: str) -> Visit:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
     page = context.new_page()
     v = Visit(name=name, url=f"{base_url}/{name}", page=page)
-    page.on("request", lambda r: v.requests.append((r.url, r.resource_type)))
-    page.on("requestfailed", lambda r: v.failed.append((r.url, r.failure)))
-    page.on("response", lambda r: r.status >= 400 and v.failed.append((r.url, f"HTTP {r.status}")))
+    # A full-page screenshot briefly lays the page out at another size, which can fetch (and
+    # abort) the other layout's figure variants: what it causes is not the reader's page.
+    by_screenshot: set = set()
+
+    def on_request(r):
+        if v.screenshotting:
+            by_screenshot.add(r)
+        else:
+            v.requests.append((r.url, r.resource_type))
+
+    page.on("request", on_request)
+    page.on(
+        "requestfailed",
+        lambda r: r not in by_screenshot and v.failed.append((r.url, r.failure)),
+    )
+    page.on(
+        "response",
+        lambda r: (
+            r.status >= 400
+            and r.request not in by_screenshot
+            and v.failed.append((r.url, f"HTTP {r.status}"))
+        ),
+    )
     page.on("console", lambda m: v.console.append((m.type, m.text, json.dumps(m.location))))
     page.on("pageerror", lambda e: v.console.append(("pageerror", str(e), "")))
     try:
@@ -157,8 +178,11 @@ def _open(browser, base_url: str, name: str) -> Visit:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shot = SCREENSHOTS / (name.replace("/", "__").removesuffix(".html") + ".png")
     with contextlib.suppress(Exception):
+        v.screenshotting = True
         page.screenshot(path=str(shot), full_page=True)
         v.screenshot = shot
+        page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT_MS)
+    v.screenshotting = False
     return v
 
 
@@ -178,6 +202,23 @@ def visits(browser, base_url):
     for v in cache.values():
         with contextlib.suppress(Exception):
             v.page.context.close()
+
+
+@contextlib.contextmanager
+def fresh_page(browser, url: str, **context_args):
+    """``url`` loaded in a fresh browser context (``context_args`` as Browser.new_context takes
+    them), its fonts ready; on leaving, the context is closed and no page error was raised."""
+    context = browser.new_context(service_workers="block", **context_args)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url, wait_until="load")
+    page.evaluate("document.fonts.ready")
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"{url}: page errors {errors}"
 
 
 @contextlib.contextmanager

@@ -504,6 +504,7 @@ def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, vis
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         stem = name.replace("/", "__").removesuffix(".html")
         page.screenshot(path=str(SCREENSHOTS / f"{stem}__phone-dark.png"), full_page=True)
+        page.wait_for_load_state("networkidle")  # what the screenshot fetched, before listening
         wide = page.evaluate("() => document.documentElement.scrollWidth")
         assert wide <= 390, f"{name}: page is {wide} px wide on a 390 px phone in dark mode"
         page.on("request", lambda r: requests.append(r.url))

@@ -105,6 +105,9 @@ def _reader(browser, url, width, scheme):
 def test_figures_are_legible_in_the_mode_and_fetched_once(browser, base_url, name, width, scheme):
     with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, pngs):
         got = page.evaluate(FIGURES_JS)
+        fetched = sorted(
+            set(pngs)
+        )  # before the screenshot, which lays the page out at other sizes
         if width == 390:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(
@@ -114,7 +117,6 @@ def test_figures_are_legible_in_the_mode_and_fetched_once(browser, base_url, nam
                 ),
                 full_page=True,
             )
-        fetched = sorted(set(pngs))
     where = f"{name} at {width} px, {scheme}"
     shown = got["shown"]
     assert got["figures"] > 0, f"{where}: no figure at all?"

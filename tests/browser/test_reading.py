@@ -7,11 +7,9 @@ phone and dark views go to _build/screenshots/.
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
 
-from .conftest import CHAPTERS, PAGES, SCREENSHOTS
+from .conftest import CHAPTERS, PAGES, SCREENSHOTS, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -38,20 +36,6 @@ OVERFLOW_JS = """
 """
 
 
-@contextlib.contextmanager
-def _page(browser, url, **context_args):
-    context = browser.new_context(service_workers="block", **context_args)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url, wait_until="load")
-    try:
-        yield page
-    finally:
-        context.close()
-    assert not errors, f"{url}: page errors {errors}"
-
-
 def _shot(page, name, mode):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(
@@ -62,7 +46,7 @@ def _shot(page, name, mode):
 @pytest.mark.parametrize("width", [360, 390])
 @pytest.mark.parametrize("name", PAGES)
 def test_nothing_is_wider_than_a_phone(browser, base_url, name, width):
-    with _page(
+    with fresh_page(
         browser,
         f"{base_url}/{name}",
         viewport={"width": width, "height": 844},
@@ -82,7 +66,7 @@ def test_nothing_is_wider_than_a_phone(browser, base_url, name, width):
 )
 def test_navigation_toggles_open_and_close_on_a_phone(browser, base_url, which, dialog):
     name = CHAPTERS[2]
-    with _page(
+    with fresh_page(
         browser, f"{base_url}/{name}", viewport=PHONE, has_touch=True, is_mobile=True
     ) as page:
         toggles = [t for t in page.query_selector_all(f".{which}-toggle") if t.is_visible()]
@@ -101,7 +85,9 @@ def test_navigation_toggles_open_and_close_on_a_phone(browser, base_url, which, 
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, name):
-    with _page(browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}) as page:
+    with fresh_page(
+        browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}
+    ) as page:
         page.evaluate("document.fonts.ready")
         hrefs = page.eval_on_selector_all(
             ".page-toc a.nav-link[href^='#']", "as => as.map(a => a.getAttribute('href'))"
@@ -125,12 +111,14 @@ def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, nam
 
 @pytest.mark.parametrize("name", CHAPTERS[:1] + CHAPTERS[-1:])
 def test_deep_links_land_on_a_fresh_load(browser, base_url, name):
-    with _page(browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}) as page:
+    with fresh_page(
+        browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}
+    ) as page:
         ids = page.eval_on_selector_all(
             ".page-toc a.nav-link[href^='#']", "as => as.map(a => a.getAttribute('href').slice(1))"
         )
     for target in (ids[len(ids) // 2], ids[-1]):  # the middle of the page, and its end
-        with _page(
+        with fresh_page(
             browser, f"{base_url}/{name}#{target}", viewport={"width": 1280, "height": 900}
         ) as page:
             page.wait_for_timeout(300)
@@ -148,7 +136,7 @@ def test_deep_links_land_on_a_fresh_load(browser, base_url, name):
 
 @pytest.mark.parametrize("name", PAGES)
 def test_dark_mode_follows_the_os_and_leaves_figures_undimmed(browser, base_url, name):
-    with _page(
+    with fresh_page(
         browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}, color_scheme="dark"
     ) as page:
         theme = page.evaluate("document.documentElement.dataset.theme")
@@ -163,7 +151,7 @@ def test_dark_mode_follows_the_os_and_leaves_figures_undimmed(browser, base_url,
             f"{name}: figures dimmed in dark mode: {set(filters)}"
         )
         _shot(page, name, "dark")
-    with _page(
+    with fresh_page(
         browser,
         f"{base_url}/{name}",
         viewport={"width": 1280, "height": 900},

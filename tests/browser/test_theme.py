@@ -7,35 +7,19 @@ Each test drives the built book (`make book`) in a fresh browser context.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import re
 
 import numpy as np
 import pytest
 
-from .conftest import CHAPTERS, PAGES, SCREENSHOTS, show_back_to_top
+from .conftest import CHAPTERS, PAGES, SCREENSHOTS, fresh_page, show_back_to_top
 
 pytestmark = pytest.mark.browser
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 1024, "height": 800}  # "Back to top" shows below 1200 px (sphinx-book-theme)
-
-
-@contextlib.contextmanager
-def _page(browser, url, **context_args):
-    context = browser.new_context(service_workers="block", **context_args)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url, wait_until="load")
-    page.evaluate("document.fonts.ready")
-    try:
-        yield page
-    finally:
-        context.close()
-    assert not errors, f"{url}: page errors {errors}"
 
 
 def _rgb(css: str) -> tuple[int, int, int]:
@@ -118,7 +102,7 @@ def test_every_header_button_shows_a_focus_ring(browser, base_url, viewport, sch
     pixels of at least 3:1 against the unfocused screen."""
     name = CHAPTERS[1]
     mobile = viewport is PHONE
-    with _page(
+    with fresh_page(
         browser,
         f"{base_url}/{name}",
         viewport=viewport,
@@ -183,7 +167,7 @@ VISIBLE_SEARCH_JS = """
 def test_one_search_box(browser, base_url, name):
     """A desktop page shows one search field (the sidebar's), a phone one search button;
     Ctrl+K still opens the search dialog."""
-    with _page(browser, f"{base_url}/{name}", viewport=DESKTOP) as page:
+    with fresh_page(browser, f"{base_url}/{name}", viewport=DESKTOP) as page:
         boxes = page.evaluate(VISIBLE_SEARCH_JS)
         assert len(boxes) == 1, f"{name} at 1280 px shows {len(boxes)} search boxes: {boxes}"
         assert "Search" in boxes[0]["text"], boxes
@@ -191,7 +175,7 @@ def test_one_search_box(browser, base_url, name):
         page.wait_for_function(
             "document.querySelector('#pst-search-dialog')?.open === true", timeout=5000
         )
-    with _page(
+    with fresh_page(
         browser, f"{base_url}/{name}", viewport=PHONE, is_mobile=True, has_touch=True
     ) as page:
         boxes = page.evaluate(VISIBLE_SEARCH_JS)
@@ -227,7 +211,7 @@ def test_print_shows_the_page_without_its_controls(browser, base_url, name, sche
     header are gone, every output holding a figure or an explorer is kept on one page
     (break-inside: avoid), and figures print in their light variant even from a dark page.
     (The controls inside an explorer are attnlib's explorer.css's business.)"""
-    with _page(browser, f"{base_url}/{name}", viewport=TABLET, color_scheme=scheme) as page:
+    with fresh_page(browser, f"{base_url}/{name}", viewport=TABLET, color_scheme=scheme) as page:
         # scroll down and a little back up, away from the explorers: the theme then shows
         # "Back to top"
         assert show_back_to_top(page) is not None, (
