@@ -212,3 +212,28 @@ def test_length_explorer_curves_take_the_static_plots_colours():
     assert got == drawn, (got, drawn)
     assert list(got.values()) == [c.lower() for c in OKABE_ITO[:4]]
     assert panel.series[0].color == "#000000"  # this length's marks: the text colour
+    # and in its line style: solid where the static line is solid, a pattern where it is not,
+    # no two curves alike (the edge was dashed like the static plot's "without")
+    styles = {ln.get_label(): ln.get_linestyle() for ln in static.axes[0].lines}
+    dashes = {f.name: f.dash for f in panel.fixed}
+    for name, style in styles.items():
+        assert (dashes[name] is None) == (style == "-"), (name, style, dashes[name])
+    assert len(set(dashes.values())) == len(dashes), dashes
+
+
+def test_length_explorer_names_the_model_without_attention_it_shows():
+    att, plain = _models()
+    examples = {1: ["7", "0"], 2: ["12", "90"]}
+    curves = {"with attention": torch.ones(2), "without (3×)": torch.zeros(2)}
+    decl = spoken.length_declaration(
+        att, plain, examples, curves, train_max=1, without_name="without (3×)"
+    )
+    text = decl.compute(digits=2, example=1)["outputs"]
+    lines = text.splitlines()
+    assert lines[1].startswith("the number:") and lines[4].startswith("without (3×):"), lines
+    # the outputs line up under the number
+    cols = {ln.index(ln.split(":", 1)[1].strip()) for ln in (lines[1], lines[2], lines[4])}
+    assert len(cols) == 1, lines
+    for bad, err in [(3, TypeError), ("", ValueError), ("  ", ValueError), ("a\nb", ValueError)]:
+        with pytest.raises(err, match="length_declaration: without_name"):
+            spoken.length_declaration(att, plain, examples, curves, without_name=bad)

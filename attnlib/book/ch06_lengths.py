@@ -62,6 +62,11 @@ TRAIN_MAX = 8  # the longest number in training, in digits
 TEST_MAX = 16  # the longest number tested
 #: The chapter's training recipe, batches of 64: Adam's steps for each of the three models
 #: (the model without attention then takes twice as many more) and its learning rate.
+#: SVG dash patterns of attnlib's line styles (:data:`attnlib.plotting._figure.LINESTYLES`, in
+#: order, as matplotlib draws them at the figures' 1.8-point lines), so the length explorer's
+#: curves look like the chapter's static plot of the same curves (None: solid).
+DASHES = (None, "7 3", "12 3 2 3", "2 3", "9 2 2 2 2 2", "2 5", "14 4", None)
+
 #: :func:`chapter_length_declaration` repeats it; tests/test_lengths.py checks that the
 #: chapter's cell says the same.
 STEPS, LR = 200, 0.02
@@ -246,6 +251,7 @@ def length_declaration(
     curves: dict[str, Tensor],
     *,
     train_max: int = TRAIN_MAX,
+    without_name: str = "without attention",
 ):
     """Declare the length explorer: pick a length and an example; see both models' outputs,
     the attention of the model that has it, and where that length sits on the accuracy
@@ -258,6 +264,8 @@ def length_declaration(
         curves: ``{model name: exact-match accuracy per length}``, each ``(len(examples),)``
             in the order of ``examples`` (drawn as fixed lines).
         train_max: the longest number in training (a dashed line on the curves).
+        without_name: what the text calls ``without_attention`` (e.g. the name of its curve,
+            "without (3×)", when it is the model trained longer).
 
     The heatmap holds the attention of ``with_attention`` while it writes each output
     character (rows: the digits it writes, then ``end``, at most ``max(examples) + 1``)
@@ -269,6 +277,14 @@ def length_declaration(
     from attnlib.plotting import OKABE_ITO
     from attnlib.widgets import Caption, Declaration, FixedSeries, Heatmap, Lines, Series, Slider
 
+    if not isinstance(without_name, str):
+        raise TypeError(
+            f"length_declaration: without_name must be a str; got {describe(without_name)}"
+        )
+    if not without_name.strip() or "\n" in without_name:
+        raise ValueError(
+            f"length_declaration: without_name must be one non-empty line; got {without_name!r}"
+        )
     lengths = list(examples)
     n_ex = {len(v) for v in examples.values()}
     if len(n_ex) != 1 or not lengths:
@@ -309,7 +325,7 @@ def length_declaration(
                 "values": grid,
                 "row_labels": rows,
                 "col_labels": cols,
-                "caption": _caption(number, said[e], plain[e]),
+                "caption": _caption(number, said[e], plain[e], without_name),
             }
 
     def update(digits: int, example: int):
@@ -325,21 +341,19 @@ def length_declaration(
         }
 
     x = np.array(lengths, dtype=np.float64)
-    # each curve in the colour the chapter's static plot (plot_lines, Okabe-Ito in order) gives
-    # it, the training edge next; this length's marks in the text colour
+    # each curve in the colour and line style the chapter's static plot (plot_lines: Okabe-Ito
+    # colours with LINESTYLES, in order) gives it, the training edge next; this length's marks
+    # in the text colour
+    n = len(OKABE_ITO)
     fixed = [
-        FixedSeries(name, x, c.double().numpy(), color=OKABE_ITO[i % len(OKABE_ITO)])
+        FixedSeries(name, x, c.double().numpy(), color=OKABE_ITO[i % n], dash=DASHES[i % n])
         for i, (name, c) in enumerate(curves.items())
     ]
     edge = train_max + 0.5
+    k = len(curves) % n
     fixed.append(
         FixedSeries(
-            "longest in training",
-            [edge, edge],
-            [0.0, 1.0],
-            dash="4 3",
-            color=OKABE_ITO[len(curves) % len(OKABE_ITO)],
-            width=1.0,
+            "longest in training", [edge, edge], [0.0, 1.0], dash=DASHES[k], color=OKABE_ITO[k]
         )
     )
     return Declaration(
@@ -375,7 +389,7 @@ def length_declaration(
     )
 
 
-def _caption(number: str, said: str, plain: str) -> str:
+def _caption(number: str, said: str, plain: str, without_name: str = "without attention") -> str:
     """The explorer's text: the input, the number, and what each model wrote (lines of at
     most 40 characters but the first, so it reads on a phone)."""
 
@@ -389,11 +403,13 @@ def _caption(number: str, said: str, plain: str) -> str:
             return f"✗ {wrong} of {len(number)} digits wrong, and too long"
         return f"✗ {wrong} of {len(number)} digits wrong"
 
+    names = ["the number", "with attention", without_name]
+    w = max(len(n) for n in names) + 2  # the outputs line up under the number
     return (
         f"read aloud: {spell(number)}\n"
-        f"the number:        {number}\n"
-        f"with attention:    {said or '(nothing)'}\n  {verdict(said)}\n"
-        f"without attention: {plain or '(nothing)'}\n  {verdict(plain)}"
+        f"{'the number:':<{w}}{number}\n"
+        f"{'with attention:':<{w}}{said or '(nothing)'}\n  {verdict(said)}\n"
+        f"{without_name + ':':<{w}}{plain or '(nothing)'}\n  {verdict(plain)}"
     )
 
 
@@ -456,4 +472,5 @@ def _chapter_lengths_one_thread():
         models["without"],
         {k: list(dict.fromkeys(v))[:3] for k, v in tests.items()},  # three different numbers
         {name: r[:, 0] for name, r in results.items()},
+        without_name="without (3×)",
     )
