@@ -51,18 +51,19 @@
   // The colour-mode button: the theme's click handler sets data-theme on <html>, which restyles
   // every element of the page (150-300 ms at 4x CPU on a chapter, traced by issue 20's
   // engineer), so the frame that answers the press came that much later (INP). The press is
-  // answered first: the click is held back here, before it reaches the theme, and replayed
-  // after the next frame, so the page paints at once and the restyle runs as a task of its
-  // own. Mouse, touch and keyboard (Enter, Space) all arrive as this click.
+  // answered first: the button dims at once, the click is held back here, before it reaches
+  // the theme, and replayed after that frame; the restyle (the new colours) then runs as a
+  // task of its own. Mouse, touch and keyboard (Enter, Space) all arrive as this click.
   var replaying = false;
   document.addEventListener("click", function (event) {
     var button = event.target && event.target.closest && event.target.closest(".theme-switch-button");
     if (!button || replaying) return;
     event.stopImmediatePropagation();
     event.preventDefault();
+    button.style.opacity = "0.55"; // the press's own feedback, painted in the next frame
     afterFrame(function () {
       replaying = true;
-      try { button.click(); } finally { replaying = false; }
+      try { button.click(); } finally { replaying = false; button.style.opacity = ""; }
     });
   }, true);
 

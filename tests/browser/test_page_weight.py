@@ -171,9 +171,10 @@ async () => {
   const before = mode();
   button.click();
   const atPress = mode();
-  const atNextFrame = await new Promise((r) => requestAnimationFrame(() => r(mode())));
+  const opacity = () => +getComputedStyle(button).opacity;
+  const [atNextFrame, dimmed] = await new Promise((r) => requestAnimationFrame(() => r([mode(), opacity()])));
   await new Promise((r) => setTimeout(r, 300));
-  return {before, atPress, atNextFrame, after: mode()};
+  return {before, atPress, atNextFrame, dimmed, after: mode(), opacityAfter: opacity()};
 }
 """
 
@@ -208,6 +209,8 @@ def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base
             assert got["atPress"] == got["before"] and got["atNextFrame"] == got["before"], (
                 f"the page was restyled inside the press, before its next frame: {got}"
             )
+            # the press's own feedback is in that frame: the button dims, then comes back
+            assert got["dimmed"] < 0.9 and got["opacityAfter"] == 1, f"no feedback: {got}"
     finally:
         ctx.close()
 
