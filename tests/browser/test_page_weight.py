@@ -44,6 +44,15 @@ LOAD_BUDGET = 200e3  # at load: figures and explorers below the first screen wai
 BLOCKING_BUDGET_MS = 400.0
 
 
+def _least_of_two(measure, key: str, budget: float) -> tuple[dict, list[dict]]:
+    """The better of two measurements, the second taken only when the first is over budget
+    (the same verdict as always taking two, at half the cost); returns (best, all taken)."""
+    runs = [measure()]
+    if runs[0][key] > budget:
+        runs.append(measure())
+    return min(runs, key=lambda r: r[key]), runs
+
+
 def _head(name: str) -> str:
     html = (SITE / name).read_text(encoding="utf8")
     return html[: html.index("</head>")]
@@ -150,10 +159,9 @@ THEME_SWITCH_BUDGET_MS = 400.0
 @pytest.mark.serial
 @pytest.mark.parametrize("name", [LANDING, *CHAPTERS])
 def test_colour_mode_switch_work_within_budget(browser, gzip_url, name):
-    runs = [theme_switch_cpu(browser, f"{gzip_url}/{name}")]
-    if runs[0]["inp_est"] > THEME_SWITCH_BUDGET_MS:
-        runs.append(theme_switch_cpu(browser, f"{gzip_url}/{name}"))
-    best = min(runs, key=lambda r: r["inp_est"])
+    best, runs = _least_of_two(
+        lambda: theme_switch_cpu(browser, f"{gzip_url}/{name}"), "inp_est", THEME_SWITCH_BUDGET_MS
+    )
     assert best["inp_est"] <= THEME_SWITCH_BUDGET_MS, (
         f"{name}: switching the colour mode takes {best['inp_est']:.0f} ms of main thread at 4x CPU "
         f"(budget {THEME_SWITCH_BUDGET_MS:.0f} ms); tasks (heaviest step, CPU ms at 1x): {best['tasks']}; "
@@ -258,11 +266,9 @@ def test_a_tap_evaluates_no_script(browser, gzip_url):
 @pytest.mark.serial
 @pytest.mark.parametrize("name", PAGES)
 def test_blocking_work_at_4x_within_budget(browser, gzip_url, name):
-    # the least of two loads; the second only when the first is over budget (the same verdict)
-    loads = [cpu_load(browser, f"{gzip_url}/{name}")]
-    if loads[0]["tbt"] > BLOCKING_BUDGET_MS:
-        loads.append(cpu_load(browser, f"{gzip_url}/{name}"))
-    best = min(loads, key=lambda r: r["tbt"])
+    best, loads = _least_of_two(
+        lambda: cpu_load(browser, f"{gzip_url}/{name}"), "tbt", BLOCKING_BUDGET_MS
+    )
     assert best["tbt"] <= BLOCKING_BUDGET_MS, (
         f"{name}: main-thread work after the first paint would block {best['tbt']:.0f} ms at 4x CPU "
         f"({best['long']} tasks over 50 ms, the longest {best['longest']:.0f} ms; budget {BLOCKING_BUDGET_MS:.0f} ms); "
