@@ -259,7 +259,10 @@ class Load:
         # point is the control); disabled while its picture is static
         slider = ".attn-slider:visible"
         if page.locator(slider).count():
-            page.locator(slider).first.scroll_into_view_if_needed()
+            # in the middle of the screen, the explorer's picture with it, as a reader who moves a
+            # slider to watch the weights holds it (scrolled only "into view", the landing page's
+            # slider sat on the screen's bottom edge, its picture below it)
+            page.locator(slider).first.evaluate("(s) => s.scrollIntoView({block: 'center'})")
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.attn-explorer[data-ready=true] .attn-slider')]"
                 ".some((s) => s.offsetParent !== null)",
