@@ -301,9 +301,11 @@ def test_a_phone_drawer_shows_in_the_taps_frame_then_turns_modal(browser, base_u
         )
         # Esc: the drawer and its backdrop go in the key's frame, the (costly) close follows
         got = page.evaluate(ESC_DRAWER_JS, [which, dialog])
-        assert got["atFrame"] == {"open": True, "visible": False, "backdrop": "rgba(0, 0, 0, 0)"}, (
-            f"the {which} drawer did not vanish in the key's frame before closing: {got}"
-        )
+        assert got["atFrame"] == {
+            "open": True,
+            "visible": False,
+            "backdrop": "rgba(0, 0, 0, 0)",
+        }, f"the {which} drawer did not vanish in the key's frame before closing: {got}"
         assert got["settled"] == {"open": False, "focusOnToggle": True}, (
             f"the {which} drawer did not close with the focus back on its toggle: {got}"
         )
