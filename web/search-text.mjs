@@ -98,6 +98,10 @@ export function searchText(html, where) {
 
 // --------------------------------------------------------------------- searchtools.js
 
+// The hits whose snippets are fetched first, alone: what a phone's first screen shows (on
+// Lighthouse's mobile profile, 412 x 823, the first two). Fetched with the rest, each text copy
+// shared the slow link with seven others and the first screen waited for nearly all of them.
+const FIRST_HITS = 2;
 // [what Sphinx 7.4.7 has, what it becomes, why]
 const PATCHES = [
   [
@@ -105,7 +109,13 @@ const PATCHES = [
     `requestUrl = contentRoot + "${SEARCH_DIR}/" + docName + docFileSuffix;`,
     "the snippet's text comes from the page's cut-down copy",
   ],
-  // _displayItem: the hit's <li> is filled as before, but added to the list by the caller
+  // _displayItem: the hit's <li> is filled as before, but added to the list by the caller,
+  // and its snippet is fetched once \`after\` has resolved
+  [
+    "const _displayItem = (item, searchTerms, highlightTerms) => {",
+    "const _displayItem = (item, searchTerms, highlightTerms, after = Promise.resolve()) => {",
+    "a hit's snippet can wait for the first hits'",
+  ],
   [
     `  else if (showSearchSummary)
     fetch(requestUrl)
@@ -122,7 +132,7 @@ const PATCHES = [
   Search.output.appendChild(listItem);
 };`,
     `  else if (showSearchSummary)
-    return fetch(requestUrl)
+    return after.then(() => fetch(requestUrl))
       .then((responseData) => responseData.text())
       .then((data) => {
         if (data)
@@ -139,9 +149,9 @@ const PATCHES = [
 };`,
     "a hit is shown with its snippet, not before it",
   ],
-  // _displayNextItem: every hit's snippet is fetched at once (they came 5 ms apart); each hit is
-  // added to the list once it and every hit ranked above it have their snippet, so the hits
-  // appear in rank order, each below the last (nothing already shown moves). The status line,
+  // _displayNextItem: the first hits' snippets are fetched, then the others' (they came 5 ms
+  // apart); each hit is added to the list once it and every hit ranked above it have their
+  // snippet, so the hits appear in rank order, each below the last (nothing already shown moves). The status line,
   // above the list, is written with the first hits (Sphinx wrote it once every hit was listed,
   // their snippets still loading), in the same frame: it does not push shown hits down either.
   [
@@ -157,8 +167,12 @@ const PATCHES = [
   // search finished, update title and status message
   else _finishSearch(resultCount);
 };`,
-    `  // every hit's summary is loaded at once; the hits are shown in rank order
-  const items = results.reverse().map((item) => _displayItem(item, searchTerms, highlightTerms));
+    `  // the first hits' summaries are loaded first (the link is not shared with the others),
+  // then all the others at once; the hits are shown in rank order
+  const ranked = results.reverse();
+  const first = ranked.slice(0, ${FIRST_HITS}).map((item) => _displayItem(item, searchTerms, highlightTerms));
+  const firstIn = Promise.all(first);
+  const items = first.concat(ranked.slice(${FIRST_HITS}).map((item) => _displayItem(item, searchTerms, highlightTerms, firstIn)));
   if (!items.length) _finishSearch(resultCount);
   items.reduce((shown, item, k) => shown.then(() => item).then((listItem) => {
     Search.output.appendChild(listItem);
@@ -198,6 +212,34 @@ export function reserveResults(html) {
   return html.replace(RESULTS, () => RESULTS + RESERVE);
 }
 
+// The search page's scripts. Sphinx's search runs when searchindex.js has run, and deferred
+// scripts run in the order of the page: it waited for every script before it (the theme's,
+// the book's, the code-cell buttons'), on a link that carries six requests at a time. On
+// search.html, the search's three scripts move up to just after the two they use
+// (doctools.js: _ready, gettext; sphinx_highlight.js: the highlighting), so they are fetched in
+// the first six and run as soon as they are in; the code-cell buttons' scripts (copy, toggle),
+// which find nothing to do on a page of search results, go.
+const TAG = (src) => new RegExp(`[ \\t]*<script defer src="${src.replace(/[.?]/g, "\\$&")}(?:\\?[^"]*)?"></script>\\n`);
+const SEARCH_TAGS = ["_static/searchtools.js", "_static/language_data.js", "searchindex.js"].map(TAG);
+const AFTER = TAG("_static/sphinx_highlight.js");
+const UNUSED = ["_static/clipboard.min.js", "_static/copybutton.js", "_static/togglebutton.js"].map(TAG);
+const SEARCH_FIRST = "<!-- search scripts first: web/search-text.mjs -->";
+
+export function searchPageScripts(html) {
+  if (html.includes(SEARCH_FIRST)) return html;
+  if (/<pre\b|class="(?:[^"]*\s)?(?:toggle|dropdown)(?:\s[^"]*)?"/.test(html)) fail("search.html: a code block or toggle on the search page (its scripts were to go)");
+  const one = (re, what) => {
+    const m = html.match(re);
+    if (!m || html.indexOf(m[0], m.index + 1) >= 0) fail(`search.html: ${what} is not there once as <script defer src=...> (the page changed?)`);
+    return m[0];
+  };
+  const tags = SEARCH_TAGS.map((re, k) => one(re, ["searchtools.js", "language_data.js", "searchindex.js"][k]));
+  const after = one(AFTER, "sphinx_highlight.js");
+  const unused = UNUSED.map((re, k) => one(re, ["clipboard.min.js", "copybutton.js", "togglebutton.js"][k]));
+  for (const t of [...tags, ...unused]) html = html.replace(t, "");
+  return html.replace(after, () => after + tags.join("") + `    ${SEARCH_FIRST}\n`);
+}
+
 // -------------------------------------------------------------------------------- main
 
 function main() {
@@ -220,7 +262,7 @@ function main() {
   }
   const search = join(site, "search.html");
   if (!existsSync(search)) fail("search.html not found");
-  writeFileSync(search, reserveResults(readFileSync(search, "utf8")));
+  writeFileSync(search, searchPageScripts(reserveResults(readFileSync(search, "utf8"))));
   const tools = join(site, "_static", "searchtools.js");
   writeFileSync(tools, patchSearchtools(readFileSync(tools, "utf8")));
   console.log(`search-text: ${docnames.length} pages' search text in ${SEARCH_DIR}/ (${(raw / 1e3).toFixed(0)} kB raw); ` +
