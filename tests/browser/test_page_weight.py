@@ -223,6 +223,103 @@ def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base
         ctx.close()
 
 
+# Taps a phone's navigation toggle and reports the drawer's state in the first frame after the
+# tap (a requestAnimationFrame callback asked for in the click's capture phase, before the page's
+# own handlers ask for theirs: it runs first, just before that frame is painted) and once settled.
+TAP_DRAWER_JS = """
+async ([which, dialogId]) => {
+  const dialog = document.getElementById(dialogId);
+  const state = () => ({open: dialog.open, modal: dialog.matches(':modal'),
+    focusInside: dialog.contains(document.activeElement)});
+  let atFrame = null;
+  const frame = new Promise((r) => window.addEventListener('click', () => requestAnimationFrame(() => {
+    atFrame = state(); r(); }), {capture: true, once: true}));
+  const toggle = [...document.querySelectorAll(`.${which}-toggle`)].find((t) => t.offsetParent);
+  toggle.click();
+  await frame;
+  await new Promise((r) => setTimeout(r, 300));
+  return {atFrame, settled: state()};
+}
+"""
+
+
+def _shade_differs(a: bytes, b: bytes) -> float:
+    """The share of pixels that differ (by more than 8 in a channel) between two screenshots."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    one, two = (Image.open(io.BytesIO(x)).convert("RGB") for x in (a, b))
+    diff = ImageChops.difference(one, two).convert("L").point(lambda v: 255 if v > 8 else 0)
+    return diff.histogram()[255] / (one.width * one.height)
+
+
+@pytest.mark.parametrize(
+    "which, dialog",
+    [("primary", "pst-primary-sidebar-modal"), ("secondary", "pst-secondary-sidebar-modal")],
+)
+def test_a_phone_drawer_shows_in_the_taps_frame_then_turns_modal(browser, base_url, which, dialog):
+    """A modal dialog makes the rest of the page inert, a restyle of every element (about 110 ms
+    at 4x CPU on chapter 5, most of the tap's work): web/book.js shows the drawer as a plain
+    dialog in the tap's frame and makes it modal (inert page, focus inside, backdrop) right
+    after; in between it shades the page as its backdrop will, so the two frames look the same.
+    A drawer closed before that frame stays closed."""
+    ctx = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}/{CHAPTERS[4]}", wait_until="load")
+        page.wait_for_load_state("networkidle")
+        got = page.evaluate(TAP_DRAWER_JS, [which, dialog])
+        assert got["atFrame"]["open"] and not got["atFrame"]["modal"], (
+            f"the {which} drawer was not drawn as a plain dialog in the tap's frame: {got}"
+        )
+        assert got["settled"] == {"open": True, "modal": True, "focusInside": True}, (
+            f"the {which} drawer did not turn modal with the focus inside: {got}"
+        )
+        page.keyboard.press("Escape")
+        page.wait_for_function(f"() => !document.getElementById('{dialog}').open", timeout=5_000)
+
+        # the frame between (requestAnimationFrame held: the drawer stays plain) looks like the
+        # modal one, the drawer's slide (0.25 s) over in both
+        page.evaluate(
+            "() => { window.__held = []; window.__raf = window.requestAnimationFrame;"
+            " window.requestAnimationFrame = (f) => { window.__held.push(f); return 0; }; }"
+        )
+        page.locator(f".{which}-toggle:visible").first.tap()
+        page.wait_for_timeout(600)
+        assert page.evaluate(f"() => !document.getElementById('{dialog}').matches(':modal')")
+        plain = page.screenshot()
+        page.evaluate(
+            "() => { window.requestAnimationFrame = window.__raf;"
+            " window.__held.forEach((f) => window.__raf(f)); }"
+        )
+        page.wait_for_function(f"() => document.getElementById('{dialog}').matches(':modal')")
+        page.wait_for_timeout(600)
+        differs = _shade_differs(plain, page.screenshot())
+        assert differs < 0.005, (
+            f"the {which} drawer's plain frame and its modal frame differ in {differs:.1%} of "
+            "the pixels (the shade in web/book.css no longer matches the backdrop?)"
+        )
+        page.keyboard.press("Escape")
+
+        # closed within the tap's frame: it must not come back as a modal
+        got = page.evaluate(
+            """async ([which, dialogId]) => {
+              const dialog = document.getElementById(dialogId);
+              [...document.querySelectorAll(`.${which}-toggle`)].find((t) => t.offsetParent).click();
+              dialog.close();
+              await new Promise((r) => setTimeout(r, 300));
+              return {open: dialog.open, modal: dialog.matches(':modal')};
+            }""",
+            [which, dialog],
+        )
+        assert got == {"open": False, "modal": False}, f"a closed drawer came back: {got}"
+    finally:
+        ctx.close()
+
+
 def test_a_tap_evaluates_no_script(browser, gzip_url):
     """A finger on the colour-mode button (a Bootstrap tooltip's target) switches the mode without
     fetching bootstrap.js: its evaluation (60-120 ms at 4x) landed inside the tap. A mouse over the
