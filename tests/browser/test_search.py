@@ -238,3 +238,17 @@ def test_nothing_moves_while_the_hits_arrive(browser, gzip_url, width):
     assert cls(shifts) <= 0.005, (
         f"width {width}: layout shift {cls(shifts):.3f} ({len(shifts)} shifts: {shifts})"
     )
+
+
+def test_search_page_runs_the_search_first(site):
+    """search.html fetches and runs Sphinx's search scripts before the theme's and the book's,
+    without the code-cell buttons' scripts, and keeps a screen's room for the hits when the
+    address holds a query (web/search-text.mjs)."""
+    html = (site / "search.html").read_text(encoding="utf8")
+    srcs = [s.split("?")[0] for s in re.findall(r'<script defer src="([^"]+)"', html)]
+    search = ["_static/searchtools.js", "_static/language_data.js", "searchindex.js"]
+    assert srcs[2:5] == search, f"search.html's deferred scripts: {srcs}"
+    assert srcs[:2] == ["_static/doctools.js", "_static/sphinx_highlight.js"], srcs
+    unused = [s for s in srcs if re.search(r"copybutton|clipboard|togglebutton", s)]
+    assert not unused, f"search.html loads {unused}"
+    assert re.search(r'<div id="search-results"></div><script>[^<]*minHeight = "100vh"', html)
