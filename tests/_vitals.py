@@ -22,8 +22,9 @@ with the browser's own performance entries, observed from before the first byte:
   end of the page (figures and explorers arriving must not push the text);
 * INP: the slowest interaction (``event`` entries grouped by ``interactionId``) of a fixed
   script of reader actions, still at 4x CPU: open and close the navigation (the ☰ button),
-  switch the colour mode, open a hidden code cell, and on the first explorer (brought into
-  view) press the right arrow on its first slider three times;
+  switch the colour mode, open a hidden code cell, and on the first explorer press the right
+  arrow on its first slider three times; each target is brought into view 0.4 s before it is
+  pressed, as a reader scrolls to it first;
 * bytes: what crossed the (emulated) link, ``encodedDataLength`` of every response (gzip
   bodies plus headers): at load (once the page is quiet, before any scroll) and after
   reading to the end (scrolled down a screen at a time, every lazy figure and explorer
@@ -234,6 +235,11 @@ class Load:
         for k in range(loc.count()):
             el = loc.nth(k)
             if el.is_visible():
+                # in view first, as a reader's finger finds it: a tap that has to scroll to its
+                # target (Playwright's tap does) counted the rendering of that scroll jump, which no
+                # reader's tap contains, in the tap's INP
+                el.scroll_into_view_if_needed()
+                self.page.wait_for_timeout(400)
                 self._mark(selector)
                 el.tap()
                 self.page.wait_for_timeout(400)
@@ -253,7 +259,10 @@ class Load:
         # point is the control); disabled while its picture is static
         slider = ".attn-slider:visible"
         if page.locator(slider).count():
-            page.locator(slider).first.scroll_into_view_if_needed()
+            # in the middle of the screen, the explorer's picture with it, as a reader who moves a
+            # slider to watch the weights holds it (scrolled only "into view", the landing page's
+            # slider sat on the screen's bottom edge, its picture below it)
+            page.locator(slider).first.evaluate("(s) => s.scrollIntoView({block: 'center'})")
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.attn-explorer[data-ready=true] .attn-slider')]"
                 ".some((s) => s.offsetParent !== null)",

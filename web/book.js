@@ -29,8 +29,8 @@
   // element of the page (28 ms of CPU on chapter 5, about 110 ms at 4x, most of the tap's
   // work: issue 20's traces). The drawer itself is shown first, as a plain dialog, in the tap's
   // own frame (only its ~40 elements restyled; book.css gives it the backdrop's shade), and
-  // made modal (page inert, focus kept inside, the real backdrop) right after that frame. Esc
-  // and a tap outside close it as before; if it is closed within that frame, nothing follows.
+  // made modal (page inert, focus kept inside, the real backdrop) right after that frame; if it
+  // is closed within that frame, nothing follows.
   function drawerFirst(id) {
     var dialog = document.getElementById(id);
     if (!dialog || typeof dialog.show !== "function" || typeof dialog.showModal !== "function") return;
@@ -48,7 +48,26 @@
         if (focused && focused !== document.activeElement && self.contains(focused)) focused.focus();
       });
     };
-    dialog.addEventListener("close", function () { dialog.removeAttribute("data-modal"); });
+    // Closing (Esc, a tap outside): leaving the modal state restyles the whole page
+    // again (the theme's close handler then returns the focus, which forces it: 80-160 ms at 4x).
+    // The drawer and its backdrop disappear in the key's or tap's own frame (book.css,
+    // [data-closing]) and the dialog closes right after it.
+    var close = dialog.close;
+    dialog.close = function () {
+      var self = this, args = arguments;
+      if (!self.hasAttribute("data-modal")) return close.apply(self, args);
+      if (self.hasAttribute("data-closing")) return undefined;
+      self.setAttribute("data-closing", "");
+      afterFrame(function () {
+        self.removeAttribute("data-closing");
+        if (self.open) close.apply(self, args);
+      });
+      return undefined;
+    };
+    dialog.addEventListener("close", function () {
+      dialog.removeAttribute("data-modal");
+      dialog.removeAttribute("data-closing");
+    });
   }
 
   // A display formula wider than the column scrolls sideways (div.math, _static/lib/math.css).
