@@ -80,6 +80,8 @@ BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # the 2x figure PNGs as palettes when that is faithful; web/make_404.py writes the "page not
 # found" page. Last, web/optimize-pages.mjs inlines into each page only the CSS it uses (purged
 # and minified), defers the scripts in <head> and keeps Sphinx's search index to the search page.
+# web/search-text.mjs writes each page's main text, cut down to what the search page's snippets
+# read, into _search/, and has searchtools.js fetch that instead of the whole page.
 book: $(STAMP) vendor
 	$(PY) web/build_book.py --jobs $(BOOK_JOBS) --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
@@ -88,6 +90,7 @@ book: $(STAMP) vendor
 	$(PY) web/optimize_images.py _build/html
 	$(PY) web/make_404.py _build/html
 	cd web && node optimize-pages.mjs ../_build/html
+	cd web && node search-text.mjs ../_build/html
 	@echo "The book is built: open _build/html/index.html"
 
 # Chapters are edited as MyST Markdown (chapters/NN_name.md); the executed .ipynb twins keep

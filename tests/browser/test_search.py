@@ -1,0 +1,254 @@
+"""The search page's snippets, read from small text copies of the pages (web/search-text.mjs).
+
+Sphinx's searchtools.js shows under each hit a snippet cut from the hit's page; the book's build
+writes a copy of each page cut down to what that code reads (_search/<page>.html) and has the
+search page fetch it instead of the whole page. These check that:
+
+- the copies give Sphinx's `Search.htmlToText` the same text as the pages, for the whole main
+  text and for every anchor in it (a hit on a section title shows that section's text);
+- the search page shows, for several queries, the hits in Sphinx's order with the snippets
+  Sphinx's own `makeSearchSummary` and highlighting make from the WHOLE pages;
+- a search fetches the copies, no page, and stays within a byte budget;
+- nothing on the page moves while the hits arrive on a slow link (layout shift).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import quote
+
+import pytest
+from _serve import serve
+from _vitals import DEVICE, DOWN_BPS, OBSERVE_JS, READ_JS, RTT_MS, UP_BPS, Load, cls
+
+from .conftest import SITE
+
+pytestmark = pytest.mark.browser
+
+# "attention": every page; "bilinear": one page; "exercises": a section title on six pages,
+# so each hit has an anchor (#exercises) and its snippet is that section's text
+QUERIES = ["attention", "bilinear", "exercises"]
+# bytes on the link for search.html?q=attention, gzip: the page, Sphinx's scripts and index
+# (68 kB) plus the eight hits' text copies (79 kB). The whole pages were 405 kB more.
+SEARCH_BUDGET = 200e3
+
+
+def _docnames() -> list[str]:
+    js = (SITE / "searchindex.js").read_text(encoding="utf8")
+    m = re.fullmatch(r"Search\.setIndex\((.*)\)\s*", js, re.S)
+    assert m, "searchindex.js is not Search.setIndex({...})"
+    return json.loads(m.group(1))["docnames"]
+
+
+@pytest.fixture(scope="module")
+def search_page(browser, base_url):
+    """search.html without a query: Sphinx's search code loaded, nothing searched."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    page.goto(f"{base_url}/search.html", wait_until="load")
+    page.wait_for_function("() => typeof Search !== 'undefined' && Search.hasIndex()")
+    yield page
+    ctx.close()
+
+
+# For a page and its copy: htmlToText of each, for no anchor and for every id in the page's
+# main text (each a possible hit anchor).
+SAME_TEXT_JS = """
+async (doc) => {
+  const root = document.documentElement.dataset.content_root;
+  const get = async (url) => {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+    return r.text();
+  };
+  const page = await get(root + doc + '.html');
+  const copy = await get(root + '_search/' + doc + '.html');
+  const main = new DOMParser().parseFromString(page, 'text/html').querySelector('[role="main"]');
+  const anchors = [null, ...[...main.querySelectorAll('[id]')].map((e) => '#' + CSS.escape(e.id))];
+  const text = (html, anchor) => { try { return Search.htmlToText(html, anchor); } catch (e) { return 'error: ' + e; } };
+  const differ = [];
+  for (const a of anchors) {
+    const want = text(page, a), got = text(copy, a);
+    if (want === got) continue;
+    let k = 0;
+    while (want[k] === got[k]) k++;
+    differ.push({anchor: a, at: k, want: want.slice(Math.max(0, k - 40), k + 40), got: got.slice(Math.max(0, k - 40), k + 40)});
+  }
+  return {anchors: anchors.length, chars: text(page, null).length, differ, bytes: [page.length, copy.length]};
+}
+"""
+
+
+@pytest.mark.parametrize("doc", _docnames())
+def test_text_copy_gives_the_pages_text(search_page, doc):
+    r = search_page.evaluate(SAME_TEXT_JS, doc)
+    assert r["chars"] > 500, f"{doc}: the page's main text is only {r['chars']} characters"
+    assert not r["differ"], (
+        f"{doc}: _search/{doc}.html gives other text than the page for "
+        f"{len(r['differ'])} of {r['anchors']} anchors, e.g. {r['differ'][:2]}"
+    )
+    assert r["bytes"][1] < r["bytes"][0] / 3, f"{doc}: the copy is not small: {r['bytes']}"
+
+
+# Sphinx's own result list for a query, built the way searchtools.js 7.4 builds it, from the
+# WHOLE pages: the hits in display order (highest score first), each with its link and the
+# snippet Search.makeSearchSummary cuts from the whole page, highlighted by sphinx_highlight.js.
+EXPECTED_JS = """
+async (q) => {
+  const [query, terms, excluded, highlight, objects] = Search._parseQuery(q);
+  const results = Search._performSearch(query, terms, excluded, highlight, objects).reverse();
+  const root = document.documentElement.dataset.content_root;
+  const out = [];
+  for (const [docName, title, anchor, descr] of results) {
+    if (descr) throw new Error('a hit with a description: not expected in this book');
+    const html = await (await fetch(root + docName + DOCUMENTATION_OPTIONS.FILE_SUFFIX)).text();
+    const li = document.createElement('li');
+    const p = Search.makeSearchSummary(html, terms, anchor);
+    if (p) li.appendChild(p);
+    highlight.forEach((term) => _highlightText(li, term, 'highlighted'));
+    out.push({href: docName + DOCUMENTATION_OPTIONS.LINK_SUFFIX + anchor, snippet: p ? p.outerHTML : null});
+  }
+  return out;
+}
+"""
+
+SHOWN_JS = """
+() => [...document.querySelectorAll('#search-results ul.search > li')].map((li) => {
+  const p = li.querySelectorAll('p.context');
+  return {href: li.querySelector('a').getAttribute('href'),
+          snippet: p.length === 1 ? p[0].outerHTML : (p.length ? 'several snippets' : null)};
+})
+"""
+
+FINISHED_JS = "() => /Search finished|did not match/.test(document.querySelector('#search-results p.search-summary')?.textContent || '')"
+
+
+@pytest.mark.parametrize("q", QUERIES)
+def test_snippets_are_the_ones_sphinx_makes_from_the_whole_pages(browser, base_url, q):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type in ("error", "warning") and errors.append(m.text))
+    try:
+        page.goto(f"{base_url}/search.html?q={quote(q)}", wait_until="load")
+        page.wait_for_function(FINISHED_JS, timeout=30_000)
+        page.wait_for_load_state("networkidle")
+        expected = page.evaluate(EXPECTED_JS, q)
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#search-results ul.search > li').length >= {len(expected)}",
+            timeout=10_000,
+        )
+        shown = page.evaluate(SHOWN_JS)
+    finally:
+        ctx.close()
+    assert len(expected) >= 1 and all(e["snippet"] for e in expected), (q, expected)
+    if q == "attention":
+        assert len(expected) >= 8, (
+            f"'attention' should hit every page: {[e['href'] for e in expected]}"
+        )
+    if q == "exercises":
+        anchored = [e for e in expected if e["href"].endswith("#exercises")]
+        assert len(anchored) >= 6, f"'exercises' should hit six sections: {expected}"
+    assert [s["href"] for s in shown] == [e["href"] for e in expected], (
+        f"'{q}': hits shown {[s['href'] for s in shown]}, Sphinx's order {[e['href'] for e in expected]}"
+    )
+    for s, e in zip(shown, expected):
+        assert s["snippet"] == e["snippet"], (
+            f"'{q}', {e['href']}: snippet shown\n{s['snippet']}\nSphinx's from the whole page\n{e['snippet']}"
+        )
+    assert "highlighted" in "".join(s["snippet"] for s in shown), (
+        f"'{q}': no query term highlighted"
+    )
+    assert not [e for e in errors if "search" in e.lower() or "fetch" in e.lower()], errors
+
+
+@pytest.fixture(scope="module")
+def gzip_url(site):
+    with serve(site, gzip=True) as url:
+        yield url
+
+
+@pytest.mark.parametrize("q", ["attention", "bilinear"])
+def test_a_search_fetches_text_copies_not_pages(browser, gzip_url, q):
+    load = Load(
+        browser,
+        f"{gzip_url}/search.html?q={q}",
+        cpu=1,
+        network=False,
+        interact=False,
+        read=True,
+        quiet_ms=500,
+        read_pause_ms=40,
+    )
+    urls = [u.removeprefix(gzip_url + "/").split("?")[0] for u in load.read_by_url]
+    pages = [u for u in urls if u.endswith(".html") and u != "search.html"]
+    copies = [u for u in pages if u.startswith("_search/")]
+    assert not load.errors, load.errors
+    assert copies and pages == copies, f"'{q}': fetched pages {pages}, not only their text copies"
+    if q == "bilinear":
+        assert len(copies) == 1, f"'bilinear' is on one page; fetched {copies}"
+    assert load.read_bytes <= SEARCH_BUDGET, (
+        f"search.html?q={q}: {load.read_bytes / 1e3:.0f} kB on the link "
+        f"(budget {SEARCH_BUDGET / 1e3:.0f} kB): {sorted(load.read_by_url.items(), key=lambda kv: -kv[1])[:5]}"
+    )
+
+
+@pytest.mark.parametrize("width", [412, 1280])
+def test_nothing_moves_while_the_hits_arrive(browser, gzip_url, width):
+    """On the slow link (150 ms round trips, 1.6 Mbit/s, as tests/_vitals.py) the hits arrive
+    over a second or more: the layout shifts while they arrive and while reading to the end
+    stay under 0.005 (the target is 0.1; Sphinx's way gave 0.15 at 412 px)."""
+    device = {**DEVICE, "viewport": {"width": width, "height": 823 if width < 600 else 900}}
+    if width >= 600:
+        device.update(is_mobile=False, has_touch=False, device_scale_factor=1)
+    ctx = browser.new_context(service_workers="block", **device)
+    ctx.add_init_script(OBSERVE_JS)
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": RTT_MS,
+            "downloadThroughput": DOWN_BPS,
+            "uploadThroughput": UP_BPS,
+        },
+    )
+    try:
+        page.goto(f"{gzip_url}/search.html?q=attention", wait_until="load", timeout=60_000)
+        page.wait_for_function(FINISHED_JS, timeout=60_000)
+        page.wait_for_load_state("networkidle", timeout=60_000)
+        page.wait_for_timeout(300)
+        hits = page.evaluate(
+            "() => document.querySelectorAll('#search-results li p.context').length"
+        )
+        page.evaluate(READ_JS, 100)
+        page.wait_for_timeout(300)
+        shifts = page.evaluate("() => window.__vitals.shifts")
+    finally:
+        ctx.close()
+    assert not errors, errors
+    assert hits >= 8, f"only {hits} snippets shown"
+    assert cls(shifts) <= 0.005, (
+        f"width {width}: layout shift {cls(shifts):.3f} ({len(shifts)} shifts: {shifts})"
+    )
+
+
+def test_search_page_runs_the_search_first(site):
+    """search.html fetches and runs Sphinx's search scripts before the theme's and the book's,
+    without the code-cell buttons' scripts, and keeps a screen's room for the hits when the
+    address holds a query (web/search-text.mjs)."""
+    html = (site / "search.html").read_text(encoding="utf8")
+    srcs = [s.split("?")[0] for s in re.findall(r'<script defer src="([^"]+)"', html)]
+    search = ["_static/searchtools.js", "_static/language_data.js", "searchindex.js"]
+    assert srcs[2:5] == search, f"search.html's deferred scripts: {srcs}"
+    assert srcs[:2] == ["_static/doctools.js", "_static/sphinx_highlight.js"], srcs
+    unused = [s for s in srcs if re.search(r"copybutton|clipboard|togglebutton", s)]
+    assert not unused, f"search.html loads {unused}"
+    assert re.search(r'<div id="search-results"></div><script>[^<]*minHeight = "100vh"', html)
