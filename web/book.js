@@ -3,25 +3,35 @@
 (function () {
   "use strict";
 
-  // Phones and tablets: pydata-sphinx-theme 0.17 binds its "open the sidebar" handler to the
-  // FIRST .primary-toggle / .secondary-toggle only (pydata-sphinx-theme issue #2451), but
-  // sphinx-book-theme renders a second pair in the article header, the one that is visible
-  // below 992 px. Clicking those did nothing. Below that width, forward their clicks to the
-  // bound buttons, which open the navigation / "on this page" dialogs (Esc or a click
-  // outside closes them, as the theme does).
+  // pydata-sphinx-theme 0.17 binds its "open the sidebar" handler to the FIRST .primary-toggle
+  // / .secondary-toggle only (pydata-sphinx-theme issue #2451), and so does sphinx-book-theme
+  // its "hide the sidebar" handler for wide screens; but sphinx-book-theme renders a second
+  // pair in the article header, the one a reader sees. Clicking those did nothing. Forward
+  // their clicks to the bound buttons: below 992 px both open the navigation / "on this page"
+  // dialogs (Esc or a click outside closes them, as the theme does); at 992 px and wider the
+  // navigation's hides or brings back the sidebar (the "on this page" one is then the theme's).
   var narrow = window.matchMedia ? window.matchMedia("(max-width: 991.98px)") : null;
-  function forward(selector) {
+  function forward(selector, everyWidth) {
     var buttons = Array.prototype.slice.call(document.querySelectorAll(selector));
     if (buttons.length < 2) return;
     var bound = buttons[0];
     buttons.slice(1).forEach(function (button) {
       button.addEventListener("click", function (event) {
-        if (narrow && !narrow.matches) return; // wide screens: the theme's own behaviour
+        if (!everyWidth && narrow && !narrow.matches) return;
         event.preventDefault();
         event.stopPropagation();
         bound.click();
       });
     });
+  }
+
+  // The theme hands the focus back to the toggle when a drawer closes; the toggle sits in the
+  // sticky article header, and focusing it scrolled the page up (426 px on chapter 5 at 390 px).
+  // The focus comes back without a scroll.
+  function focusInPlace(button) {
+    button.focus = function (options) {
+      HTMLElement.prototype.focus.call(this, Object.assign({}, options, { preventScroll: true }));
+    };
   }
 
   // Opening the navigation (or "on this page") on a phone: the theme moves the sidebar into a
@@ -52,18 +62,37 @@
     // again (the theme's close handler then returns the focus, which forces it: 80-160 ms at 4x).
     // The drawer and its backdrop disappear in the key's or tap's own frame (book.css,
     // [data-closing]) and the dialog closes right after it.
+    // On closing, the theme moves the sidebar's classes back onto its place in the page
+    // (#pst-primary-sidebar), whose own slide-out transition then showed the drawer again,
+    // unshaded, for a fifth of a second after it had gone: that place gets no transition
+    // until the drawer is back in it (book.css, [data-drawer-returning]).
+    var home = document.getElementById(id.replace(/-modal$/, ""));
     var close = dialog.close;
+    function closeNow(self, args) {
+      if (home) home.setAttribute("data-drawer-returning", "");
+      close.apply(self, args);
+      if (home) afterFrame(function () { afterFrame(function () { home.removeAttribute("data-drawer-returning"); }); });
+    }
     dialog.close = function () {
       var self = this, args = arguments;
-      if (!self.hasAttribute("data-modal")) return close.apply(self, args);
+      if (!self.hasAttribute("data-modal")) return closeNow(self, args);
       if (self.hasAttribute("data-closing")) return undefined;
       self.setAttribute("data-closing", "");
       afterFrame(function () {
         self.removeAttribute("data-closing");
-        if (self.open) close.apply(self, args);
+        if (self.open) closeNow(self, args);
       });
       return undefined;
     };
+    // A section picked in the drawer ("on this page", or the page's own entry in the
+    // navigation): the page scrolls to it and the drawer closes, as a reader expects; it stayed
+    // open over the section, and the next tap on a toggle only closed it.
+    dialog.addEventListener("click", function (event) {
+      var link = event.target && event.target.closest && event.target.closest("a[href]");
+      if (!link || !dialog.open) return;
+      var url = new URL(link.href, location.href);
+      if (url.origin + url.pathname === location.origin + location.pathname) dialog.close();
+    });
     dialog.addEventListener("close", function () {
       dialog.removeAttribute("data-modal");
       dialog.removeAttribute("data-closing");
@@ -130,12 +159,24 @@
       loading = new Promise(function (resolve, reject) {
         var s = document.createElement("script");
         s.src = lazy.content;
-        s.onload = resolve;
+        s.onload = function () { noTooltipsWithoutHover(); resolve(); };
         s.onerror = reject;
         document.head.appendChild(s);
       });
     }
     return loading;
+  }
+  // Its tooltips (the header's buttons: "Toggle primary sidebar", "Color mode", ...) show on
+  // hover; on a screen without hover a tap's emulated mouse showed them and nothing took them
+  // away, so after a drawer closed its toggle's tooltip stayed over the header's buttons. On
+  // such screens they are removed as soon as Bootstrap has set them up.
+  function noTooltipsWithoutHover() {
+    var bs = window.bootstrap;
+    if (!bs || !bs.Tooltip || !window.matchMedia || !window.matchMedia("(hover: none)").matches) return;
+    Array.prototype.forEach.call(document.querySelectorAll('[data-bs-toggle="tooltip"]'), function (el) {
+      var tip = bs.Tooltip.getInstance(el);
+      if (tip) tip.dispose();
+    });
   }
   function keyboardFocus(el) {
     try { return el.matches(":focus-visible"); } catch (e) { return true; }
@@ -173,8 +214,9 @@
 
   var pending = null;
   function ready() {
-    forward(".primary-toggle");
-    forward(".secondary-toggle");
+    forward(".primary-toggle", true);
+    forward(".secondary-toggle", false);
+    Array.prototype.forEach.call(document.querySelectorAll(".primary-toggle, .secondary-toggle"), focusInPlace);
     drawerFirst("pst-primary-sidebar-modal");
     drawerFirst("pst-secondary-sidebar-modal");
     afterFrame(scrollableMath);

@@ -83,6 +83,111 @@ def test_navigation_toggles_open_and_close_on_a_phone(browser, base_url, which, 
         )
 
 
+# Polls every frame for `ms` after `act` (a function's source, run first) whether the drawer's
+# place in the page (#pst-<which>-sidebar) shows on the screen; returns the frames it did.
+DRAWER_HOME_SHOWS_JS = """
+async ([which, ms]) => {
+  const home = document.getElementById(`pst-${which}-sidebar`);
+  const shown = [];
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) {
+    await new Promise((r) => requestAnimationFrame(r));
+    const r = home.getBoundingClientRect();
+    if (home.checkVisibility({visibilityProperty: true, opacityProperty: true}) &&
+        r.right > 1 && r.left < innerWidth && r.width > 1 && home.childElementCount)
+      shown.push(Math.round(performance.now() - t0));
+  }
+  return shown;
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["Escape", "tap outside"])
+@pytest.mark.parametrize("which", ["primary", "secondary"])
+def test_closing_a_phone_drawer_keeps_the_readers_place(browser, base_url, which, how):
+    """Closing a drawer leaves the page where it was, the drawer does not come back sliding out
+    after it has gone (its place in the page took the theme's slide-out transition), the focus
+    returns to the toggle, and no tooltip is left over the header (a screen without hover has
+    no Bootstrap tooltips)."""
+    name = CHAPTERS[4]
+    dialog = f"pst-{which}-sidebar-modal"
+    with fresh_page(
+        browser, f"{base_url}/{name}", viewport=PHONE, has_touch=True, is_mobile=True
+    ) as page:
+        page.evaluate("window.scrollTo(0, 3000)")
+        page.wait_for_timeout(300)
+        page.wait_for_function("() => !!window.bootstrap", timeout=15_000)  # a scroll loads it
+        y0 = page.evaluate("scrollY")
+        # a finger's tap where the toggle is (Playwright's locator.tap() first scrolls its target
+        # "into view", which for this toggle in the sticky header moved the page by itself)
+        box = page.locator(f".{which}-toggle:visible").first.bounding_box()
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_function(f"() => document.getElementById('{dialog}').matches(':modal')")
+        page.wait_for_timeout(400)
+        if how == "Escape":
+            page.keyboard.press("Escape")
+        else:
+            x = 385 if which == "primary" else 5  # the drawer covers the other side
+            page.touchscreen.tap(x, 600)
+        shown = page.evaluate(DRAWER_HOME_SHOWS_JS, [which, 500])
+        assert not page.evaluate(f"() => document.getElementById('{dialog}').open")
+        assert not shown, f"{name}: the closed {which} drawer showed again at {shown} ms"
+        y1 = page.evaluate("scrollY")
+        assert abs(y1 - y0) <= 2, f"{name}: closing the {which} drawer scrolled {y0} -> {y1}"
+        page.wait_for_timeout(400)
+        tips = page.evaluate(
+            "() => [...document.querySelectorAll('.tooltip')].filter((t) => t.checkVisibility())"
+            ".map((t) => t.textContent)"
+        )
+        if how == "tap outside":
+            assert not tips, f"{name}: tooltips left after a finger closed the drawer: {tips}"
+        assert page.evaluate(
+            f"() => document.activeElement === [...document.querySelectorAll('.{which}-toggle')]"
+            ".find((t) => t.offsetParent)"
+        ), "the focus did not come back to the toggle"
+
+
+def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url):
+    name = CHAPTERS[4]
+    with fresh_page(
+        browser, f"{base_url}/{name}", viewport=PHONE, has_touch=True, is_mobile=True
+    ) as page:
+        page.locator(".secondary-toggle:visible").first.tap()
+        page.wait_for_function(
+            "() => document.getElementById('pst-secondary-sidebar-modal').matches(':modal')"
+        )
+        link = page.locator("#pst-secondary-sidebar-modal a.nav-link").nth(3)
+        target = link.get_attribute("href")[1:]
+        link.tap()
+        page.wait_for_function(
+            "() => !document.getElementById('pst-secondary-sidebar-modal').open", timeout=3_000
+        )
+        page.wait_for_timeout(600)
+        top = page.evaluate(
+            "(id) => document.getElementById(id).getBoundingClientRect().top", target
+        )
+        assert 0 <= top <= 150, f"{name}: #{target} is at {top:.0f} px after picking it"
+
+
+def test_the_navigation_toggle_a_reader_sees_hides_the_sidebar_on_a_wide_screen(browser, base_url):
+    with fresh_page(
+        browser, f"{base_url}/{CHAPTERS[4]}", viewport={"width": 1280, "height": 900}
+    ) as page:
+        toggle = page.locator(".primary-toggle:visible")
+        assert toggle.count() == 1, "one visible navigation toggle at 1280 px"
+        hidden = "() => document.getElementById('pst-primary-sidebar').classList.contains('pst-sidebar-hidden')"
+        assert not page.evaluate(hidden)
+        toggle.first.click()
+        page.wait_for_timeout(400)
+        assert page.evaluate(hidden), "the toggle did not hide the sidebar"
+        assert not page.evaluate(
+            "() => document.getElementById('pst-primary-sidebar-modal').open"
+        ), "a wide screen opened the phone's drawer"
+        toggle.first.click()
+        page.wait_for_timeout(400)
+        assert not page.evaluate(hidden), "the toggle did not bring the sidebar back"
+
+
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, name):
     with fresh_page(
