@@ -248,6 +248,37 @@ def test_nothing_moves_while_the_hits_arrive(browser, gzip_url, width):
     )
 
 
+# Contrast of each highlighted query word on the results (WCAG's ratio of relative luminances).
+HIGHLIGHT_CONTRAST_JS = """
+() => {
+  const lum = (c) => { const m = c.match(/[\\d.]+/g).map(Number).slice(0, 3).map((v) => {
+    v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]; };
+  return [...document.querySelectorAll('ul.search li span.highlighted')].map((s) => {
+    const cs = getComputedStyle(s); const a = lum(cs.color), b = lum(cs.backgroundColor);
+    return [s.closest('a') ? 'title' : 'snippet', s.textContent,
+            (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]; });
+}
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_highlighted_words_in_the_hits_are_readable(browser, base_url, scheme):
+    """A query word highlighted in a hit's title kept the link's colour on the highlight
+    (2.1:1 in dark mode); every highlighted word reads at 4.5:1 or more."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}/search.html?q=exercises", wait_until="load")
+        page.wait_for_function(FINISHED_JS, timeout=30_000)
+        got = page.evaluate(HIGHLIGHT_CONTRAST_JS)
+        assert {w for w, _t, _c in got} == {"title", "snippet"}, f"no highlights? {got}"
+        low = [(w, t, round(c, 2)) for w, t, c in got if c < 4.5]
+        assert not low, f"highlighted words under 4.5:1 in {scheme} mode: {low[:4]}"
+    finally:
+        ctx.close()
+
+
 def test_search_page_runs_the_search_first(site):
     """search.html fetches and runs Sphinx's search scripts before the theme's and the book's,
     without the code-cell buttons' scripts, and keeps a screen's room for the hits when the
