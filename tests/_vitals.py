@@ -130,6 +130,20 @@ def inp(events: list[dict]) -> float:
     return max(by_id.values(), default=0.0)
 
 
+def slow_network(cdp) -> None:
+    """Lighthouse's mobile network on a DevTools session: RTT_MS round trips, DOWN_BPS down,
+    UP_BPS up."""
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": RTT_MS,
+            "downloadThroughput": DOWN_BPS,
+            "uploadThroughput": UP_BPS,
+        },
+    )
+
+
 class Load:
     """One throttled load of ``url`` in a fresh context of ``browser``; see the module doc."""
 
@@ -170,15 +184,7 @@ class Load:
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         if network:
-            cdp.send(
-                "Network.emulateNetworkConditions",
-                {
-                    "offline": False,
-                    "latency": RTT_MS,
-                    "downloadThroughput": DOWN_BPS,
-                    "uploadThroughput": UP_BPS,
-                },
-            )
+            slow_network(cdp)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu})
         try:
             page.goto(url, wait_until="load", timeout=120_000)

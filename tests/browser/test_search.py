@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 import pytest
 from _serve import serve
-from _vitals import DEVICE, DOWN_BPS, OBSERVE_JS, READ_JS, RTT_MS, UP_BPS, Load, cls
+from _vitals import DEVICE, OBSERVE_JS, READ_JS, Load, cls, slow_network
 
 from .conftest import PAGES, SITE
 
@@ -219,15 +219,7 @@ def test_nothing_moves_while_the_hits_arrive(browser, gzip_url, width):
     cdp = ctx.new_cdp_session(page)
     cdp.send("Network.enable")
     cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
-    cdp.send(
-        "Network.emulateNetworkConditions",
-        {
-            "offline": False,
-            "latency": RTT_MS,
-            "downloadThroughput": DOWN_BPS,
-            "uploadThroughput": UP_BPS,
-        },
-    )
+    slow_network(cdp)
     try:
         page.goto(f"{gzip_url}/search.html?q=attention", wait_until="load", timeout=60_000)
         page.wait_for_function(FINISHED_JS, timeout=60_000)
