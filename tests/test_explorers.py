@@ -18,6 +18,7 @@ import pytest
 import torch
 
 from attnlib import AdditiveAttention
+from attnlib.book import claims
 from attnlib.book.registry import DECLARATIONS, EXPLORERS, compute
 from attnlib.widgets import Explorer
 
@@ -312,10 +313,13 @@ def test_bandwidth_training_replays_the_chapter_s_run(built):
     (leave-one-out / without, steps 0, 25, 99; learned h) from its own training cell."""
     runs = built["bandwidth_training"].declaration.meta["runs"]
     (h_loo, l_loo), (h_naive, l_naive) = runs[True], runs[False]
-    assert [round(l_loo[k], 3) for k in (0, 25, 99)] == [0.782, 0.372, 0.362]
-    assert [round(l_naive[k], 3) for k in (0, 25, 99)] == [0.708, 0.240, 0.009]
-    assert (round(h_loo[100], 3), round(h_naive[100], 3)) == (0.250, 0.008)
+    # trained numbers: measurements that differ in the last digits by processor, so within
+    # 2e-3 of one machine's run (100 steps of a one-parameter model do not amplify them)
+    assert np.allclose([l_loo[k] for k in (0, 25, 99)], [0.782, 0.372, 0.362], atol=2e-3)
+    assert np.allclose([l_naive[k] for k in (0, 25, 99)], [0.708, 0.240, 0.009], atol=2e-3)
+    assert np.allclose([h_loo[100], h_naive[100]], [0.250, 0.008], atol=2e-3)
     assert h_loo[0] == h_naive[0] == 1.0
+    claims.check(claims.bandwidth_claims(runs[True], runs[False]))  # what chapter 2 says
     ex = built["bandwidth_training"]
     f = ex.frame_index(step=30)
     fit = ex.frames[f]["fit"]
@@ -324,5 +328,5 @@ def test_bandwidth_training_replays_the_chapter_s_run(built):
     )
     assert (
         ex.spec["params"][0]["play"]
-        and ex.spec["params"][0]["labels"][30] == "30 (σ = 0.179 and 0.129)"
+        and ex.spec["params"][0]["labels"][30] == f"30 (σ = {h_loo[30]:.3f} and {h_naive[30]:.3f})"
     )

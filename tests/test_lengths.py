@@ -151,18 +151,19 @@ def test_length_explorer_takes_an_output_that_never_ends():
     assert "with attention:    1111\n  ✗ 1 of 1 digits wrong, and too long" in frame["outputs"]
 
 
-def test_the_chapter_trains_with_the_recipe_the_browser_tests_repeat():
-    # chapter_length_declaration() retrains the chapter's models for the browser tests: it
-    # must follow the chapter's cells, or the page and the fresh frames differ
+def test_the_chapter_trains_with_the_recipe_chapter_length_declaration_repeats():
+    # chapter_length_declaration() retrains the chapter's first seed (compute("length_experiment"))
+    # with compare_models, which the chapter calls for every seed: same data, same recipe
     from pathlib import Path
 
     text = (
         Path(__file__).resolve().parents[1] / "chapters" / "06_bahdanau_attention.md"
     ).read_text()
-    assert f"STEPS, LR = {spoken.STEPS}, {spoken.LR}\n" in text
     assert "spoken.random_numbers(10_000, 1, spoken.TRAIN_MAX, num_gen)" in text
     assert "for k in range(1, spoken.TEST_MAX + 1)" in text
-    assert 's2s.train(plain, n_src, n_lens, n_tgt, steps=2 * STEPS, **runs["without"])' in text
+    assert "SEEDS = (0, 1, 2)" in text
+    assert "spoken.compare_models(n_src, n_lens, n_tgt, test_numbers, seed=s)" in text
+    assert "models = runs[0][0]" in text  # the explorer shows the first seed's models
     assert spoken.TRAIN_MAX < spoken.TEST_MAX
     # the explorer's examples: three different numbers of each length, as in the registry's
     assert "{k: list(dict.fromkeys(v))[:3] for k, v in test_numbers.items()}" in text

@@ -367,3 +367,37 @@ def test_notebook_shows_figures_like_d2l():
     assert [len(i) for i in images] == [1, 3, 1, 0]
     assert images[0][0]["data"]["text/plain"] == "<Figure size 250x250 with 2 Axes>"
     assert nb.cells[3].outputs[0]["data"]["text/plain"] == "[]"
+
+
+def test_plot_lines_bands_shade_the_curve_s_spread_in_its_colour():
+    x = torch.arange(4.0)
+    mean, lo, hi = x / 4, x / 4 - 0.1, x / 4 + 0.1
+    fig = plotting.plot_lines(
+        x, {"a": mean, "b": 1 - mean}, bands={"b": (lo, hi)}, xlabel="x", ylabel="y"
+    )
+    ax = fig.axes[0]
+    (band,) = ax.collections  # one band, for "b" only
+    verts = band.get_paths()[0].vertices  # the polygon: low edge, then high edge
+    assert np.allclose(sorted(set(np.round(verts[:, 1], 6))), sorted(set(np.round(
+        np.concatenate([lo.numpy(), hi.numpy()]), 6))))  # fmt: skip
+    line_b = ax.get_lines()[1]
+    assert to_hex(band.get_facecolor()[0], keep_alpha=False) == to_hex(line_b.get_color())
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    "bands, error, match",
+    [
+        ({"c": ([0, 0], [1, 1])}, ValueError, "no curve of ys has this label"),
+        ({"a": [0, 1, 2]}, TypeError, "must be a pair"),
+        ({"a": [0, 1]}, ValueError, "must be 1-D"),
+        ({"a": ([0, 0, 0], [1, 1, 1])}, ValueError, r"same length as the curve 'a' \(2,\)"),
+        ({"a": ([0, 2], [1, 1])}, ValueError, "low must be <= high; at index 1"),
+        ({"a": ([0, float("nan")], [1, 1])}, ValueError, "must be finite"),
+        ({"a": ("ab", [1, 1])}, TypeError, "tensor or array of numbers"),
+        ([("a", ([0, 0], [1, 1]))], TypeError, "must be a dict"),
+    ],
+)
+def test_plot_lines_refuses_bands_it_cannot_draw(bands, error, match):
+    with pytest.raises(error, match=match):
+        plotting.plot_lines([0, 1], {"a": [0.5, 0.5]}, bands=bands, xlabel="x", ylabel="y")

@@ -1,10 +1,11 @@
 """`jupyter-book build`, with Sphinx reading the pages on several processes.
 
 Jupyter Book 1.x runs Sphinx on one process (its ``build_sphinx`` takes ``jobs`` but the CLI
-never passes it). Reading a chapter executes it (``execute_notebooks: force``), so one process
-runs the six chapters one after another. This passes ``jobs`` through: Sphinx's parallel read
-splits the pages into one chunk per process, and myst-nb executes each chunk's notebooks in
-its own process.
+never passes it). The book publishes the committed, executed notebooks (``execute_notebooks:
+"off"``; nbval re-executes them in ``make test``), so reading a page is parsing it, but the
+chapters' saved figures and widget states still make reading the heaviest part of the build.
+This passes ``jobs`` through: Sphinx's parallel read splits the pages into one chunk per
+process.
 
 Sphinx reads in parallel only if every extension declares itself safe for it; one that does
 not makes it warn (and `-W` fail the build). Jupyter Book always loads two that declare

@@ -16,6 +16,7 @@ module                               what the chapter imports from it
 ``ch06_model``                       chapter 6's date data, encoder-decoder and training
 ``diagrams``                         the query-key-value pipeline figure (chapters 1, 3-5)
 ``registry``                         ``EXPLORERS``, ``DECLARATIONS``, ``compute(name)``
+``glue``                             ``glue(name, text)``: a trained number into the prose
 ``_checking``, ``_common``           what the checkers / the explorers share
 ==================================== ===================================================
 

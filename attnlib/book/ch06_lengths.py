@@ -28,6 +28,7 @@ from torch import Tensor
 from attnlib._rng import isolated_global_rng
 from attnlib._validate import as_int, as_str_list, check_generator, describe
 from attnlib.book.ch06_model import BOS, PAD, EncoderDecoder, _encode
+from attnlib.book.claims import BUCKETS, bucket_means
 
 __all__ = [
     "WORDS",
@@ -45,6 +46,10 @@ __all__ = [
     "scores",
     "word_weights",
     "evaluate",
+    "MODEL_NAMES",
+    "compare_models",
+    "results_table",
+    "ResultsTable",
     "wrong_by_position",
     "length_declaration",
     "length_explorer",
@@ -225,6 +230,149 @@ def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
         )
     rows = [scores(read_numbers(model, numbers)[0], numbers) for numbers in tests.values()]
     return torch.tensor(rows, dtype=torch.float64)  # (n_lengths, 2)
+
+
+#: The four models of the length experiment, in the order of :func:`compare_models`' results:
+#: the model without attention appears twice, after :data:`STEPS` steps and after three times
+#: as many.
+MODEL_NAMES = ("with attention", "without", "without (3×)", "query-blind")
+
+
+def compare_models(
+    src: Tensor,
+    src_lens: Tensor,
+    tgt: Tensor,
+    tests: dict[int, list[str]],
+    *,
+    seed: int = 0,
+    steps: int = STEPS,
+    lr: float = LR,
+) -> tuple[dict[str, EncoderDecoder], dict[str, Tensor]]:
+    """The chapter's length experiment for one seed: train, then evaluate by length.
+
+    Three models, the same in everything but how the decoder reads the encoder (additive
+    attention, one fixed context, query-blind attention), start from the same initial weights
+    (torch's global generator seeded with ``seed``, on a forked copy: the caller's is left as
+    it was) and see the same minibatches (a generator seeded with ``seed + 1``); each takes
+    ``steps`` steps of Adam at ``lr``. The model without attention then takes ``2 * steps``
+    more, three times the budget in all. Every model is evaluated with :func:`evaluate`.
+
+    Args:
+        src: spoken inputs ``(n, n_in)`` and ``src_lens`` ``(n,)`` (:func:`encode_spoken`).
+        tgt: the digits ``(n, n_out)`` (:func:`encode_digits`).
+        tests: ``{digits: numbers of that length}``.
+        seed: an int >= 0; seed 0 is the chapter's first run.
+
+    Returns:
+        ``(models, results)``: ``models`` maps ``"with attention"``, ``"without (3×)"``
+        and ``"query-blind"`` to the trained models (the model without attention after all
+        its steps); ``results`` maps each of :data:`MODEL_NAMES` to ``evaluate``'s
+        ``(len(tests), 2)`` tensor (exact match, digits right).
+    """
+    from attnlib.book import ch06_model as s2s
+
+    fn = "compare_models"
+    seed = as_int(seed, "seed", fn, min=0)
+    steps = as_int(steps, "steps", fn, min=1)
+    if not isinstance(tests, dict) or not tests:
+        raise TypeError(
+            f"{fn}: tests must be a non-empty dict {{digits: numbers}}; got {describe(tests)}"
+        )
+    kinds = {"with attention": True, "without": False, "query-blind": "uniform"}
+    models, results = {}, {}
+    for name, attention in kinds.items():
+        with isolated_global_rng(seed=seed):  # the same initial weights for every model
+            model = NumberModel(attention=attention)
+            model(src[:2], src_lens[:2], tgt[:2])  # size the lazy layers
+        run = {  # its own optimiser, the same minibatches as the others
+            "optimizer": torch.optim.Adam(model.parameters(), lr=lr),
+            "generator": torch.Generator().manual_seed(seed + 1),
+        }
+        s2s.train(model, src, src_lens, tgt, steps=steps, lr=lr, **run)
+        results[name] = evaluate(model, tests)  # (len(tests), 2)
+        if name == "without":  # three times the budget: 2 * steps more
+            s2s.train(model, src, src_lens, tgt, steps=2 * steps, lr=lr, **run)
+            results["without (3×)"] = evaluate(model, tests)
+            name = "without (3×)"
+        models[name] = model
+    return models, {name: results[name] for name in MODEL_NAMES}
+
+
+class ResultsTable:
+    """Exact match by bucket of lengths: the mean over seeds and the lowest and highest
+    seed, for each model. Shows as an HTML table in a notebook, as text elsewhere."""
+
+    def __init__(self, rows: list[tuple[str, str, list[tuple[float, float, float]]]], names):
+        self.rows, self.names = rows, list(names)
+
+    def cells(self) -> list[list[str]]:
+        """Header row, then one row per bucket: digits, characters, "mean (low–high)"."""
+        out = [["digits", "characters", *self.names]]
+        for digits, chars, stats in self.rows:
+            out.append([digits, chars, *(f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in stats)])
+        return out
+
+    def __repr__(self) -> str:
+        cells = self.cells()
+        widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
+        return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        head, *body = self.cells()
+        th = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in head)
+        rows = "".join(
+            f'<tr><th scope="row">{html.escape(r[0])}</th>'
+            + "".join(f"<td>{html.escape(c)}</td>" for c in r[1:])
+            + "</tr>"
+            for r in body
+        )
+        return (
+            '<table class="attn-results table">'
+            "<caption>Numbers written exactly, by length: mean over the seeds "
+            "(lowest–highest seed)</caption>"
+            f"<thead><tr>{th}</tr></thead><tbody>{rows}</tbody></table>"
+        )
+
+
+def results_table(results: dict[str, Tensor], tests: dict[int, list[str]]) -> ResultsTable:
+    """The length experiment's exact match by bucket of lengths (:data:`BUCKETS`).
+
+    Args:
+        results: model name -> ``(n_seeds, len(tests), 2)`` (stacked :func:`compare_models`
+            results; column 0, exact match, is shown).
+        tests: ``{digits: numbers}``, the lengths 1 to 16 the results were measured on.
+
+    Returns:
+        A :class:`ResultsTable`: ``mean (lowest–highest)`` over the seeds, per bucket.
+    """
+    fn = "results_table"
+    if not isinstance(results, dict) or not results:
+        raise TypeError(f"{fn}: results must be a non-empty dict; got {describe(results)}")
+    if not isinstance(tests, dict) or sorted(tests) != list(range(1, len(tests) + 1)):
+        raise TypeError(
+            f"{fn}: tests must be a dict {{digits: numbers}} for 1, 2, ... digits; "
+            f"got {describe(tests)}"
+        )
+    if max(hi for _, hi in BUCKETS) > len(tests):
+        raise ValueError(f"{fn}: tests must cover 1 to {BUCKETS[-1][1]} digits; got {len(tests)}")
+    by_bucket = {}
+    for name, r in results.items():
+        if not isinstance(r, Tensor) or r.ndim != 3 or r.shape[1:] != (len(tests), 2):
+            raise ValueError(
+                f"{fn}: results[{name!r}] must be (n_seeds, {len(tests)}, 2); got {describe(r)}"
+            )
+        by_bucket[name] = bucket_means(r.double())[..., 0]  # (n_seeds, len(BUCKETS))
+    rows = []
+    for i, (lo, hi) in enumerate(BUCKETS):
+        chars = [len(spell(x)) for k in range(lo, hi + 1) for x in tests[k]]
+        stats = [
+            (float(b[:, i].mean()), float(b[:, i].min()), float(b[:, i].max()))
+            for b in by_bucket.values()
+        ]
+        rows.append((f"{lo}–{hi}", f"{min(chars)}–{max(chars)}", stats))
+    return ResultsTable(rows, by_bucket)
 
 
 def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
@@ -444,32 +592,15 @@ def _chapter_lengths():
 
 
 def _chapter_lengths_one_thread():
-    from attnlib.book import ch06_model as s2s
-
     num_gen = torch.Generator().manual_seed(2)
     train_numbers = random_numbers(10_000, 1, TRAIN_MAX, num_gen)
     tests = {k: random_numbers(100, k, k, num_gen) for k in range(1, TEST_MAX + 1)}
     src, lens = encode_spoken(train_numbers)
     tgt = encode_digits(train_numbers)
-    kinds = {"with attention": True, "without": False, "query-blind": "uniform"}
-    models, runs, results = {}, {}, {}
-    for name, attention in kinds.items():
-        # the chapter's recipe seeds torch's global generator with 0 for the initial weights;
-        # here on a forked generator, so the reader's global state is left alone
-        with isolated_global_rng(seed=0):
-            models[name] = NumberModel(attention=attention)
-            models[name](src[:2], lens[:2], tgt[:2])
-        runs[name] = {
-            "optimizer": torch.optim.Adam(models[name].parameters(), lr=LR),
-            "generator": torch.Generator().manual_seed(1),
-        }
-        s2s.train(models[name], src, lens, tgt, steps=STEPS, **runs[name])
-        results[name] = evaluate(models[name], tests)
-    s2s.train(models["without"], src, lens, tgt, steps=2 * STEPS, **runs["without"])
-    results["without (3×)"] = evaluate(models["without"], tests)
+    models, results = compare_models(src, lens, tgt, tests, seed=0)
     return length_declaration(
         models["with attention"],
-        models["without"],
+        models["without (3×)"],
         {k: list(dict.fromkeys(v))[:3] for k, v in tests.items()},  # three different numbers
         {name: r[:, 0] for name, r in results.items()},
         without_name="without (3×)",

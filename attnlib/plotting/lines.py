@@ -9,6 +9,7 @@ from attnlib.plotting._figure import (
     NARROW_WIDTH,
     _check_1d,
     _check_figsize,
+    _check_finite,
     _check_mapping,
     _drawn,
     _finish,
@@ -46,16 +47,20 @@ def plot_lines(
     ylabel: str,
     title: str | None = None,
     scatter=None,
+    bands=None,
     logx: bool = False,
     logy: bool = False,
     figsize: tuple[float, float] = (4, 3),
 ) -> Figure:
-    r"""Draw several labelled curves on one axes, with an optional scatter of points.
+    r"""Draw several labelled curves on one axes, with an optional scatter of points and
+    optional shaded bands around curves (a spread: min to max over runs, say).
 
     Reference::
 
         for label, y in ys.items():
             ax.plot(x, y, label=label)
+            if label in bands:
+                ax.fill_between(x, *bands[label], alpha=0.2)
 
     Args:
         x: shared x values, shape ``(n,)``; may be ``None`` if every entry of ``ys`` is an
@@ -65,6 +70,9 @@ def plot_lines(
         xlabel, ylabel: axis labels (required).
         title: optional axes title.
         scatter: optional ``(x_points, y_points, label)`` drawn as points, shapes ``(m,)``.
+        bands: optional dict label -> ``(low, high)``, for labels of ``ys``: a band shaded
+            in that curve's colour from ``low`` to ``high``, each of the curve's shape
+            ``(n,)``, finite, with ``low <= high`` everywhere.
         logx, logy: logarithmic x / y axis.
         figsize: figure size in inches.
 
@@ -98,11 +106,14 @@ def plot_lines(
         _check_1d(px, "scatter[0]")
         _check_1d(py, "scatter[1]", px.shape[0], "scatter[0]")
         points = (px, py, str(scatter[2]))
+    shaded = _bands(bands, curves)
 
     def draw(theme, narrow, managed):
         fig, ax = _single_axes(figsize, narrow, managed)
         for (label, cx, cy), (color, style) in zip(curves, _styles(theme)):
             ax.plot(cx, cy, color=color, linestyle=style, linewidth=1.8, label=label)
+            if label in shaded:
+                ax.fill_between(cx, *shaded[label], color=color, alpha=0.2, linewidth=0)
         if points is not None:
             ax.scatter(
                 points[0],
@@ -128,6 +139,32 @@ def plot_lines(
         return fig
 
     return _drawn(draw)
+
+
+def _bands(bands, curves) -> dict:
+    """Check ``plot_lines``' ``bands`` against its curves: label -> (low, high) arrays."""
+    if bands is None:
+        return {}
+    _check_mapping(bands, "bands", "(low, high) pair")
+    lengths = {label: cx.shape[0] for label, cx, _ in curves}
+    out = {}
+    for label, pair in bands.items():
+        where = f"bands[{label!r}]"
+        if str(label) not in lengths:
+            raise ValueError(f"{where}: no curve of ys has this label; ys has {list(lengths)}")
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(f"{where} must be a pair (low, high); got {type(pair).__name__}")
+        lo = _to_numpy(pair[0], f"{where}[0]")
+        hi = _to_numpy(pair[1], f"{where}[1]")
+        _check_1d(lo, f"{where}[0]", lengths[str(label)], f"the curve {label!r}")
+        _check_1d(hi, f"{where}[1]", lengths[str(label)], f"the curve {label!r}")
+        _check_finite(lo, f"{where}[0]")
+        _check_finite(hi, f"{where}[1]")
+        if (lo > hi).any():
+            i = int((lo > hi).nonzero()[0][0])
+            raise ValueError(f"{where}: low must be <= high; at index {i}: {lo[i]} > {hi[i]}")
+        out[str(label)] = (lo, hi)
+    return out
 
 
 def _single_axes(figsize, narrow: bool, managed: bool):
