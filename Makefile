@@ -1,5 +1,6 @@
 # The two commands a reader needs: `make book` and `make test`.
-# Each creates .venv on first use and installs requirements.txt and attnlib into it.
+# Each creates .venv on first use and installs requirements.lock (every package pinned exactly,
+# made from requirements.txt by `make lock`) and attnlib into it.
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -30,12 +31,19 @@ help:
 	@echo "make lock   re-resolve requirements.txt into requirements.lock (exact pins of every"
 	@echo "            package .venv gets); make lock UPGRADE=1 also moves the indirect ones"
 
+# .venv gets requirements.lock, not requirements.txt: pip first, at the lock's pin, then every
+# locked package, then attnlib itself (editable, --no-deps: its dependencies are in the lock;
+# --no-build-isolation: built with the locked setuptools, so nothing unpinned is downloaded).
+# A lock older than requirements.txt (its recorded sha256 differs) stops here, naming `make lock`
+# (tests/test_lock.py checks the same, and that the two agree).
 REQ_SHA256 = $(shell $(PYTHON) -c 'import hashlib; print(hashlib.sha256(open("requirements.txt", "rb").read()).hexdigest())')
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.lock requirements.txt pyproject.toml
+	@grep -qx '# requirements.txt sha256: $(REQ_SHA256)' requirements.lock || { \
+	  echo "requirements.txt changed since requirements.lock was made: run make lock"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q --no-compile -r requirements.txt
-	$(PY) -m pip install -q --no-compile --no-deps -e .
+	$(PY) -m pip install -q "$$(grep -E '^pip==' requirements.lock)"
+	$(PY) -m pip install -q --no-compile -r requirements.lock
+	$(PY) -m pip install -q --no-compile --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
 install: $(STAMP)
