@@ -1,5 +1,6 @@
 # The two commands a reader needs: `make book` and `make test`.
-# Each creates .venv on first use and installs requirements.txt and attnlib into it.
+# Each creates .venv on first use and installs requirements.lock (every package pinned exactly,
+# made from requirements.txt by `make lock`) and attnlib into it.
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -14,7 +15,7 @@ unexport VIRTUAL_ENV
 # them, unless the environment forbids writing bytecode, which this lifts for the venv's runs.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install vendor explorer book chapters lint format test test-lib test-notebooks test-browser lab bench clean
+.PHONY: help install lock vendor explorer book chapters lint format test test-lib test-notebooks test-browser lab bench clean
 
 help:
 	@echo "make book   build the book into _build/html"
@@ -27,15 +28,65 @@ help:
 	@echo "               (one chapter: make chapters CH=03)"
 	@echo "make lab    open the chapters in JupyterLab with live sliders"
 	@echo "make bench  run the speed/memory benchmarks"
+	@echo "make lock   re-resolve requirements.txt into requirements.lock (exact pins of every"
+	@echo "            package .venv gets); make lock UPGRADE=1 also moves the indirect ones"
 
-$(STAMP): requirements.txt pyproject.toml
+# .venv gets requirements.lock, not requirements.txt: pip first, at the lock's pin, then every
+# locked package, then attnlib itself (editable, --no-deps: its dependencies are in the lock;
+# --no-build-isolation: built with the locked setuptools, so nothing unpinned is downloaded).
+# A lock older than requirements.txt (its recorded sha256 differs) stops here, naming `make lock`
+# (tests/test_lock.py checks the same, and that the two agree).
+REQ_SHA256 = $(shell $(PYTHON) -c 'import hashlib; print(hashlib.sha256(open("requirements.txt", "rb").read()).hexdigest())')
+$(STAMP): requirements.lock requirements.txt pyproject.toml
+	@grep -qx '# requirements.txt sha256: $(REQ_SHA256)' requirements.lock || { \
+	  echo "requirements.txt changed since requirements.lock was made: run make lock"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q --no-compile -r requirements.txt
-	$(PY) -m pip install -q --no-compile --no-deps -e .
+	$(PY) -m pip install -q "$$(grep -E '^pip==' requirements.lock)"
+	$(PY) -m pip install -q --no-compile -r requirements.lock
+	$(PY) -m pip install -q --no-compile --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+# requirements.lock: pip-compile (pip-tools, pinned below) resolves requirements.txt into exact
+# pins of every package .venv gets, pip and setuptools included (--allow-unsafe). pip-tools runs
+# from its own throwaway venv, .venv-lock (gitignored), so neither it nor its dependencies enter
+# .venv or the lock. pip-compile keeps the pins of the existing lock that still fit
+# requirements.txt; `make lock UPGRADE=1` re-resolves every indirect package to its newest.
+# The lock is resolved for this Python (3.11) on Linux x86_64: packages only another platform
+# needs (appnope on a Mac, say) are not in it, and pip adds them there unpinned.
+# Local version labels are removed from the pins (sed below): on these machines torch resolves
+# to the local CPU wheel, 2.13.0+cpu, but the lock says torch==2.13.0, as requirements.txt does.
+# PEP 440's ==2.13.0 matches 2.13.0+cpu, so the same CPU wheel is installed here, while the
+# lock stays installable where no +cpu build exists (a Mac, or PyPI's default Linux wheel).
+# The lock's first lines record requirements.txt's sha256, which $(STAMP) and tests/test_lock.py
+# compare with the current file.
+PIP_TOOLS_VERSION := 7.6.2
+LOCK_VENV := .venv-lock
+LOCK_TOOL := $(LOCK_VENV)/.pip-tools-$(PIP_TOOLS_VERSION)
+LOCK_NEW := $(LOCK_VENV)/requirements.lock.new
+UPGRADE ?=
+
+$(LOCK_TOOL):
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install -q pip-tools==$(PIP_TOOLS_VERSION)
+	@touch $(LOCK_TOOL)
+
+lock: $(LOCK_TOOL)
+	rm -f $(LOCK_NEW)
+	@test ! -f requirements.lock || cp requirements.lock $(LOCK_NEW)
+	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_VENV)/bin/pip-compile -q $(if $(UPGRADE),--upgrade) \
+	  --allow-unsafe --strip-extras --no-emit-find-links --no-emit-index-url --no-emit-trusted-host \
+	  --output-file $(LOCK_NEW) requirements.txt
+	{ echo "# requirements.lock: every package \`make install\` puts in .venv, pinned exactly."; \
+	  echo "# Made by \`make lock\` (pip-tools $(PIP_TOOLS_VERSION), Python $$($(PYTHON) -c 'import sys; print(*sys.version_info[:2], sep=".")'), $$(uname -s) $$(uname -m)) from:"; \
+	  echo "# requirements.txt sha256: $(REQ_SHA256)"; \
+	  echo "# Do not edit by hand: edit requirements.txt, then run make lock."; \
+	  sed -E 's/^([A-Za-z0-9._-]+==[^+ ]+)\+[A-Za-z0-9.]+/\1/' $(LOCK_NEW); \
+	} > requirements.lock
+	rm -f $(LOCK_NEW)
+	@echo "requirements.lock: $$(grep -cE '^[A-Za-z0-9]' requirements.lock) packages pinned"
 
 # Front-end files the book serves itself (MathJax, the explorers' module and loader; axe-core
 # is installed for the browser tests only): `npm ci` installs exactly web/package-lock.json, web/vendor.mjs copies the few
