@@ -162,7 +162,7 @@ def test_the_chapter_trains_with_the_recipe_chapter_length_declaration_repeats()
     assert "spoken.random_numbers(10_000, 1, spoken.TRAIN_MAX, num_gen)" in text
     assert "for k in range(1, spoken.TEST_MAX + 1)" in text
     assert "SEEDS = (0, 1, 2)" in text
-    assert "spoken.compare_models(n_src, n_lens, n_tgt, test_numbers, seed=s)" in text
+    assert "spoken.compare_seeds(n_src, n_lens, n_tgt, test_numbers, SEEDS)" in text
     assert "models = runs[0][0]" in text  # the explorer shows the first seed's models
     assert spoken.TRAIN_MAX < spoken.TEST_MAX
     # the explorer's examples: three different numbers of each length, as in the registry's
@@ -238,3 +238,124 @@ def test_length_explorer_names_the_model_without_attention_it_shows():
     for bad, err in [(3, TypeError), ("", ValueError), ("  ", ValueError), ("a\nb", ValueError)]:
         with pytest.raises(err, match="length_declaration: without_name"):
             spoken.length_declaration(att, plain, examples, curves, without_name=bad)
+
+
+def _tiny_experiment(seed=0):
+    gen = torch.Generator().manual_seed(5)
+    numbers = spoken.random_numbers(40, 1, 3, gen)
+    tests = {k: spoken.random_numbers(3, k, k, gen) for k in range(1, 17)}
+    src, lens = spoken.encode_spoken(numbers)
+    tgt = spoken.encode_digits(numbers)
+    return spoken.compare_models(src, lens, tgt, tests, seed=seed, steps=2), tests
+
+
+def test_compare_models_trains_four_models_from_the_same_start_and_leaves_the_rng_alone():
+    state = torch.random.get_rng_state()
+    (models, results), tests = _tiny_experiment()
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert list(results) == list(spoken.MODEL_NAMES)
+    assert set(models) == {"with attention", "without (3×)", "query-blind"}
+    assert all(r.shape == (16, 2) and ((r >= 0) & (r <= 1)).all() for r in results.values())
+    # the same seed: the same models; another seed: other initial weights
+    (again, _), _ = _tiny_experiment()
+    (other, _), _ = _tiny_experiment(seed=1)
+    w = {k: m.state_dict() for k, m in models.items()}
+    assert all(
+        torch.equal(w["query-blind"][k], v) for k, v in again["query-blind"].state_dict().items()
+    )
+    assert any(
+        not torch.equal(w["query-blind"][k], v)
+        for k, v in other["query-blind"].state_dict().items()
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"seed": -1}, ValueError, "seed"),
+        ({"seed": 1.5}, TypeError, "seed"),
+        ({"steps": 0}, ValueError, "steps"),
+        ({"tests": {}}, TypeError, "tests must be a non-empty dict"),
+        ({"tests": [["1"]]}, TypeError, "tests must be a non-empty dict"),
+    ],
+)
+def test_compare_models_refuses_bad_arguments(kwargs, error, match):
+    src, lens = spoken.encode_spoken(["1", "23"])
+    tgt = spoken.encode_digits(["1", "23"])
+    args = {"tests": {1: ["1"]}, **kwargs}
+    tests = args.pop("tests")
+    with pytest.raises(error, match=match):
+        spoken.compare_models(src, lens, tgt, tests, **args)
+
+
+def test_results_table_shows_mean_and_range_over_seeds_by_bucket():
+    tests = {k: ["1" * k] for k in range(1, 17)}
+    exact = torch.zeros(2, 16, 2, dtype=torch.float64)
+    exact[0, :2, 0], exact[1, :2, 0] = 1.0, 0.5  # digits 1-2: seeds 1.0 and 0.5
+    table = spoken.results_table({"a": exact, "b": torch.zeros(2, 16, 2)}, tests)
+    cells = table.cells()
+    assert cells[0] == ["digits", "characters", "a", "b"]
+    assert cells[1] == ["1–2", "3–7", "0.75 (0.50–1.00)", "0.00 (0.00–0.00)"]
+    assert len(cells) == 1 + 7
+    html = table._repr_html_()
+    assert html.count('<th scope="row">') == 7 and "<caption>" in html
+    assert "0.75 (0.50–1.00)" in repr(table)
+
+
+@pytest.mark.parametrize(
+    "results, tests, error, match",
+    [
+        ({}, None, TypeError, "results must be a non-empty dict"),
+        (
+            {"a": torch.zeros(16, 2)},
+            None,
+            ValueError,
+            r"results\['a'\] must be \(n_seeds, 16, 2\)",
+        ),
+        ({"a": torch.zeros(1, 15, 2)}, None, ValueError, r"must be \(n_seeds, 16, 2\)"),
+        ({"a": torch.zeros(1, 16, 2)}, {1: ["1"]}, ValueError, "tests must cover 1 to 16"),
+        ({"a": torch.zeros(1, 16, 2)}, {2: ["12"]}, TypeError, "for 1, 2, ... digits"),
+    ],
+)
+def test_results_table_refuses_what_it_cannot_show(results, tests, error, match):
+    tests = tests if tests is not None else {k: ["1" * k] for k in range(1, 17)}
+    with pytest.raises(error, match=match):
+        spoken.results_table(results, tests)
+
+
+def test_compare_seeds_on_two_processes_gives_what_one_process_gives():
+    gen = torch.Generator().manual_seed(5)
+    numbers = spoken.random_numbers(40, 1, 3, gen)
+    tests = {k: spoken.random_numbers(2, k, k, gen) for k in range(1, 17)}
+    src, lens = spoken.encode_spoken(numbers)
+    tgt = spoken.encode_digits(numbers)
+    apart = spoken.compare_seeds(src, lens, tgt, tests, [0, 3], steps=2, workers=2)
+    here = spoken.compare_seeds(src, lens, tgt, tests, [0, 3], steps=2, workers=1)
+    assert len(apart) == len(here) == 2
+    for (m_a, r_a), (m_h, r_h) in zip(apart, here):
+        assert all(torch.equal(r_a[k], r_h[k]) for k in r_h)
+        for name in m_h:
+            for a, b in zip(m_a[name].state_dict().values(), m_h[name].state_dict().values()):
+                assert torch.equal(a, b)
+    # and the seeds differ from each other
+    w0, w3 = (dict(run[0]["with attention"].named_parameters()) for run in here)
+    assert any(not torch.equal(w0[k], w3[k]) for k in w0)
+
+
+@pytest.mark.parametrize(
+    "seeds, workers, error, match",
+    [
+        ("012", 2, TypeError, "seeds must be a list of ints"),
+        (3, 2, TypeError, "seeds must be a list of ints"),
+        ([], 2, ValueError, "distinct and at least one"),
+        ([1, 1], 2, ValueError, "distinct and at least one"),
+        ([0, -1], 2, ValueError, r"seeds\[1\]"),
+        ([0, 1.5], 2, TypeError, r"seeds\[1\]"),
+        ([0, 1], 0, ValueError, "workers"),
+    ],
+)
+def test_compare_seeds_refuses_bad_seeds_and_workers(seeds, workers, error, match):
+    src, lens = spoken.encode_spoken(["1", "23"])
+    tgt = spoken.encode_digits(["1", "23"])
+    with pytest.raises(error, match=match):
+        spoken.compare_seeds(src, lens, tgt, {1: ["1"]}, seeds, workers=workers)

@@ -40,3 +40,58 @@ def test_saved_frame_tells_frames_apart():
 def test_chapter_6_saves_its_trained_explorers():
     saved = saved_explorers("06_bahdanau_attention.ipynb")
     assert {"alignment_playback", "length_experiment"} <= set(saved)
+
+
+# where each chapter builds its explorers (with no arguments), and what the book publishes
+PUBLISHED = {
+    "01_queries_keys_values.ipynb": ["softmax_temperature", "soft_lookup"],
+    "02_attention_pooling.ipynb": ["kernel_regression", "bandwidth_training"],
+    "03_masked_softmax.ipynb": ["masking"],
+    "04_additive_attention.ipynb": ["additive_attention"],
+    "05_scaled_dot_product_attention.ipynb": ["scaling", "scoring_comparison"],
+}
+
+
+def _close(saved, fresh, where: str) -> None:
+    """JSON-like values equal, numbers within 1e-6 (relative) or 1e-9."""
+    if isinstance(fresh, dict):
+        assert isinstance(saved, dict) and saved.keys() == fresh.keys(), (
+            f"{where}: keys {sorted(saved) if isinstance(saved, dict) else saved!r} "
+            f"vs {sorted(fresh)}"
+        )
+        for k in fresh:
+            _close(saved[k], fresh[k], f"{where}.{k}")
+    elif isinstance(fresh, (list, tuple)):
+        assert isinstance(saved, (list, tuple)) and len(saved) == len(fresh), where
+        for i, (a, b) in enumerate(zip(saved, fresh)):
+            _close(a, b, f"{where}[{i}]")
+    elif isinstance(fresh, float) or isinstance(saved, float):
+        assert saved == pytest.approx(fresh, rel=1e-6, abs=1e-9), f"{where}: {saved} vs {fresh}"
+    else:
+        assert saved == fresh, f"{where}: {saved!r} vs {fresh!r}"
+
+
+@pytest.mark.parametrize(
+    "notebook, name", [(nb, name) for nb, names in PUBLISHED.items() for name in names]
+)
+def test_published_explorers_are_what_attnlib_builds_today(notebook, name):
+    """The book publishes the committed notebooks without executing them: an explorer saved
+    before a change in attnlib would be published stale. Its saved spec and frames must be
+    what attnlib builds now (`make chapters CH=NN` re-executes a chapter)."""
+    saved = saved_explorers(notebook)[name]
+    fresh = EXPLORERS[name]()
+    where = f"{notebook}, explorer {name!r} (run `make chapters CH={notebook[:2]}`)"
+    _close(saved["spec"], fresh.spec, f"{where}: spec")
+    assert saved["data"].keys() == fresh.data.keys(), where
+    state = {"spec": fresh.spec, "data": saved["data"]}
+    for _, params in list(fresh.declaration.grid())[:: max(1, fresh.declaration.n_frames // 40)]:
+        if fresh.declaration.live is not None:
+            break  # nothing stored: the page computes each frame
+        got = as_arrays(saved_frame(state, params))
+        want = as_arrays(fresh.declaration.compute(**params))
+        for panel, w in want.items():
+            if isinstance(w, dict):
+                for s in w:
+                    np.testing.assert_allclose(got[panel][s], w[s], atol=2e-4, err_msg=where)
+            else:
+                np.testing.assert_allclose(got[panel], w, atol=2e-4, err_msg=where)

@@ -48,6 +48,7 @@ __all__ = [
     "evaluate",
     "MODEL_NAMES",
     "compare_models",
+    "compare_seeds",
     "results_table",
     "ResultsTable",
     "wrong_by_position",
@@ -296,6 +297,52 @@ def compare_models(
             name = "without (3×)"
         models[name] = model
     return models, {name: results[name] for name in MODEL_NAMES}
+
+
+def _compare_one(args):  # a worker process's task: one seed, on one thread
+    torch.set_num_threads(1)
+    src, src_lens, tgt, tests, seed, steps, lr = args
+    return compare_models(src, src_lens, tgt, tests, seed=seed, steps=steps, lr=lr)
+
+
+def compare_seeds(
+    src: Tensor,
+    src_lens: Tensor,
+    tgt: Tensor,
+    tests: dict[int, list[str]],
+    seeds,
+    *,
+    workers: int = 2,
+    steps: int = STEPS,
+    lr: float = LR,
+) -> list[tuple[dict[str, EncoderDecoder], dict[str, Tensor]]]:
+    """:func:`compare_models` for each seed of ``seeds``, on up to ``workers`` processes.
+
+    Each seed trains on one thread in its own process (started fresh, ``spawn``, so nothing
+    of the caller's state is shared), so the results are those of
+    ``[compare_models(..., seed=s) for s in seeds]`` on the same machine, in about
+    ``1 / workers`` of the time when the cores are free. ``workers=1`` trains here, one seed
+    after another. Returns one ``(models, results)`` pair per seed, in the order of ``seeds``.
+    """
+    fn = "compare_seeds"
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"{fn}: seeds must be a list of ints; got {describe(seeds)}")
+    seeds = [as_int(s, f"seeds[{i}]", fn, min=0) for i, s in enumerate(seeds)]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError(f"{fn}: seeds must be distinct and at least one; got {seeds}")
+    workers = as_int(workers, "workers", fn, min=1)
+    steps = as_int(steps, "steps", fn, min=1)
+    jobs = [(src, src_lens, tgt, tests, s, steps, lr) for s in seeds]
+    if workers == 1 or len(seeds) == 1:
+        return [
+            compare_models(src, src_lens, tgt, tests, seed=s, steps=steps, lr=lr) for s in seeds
+        ]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(seeds)), mp_context=context) as pool:
+        return list(pool.map(_compare_one, jobs))
 
 
 class ResultsTable:

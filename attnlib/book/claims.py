@@ -117,14 +117,15 @@ def date_claims(acc: float, share: Tensor, exact: Tensor) -> list[Claim]:
     with that row's weights made uniform.
 
     The prose: the model rewrites nearly every held-out date; the year's last two digits and
-    the day's last digit look at their own characters; the year's first digit does not; the
-    rows of the year's last digits and of the day cannot be made uniform without losing most
-    dates, while the dashes and the year's first digit can; the month's rows lose fewer."""
+    the day's last digit look at their own characters, the year's first digit much less; the
+    rows of the year's last digits and of the day's last digit cannot be made uniform without
+    losing most dates, while the dashes can; the month's rows lose fewer. (Not claimed, since
+    the seeds disagree: whether the year's first digit matters, and by how much.)"""
     share = [float(x) for x in share]
     exact = [float(x) for x in exact]
-    needed = max(exact[i] for i in (*_YEAR_LAST, *_DAY))
+    needed = max(exact[i] for i in (*_YEAR_LAST, _DAY[1]))
     return [
-        Claim("date_acc", "nearly every held-out date right", acc, ">=", 0.95),
+        Claim("date_acc", "nearly every held-out date right", acc, ">=", 0.9),
         Claim(
             "share_own",
             "the year's last two digits and the day's last digit look at their characters",
@@ -132,20 +133,34 @@ def date_claims(acc: float, share: Tensor, exact: Tensor) -> list[Claim]:
             ">=",
             0.6,
         ),
-        Claim("share_y0", "the year's first digit does not", share[0], "<=", 0.3),
+        Claim(
+            "share_y0",
+            "the year's first digit looks at its own character much less than the last two",
+            min(share[2], share[3]) - share[0],
+            ">=",
+            0.25,
+        ),
         Claim(
             "causal_needed",
-            "uniform weights on a row of the year's last digits or the day lose most dates",
+            "uniform weights on a row of the year's last digits or the day's last digit lose "
+            "most dates",
             needed,
+            "<=",
+            0.45,
+        ),
+        Claim(
+            "causal_d0",
+            "uniform weights on the day's first digit lose about half the dates or more",
+            exact[_DAY[0]],
             "<=",
             0.6,
         ),
         Claim(
-            "causal_free",
-            "uniform weights on a dash or the year's first digit lose almost none",
-            min(exact[0], *(exact[i] for i in _DASHES)),
+            "causal_dashes",
+            "uniform weights on a dash lose almost none",
+            min(exact[i] for i in _DASHES),
             ">=",
-            0.95,
+            0.9,
         ),
         Claim(
             "causal_month",
@@ -173,16 +188,17 @@ def playback_claims(losses: Sequence[float], checkpoints, implied: Tensor) -> li
     10, n_in))]`` for ``Thursday, 5 November 2026``, ``implied`` its alignment ``(10, n_in)``.
 
     The prose: at step 0 the weights are nearly uniform and the first loss is close to
-    guessing among the 13 output symbols (ln 13); the year's last digits focus before the
-    day's and the month's rows; by the end, no row but the dashes' keeps much weight on
-    ``Thursday,``."""
+    guessing among the 13 output symbols (ln 13); the rows of the year's last digits, of the
+    day's last digit and of the month have all found their characters well before the end;
+    by the end no row but the dashes' keeps much weight on ``Thursday,``. (Not claimed, since
+    the seeds disagree: which rows focus first.)"""
     first = checkpoints[0][1][0]  # (10, n_in)
     last = checkpoints[-1][1][0]
     weekday = last[:, :9].sum(dim=1)  # (10,): "Thursday," is characters 0..8
     others = [r for r in range(10) if r not in _DASHES]
-    year = first_focused(checkpoints, implied, _YEAR_LAST)
-    day = first_focused(checkpoints, implied, _DAY[1:])  # the day's last digit, the "5"
-    month = first_focused(checkpoints, implied, (5, 6))
+    focused = max(
+        first_focused(checkpoints, implied, rows) for rows in (_YEAR_LAST, _DAY[1:], (5, 6))
+    )
     return [
         Claim("step0_max", "nearly uniform weights at step 0", float(first.max()), "<=", 0.1),
         Claim(
@@ -193,25 +209,19 @@ def playback_claims(losses: Sequence[float], checkpoints, implied: Tensor) -> li
             0.3,
         ),
         Claim(
-            "year_first",
-            "the year's last digits focus before the day's and the month's rows",
-            min(day, month) - year,
-            ">=",
-            10,
-        ),
-        Claim(
-            "rest_focus",
-            "the day's and the month's rows have focused by the end",
-            max(day, month),
+            "focused",
+            "the year's last digits, the day's last digit and the month have focused well "
+            "before step 200",
+            focused,
             "<=",
-            200,
+            160,
         ),
         Claim(
             "weekday_end",
             "at the end, no row but the dashes' keeps much weight on 'Thursday,'",
             float(weekday[others].max()),
             "<=",
-            0.15,
+            0.3,
         ),
     ]
 
@@ -230,10 +240,13 @@ def length_claims(results: dict[str, Tensor]) -> list[Claim]:
     :data:`attnlib.book.ch06_lengths.MODEL_NAMES` to ``(n_seeds, 16, 2)``; every claim
     holds for every seed.
 
-    The prose: with attention the model stays near perfect up to 8 digits, the longest in
-    training; without attention, and query-blind, it falls as the numbers grow; three times
-    the training helps but leaves it far below attention at 7 or 8 digits (possibility,
-    not speed); beyond the training lengths the model with attention fails too."""
+    The prose: with attention the model writes nearly every number of up to 4 digits and most
+    of 7 or 8, the longest in training; without attention, and query-blind, it falls as the
+    numbers grow, to almost none at 7 or 8 digits; three times the training helps at 5 or 6
+    digits but leaves it far below attention at 7 or 8 (possibility, not speed); beyond the
+    training lengths the model with attention falls too, to hardly any of 11 to 16 digits. (Not
+    claimed, since the seeds disagree: whether query-blind beats the model without
+    attention.)"""
     b = {name: bucket_means(r.double())[..., 0] for name, r in results.items()}  # (seeds, 7)
     att, plain, plain3, blind = (
         b["with attention"],
@@ -243,11 +256,18 @@ def length_claims(results: dict[str, Tensor]) -> list[Claim]:
     )
     return [
         Claim(
-            "att_in_range",
-            "with attention, near perfect up to 8 digits (every bucket, every seed)",
-            float(att[:, :4].min()),
+            "att_short",
+            "with attention, nearly every number of up to 4 digits",
+            float(att[:, :2].min()),
             ">=",
-            0.8,
+            0.9,
+        ),
+        Claim(
+            "att_78",
+            "with attention, most numbers of 7 or 8 digits",
+            float(att[:, 3].min()),
+            ">=",
+            0.5,
         ),
         Claim(
             "plain_falls",
@@ -257,27 +277,38 @@ def length_claims(results: dict[str, Tensor]) -> list[Claim]:
             0.15,
         ),
         Claim(
-            "blind_falls", "query-blind, few of 7 or 8 digits", float(blind[:, 3].max()), "<=", 0.2
+            "blind_falls",
+            "query-blind, few of 7 or 8 digits",
+            float(blind[:, 3].max()),
+            "<=",
+            0.15,
         ),
         Claim(
             "plain3_helps",
             "three times the training helps at 5 or 6 digits",
             float((plain3[:, 2] - plain[:, 2]).min()),
             ">=",
-            0.05,
+            0.1,
         ),
         Claim(
             "plain3_short",
             "but leaves it far below attention at 7 or 8 digits",
             float((att[:, 3] - plain3[:, 3]).min()),
             ">=",
-            0.5,
+            0.4,
+        ),
+        Claim(
+            "att_falls_beyond",
+            "with attention, far fewer at 9 or 10 digits than at 7 or 8",
+            float((att[:, 3] - att[:, 4]).min()),
+            ">=",
+            0.2,
         ),
         Claim(
             "att_beyond",
-            "with attention, hardly any number of 14 to 16 digits",
-            float(att[:, 6].max()),
+            "with attention, hardly any number of 11 to 16 digits",
+            float(att[:, 5:].max()),
             "<=",
-            0.05,
+            0.1,
         ),
     ]
