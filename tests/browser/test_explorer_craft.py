@@ -20,7 +20,14 @@ from __future__ import annotations
 import pytest
 
 from ._craft import DESKTOP, PHONE, colours, layout, n_explorers, open_page, swipe, text_sizes
-from .conftest import CHAPTERS, LANDING, show_back_to_top, wake_explorers
+from .conftest import (
+    CHAPTERS,
+    LANDING,
+    install_clock,
+    pause_clock,
+    show_back_to_top,
+    wake_explorers,
+)
 
 # the pages with explorers, in reading order: the landing page, then chapters 1-6 (the
 # notation page has none)
@@ -333,76 +340,93 @@ def test_print_shows_each_explorer_whole_without_its_controls(opened, name):
 
 # ----------------------------------------------------------------------------- playback
 
-# Times, in the page, each step of a playback: the moments its explorer's parameters change.
-STEPS_INIT = """
-window.__steps = [];
-new MutationObserver((records) => {
-  for (const r of records) if (r.attributeName === 'data-params') window.__steps.push(performance.now());
-}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-params']});
+# Records, in the page, each step of a playback: the moments (page time) its explorer's
+# parameters change.
+STEPS_JS = """
+(name) => {
+  window.__steps = [];
+  new MutationObserver(() => window.__steps.push(performance.now())).observe(
+    document.querySelector(`.attn-explorer[data-explorer="${name}"]`),
+    {attributes: true, attributeFilter: ['data-params']});
+}
 """
 
 
-@pytest.mark.serial
 def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browser, visits):
+    """The pace in page time: the playback steps on setTimeout, which Playwright's clock drives
+    (conftest.install_clock), so a busy machine cannot move the measurement."""
     name = PAGES[2]  # chapter 2: 100 steps of Adam
     visits(name)
     ctx = browser.new_context(**DESKTOP)
     try:
-        ctx.add_init_script(STEPS_INIT)
         page = ctx.new_page()
+        install_clock(page)
         page.goto(f"{visits.base_url}/{name}", wait_until="load")
         wake_explorers(page, only="bandwidth_training")  # it wakes near the viewport
-        page.wait_for_function(
-            "() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training][data-ready=true]')"
-        )
+        pause_clock(page)
         ex = page.locator('.attn-explorer[data-explorer="bandwidth_training"]')
         assert ex.locator(".attn-speed option:checked").text_content() == "normal"
         steps = int(ex.locator('.attn-slider[data-param="step"]').get_attribute("max"))
         assert steps == 100
-        page.evaluate("() => { window.__steps = []; }")
+        page.evaluate(STEPS_JS, "bandwidth_training")
+        t0 = page.evaluate("() => performance.now()")
         ex.locator(".attn-play-button").click()
-        page.wait_for_function(
-            "() => document.querySelector('.attn-explorer[data-explorer=bandwidth_training] "
-            ".attn-play-button').textContent === 'Play'",
-            timeout=60_000,
-            polling=250,
-        )
+        page.clock.run_for(4_999)
+        early = len(page.evaluate("() => window.__steps"))
+        page.clock.run_for(20_001)
+        assert ex.locator(".attn-play-button").text_content() == "Play", "still playing after 25 s"
         assert ex.locator('.attn-slider[data-param="step"]').input_value() == str(steps), (
             "did not play to the end"
         )
         times = page.evaluate("() => window.__steps")
         assert len(times) == steps, f"{len(times)} redraws for {steps} steps"
-        # from the press (one step's delay before the first) to the last step
-        took = (times[-1] - times[0]) / 1000 * steps / (steps - 1)
-        assert 5 <= took <= 10, f"normal speed plays {steps} steps in {took:.1f} s"
+        # from the press to the last step
+        took = (times[-1] - t0) / 1000
+        gaps = [b - a for a, b in zip([t0, *times], times)]
+        assert 5 <= took <= 10 and early < steps, (
+            f"normal speed plays {steps} steps in {took:.2f} s ({early} steps in the first 5 s)"
+        )
+        assert max(gaps) <= 1.5 * min(gaps), f"uneven steps: {min(gaps):.0f}-{max(gaps):.0f} ms"
     finally:
         ctx.close()
 
 
-def test_escape_pauses_playback(opened):
-    page = opened(PAGES[6])  # chapter 6's training playback
-    ex = page.locator('.attn-explorer[data-explorer="alignment_playback"]')
-    ex.locator(".attn-slider").evaluate(
-        "(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }"
-    )
-    ex.locator(".attn-play-button").click()
-    page.wait_for_timeout(500)
-    page.evaluate(
-        "() => document.activeElement && document.activeElement.blur()"
-    )  # the focus leaves the explorer
-    page.keyboard.press("Escape")
-
-    def state():
-        return (
-            ex.locator(".attn-play-button").text_content(),
-            ex.locator(".attn-slider").input_value(),
+def test_escape_pauses_playback(browser, visits):
+    name = PAGES[6]  # chapter 6's training playback
+    visits(name)
+    ctx = browser.new_context(**DESKTOP)
+    try:
+        page = ctx.new_page()
+        install_clock(page)
+        page.goto(f"{visits.base_url}/{name}", wait_until="load")
+        wake_explorers(page, only="alignment_playback")
+        pause_clock(page)
+        ex = page.locator('.attn-explorer[data-explorer="alignment_playback"]')
+        ex.locator(".attn-slider").evaluate(
+            "(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }"
         )
+        ex.locator(".attn-play-button").click()
+        page.clock.run_for(1_500)
+        page.evaluate(
+            "() => document.activeElement && document.activeElement.blur()"
+        )  # the focus leaves the explorer
+        page.keyboard.press("Escape")
 
-    button, at = state()
-    assert button == "Play", f"Escape did not pause: the button says {button!r}"
-    page.wait_for_timeout(900)
-    assert state()[1] == at, "kept playing after Escape"
-    assert 0 < int(at) < int(ex.locator(".attn-slider").get_attribute("max")), f"paused at {at}"
+        def state():
+            return (
+                ex.locator(".attn-play-button").text_content(),
+                ex.locator(".attn-slider").input_value(),
+            )
+
+        button, at = state()
+        assert button == "Play", f"Escape did not pause: the button says {button!r}"
+        page.clock.run_for(5_000)
+        assert state()[1] == at, "kept playing after Escape"
+        assert 0 < int(at) < int(ex.locator(".attn-slider").get_attribute("max")), (
+            f"paused at {at}"
+        )
+    finally:
+        ctx.close()
 
 
 # ----------------------------------------------------------------------------- readout
