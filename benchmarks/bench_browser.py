@@ -255,7 +255,7 @@ def cpu(browser, base: str, names: list[str], runs: int) -> int:
         f"traced), median of {runs} runs (worst in brackets)"
     )
     print(
-        f"{'page':<42}{'blocking ms':>16}{'xbudget':>8}{'longest ms':>11}"
+        f"{'page':<47}{'blocking ms':>18}{'xbudget':>8}{'longest ms':>11}"
         f"{'colour switch ms':>18}{'xbudget':>8}{'':>6}"
     )
     failures = 0
@@ -264,7 +264,7 @@ def cpu(browser, base: str, names: list[str], runs: int) -> int:
         blocking, worst = statistics.median(tb), max(tb)
         ok = blocking <= BLOCKING_BUDGET_MS
         line = (
-            f"{name:<42}{f'{blocking:.0f} ({worst:.0f})':>16}{blocking / BLOCKING_BUDGET_MS:>8.2f}"
+            f"{name:<47}{f'{blocking:.0f} ({worst:.0f})':>18}{blocking / BLOCKING_BUDGET_MS:>8.2f}"
             f"{statistics.median(r['longest'] for r in loads):>11.0f}"
         )
         if switch:
