@@ -19,7 +19,27 @@ from __future__ import annotations
 
 import pytest
 
-from ._craft import DESKTOP, PHONE, colours, layout, n_explorers, open_page, swipe, text_sizes
+from ._craft import (
+    DARK_005,
+    DESKTOP,
+    FIELD_PX,
+    HANDLE_PX,
+    HEIGHT,
+    PHONE,
+    PRINT_PX,
+    SERIES,
+    SHARE,
+    SWIPE_PX,
+    TEXT_PX,
+    ZERO_VS_BG,
+    ZERO_VS_FRAME,
+    colours,
+    layout,
+    n_explorers,
+    open_page,
+    swipe,
+    text_sizes,
+)
 from .conftest import (
     CHAPTERS,
     LANDING,
@@ -35,15 +55,6 @@ PAGES = [LANDING, *CHAPTERS]
 
 pytestmark = pytest.mark.browser
 
-HEIGHT = {"desktop": 1.0, "phone": 1.25}
-SHARE = 0.5
-SWIPE_PX = 40
-DARK_005 = 1.5
-ZERO_VS_BG = 1.1
-ZERO_VS_FRAME = 1.5
-SERIES = 3.0
-TEXT_PX = 12.0
-FIELD_PX = 16.0
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
 
 
@@ -103,7 +114,9 @@ def _where(name: str, k: int, ex: str, size: str) -> str:
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 @pytest.mark.parametrize("name", PAGES, scope="module")
-def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(shared, name, size):
+def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(
+    shared, margin, name, size
+):
     page = shared(name, **SIZES[size])
     n = n_explorers(page)
     assert n >= 1, f"{name}: no explorer"
@@ -111,8 +124,9 @@ def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(shar
     for k in range(n):
         r = layout(page, k)
         where = _where(name, k, r["name"], size)
+        margin(f"{where}: height in windows", r["height"], HEIGHT[size], at_least=False)
         if r["height"] > HEIGHT[size] + 1e-9:
-            problems.append(f"{where}: {r['height']:.2f} windows tall (at most {HEIGHT[size]})")
+            problems.append(f"{where}: {r['height']:.3f} windows tall (at most {HEIGHT[size]})")
         assert r["controls"], f"{where}: no control found"
         for c in r["controls"]:
             for a in c["arrivals"].values():
@@ -120,6 +134,7 @@ def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(shar
                     f"{where}: operating {c['name']} changed nothing"
                 )
                 assert a["changed"], f"{where}: operating {c['name']} changed no picture"
+            margin(f"{where}: share in view while {c['name']} is operated", c["share"], SHARE)
             if c["share"] < SHARE:
                 detail = "; ".join(
                     f"arriving at its {how}: {a['share']:.2f} of {', '.join(a['changed'])}"
@@ -135,14 +150,20 @@ def test_every_explorer_fits_the_window_and_shows_what_each_control_changes(shar
 
 
 @pytest.mark.parametrize("name", PAGES, scope="module")
-def test_a_vertical_swipe_on_a_picture_scrolls_and_leaves_the_query(shared, name):
+def test_a_vertical_swipe_on_a_picture_scrolls_and_leaves_the_query(shared, margin, name):
     page = shared(name, **PHONE)
     problems = []
     for k in range(n_explorers(page)):
         for s in swipe(page, k):
             where = f"{name} explorer #{k}, picture {s['panel']!r}"
-            if s["handle"] and s["distance"] < 48:
-                problems.append(f"{where}: no point of the plot is 48 px from the handle")
+            margin(f"{where}: px a swipe scrolls", s["scrolled"], SWIPE_PX)
+            if s["handle"]:
+                margin(f"{where}: swipe's px from the handle", s["distance"], HANDLE_PX)
+            if s["handle"] and s["distance"] < HANDLE_PX:
+                problems.append(
+                    f"{where}: no point of the plot is {HANDLE_PX} px from the handle "
+                    f"(at most {s['distance']:.0f})"
+                )
             if not s["params_kept"]:
                 problems.append(
                     f"{where}: a swipe changed the explorer from {s['before']} to {s['after']}"
@@ -153,7 +174,7 @@ def test_a_vertical_swipe_on_a_picture_scrolls_and_leaves_the_query(shared, name
 
 
 @pytest.mark.parametrize("name", PAGES, scope="module")
-def test_small_weights_stay_visible_in_dark_mode(shared, name):
+def test_small_weights_stay_visible_in_dark_mode(shared, margin, name):
     page = shared(name, **DESKTOP, color_scheme="dark")
     assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     problems, maps = [], 0
@@ -167,6 +188,18 @@ def test_small_weights_stay_visible_in_dark_mode(shared, name):
             )
             assert h["mismatch"] <= 1, (
                 f"{where}: svg.attnColour differs from the painted cells by {h['mismatch']}"
+            )
+            from_frame = _contrast(h["at0"]["colour"], h["frame"]) if h["frame"] else 0
+            margin(f"{where}: contrast of a 0.05 weight, dark", h["at005"]["contrast"], DARK_005)
+            if h["smallest"]:
+                margin(
+                    f"{where}: contrast of its smallest weight >= 0.05, dark",
+                    h["smallest"]["contrast"],
+                    DARK_005,
+                )
+            margin(f"{where}: contrast of a zero weight, dark", h["at0"]["contrast"], ZERO_VS_BG)
+            margin(
+                f"{where}: contrast of a zero cell with the frame, dark", from_frame, ZERO_VS_FRAME
             )
             if h["at005"]["contrast"] < DARK_005:
                 problems.append(
@@ -183,7 +216,6 @@ def test_small_weights_stay_visible_in_dark_mode(shared, name):
                     f"{where}: a zero weight is painted {h['at0']['colour']}, "
                     f"{h['at0']['contrast']:.2f}:1 against the background"
                 )
-            from_frame = _contrast(h["at0"]["colour"], h["frame"]) if h["frame"] else 0
             if from_frame < ZERO_VS_FRAME:
                 problems.append(
                     f"{where}: a zero cell ({h['at0']['colour']}) and the frame ({h['frame']}) "
@@ -195,13 +227,19 @@ def test_small_weights_stay_visible_in_dark_mode(shared, name):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("name", PAGES, scope="module")
-def test_series_colours_stand_out_from_the_background(shared, name, scheme):
+def test_series_colours_stand_out_from_the_background(shared, margin, name, scheme):
     page = shared(name, **DESKTOP, color_scheme=scheme)
     problems, seen = [], 0
     for k in range(n_explorers(page)):
         d = colours(page, k)
         for s in d["series"]:
             seen += 1
+            margin(
+                f"{name} explorer #{k} ({d['name']}), {s['where']}: contrast of {s['what']!r}, "
+                f"{scheme}",
+                s["contrast"],
+                SERIES,
+            )
             if s["contrast"] < SERIES:
                 problems.append(
                     f"{name} explorer #{k} ({d['name']}), {s['where']}: {s['what']!r} is "
@@ -216,12 +254,13 @@ def test_series_colours_stand_out_from_the_background(shared, name, scheme):
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 @pytest.mark.parametrize("name", PAGES, scope="module")
-def test_explorer_text_and_fields_are_legible(shared, name, size):
+def test_explorer_text_and_fields_are_legible(shared, margin, name, size):
     page = shared(name, **SIZES[size])
     problems = []
     for k in range(n_explorers(page)):
         t = text_sizes(page, k)
         where = _where(name, k, t["name"], size)
+        margin(f"{where}: smallest text px", t["smallest"]["px"], TEXT_PX)
         if t["smallest"]["px"] < TEXT_PX - 0.05:
             problems.append(
                 f"{where}: text drawn at {t['smallest']['px']:.1f} px ({t['smallest']['text']!r}, "
@@ -234,6 +273,7 @@ def test_explorer_text_and_fields_are_legible(shared, name, size):
         if size == "phone":
             assert t["coarse"], f"{where}: the phone context does not match (pointer: coarse)"
             for f in t["fields"]:
+                margin(f"{where}: {f['tag'].lower()}.{f['cls']} text px", f["px"], FIELD_PX)
                 if f["px"] < FIELD_PX:
                     problems.append(
                         f"{where}: {f['tag'].lower()}.{f['cls']} has {f['px']} px text "
@@ -317,7 +357,7 @@ def test_nothing_of_the_theme_covers_a_handle(shared, name, size):
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_print_shows_each_explorer_whole_without_its_controls(opened, name):
+def test_print_shows_each_explorer_whole_without_its_controls(opened, margin, name):
     page = opened(name, viewport={"width": 700, "height": 1000})
     page.emulate_media(media="print")
     got = page.evaluate("""() => [...document.querySelectorAll('.attn-explorer')].map((ex) => ({
@@ -332,9 +372,9 @@ def test_print_shows_each_explorer_whole_without_its_controls(opened, name):
         assert ex["breakInside"] == "avoid", (
             f"{where}: break-inside is {ex['breakInside']!r}, so a page break may split it"
         )
-        # a printed page (A4 or Letter, default margins) is about 9.7 in = 930 CSS px tall
-        assert ex["height"] <= 930, (
-            f"{where}: {ex['height']:.0f} px tall, more than a printed page"
+        margin(f"{where}: px tall", ex["height"], PRINT_PX, at_least=False)
+        assert ex["height"] <= PRINT_PX, (
+            f"{where}: {ex['height']:.0f} px tall, more than a printed page ({PRINT_PX} px)"
         )
 
 

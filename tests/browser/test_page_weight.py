@@ -108,8 +108,10 @@ def weights(browser, gzip_url):
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_bytes_on_the_link_within_budget(weights, name):
+def test_bytes_on_the_link_within_budget(weights, margin, name):
     at_load, read, errors, unloaded = weights[name]
+    margin(f"{name}: bytes on the link read to the end", read, READ_BUDGET, at_least=False)
+    margin(f"{name}: bytes on the link at load", at_load, LOAD_BUDGET, at_least=False)
     landing = weights[LANDING][1]
     assert not errors, f"{name}: console errors {errors}"
     assert not unloaded, f"{name}: figures never fetched while reading to the end: {unloaded}"
