@@ -544,13 +544,13 @@ def test_jupyterlabs_dark_theme_recolours_the_explorer(notebook):
                 "() => document.body.dataset.jpThemeLight === 'false' && "
                 "!document.getElementById('jupyterlab-splash')"
                 " && document.querySelector('.jp-OutputArea-output .attn-colorbar-svg stop')"
-                ".getAttribute('stop-color') === '#390963'",
+                ".getAttribute('stop-color') === '#420a68'",
                 timeout=30_000,
                 polling=100,
             )
         s = notebook.state()
         assert s["themeLight"] == "false", "JupyterLab did not switch to its dark theme"
-        assert s["rampStart"] == "#390963", (
+        assert s["rampStart"] == "#420a68", (
             f"dark theme: the colour scale starts at {s['rampStart']}"
         )
         assert s["background"] == "rgb(27, 27, 31)", (
