@@ -74,15 +74,30 @@ def pytest_terminal_summary(terminalreporter):
                     rows[what] = (h, value, limit, at_least)
     if not rows:
         return
-    ranked = sorted(rows.items(), key=lambda kv: kv[1][0])
-    near = [r for r in ranked if r[1][0] < NEAR]
+    # grouped by what is measured (the text after the last ": "), the nearest first
+    groups: dict[str, list] = {}
+    for what, row in rows.items():
+        where, _, measure = what.rpartition(": ")
+        if row[0] < NEAR:
+            groups.setdefault(measure, []).append((row, where))
     tr = terminalreporter
     tr.section("values nearest their limits")
+    near = sum(len(g) for g in groups.values())
     tr.write_line(
-        f"{len(rows)} measured values held to a limit; {len(near)} within {NEAR:.0%} of it "
+        f"{len(rows)} measured values held to a limit; {near} within {NEAR:.0%} of it "
         "(issue 25: move the design away from the edge, not the limit)"
     )
-    for what, (h, value, limit, at_least) in near or ranked[:5]:
+    for measure, items in sorted(groups.items(), key=lambda kv: min(kv[1])[0][0]):
+        items.sort()
+        (h, value, limit, at_least), where = items[0]
+        more = f" and {len(items) - 1} more" if len(items) > 1 else ""
         tr.write_line(
-            f"  {h:+7.1%}  {what}: {value:.4g} ({'>=' if at_least else '<='} {limit:.4g})"
+            f"  {h:+7.1%}  {measure}: {value:.4g} ({'>=' if at_least else '<='} {limit:.4g}) "
+            f"at {where}{more}"
         )
+    if not groups:
+        ranked = sorted(rows.items(), key=lambda kv: kv[1][0])[:3]
+        for what, (h, value, limit, at_least) in ranked:
+            tr.write_line(
+                f"  {h:+7.1%}  {what}: {value:.4g} ({'>=' if at_least else '<='} {limit:.4g})"
+            )

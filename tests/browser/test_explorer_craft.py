@@ -273,7 +273,7 @@ def test_explorer_text_and_fields_are_legible(shared, margin, name, size):
         if size == "phone":
             assert t["coarse"], f"{where}: the phone context does not match (pointer: coarse)"
             for f in t["fields"]:
-                margin(f"{where}: {f['tag'].lower()}.{f['cls']} text px", f["px"], FIELD_PX)
+                margin(f"{where}, {f['tag'].lower()}.{f['cls']}: field text px", f["px"], FIELD_PX)
                 if f["px"] < FIELD_PX:
                     problems.append(
                         f"{where}: {f['tag'].lower()}.{f['cls']} has {f['px']} px text "
