@@ -188,10 +188,10 @@ test: $(STAMP) $(NPM_STAMP) lint
 # no outside requests, no console errors, maths typeset, explorers match attnlib.
 # Screenshots go to _build/screenshots/. Skips locally without Chromium; fails with CI=true.
 # The tests run on both cores (pytest-xdist, a file's tests on one worker, so each worker loads
-# a page once); those that measure time (marked `serial`) run afterwards, alone.
+# a page once). No verdict depends on the machine's load: nothing is timed by the wall clock
+# (a playback's pace runs on Playwright's virtual clock; page speed is `make bench`'s).
 test-browser: book
-	$(PY) -m pytest -q -n 2 --dist loadfile tests -m "browser and not serial" --durations=15
-	$(PY) -m pytest -q tests -m "browser and serial"
+	$(PY) -m pytest -q -n 2 --dist loadfile tests -m browser --durations=15
 
 # Speed and memory targets: ratios measured in one run (see each script's docstring).
 bench: $(STAMP) book

@@ -13,7 +13,15 @@ Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built b
   actions), CLS (load and reading to the end), and the bytes that crossed the link at load
   and after reading to the end. Targets: LCP <= 1.2 s, TBT <= 200 ms, INP <= 200 ms,
   CLS <= 0.1, read to the end <= 400 kB. The chapters' LCP and TBT are also printed as a
-  ratio to the landing page's in the same run (the machine's load moves both alike).
+  ratio to the landing page's in the same run (the machine's load moves both alike), and LCP,
+  TBT and INP as a ratio to their targets.
+* cpu: per page, the main thread's work at 4x CPU estimated from CPU (thread) time, the page
+  loaded unthrottled and traced (tests/_vitals.py): the blocking time after the first paint
+  (cpu_load) and, on the landing page and the chapters, a tap on the colour-mode button
+  (theme_switch_cpu). Regression guards, not issue 20's wall-clock targets: CPU time hardly
+  moves with the machine's load, but these were too close to their budgets to be test verdicts
+  (chapter 5's blocking work measured 236-537 ms against 450). Median of --runs, printed
+  with the worst run and as a ratio to the budget.
 * redraw: per explorer and per slider / choice / text field, the time from setting the
   control's value and dispatching its 'input' / 'change' event until the redrawn panels are
   laid out (performance.now() around the move plus a forced layout), median over MOVES moves.
@@ -24,7 +32,7 @@ Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built b
   to the end of its load event), both medians of --runs loads in this run, unthrottled.
   Target: ratio <= 2.
 
-Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 3] [--moves 50] [--only vitals]
+Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 3] [--moves 50] [--only vitals|cpu]
 [--pages 03 05 search] [--site DIR] [--no-gzip] [--strict]   (--site: another build, e.g. an older
 commit's for a before/after table; pages it lacks are skipped). `make book` first; `make bench`
 runs it. Prints tables with PASS/FAIL; --strict exits 1 when a target fails.
@@ -51,6 +59,22 @@ THROTTLE = 4  # CPU slow-down factor for the second redraw measurement
 # Targets on the mobile profile (issue 20; web.dev's "good" is LCP <= 2.5 s, INP <= 200 ms, CLS <= 0.1)
 VITALS_TARGETS = {"lcp": 1200.0, "tbt": 200.0, "inp": 200.0, "cls": 0.1, "read_kb": 400.0}
 SEARCH = "search.html?q=attention"  # the search page, running a query
+# Total blocking time at 4x CPU estimated from CPU time (tests/_vitals.py, cpu_load). A regression
+# guard, not issue 20's target: the pages before issue 20 came to 1,000-2,600 ms (the landing
+# page 20-90). Measured at the end of issue 20 (3 loads a page, with the machine's load average
+# at 12 on 2 cores): the chapters 49-338 ms (a median of about 215; native MathML layout and the
+# first explorer's start are the largest costs left), the landing and notation pages 0. Chapter
+# 5 measured 236-406 ms in four quiet loads (2026-11-24) and 537 and 419 in a fresh-clone
+# `make test`: too near any budget for a test verdict, so it is measured here (issue 25).
+BLOCKING_BUDGET_MS = 450.0
+# The colour-mode switch at 4x CPU, estimated from the CPU time of the main thread from the tap's
+# first input event to the task that commits the switched frame (_vitals.theme_switch_cpu).
+# Almost all of it is one style recalculation of the whole page (the theme's colours are custom
+# properties on <html>, inherited by every element): about 45-55 ms of CPU on a chapter, so
+# 180-250 ms at 4x; the landing page 50-80 (measured 156-281 on chapters at a load of 2-5 on 2
+# cores). Something new in the switch (every explorer redrawing, a script evaluated inside the
+# tap) goes over the budget.
+THEME_SWITCH_BUDGET_MS = 400.0
 
 TTI_INIT = """
 (() => {
@@ -179,8 +203,9 @@ def vitals(browser, base: str, names: list[str], runs: int) -> int:
         f"kB = bytes that crossed the link"
     )
     print(
-        f"{'page':<42}{'LCP ms':>8}{'xland':>6}{'TBT ms':>8}{'xland':>6}{'INP ms':>8}{'CLS':>7}{'load kB':>9}"
-        f"{'read kB':>9}{'files':>6}{'long':>5}{'max ms':>8}{'':>6}"
+        f"{'page':<42}{'LCP ms':>8}{'xland':>6}{'xtgt':>6}{'TBT ms':>8}{'xland':>6}{'xtgt':>6}"
+        f"{'INP ms':>8}{'xtgt':>6}{'CLS':>7}{'load kB':>9}{'read kB':>9}{'files':>6}{'long':>5}"
+        f"{'max ms':>8}{'':>6}"
     )
     failures = 0
     for name, m, _ in rows:
@@ -193,14 +218,15 @@ def vitals(browser, base: str, names: list[str], runs: int) -> int:
         )
         failures += not ok
         print(
-            f"{name:<42}{m['lcp']:>8.0f}{m['lcp'] / land['lcp']:>6.2f}{m['tbt']:>8.0f}"
-            f"{m['tbt'] / max(land['tbt'], 1.0):>6.1f}{m['inp']:>8.0f}{m['cls']:>7.3f}{m['load_kb']:>9.0f}"
+            f"{name:<42}{m['lcp']:>8.0f}{m['lcp'] / land['lcp']:>6.2f}{m['lcp'] / t['lcp']:>6.2f}"
+            f"{m['tbt']:>8.0f}{m['tbt'] / max(land['tbt'], 1.0):>6.1f}{m['tbt'] / t['tbt']:>6.2f}"
+            f"{m['inp']:>8.0f}{m['inp'] / t['inp']:>6.2f}{m['cls']:>7.3f}{m['load_kb']:>9.0f}"
             f"{m['read_kb']:>9.0f}{m['files']:>6}{m['n_long']:>5.0f}{m['longest']:>8.0f}{'PASS' if ok else 'FAIL':>6}"
         )
     print(
         f"targets: LCP <= {t['lcp']:.0f} ms, TBT <= {t['tbt']:.0f} ms, INP <= {t['inp']:.0f} ms, "
-        f"CLS <= {t['cls']}, read to the end <= {t['read_kb']:.0f} kB; 'long' = long tasks (> 50 ms) in a load, "
-        f"'max' = the longest"
+        f"CLS <= {t['cls']}, read to the end <= {t['read_kb']:.0f} kB; 'xtgt' = the median over its target; "
+        f"'long' = long tasks (> 50 ms) in a load, 'max' = the longest"
     )
     print("LCP element and slowest interaction per page (first load):")
     for name, m, loads in rows:
@@ -210,6 +236,52 @@ def vitals(browser, base: str, names: list[str], runs: int) -> int:
     for name, e in errors:
         print(f"  console error on {name}: {e}")
     return failures + len(errors)
+
+
+def cpu(browser, base: str, names: list[str], runs: int) -> int:
+    """Main-thread work at 4x CPU from CPU time: blocking after the first paint, and the tap on
+    the colour-mode button (landing page and chapters), each the median of ``runs``."""
+    rows = []
+    for name in names:
+        loads = [_vitals.cpu_load(browser, f"{base}/{name}") for _ in range(runs)]
+        switch = (
+            [_vitals.theme_switch_cpu(browser, f"{base}/{name}") for _ in range(runs)]
+            if name == names[0] or name.startswith("chapters/")  # the landing page, the chapters
+            else []
+        )
+        rows.append((name, loads, switch))
+    print(
+        f"\nMain-thread work at {_vitals.CPU}x CPU estimated from CPU time (page loaded unthrottled, "
+        f"traced), median of {runs} runs (worst in brackets)"
+    )
+    print(
+        f"{'page':<47}{'blocking ms':>18}{'xbudget':>8}{'longest ms':>11}"
+        f"{'colour switch ms':>18}{'xbudget':>8}{'':>6}"
+    )
+    failures = 0
+    for name, loads, switch in rows:
+        tb = [r["tbt"] for r in loads]
+        blocking, worst = statistics.median(tb), max(tb)
+        ok = blocking <= BLOCKING_BUDGET_MS
+        line = (
+            f"{name:<47}{f'{blocking:.0f} ({worst:.0f})':>18}{blocking / BLOCKING_BUDGET_MS:>8.2f}"
+            f"{statistics.median(r['longest'] for r in loads):>11.0f}"
+        )
+        if switch:
+            sw = [r["inp_est"] for r in switch]
+            med = statistics.median(sw)
+            ok = ok and med <= THEME_SWITCH_BUDGET_MS
+            line += f"{f'{med:.0f} ({max(sw):.0f})':>18}{med / THEME_SWITCH_BUDGET_MS:>8.2f}"
+        else:
+            line += f"{'-':>18}{'':>8}"
+        failures += not ok
+        print(line + f"{'PASS' if ok else 'FAIL':>6}")
+    print(
+        f"budgets: blocking after the first paint <= {BLOCKING_BUDGET_MS:.0f} ms, colour switch <= "
+        f"{THEME_SWITCH_BUDGET_MS:.0f} ms (regression guards; the wall-clock targets are TBT and INP "
+        f"<= 200 ms, the vitals table)"
+    )
+    return failures
 
 
 def redraw(browser, base: str, names: list[str], moves: int) -> int:
@@ -283,7 +355,7 @@ def main() -> int:
     ap.add_argument("--moves", type=int, default=50, help="moves per control (default 50)")
     ap.add_argument(
         "--only",
-        choices=["vitals", "redraw", "tti"],
+        choices=["vitals", "cpu", "redraw", "tti"],
         action="append",
         help="run only this part (repeatable)",
     )
@@ -312,7 +384,7 @@ def main() -> int:
         names = [n for n in names if n not in missing]
     if args.pages:
         names = [names[0]] + [n for n in names[1:] if any(p in n for p in args.pages)]
-    parts = args.only or ["vitals", "redraw", "tti"]
+    parts = args.only or ["vitals", "cpu", "redraw", "tti"]
 
     from playwright.sync_api import sync_playwright
 
@@ -327,6 +399,8 @@ def main() -> int:
             # the search page is measured with every page, or when --pages names it ("search")
             search = not args.pages or any(p in SEARCH for p in args.pages)
             failures += vitals(browser, base, names + ([SEARCH] if search else []), args.runs)
+        if "cpu" in parts:
+            failures += cpu(browser, base, names, args.runs)
         if "redraw" in parts:
             failures += redraw(browser, base, names[1:], args.moves)
         if "tti" in parts:

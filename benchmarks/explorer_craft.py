@@ -15,6 +15,10 @@ Columns:
   background in dark mode (target >= 1.5); where the page does not report its colour map, the
   smallest painted weight of at least 0.05 instead (marked ~).
 
+Then every number the craft tests hold to a limit (tests/browser/_craft.py), per explorer the
+one nearest its limit for each measure, with its headroom (how far inside the limit, as a
+share of it); "near" marks those within 5 % (issue 25: move the design away from the edge).
+
 Usage: .venv/bin/python benchmarks/explorer_craft.py [--pages intro.html ...] [--json FILE]
 (`make book` first).
 """
@@ -29,8 +33,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "browser")]
 
+import _craft  # noqa: E402
 from _chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from _craft import DESKTOP, PHONE, colours, layout, n_explorers, open_page, swipe  # noqa: E402
+from _craft import (  # noqa: E402
+    DESKTOP,
+    PHONE,
+    colours,
+    layout,
+    n_explorers,
+    open_page,
+    swipe,
+    text_sizes,
+)
 from _pages import SITE, book_pages  # noqa: E402
 from _serve import serve  # noqa: E402
 
@@ -41,12 +55,15 @@ def measure(browser, url: str, name: str) -> list[dict]:
     try:
         for k in range(n_explorers(page)):
             rows.append({"page": name, "k": k, "desktop": layout(page, k)})
+            rows[k]["text desktop"] = text_sizes(page, k)
+            rows[k]["light"] = colours(page, k)
     finally:
         ctx.close()
     ctx, page = open_page(browser, url, name, **PHONE)
     try:
         for k in range(n_explorers(page)):
             rows[k]["phone"] = layout(page, k)
+            rows[k]["text phone"] = text_sizes(page, k)
     finally:
         ctx.close()
     ctx, page = open_page(browser, url, name, **PHONE)
@@ -96,6 +113,47 @@ def dark_005(d: dict) -> str:
         elif h["smallest"]:
             vals.append(f"~{h['smallest']['contrast']:.2f}")
     return " / ".join(vals) or "no map"
+
+
+def limits(r: dict) -> list[tuple[str, float, float, bool]]:
+    """(measure, value, limit, at least) for every number of explorer row ``r`` that the craft
+    tests hold to a limit, the one nearest its limit per measure."""
+    out = []
+
+    def worst(measure, values, limit, at_least=True):
+        values = [v for v in values if v is not None]
+        if values:
+            out.append((measure, min(values) if at_least else max(values), limit, at_least))
+
+    for size in ("desktop", "phone"):
+        worst(f"height, {size} (windows)", [r[size]["height"]], _craft.HEIGHT[size], False)
+        worst(f"share in view, {size}", [c["share"] for c in r[size]["controls"]], _craft.SHARE)
+        worst(f"smallest text, {size} (px)", [r[f"text {size}"]["smallest"]["px"]], _craft.TEXT_PX)
+    worst("field text, phone (px)", [f["px"] for f in r["text phone"]["fields"]], _craft.FIELD_PX)
+    worst("swipe scrolls (px)", [s["scrolled"] for s in r["swipe"]], _craft.SWIPE_PX)
+    worst(
+        "swipe from the handle (px)",
+        [s["distance"] for s in r["swipe"] if s["handle"]],
+        _craft.HANDLE_PX,
+    )
+    maps = r["dark"]["heatmaps"]
+    worst(
+        "0.05 weight, dark (contrast)",
+        [h["at005"]["contrast"] for h in maps if h["at005"]],
+        _craft.DARK_005,
+    )
+    worst(
+        "zero weight, dark (contrast)",
+        [h["at0"]["contrast"] for h in maps if h["at0"]],
+        _craft.ZERO_VS_BG,
+    )
+    for scheme in ("light", "dark"):
+        worst(
+            f"series, {scheme} (contrast)",
+            [x["contrast"] for x in r[scheme]["series"]],
+            _craft.SERIES,
+        )
+    return out
 
 
 def main() -> int:
@@ -149,6 +207,23 @@ def main() -> int:
             f"| {where} {d['name']} | {d['height']:.2f} / {ph['height']:.2f} | {'; '.join(ctl)} | "
             f"{'yes' if safe else 'no (' + ', '.join(bad) + ')'} | {dark_005(r['dark'])} |"
         )
+    print("\n| explorer | measure | value | limit | headroom |")
+    print("| --- | --- | --- | --- | --- |")
+    near = 0
+    for r in rows:
+        where = (
+            "landing"
+            if r["page"].startswith("intro")
+            else "ch" + r["page"].split("/")[-1][:2].lstrip("0")
+        )
+        for what, value, limit, at_least in limits(r):
+            h = (value / limit - 1) if at_least else (1 - value / limit)
+            near += h < 0.05
+            print(
+                f"| {where} {r['desktop']['name']} | {what} | {value:.3f} | "
+                f"{'>=' if at_least else '<='} {limit:g} | {h:+.1%}{' near' if h < 0.05 else ''} |"
+            )
+    print(f"\n{near} numbers within 5 % of their limits")
     return 0
 
 

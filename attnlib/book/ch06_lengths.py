@@ -503,7 +503,7 @@ def length_declaration(
         )
     longest = max(lengths)
     rows_max, cols_max = longest + 1, longest
-    frames = {}
+    frames, outputs = {}, {}
     for k, numbers in examples.items():
         said, w = read_numbers(with_attention, numbers)
         plain, _ = read_numbers(without_attention, numbers)
@@ -516,12 +516,12 @@ def length_declaration(
             grid[:n_rows, :k] = word_weights(w[e, :n_rows], number).double().numpy()
             rows = labels + [""] * (rows_max - n_rows)
             cols = [WORDS[int(c)] for c in number] + [""] * (cols_max - k)
-            frames[k, e + 1] = {
-                "values": grid,
-                "row_labels": rows,
-                "col_labels": cols,
-                "caption": _caption(number, said[e], plain[e], without_name),
-            }
+            frames[k, e + 1] = {"values": grid, "row_labels": rows, "col_labels": cols}
+            outputs[k, e + 1] = (number, said[e], plain[e], without_name)
+    # every frame's text as many lines as the longest one's (the explorer keeps its height)
+    lines = max(_caption(*o).count("\n") + 1 for o in outputs.values())
+    for key, o in outputs.items():
+        frames[key]["caption"] = _caption(*o, lines=lines)
 
     def update(digits: int, example: int):
         f = frames[digits, example]
@@ -584,9 +584,21 @@ def length_declaration(
     )
 
 
-def _caption(number: str, said: str, plain: str, without_name: str = "without attention") -> str:
-    """The explorer's text: the input, the number, and what each model wrote (lines of at
-    most 40 characters but the first, so it reads on a phone)."""
+def _caption(
+    number: str,
+    said: str,
+    plain: str,
+    without_name: str = "without attention",
+    *,
+    lines: int = 0,
+) -> str:
+    """The explorer's text: the input, the number, and what each model wrote, in lines of at
+    most 40 characters, so that none wraps on a phone (a 390 px screen holds about 48 of the
+    explorer's monospaced characters). The spoken number takes as many lines as its words
+    need; ``lines`` pads the text with blank lines after them to that many lines in all, so
+    that every frame of the explorer is as tall as its tallest and nothing below the text
+    moves when the reader picks another number."""
+    import textwrap
 
     def verdict(out: str) -> str:
         if out == number:
@@ -600,12 +612,18 @@ def _caption(number: str, said: str, plain: str, without_name: str = "without at
 
     names = ["the number", "with attention", without_name]
     w = max(len(n) for n in names) + 2  # the outputs line up under the number
-    return (
-        f"read aloud: {spell(number)}\n"
-        f"{'the number:':<{w}}{number}\n"
-        f"{'with attention:':<{w}}{said or '(nothing)'}\n  {verdict(said)}\n"
-        f"{without_name + ':':<{w}}{plain or '(nothing)'}\n  {verdict(plain)}"
+    spoken = textwrap.wrap(
+        spell(number), width=40, initial_indent="read aloud: ", subsequent_indent="  "
     )
+    rest = [
+        f"{'the number:':<{w}}{number}",
+        f"{'with attention:':<{w}}{said or '(nothing)'}",
+        f"  {verdict(said)}",
+        f"{without_name + ':':<{w}}{plain or '(nothing)'}",
+        f"  {verdict(plain)}",
+    ]
+    pad = [""] * max(0, lines - len(spoken) - len(rest))
+    return "\n".join(spoken + pad + rest)
 
 
 def length_explorer(*args, **kwargs):

@@ -27,7 +27,8 @@ from attnlib._validate import as_str, describe
 __all__ = ["draw_encoder_decoder"]
 
 FN = "draw_encoder_decoder"
-PT = 9.0  # notes and the characters (attnlib's smallest size)
+PT = 9.5  # notes and the characters: half a point over attnlib's smallest size (9.9 CSS px
+# at 1280 px, where the book shows the wide picture smallest)
 BOX_PT = 10.0  # the boxes' names
 #: The wide layout is designed on this canvas (in); a figure of another size stretches it.
 WIDE = (9.0, 4.4)

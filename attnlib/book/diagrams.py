@@ -152,7 +152,8 @@ HEADS = {
     "values": "values $\\mathbf{v}_i$",
     "output": "output $\\sum_i\\alpha_i\\mathbf{v}_i$",
 }
-PT = 9.0  # every text of the diagram (attnlib's smallest size)
+PT = 9.5  # every text of the diagram: half a point over attnlib's smallest size, so it
+# stays over 9 CSS px where the book shows the wide picture smallest (1280 px: 9.9 px)
 
 
 def _pipeline_across(ex, title, figsize, theme, managed):

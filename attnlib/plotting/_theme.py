@@ -30,11 +30,11 @@ REDS = (
     "#67000d",
 )
 #: The explorers' weight scale on a dark page (colours.js INFERNO: matplotlib "inferno" sampled
-#: at 17 points from 0.18 to 1; its darkest purples would merge with the dark card).
+#: at 17 points from 0.2 to 1; its darkest purples would merge with the dark card).
 DARK_STOPS = (
-    "#390963", "#4f0d6c", "#64156e", "#781c6d", "#8d2369", "#a22b62", "#b63458", "#c83f4b",
-    "#da4e3c",
-    "#e8602d", "#f2741c", "#f98b0b", "#fca309", "#fbbc21", "#f6d543", "#f1ed71", "#fcffa4",
+    "#420a68", "#57106e", "#6a176e", "#7f1e6c", "#932667", "#a82e5f", "#bc3754", "#cc4248",
+    "#dd513a",
+    "#ea632a", "#f37819", "#f98e09", "#fca50a", "#fbbe23", "#f6d746", "#f1ef75", "#fcffa4",
 )  # fmt: skip
 #: A weight v in [vmin, vmax] takes the colour at u ** GAMMA along the stops,
 #: u = (v - vmin) / (vmax - vmin) (colours.js GAMMA: a 0.05 weight >= 1.5:1 against the dark card).

@@ -84,22 +84,22 @@ function texts(table) {
 var GAMMA = 0.6;
 var REDS = ["#ffede5", "#fdd3c1", "#fcaf93", "#fc8969", "#f96044", "#ea362a", "#c7171c", "#a10e15", "#67000d"];
 var INFERNO = [
-  "#390963",
-  "#4f0d6c",
-  "#64156e",
-  "#781c6d",
-  "#8d2369",
-  "#a22b62",
-  "#b63458",
-  "#c83f4b",
-  "#da4e3c",
-  "#e8602d",
-  "#f2741c",
-  "#f98b0b",
-  "#fca309",
-  "#fbbc21",
-  "#f6d543",
-  "#f1ed71",
+  "#420a68",
+  "#57106e",
+  "#6a176e",
+  "#7f1e6c",
+  "#932667",
+  "#a82e5f",
+  "#bc3754",
+  "#cc4248",
+  "#dd513a",
+  "#ea632a",
+  "#f37819",
+  "#f98e09",
+  "#fca50a",
+  "#fbbe23",
+  "#f6d746",
+  "#f1ef75",
   "#fcffa4"
 ];
 var BG = { light: "#ffffff", dark: "#1b1b1f" };
@@ -142,6 +142,7 @@ function colourScale(vmin, vmax) {
     })
   };
 }
+var SERIES_CONTRAST = 3.3;
 var cache = /* @__PURE__ */ new Map();
 function seriesColours(colour) {
   const key = String(colour || "").toLowerCase();
@@ -157,7 +158,7 @@ function enough(hex, mode) {
   const bg = rgbOf(BG[mode]), c = rgbOf(hex), to = mode === "light" ? [0, 0, 0] : [255, 255, 255];
   for (let a = 0; a <= 1.0001; a += 0.02) {
     const m = c.map((v, i) => v + a * (to[i] - v));
-    if (contrast(m.map(Math.round), bg) >= 3.1) return hexOf(m);
+    if (contrast(m.map(Math.round), bg) >= SERIES_CONTRAST) return hexOf(m);
   }
   return hexOf(to);
 }
@@ -1149,6 +1150,7 @@ function render({ model, el: host }) {
       };
     });
     const caption = spec.panels.find((ps) => ps.kind === "caption");
+    if (caption) live.classList.add("attn-live-spoken");
     const fieldPlace = (name2) => {
       const lv = spec.live;
       const b = lv && lv.kind === "masking" ? lv.sentences.indexOf(name2) : -1;
@@ -1208,7 +1210,10 @@ function render({ model, el: host }) {
         }
         return `${where}: the fit at the query is ${r2(fit)}; the largest weight, ${fmt(Math.round(w[best2] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best2] * 100) / 100)}.`;
       }
-      if (caption) return `${where}. ${values[caption.name].split("\n").join("; ")}`;
+      if (caption) {
+        const lines = values[caption.name].split("\n").map((t) => t.trim().replace(/\s+/g, " "));
+        return `${where}. ${lines.filter(Boolean).join("; ")}`;
+      }
       const h = ui.heatmaps[0];
       if (!h || !h.values()) return `${where}.`;
       const v = h.values(), C = h.spec.cols;

@@ -316,6 +316,23 @@ TEXT_JS = r"""
 }
 """
 
+# The targets of the book's layout issue (tests/browser/test_explorer_craft.py asserts them,
+# benchmarks/explorer_craft.py prints each explorer's numbers next to them).
+HEIGHT = {"desktop": 1.0, "phone": 1.25}  # the explorer's height over the window's, at most
+SHARE = 0.5  # of what a control changes, on screen while it is operated
+SWIPE_PX = 40  # a 180 px vertical swipe on a picture scrolls the page at least this far
+HANDLE_PX = 48  # ... starting this far from the picture's handle
+DARK_005 = 1.5  # contrast of a 0.05 weight against the background, dark mode
+ZERO_VS_BG = 1.1  # a zero cell against the background (the map's extent stays visible)
+ZERO_VS_FRAME = 1.5  # a zero cell against the map's frame
+SERIES = 3.0  # contrast of every series colour against the background
+# The two sizes below are met exactly, by construction: explorer.css draws the smallest text at
+# 12 px (and heatmap.js lays labels out for it) and sets phone fields to 16 px. They are CSS
+# sizes, not measurements that move between machines; the margins summary lists them at +0 %.
+TEXT_PX = 12.0  # explorer text, CSS px as drawn
+FIELD_PX = 16.0  # inputs and menus where the pointer is coarse (a phone zooms into smaller)
+PRINT_PX = 930  # an explorer in print: a printed page (A4 or Letter, default margins) ~ 9.7 in
+
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 PHONE = {
     "viewport": {"width": 390, "height": 844},

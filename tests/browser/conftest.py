@@ -15,6 +15,7 @@ _build/screenshots/.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import socket
 import subprocess
@@ -239,3 +240,22 @@ def opened_explorer(browser, visits, page_name: str, name: str, **context):
         assert not errors, f"{page_name}: console errors: {errors}"
     finally:
         ctx.close()
+
+
+# Virtual time (Playwright's clock): installed before a page loads, it replaces the page's Date,
+# setTimeout, setInterval, requestAnimationFrame, requestIdleCallback and performance.now; time
+# flows as the wall clock's until it is paused, then moves only when a test advances it
+# (page.clock.run_for fires every timer due on the way, in order). A playback's pace, or what it
+# has done after so many milliseconds, is then exact however busy the machine is.
+CLOCK_START = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+
+
+def install_clock(page) -> None:
+    """Fake timers in ``page`` (before its goto); time flows until pause_clock."""
+    page.clock.install(time=CLOCK_START)
+
+
+def pause_clock(page) -> None:
+    """Stop the page's time (an hour after CLOCK_START: later than any page load); from now on
+    it moves only by ``page.clock.run_for(ms)``."""
+    page.clock.pause_at(CLOCK_START + datetime.timedelta(hours=1))

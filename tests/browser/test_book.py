@@ -335,7 +335,7 @@ def _luminance(rgb: str) -> float:
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
 
-def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> None:
+def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> float | None:
     """The painted pixels follow the weights: a larger weight is never lighter on a light page
     (never darker on a dark one), and weights 0.2 of the colour range or more apart are not
     painted alike. Weights above the range's top (a saturating map) take its top colour.
@@ -356,6 +356,8 @@ def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> Non
         assert far > 40, (
             f"{what}: weights from {by_value[0][2]:.2f} to {by_value[-1][2]:.2f} painted alike"
         )
+        return far
+    return None
 
 
 # Explorers of trained models: the page shows the run its committed notebook saved, which
@@ -367,7 +369,10 @@ TRAINED = {
 }
 
 
-def _check_frame(snap: dict, where: str) -> None:
+def _check_frame(snap: dict, where: str) -> float | None:
+    """Checks one frame of an explorer against attnlib (a trained one: against its saved
+    frames); returns the smallest colour distance between the extreme weights of its maps
+    (None: no map spans enough)."""
     from _saved_state import saved_explorers, saved_frame
 
     from attnlib.book.registry import compute
@@ -378,6 +383,7 @@ def _check_frame(snap: dict, where: str) -> None:
         expected = saved_frame(saved_explorers(TRAINED[snap["name"]])[snap["name"]], params)
     else:
         expected = compute(snap["name"], **params)
+    fars = []
     for h in snap["heatmaps"]:
         what = f"{where}, heatmap {h['panel']!r} at {params}"
         assert h["colorbarLabel"] and h["colorbarLabel"].strip(), (
@@ -394,7 +400,7 @@ def _check_frame(snap: dict, where: str) -> None:
         assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
             f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix"
         )
-        _check_colours(h["cells"], snap["dark"], what, h["vmax"])
+        fars.append(_check_colours(h["cells"], snap["dark"], what, h["vmax"]))
         if h["read"] is not None:  # a cell is being read: the readout and tooltip give its weight
             i, j, readout, tip = h["read"]
             for said in (readout, tip):
@@ -438,9 +444,11 @@ def _check_frame(snap: dict, where: str) -> None:
         _check_affine(ys_pix, ys_dat, f"{what} (y)")
         if xs_dat:
             _check_affine(xs_pix, xs_dat, f"{what} (x)")
+    fars = [f for f in fars if f is not None]
+    return min(fars) if fars else None
 
 
-def _walk_every_control(page, name: str, views: int, mode: str) -> None:
+def _walk_every_control(page, name: str, views: int, mode: str, margin) -> None:
     """Every control of every explorer on the page, moved to several positions: the picture
     redraws and shows attnlib's weights (and colours that follow them) each time."""
     n = page.evaluate("() => document.querySelectorAll('.attn-explorer').length")
@@ -451,7 +459,7 @@ def _walk_every_control(page, name: str, views: int, mode: str) -> None:
         where = f"{name} explorer #{k} ({snap['name']}, {mode})"
         assert snap["controls"], f"{where}: no slider or choice"
         assert snap["heatmaps"] or snap["lines"], f"{where}: no panel drawn"
-        _check_frame(snap, where)
+        fars = [_check_frame(snap, where)]
         for ctl in snap["controls"]:
             assert ctl["n"] >= 2, f"{where}: control {ctl['param']!r} has {ctl['n']} positions"
             before = snap
@@ -466,19 +474,22 @@ def _walk_every_control(page, name: str, views: int, mode: str) -> None:
                 )
                 assert after["params"] != before["params"], f"{w}: data-params did not change"
                 assert _picture(after) != _picture(before), f"{w}: the picture did not change"
-                _check_frame(after, w)
+                fars.append(_check_frame(after, w))
                 before = after
+        fars = [f for f in fars if f is not None]
+        if fars:
+            margin(f"{where}: colour distance of the extreme weights", min(fars), 40)
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_explorers_redraw_and_match_attnlib(visits, name):
+def test_explorers_redraw_and_match_attnlib(visits, margin, name):
     v = visits(name)
     seen_requests, seen_failed, seen_console = (
         len(v.requests),
         len(v.failed),
         len(v.console_errors()),
     )
-    _walk_every_control(v.page, name, v.info.get("views", 0), "desktop, light")
+    _walk_every_control(v.page, name, v.info.get("views", 0), "desktop, light", margin)
     # Moving the controls asked for nothing and logged nothing.
     assert len(v.requests) == seen_requests, (
         f"{name}: requests while moving sliders: {v.requests[seen_requests:]}"
@@ -492,7 +503,7 @@ def test_explorers_redraw_and_match_attnlib(visits, name):
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, visits, name):
+def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, visits, margin, name):
     """The same walk at 390 x 844 (touch, mobile viewport) with the OS in dark mode, on every
     page with explorers; every page is dark, no wider than the phone, and saved as a
     screenshot (_build/screenshots/*__phone-dark.png)."""
@@ -523,7 +534,7 @@ def test_explorers_redraw_and_match_attnlib_on_a_phone_in_dark_mode(browser, vis
         assert wide <= 390, f"{name}: page is {wide} px wide on a 390 px phone in dark mode"
         page.on("request", lambda r: requests.append(r.url))
         if v.info.get("views", 0):
-            _walk_every_control(page, name, v.info["views"], "390 px, dark")
+            _walk_every_control(page, name, v.info["views"], "390 px, dark", margin)
         else:
             assert name not in CHAPTERS, f"{name}: a chapter without an explorer"
         assert not requests, f"{name}: requests while moving sliders on a phone: {requests}"

@@ -189,15 +189,27 @@ async () => {
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_explorers_are_dark_in_dark_mode(browser, visits, name):
+def test_explorers_are_dark_in_dark_mode(browser, visits, margin, name):
     ctx, page = _fresh(browser, visits, name, color_scheme="dark")
     try:
         d = page.evaluate(DARK_JS)
         assert d["theme"] == "dark", (
             f"{name}: with the OS in dark mode the page's theme is {d['theme']!r}"
         )
+        margin(f"{name}: page background luminance, dark", d["body"], 0.2, at_least=False)
         assert d["body"] < 0.2, f"{name}: page background luminance {d['body']:.2f} in dark mode"
         for k, ex in enumerate(d["explorers"]):
+            margin(
+                f"{name} explorer #{k}: background luminance, dark", ex["bg"], 0.2, at_least=False
+            )
+            margin(f"{name} explorer #{k}: text luminance, dark", ex["fg"], 0.6)
+            if ex["lowCell"] is not None:
+                margin(
+                    f"{name} explorer #{k}: smallest weight's luminance, dark",
+                    ex["lowCell"],
+                    0.3,
+                    at_least=False,
+                )
             assert ex["bg"] < 0.2 and ex["fg"] > 0.6, (
                 f"{name} explorer #{k}: background luminance {ex['bg']:.2f}, text "
                 f"{ex['fg']:.2f} in dark mode"

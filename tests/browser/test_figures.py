@@ -102,7 +102,9 @@ def _reader(browser, url, width, scheme):
 
 @pytest.mark.parametrize("width, scheme", CASES, ids=[f"{w}-{s}" for w, s in CASES])
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_figures_are_legible_in_the_mode_and_fetched_once(browser, base_url, name, width, scheme):
+def test_figures_are_legible_in_the_mode_and_fetched_once(
+    browser, base_url, margin, name, width, scheme
+):
     with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, pngs):
         got = page.evaluate(FIGURES_JS)
         fetched = sorted(
@@ -135,6 +137,11 @@ def test_figures_are_legible_in_the_mode_and_fetched_once(browser, base_url, nam
             )
             continue
         label = f["scale"] * f["width"]
+        margin(f"{what}: smallest text px", label, MIN_LABEL_PX)
+        if scheme == "dark":
+            margin(f"{what}: background luminance, dark", f["lum"], 0.2, at_least=False)
+        else:
+            margin(f"{what}: background luminance, light", f["lum"], 0.9)
         if label < MIN_LABEL_PX:
             problems.append(
                 f"{what}: smallest text {label:.2f} CSS px (< {MIN_LABEL_PX}) in the {f['layout']} "

@@ -391,7 +391,7 @@ def _kernel_agrees(nb: Notebook, where: str) -> dict:
     return k
 
 
-def test_the_explorer_renders_in_the_notebook_from_the_venvs_kernel(notebook):
+def test_the_explorer_renders_in_the_notebook_from_the_venvs_kernel(notebook, margin):
     """Run All Cells draws one explorer in the output area, at its defaults, with the query a
     focusable slider; the kernel is the venv's Python; nothing is logged as an error."""
     out = notebook.run("import sys, attnlib; print(sys.prefix); print(attnlib.__file__)")
@@ -412,6 +412,8 @@ def test_the_explorer_renders_in_the_notebook_from_the_venvs_kernel(notebook):
     knob = notebook.page.locator(HANDLE)
     assert knob.get_attribute("tabindex") == "0" and knob.is_visible()
     box = knob.bounding_box()
+    if box:
+        margin("JupyterLab: the query's target px wide", box["width"], 30)
     assert box and box["width"] >= 30, f"the query's target is {box} (expected a 44 px circle)"
     local = (
         f"{notebook.lab.url}/",
@@ -542,13 +544,13 @@ def test_jupyterlabs_dark_theme_recolours_the_explorer(notebook):
                 "() => document.body.dataset.jpThemeLight === 'false' && "
                 "!document.getElementById('jupyterlab-splash')"
                 " && document.querySelector('.jp-OutputArea-output .attn-colorbar-svg stop')"
-                ".getAttribute('stop-color') === '#390963'",
+                ".getAttribute('stop-color') === '#420a68'",
                 timeout=30_000,
                 polling=100,
             )
         s = notebook.state()
         assert s["themeLight"] == "false", "JupyterLab did not switch to its dark theme"
-        assert s["rampStart"] == "#390963", (
+        assert s["rampStart"] == "#420a68", (
             f"dark theme: the colour scale starts at {s['rampStart']}"
         )
         assert s["background"] == "rgb(27, 27, 31)", (

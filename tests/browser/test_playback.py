@@ -1,16 +1,19 @@
 """Play / pause over a slider (Slider(play=True)): chapter 6's training playback and
-chapter 4's query angle, in the built book."""
+chapter 4's query angle, in the built book.
+
+A playback steps on setTimeout (attnlib/static/src/render.js). Each test installs Playwright's
+clock before the page loads and pauses it once the explorer is ready (conftest.install_clock,
+pause_clock); the page's time then moves only as the test advances it (page.clock.run_for), so
+what a playback has done after so many milliseconds is exact however busy the machine is: these
+tests share the cores with the others."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from .conftest import CHAPTERS, wake_explorers
+from .conftest import CHAPTERS, install_clock, pause_clock, wake_explorers
 
-# timed: the playback's pace is measured, so these run alone (pyproject.toml's `serial`)
-pytestmark = [pytest.mark.browser, pytest.mark.serial]
+pytestmark = pytest.mark.browser
 
 PLAYERS = [
     (CHAPTERS[5], "alignment_playback", "step"),
@@ -29,6 +32,19 @@ STATE_JS = """
 }
 """
 
+# Records every redraw of the explorer (a change of its data-params): the slider's position,
+# the button's label and the page's (virtual) time.
+RECORD_JS = """
+([name, param]) => {
+  const ex = document.querySelector(`.attn-explorer[data-explorer="${name}"]`);
+  const s = ex.querySelector(`.attn-slider[data-param="${param}"]`);
+  const b = ex.querySelector(`.attn-play-button[data-param="${param}"]`);
+  window.__seen = [];
+  new MutationObserver(() => window.__seen.push({index: +s.value, button: b.textContent, t: performance.now()}))
+    .observe(ex, {attributes: true, attributeFilter: ['data-params']});
+}
+"""
+
 
 def _open(browser, visits, page_name, name, **context):
     visits(page_name)
@@ -37,8 +53,10 @@ def _open(browser, visits, page_name, name, **context):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    install_clock(page)
     page.goto(f"{visits.base_url}/{page_name}", wait_until="load")
     assert wake_explorers(page, only=name)["woken"] == 1, f"{page_name}: no explorer {name!r}"
+    pause_clock(page)
     return ctx, page, errors
 
 
@@ -50,27 +68,23 @@ def test_play_steps_to_the_end_and_stops(browser, visits, page_name, name, param
         s0 = page.evaluate(STATE_JS, [name, param])
         assert s0["button"] == "Play" and s0["speeds"] == ["slow", "normal", "fast"]
         ex.locator(".attn-speed").select_option(label="fast")
+        page.evaluate(RECORD_JS, [name, param])
         ex.locator(".attn-play-button").click()
-        seen = [page.evaluate(STATE_JS, [name, param])]
-        assert seen[0]["button"] == "Pause"
-        deadline = time.monotonic() + 60
-        while seen[-1]["button"] == "Pause" and time.monotonic() < deadline:
-            page.wait_for_timeout(40)
-            seen.append(page.evaluate(STATE_JS, [name, param]))
-        last = seen[-1]
-        assert last["button"] == "Play", "playback did not stop"
-        assert last["index"] == last["max"], f"stopped at {last['index']} of {last['max']}"
-        indices = [x["index"] for x in seen]
-        assert indices == sorted(indices), f"playback went backwards: {indices}"
-        assert len(set(indices)) >= min(5, last["max"]), (
-            f"playback skipped through too few positions: {indices}"
-        )
-        start = (
-            0 if s0["index"] == s0["max"] else s0["index"]
-        )  # at the end, Play starts again from 0
-        assert indices[0] <= start + 1
-        page.wait_for_timeout(400)  # and stays stopped
-        assert page.evaluate(STATE_JS, [name, param])["index"] == last["max"]
+        assert page.evaluate(STATE_JS, [name, param])["button"] == "Pause"
+        # a whole run at fast speed takes 3 s of page time (at most 40 ms a step): ten times that
+        page.clock.run_for(30_000)
+        last = page.evaluate(STATE_JS, [name, param])
+        assert last["button"] == "Play", f"playback did not stop: {last}"
+        top = last["max"]
+        assert last["index"] == top, f"stopped at {last['index']} of {top}"
+        indices = [x["index"] for x in page.evaluate("() => window.__seen")]
+        # every position in turn, once; at the end, Play starts again from 0
+        start = s0["index"]
+        want = list(range(0, top + 1)) if start == top else list(range(start + 1, top + 1))
+        assert indices == want, f"played {indices} from {start}"
+        page.clock.run_for(5_000)  # and stays stopped
+        assert page.evaluate(STATE_JS, [name, param])["index"] == top
+        assert len(page.evaluate("() => window.__seen")) == len(want), "kept redrawing"
         assert not errors, errors
     finally:
         ctx.close()
@@ -83,19 +97,19 @@ def test_pause_and_moving_the_slider_stop_playback(browser, visits):
         ex = page.locator(f'.attn-explorer[data-explorer="{name}"]')
         button = ex.locator(".attn-play-button")
         button.click()
-        page.wait_for_timeout(700)
+        page.clock.run_for(700)
         button.click()  # pause
         paused = page.evaluate(STATE_JS, [name, param])
         assert paused["button"] == "Play" and 0 < paused["index"] < paused["max"], paused
-        page.wait_for_timeout(700)
+        page.clock.run_for(5_000)
         assert page.evaluate(STATE_JS, [name, param])["index"] == paused["index"], (
             "kept playing after Pause"
         )
         button.click()  # play again, then take the query (the angle's dragged point) with the keys
-        page.wait_for_timeout(400)
+        page.clock.run_for(400)
         ex.locator(".attn-handle").focus()
         page.keyboard.press("Home")
-        page.wait_for_timeout(700)
+        page.clock.run_for(5_000)
         now = page.evaluate(STATE_JS, [name, param])
         assert now["index"] == 0 and now["button"] == "Play", (
             f"taking the query did not stop playback: {now}"
@@ -113,7 +127,7 @@ def test_with_reduced_motion_play_steps_once_per_press(browser, visits):
         s0 = page.evaluate(STATE_JS, [name, param])
         assert s0["button"] == "Next step" and s0["speedHidden"], s0
         ex.locator(".attn-play-button").click()
-        page.wait_for_timeout(800)
+        page.clock.run_for(5_000)  # nothing moves on its own
         s1 = page.evaluate(STATE_JS, [name, param])
         assert s1["index"] == s0["index"] + 1, f"one press moved {s0['index']} -> {s1['index']}"
         assert not errors, errors

@@ -88,7 +88,7 @@ LIVE_JS = STATIC_JS.replace(".attn-static .attn-explorer", ".attn-explorer")
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_explorers_show_their_picture_without_javascript(browser, visits, name):
+def test_explorers_show_their_picture_without_javascript(browser, visits, margin, name):
     v = visits(name)
     views = v.info.get("views", 0)
     if name in CHAPTERS:
@@ -108,6 +108,7 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, name):
         ctx.close()
     for k, (s, lv) in enumerate(zip(static, live)):
         where = f"{name} explorer #{k} ({s['name']})"
+        margin(f"{where}: static picture px tall", s["box"], 100)
         assert s["box"] > 100, f"{where}: the static picture is {s['box']} px tall"
         assert s["cells"] or s["paths"], f"{where}: nothing drawn in the static picture"
         assert all(c and c.startswith("data:image/png;base64,") for c in s["cells"]), (
@@ -129,7 +130,7 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, name):
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_figures_have_alt_text_and_are_sharp(visits, name):
+def test_figures_have_alt_text_and_are_sharp(visits, margin, name):
     imgs = [
         i for i in visits(name).page.evaluate(SCROLL_IMAGES_JS) if "_images/" in (i["src"] or "")
     ]
@@ -142,6 +143,12 @@ def test_figures_have_alt_text_and_are_sharp(visits, name):
         assert (
             len(alt) >= 40 and not re.search(r"\.(png|svg|jpe?g)$", alt) and "_images" not in alt
         ), f"{name}: figure {i['src']} has alt text {alt!r}"
+        if i["shown"]:
+            margin(
+                f"{name}: figure {i['src'].rsplit('/', 1)[-1][:12]}, pixels per CSS px",
+                i["natural"] / i["shown"],
+                1.9,
+            )
         assert i["shown"] and i["natural"] >= 1.9 * i["shown"], (
             f"{name}: figure {i['src']} is {i['natural']} px wide shown at {i['shown']} px "
             "(not 2x)"

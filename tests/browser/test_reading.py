@@ -147,7 +147,7 @@ def test_closing_a_phone_drawer_keeps_the_readers_place(browser, base_url, which
         ), "the focus did not come back to the toggle"
 
 
-def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url):
+def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url, margin):
     name = CHAPTERS[4]
     with fresh_page(
         browser, f"{base_url}/{name}", viewport=PHONE, has_touch=True, is_mobile=True
@@ -166,6 +166,7 @@ def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url):
         top = page.evaluate(
             "(id) => document.getElementById(id).getBoundingClientRect().top", target
         )
+        margin(f"{name}: px from the top to #{target} picked on a phone", top, 150, at_least=False)
         assert 0 <= top <= 150, f"{name}: #{target} is at {top:.0f} px after picking it"
 
 
@@ -189,7 +190,7 @@ def test_the_navigation_toggle_a_reader_sees_hides_the_sidebar_on_a_wide_screen(
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, name):
+def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, margin, name):
     with fresh_page(
         browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}
     ) as page:
@@ -209,13 +210,15 @@ def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, nam
                 "Math.ceil(window.scrollY + window.innerHeight) >= "
                 "document.documentElement.scrollHeight - 2"
             )
+            if not at_end:
+                margin(f"{name}: px from the top to {href} picked", top, 150, at_least=False)
             if not (0 <= top <= 150 or (at_end and top >= 0)):
                 misses.append(f"{href}: heading at {top:.0f} px")
         assert not misses, f"{name}: links that miss their heading: {misses}"
 
 
 @pytest.mark.parametrize("name", CHAPTERS[:1] + CHAPTERS[-1:])
-def test_deep_links_land_on_a_fresh_load(browser, base_url, name):
+def test_deep_links_land_on_a_fresh_load(browser, base_url, margin, name):
     with fresh_page(
         browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}
     ) as page:
@@ -234,6 +237,10 @@ def test_deep_links_land_on_a_fresh_load(browser, base_url, name):
                 "Math.ceil(window.scrollY + window.innerHeight) >= "
                 "document.documentElement.scrollHeight - 2"
             )
+            if not at_end:
+                margin(
+                    f"{name}#{target}: px from the top on a fresh load", top, 150, at_least=False
+                )
             assert 0 <= top <= 150 or (at_end and top >= 0), (
                 f"{name}#{target}: heading at {top:.0f} px after loading"
             )

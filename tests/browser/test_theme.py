@@ -95,7 +95,7 @@ def _ring_pixels(page, box, pad: int = 8) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
-def test_every_header_button_shows_a_focus_ring(browser, base_url, viewport, scheme):
+def test_every_header_button_shows_a_focus_ring(browser, base_url, margin, viewport, scheme):
     """Tab through the page: each header/sidebar button, once focused, is outlined by a ring
     at least 2 px wide with >= 3:1 contrast against the background it sits on (WCAG 1.4.11),
     and that ring is painted: around the control, the screen changes on focus, in a ring of
@@ -133,6 +133,8 @@ def test_every_header_button_shows_a_focus_ring(browser, base_url, viewport, sch
                 problems.append(f"{what}: outline {got['outline']}")
                 continue
             ratio = _contrast(_rgb(colour), _rgb(got["background"]))
+            margin(f"{what}: focus ring width px", width, 2)
+            margin(f"{what}: focus ring contrast", ratio, 3)
             if ratio < 3:
                 problems.append(f"{what}: ring {colour} on {got['background']} is {ratio:.2f}:1")
             focused, blurred = _ring_pixels(page, got["box"])
@@ -142,6 +144,7 @@ def test_every_header_button_shows_a_focus_ring(browser, base_url, viewport, sch
                 for f, b in zip(focused[changed], blurred[changed])
             ]
             x, y, w, h = got["box"]
+            margin(f"{what}: ring pixels painted at >= 3:1", sum(strong), 2 * (w + h))
             if sum(strong) < 2 * (w + h):  # at least a 1-px ring all round
                 problems.append(
                     f"{what}: only {sum(strong)} ring pixels painted at >= 3:1 (need {2 * (w + h):.0f})"

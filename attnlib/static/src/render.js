@@ -185,6 +185,9 @@ export function render({ model, el: host }) {
       };
     });
     const caption = spec.panels.find((ps) => ps.kind === "caption");
+    // With a caption panel the sentence reads the caption out, which is on screen already: it
+    // is kept for screen readers only (explorer.css), not shown twice.
+    if (caption) live.classList.add("attn-live-spoken");
     // A sentence's field sits above the map it changes (a typed-sentences explorer), else with
     // the other controls.
     const fieldPlace = (name) => {
@@ -246,7 +249,10 @@ export function render({ model, el: host }) {
         return `${where}: the fit at the query is ${r2(fit)}; the largest ` +
           `weight, ${fmt(Math.round(w[best] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best] * 100) / 100)}.`;
       }
-      if (caption) return `${where}. ${values[caption.name].split("\n").join("; ")}`;
+      if (caption) {  // its lines, without the blank ones and the spaces that align columns
+        const lines = values[caption.name].split("\n").map((t) => t.trim().replace(/\s+/g, " "));
+        return `${where}. ${lines.filter(Boolean).join("; ")}`;
+      }
       const h = ui.heatmaps[0];
       if (!h || !h.values()) return `${where}.`;
       const v = h.values(), C = h.spec.cols;
