@@ -111,7 +111,7 @@ def test_compute_is_nadaraya_watson_at_random_positions(decl):
             got["window"]["weight on each training point"], w_q, atol=1e-9, err_msg=where
         )
         np.testing.assert_allclose(
-            got["fit"]["prediction at the query"], [[q], [w_q @ yt]], atol=1e-9, err_msg=where
+            got["fit"]["prediction"], [[q], [w_q @ yt]], atol=1e-9, err_msg=where
         )
         w_h = nw_weights(xt, xh, name, h)
         np.testing.assert_allclose(got["weights"], w_h, atol=1e-9, err_msg=where)

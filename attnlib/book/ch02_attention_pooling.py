@@ -110,7 +110,7 @@ def kernel_regression_declaration(
         return {
             "fit": {
                 "Nadaraya-Watson": _np(fit),
-                "prediction at the query": np.stack([[query], _np(at_query)]),  # (2, 1)
+                "prediction": np.stack([[query], _np(at_query)]),  # (2, 1)
                 "queries of the heatmap": np.stack([_np(x_heat), _np(at_heat)]),
             },  # (2, n_heat)
             "window": {
@@ -153,7 +153,7 @@ def kernel_regression_declaration(
                 title="drag the query along x",
                 series=[
                     Series("Nadaraya-Watson", color="#D55E00"),
-                    Series("prediction at the query", style="points", xy=True, color="#000000"),
+                    Series("prediction", style="points", xy=True, color="#000000"),
                     Series(
                         "queries of the heatmap",
                         style="points",
@@ -210,7 +210,7 @@ def kernel_regression_declaration(
             kernel="kernel",
             bandwidth="bandwidth",
             fit=("fit", "Nadaraya-Watson"),
-            marker=("fit", "prediction at the query"),
+            marker=("fit", "prediction"),
             heat_points=("fit", "queries of the heatmap"),
             bars=("window", "weight on each training point"),
             window=("window", "kernel window"),
