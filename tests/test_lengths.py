@@ -298,7 +298,7 @@ def test_results_table_shows_mean_and_range_over_seeds_by_bucket():
     assert cells[1] == ["1–2", "3–7", "0.75 (0.50–1.00)", "0.00 (0.00–0.00)"]
     assert len(cells) == 1 + 7
     html = table._repr_html_()
-    assert html.count('<th scope="row">') == 7 and "<caption>" in html
+    assert html.count('<th scope="row">') == 7 and 'aria-label="Numbers written exactly' in html
     assert "0.75 (0.50–1.00)" in repr(table)
 
 
