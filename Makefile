@@ -179,9 +179,16 @@ format: $(STAMP)
 # (attnlib/book/claims.py). `make test NBVAL_ENV=` runs nbval in the plain environment.
 NBVAL_ENV ?= ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 
+# attnlib's tests and nbval share one pytest session on both cores (--dist loadscope: a notebook,
+# or a test module, runs on one worker), the chapters listed first so the longest notebooks
+# start first and the short tests fill the other worker. NBVAL_ENV reaches only the chapters'
+# kernel (tests/nbval_kernel.py writes it into the kernel spec nbval starts), so the unit tests
+# run in the machine's own numeric environment.
 test: $(STAMP) $(NPM_STAMP) lint
-	$(PY) -m pytest -q -n 2 tests attnlib --doctest-modules -m "not browser"
-	env $(NBVAL_ENV) $(PY) -m pytest -q -n 2 --dist loadscope --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg
+	$(PY) tests/nbval_kernel.py $(NBVAL_ENV)
+	$(PY) -m pytest -q -n 2 --dist loadscope chapters tests attnlib --doctest-modules \
+	  -m "not browser" --nbval --nbval-kernel-name attnlib-nbval \
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg
 	$(MAKE) test-browser
 
 # Builds the book afresh, then drives every page in headless Chromium (/usr/bin/chromium):
