@@ -568,7 +568,8 @@ class CosineAttention(nn.Module):
 
     Queries and keys are normalised to unit length, so a key's length no longer raises its
     score. With ``learn_temperature=True`` the temperature is a parameter, stored as
-    ``log_temperature`` (so it stays positive), as in QK-norm (Henry et al., 2020).
+    ``log_temperature`` (so it stays positive), as in QK-norm (Henry et al., 2020);
+    otherwise it is a plain number (no parameter, no buffer).
 
     Plain-code reference::
 
@@ -614,17 +615,21 @@ class CosineAttention(nn.Module):
                 f"{fn}: learn_temperature must be True or False; got {learn_temperature!r}"
             )
         self.dropout = nn.Dropout(check_dropout(dropout, fn))
-        log_t = torch.tensor(math.log(t))  # ()
+        self.learn_temperature = learn_temperature
+        self._temperature = t  # the fixed temperature, exactly as given
         if learn_temperature:
-            self.log_temperature = nn.Parameter(log_t)
-        else:
-            self.register_buffer("log_temperature", log_t)
+            self.log_temperature = nn.Parameter(torch.tensor(math.log(t)))  # ()
         self.attention_weights: Tensor | None = None
 
     @property
-    def temperature(self) -> Tensor:
-        """The temperature, exp(log_temperature): a 0-d tensor."""
-        return self.log_temperature.exp()
+    def temperature(self) -> float | Tensor:
+        """The temperature: the number given, or exp(log_temperature) (a 0-d tensor) if
+        learned."""
+        return self.log_temperature.exp() if self.learn_temperature else self._temperature
+
+    def extra_repr(self) -> str:
+        learned = ", learned" if self.learn_temperature else ""
+        return f"temperature={float(self.temperature):.4g}{learned}"
 
     def forward(
         self,

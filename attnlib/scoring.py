@@ -251,6 +251,12 @@ def _cosine_scores(queries: Tensor, keys: Tensor, temperature: object, fn: str) 
     queries, keys = _check_qk(queries, keys, fn)
     check_dim_match(fn, "queries", queries, 2, "keys", keys, 2, "feature size d")
     temperature = check_positive(temperature, "temperature", fn)
+    if queries.shape[-1] == 0:
+        raise ValueError(
+            f"{fn}: queries and keys must have a feature size d >= 1 (a vector of size 0 "
+            f"has no direction); got queries of shape {fmt_shape(queries.shape)} and keys "
+            f"of shape {fmt_shape(keys.shape)}"
+        )
     if queries.is_complex() or keys.is_complex():
         raise TypeError(
             f"{fn}: queries and keys must be real floating-point tensors; got "
