@@ -272,12 +272,16 @@ def _cosine_scores(queries: Tensor, keys: Tensor, temperature: object, fn: str) 
     out_dtype = queries.dtype
     if out_dtype in (torch.float16, torch.bfloat16):
         queries, keys = queries.float(), keys.float()  # norms in float32, one rounding at the end
-    if isinstance(temperature, Tensor):
-        temperature = temperature.to(queries.dtype).reshape(())  # ()
     q = _unit_rows(queries)  # (batch, n_queries, d)
     k = _unit_rows(keys)  # (batch, n_keys, d)
-    cos = torch.bmm(q, k.transpose(1, 2)).clamp(-1.0, 1.0)  # (batch, n_queries, n_keys)
-    return (cos / temperature).to(out_dtype)
+    if isinstance(temperature, Tensor):
+        temperature = temperature.to(queries.dtype).reshape(())  # ()
+        cos = torch.bmm(q, k.transpose(1, 2)).clamp(-1.0, 1.0)  # (batch, n_queries, n_keys)
+        return (cos / temperature).to(out_dtype)
+    # a fixed temperature: folded into the queries, and one n_queries x n_keys tensor only
+    bound = 1.0 / temperature
+    scores = torch.bmm(q * bound, k.transpose(1, 2))  # (batch, n_queries, n_keys)
+    return scores.clamp_(-bound, bound).to(out_dtype)
 
 
 def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
