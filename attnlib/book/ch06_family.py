@@ -26,9 +26,20 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from attnlib._validate import as_int
+from attnlib._validate import as_int, as_seed
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores, bilinear_scores, cosine_scores, dot_product_scores
+
+
+def _ints(values: object, name: str, fn: str) -> tuple[int, ...]:
+    """A non-empty sequence of ints >= 1 (sizes, dims)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{fn}: {name} must be a sequence of ints >= 1; got {values!r}")
+    out = tuple(as_int(v, f"each of {name}", fn, min=1) for v in values)
+    if not out:
+        raise ValueError(f"{fn}: {name} must hold at least one int >= 1; got {values!r}")
+    return out
+
 
 __all__ = [
     "FAMILY",
@@ -176,6 +187,10 @@ def measure_costs(
 
     Returns ``{"sizes": [...], "time": {name: [s, ...]}, "memory": {name: [bytes, ...]}}``.
     """
+    fn_ = "measure_costs"
+    sizes = _ints(sizes, "sizes", fn_)
+    d, h = as_int(d, "d", fn_, min=1), as_int(h, "h", fn_, min=1)
+    repeats = as_int(repeats, "repeats", fn_, min=1)
     out: dict[str, Any] = {"sizes": list(sizes), "time": {}}
     with torch.no_grad():
         for n in sizes:
@@ -203,7 +218,10 @@ def row_entropy(
 
     log(n_keys) is a uniform row, 0 a one-hot row. Returns ``{scaling: [entropy per d]}``.
     """
-    g = torch.Generator().manual_seed(seed)
+    fn = "row_entropy"
+    dims = _ints(dims, "dims", fn)
+    n_keys, n_rows = as_int(n_keys, "n_keys", fn, min=1), as_int(n_rows, "n_rows", fn, min=1)
+    g = torch.Generator().manual_seed(as_seed(seed, "seed", fn))
     out: dict[str, list[float]] = {name: [] for name in SCALINGS}
     for d in dims:
         q = torch.randn(n_rows, 1, d, generator=g, dtype=torch.float64)  # (rows, 1, d)
@@ -260,6 +278,12 @@ def scaling_experiment(
     Returns ``{"dims": [...], "seeds": [...], "acc": {scaling: tensor (len(dims),
     len(seeds))}}``.
     """
+    fn = "scaling_experiment"
+    dims = _ints(dims, "dims", fn)
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__") or not list(seeds):
+        raise TypeError(f"{fn}: seeds must be a non-empty sequence of ints; got {seeds!r}")
+    seeds = tuple(as_seed(s, "each of seeds", fn) for s in seeds)
+    steps = as_int(steps, "steps", fn, min=1)
     acc = {
         name: torch.tensor([[_retrieval_run(d, name, s, steps) for s in seeds] for d in dims])
         for name in SCALINGS
