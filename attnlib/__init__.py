@@ -28,8 +28,12 @@ stays light.
 from attnlib import kernels
 from attnlib.attention import (
     AdditiveAttention,
+    CosineAttention,
     DotProductAttention,
+    GeneralAttention,
     attention_pool,
+    bilinear_attention,
+    cosine_attention,
     dot_product_attention,
 )
 from attnlib.kernels import NadarayaWatson, nadaraya_watson
@@ -37,6 +41,7 @@ from attnlib.masking import masked_softmax, valid_lens_to_mask
 from attnlib.scoring import (
     additive_scores,
     bilinear_scores,
+    cosine_scores,
     dot_product_scores,
     gaussian_scores,
 )
@@ -47,11 +52,16 @@ __all__ = [
     "dot_product_scores",
     "additive_scores",
     "bilinear_scores",
+    "cosine_scores",
     "gaussian_scores",
     "attention_pool",
     "dot_product_attention",
+    "cosine_attention",
+    "bilinear_attention",
     "DotProductAttention",
     "AdditiveAttention",
+    "CosineAttention",
+    "GeneralAttention",
     "kernels",
     "nadaraya_watson",
     "NadarayaWatson",

@@ -13,6 +13,13 @@ Shape legend used throughout:
 - ``d``: feature size of queries and keys when they must agree; ``d_q`` / ``d_k``
   when they may differ
 - ``h``: hidden size of additive attention (``num_hiddens``)
+
+The family, with its sources (Weng, "Attention? Attention!", 2018, tabulates it):
+content-based / cosine (:func:`cosine_scores`; Graves et al. 2014), additive
+(:func:`additive_scores`; Bahdanau et al. 2015), general / bilinear (:func:`bilinear_scores`;
+Luong et al. 2015), dot product and scaled dot product (:func:`dot_product_scores`; Luong et
+al. 2015, Vaswani et al. 2017), and the Gaussian kernel of Nadaraya-Watson
+(:func:`gaussian_scores`).
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ __all__ = [
     "dot_product_scores",
     "additive_scores",
     "bilinear_scores",
+    "cosine_scores",
     "gaussian_scores",
     "DEFAULT_BLOCK_ELEMENTS",
 ]
@@ -156,19 +164,124 @@ def bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor) -> Tensor:
         >>> bilinear_scores(q, k, M)
         tensor([[[3.]]])
     """
-    fn = "bilinear_scores"
+    return _bilinear_scores(queries, keys, M, "bilinear_scores")
+
+
+def _bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor, fn: str, m: str = "M") -> Tensor:
+    """:func:`bilinear_scores`, with messages naming the caller ``fn`` and the matrix ``m``."""
     queries, keys = _check_qk(queries, keys, fn, "(batch, n_queries, d_q)", "(batch, n_keys, d_k)")
-    M = check_float_tensor(M, "M", fn, ndim=2, layout="(d_q, d_k)")
-    check_same_dtype(fn, queries=queries, M=M)
+    M = check_float_tensor(M, m, fn, ndim=2, layout="(d_q, d_k)")
+    check_same_dtype(fn, queries=queries, **{m: M})
     d_q, d_k = queries.shape[-1], keys.shape[-1]
     if tuple(M.shape) != (d_q, d_k):
         raise ValueError(
-            f"{fn}: M must have shape (d_q, d_k) = ({d_q}, {d_k}) to match "
+            f"{fn}: {m} must have shape (d_q, d_k) = ({d_q}, {d_k}) to match "
             f"queries {fmt_shape(queries.shape)} and keys {fmt_shape(keys.shape)}; "
             f"got shape {fmt_shape(M.shape)}"
         )
     projected = torch.matmul(queries, M)  # (batch, n_queries, d_k)
     return torch.bmm(projected, keys.transpose(1, 2))  # (batch, n_queries, n_keys)
+
+
+def _unit_rows(x: Tensor) -> Tensor:
+    """``x / ||x||`` along the last axis, 0 for a zero vector, without overflow or underflow.
+
+    Each row is first divided by its largest magnitude (a constant, detached: the direction,
+    its value and its gradient, do not change), so squares of 1e30 or 1e-30 stay finite
+    and nonzero in float32.
+    """
+    big = x.detach().abs().amax(dim=-1, keepdim=True)  # (batch, n, 1)
+    x = x / torch.where(big > 0, big, torch.ones_like(big))  # (batch, n, d), entries in [-1, 1]
+    norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True)  # (batch, n, 1), in [1, sqrt(d)]
+    return x / torch.where(norm > 0, norm, torch.ones_like(norm))  # (batch, n, d)
+
+
+def cosine_scores(queries: Tensor, keys: Tensor, temperature: float | Tensor = 1.0) -> Tensor:
+    r"""Cosine-similarity (content-based) scores :math:`\cos(q, k) / \tau`.
+
+    .. math::
+        a(\mathbf q_i, \mathbf k_j) = \frac{1}{\tau}\,
+        \frac{\mathbf q_i^\top \mathbf k_j}{\lVert \mathbf q_i\rVert\,
+        \lVert \mathbf k_j\rVert}
+
+    Only directions count: a key twice as long scores the same, so unlike the dot product
+    the score cannot reward long keys. The scores lie in :math:`[-1/\tau, 1/\tau]`
+    whatever ``d``, so the temperature :math:`\tau` alone sets how sharp the softmax can
+    get. This is the content-based addressing of the Neural Turing Machine (Graves et al.,
+    2014, with key strength :math:`\beta = 1/\tau`) and, with a learned temperature,
+    QK-norm (Henry et al., 2020). A zero query or key has no direction: its scores are 0.
+
+    Plain-code reference::
+
+        q = queries / queries.norm(dim=-1, keepdim=True)   # (batch, n_queries, d)
+        k = keys / keys.norm(dim=-1, keepdim=True)         # (batch, n_keys, d)
+        scores = q @ k.transpose(1, 2) / temperature
+
+    (the implementation also divides each row by its largest entry first, so that norms of
+    very large or very small vectors neither overflow nor underflow.)
+
+    Args:
+        queries: ``(batch, n_queries, d)``, floating point, finite.
+        keys: ``(batch, n_keys, d)``, same dtype and feature size, finite.
+        temperature: :math:`\tau`, a positive number or a single-element tensor (may
+            require grad, e.g. a learned temperature).
+
+    Returns:
+        Scores of shape ``(batch, n_queries, n_keys)``, in ``[-1/τ, 1/τ]``.
+
+    Raises:
+        ValueError: if queries and keys have different feature sizes, or hold inf or NaN
+            (a vector with an infinite entry has no direction).
+
+    Shape legend: ``batch`` sequences, ``n_queries`` queries (rows), ``n_keys`` keys
+    (columns), ``d`` feature size.
+
+    Example::
+
+        >>> q = torch.tensor([[[1.0, 0.0]]])                      # (1, 1, 2)
+        >>> k = torch.tensor([[[3.0, 0.0], [0.0, 1.0], [-1.0, 1.0]]])  # (1, 3, 2)
+        >>> cosine_scores(q, k, temperature=0.5)                   # 2 cos: 2, 0, -√2
+        tensor([[[ 2.0000,  0.0000, -1.4142]]])
+    """
+    return _cosine_scores(queries, keys, temperature, "cosine_scores")
+
+
+def _cosine_scores(queries: Tensor, keys: Tensor, temperature: object, fn: str) -> Tensor:
+    """:func:`cosine_scores`, with error messages naming the caller ``fn``."""
+    queries, keys = _check_qk(queries, keys, fn)
+    check_dim_match(fn, "queries", queries, 2, "keys", keys, 2, "feature size d")
+    temperature = check_positive(temperature, "temperature", fn)
+    if queries.shape[-1] == 0:
+        raise ValueError(
+            f"{fn}: queries and keys must have a feature size d >= 1 (a vector of size 0 "
+            f"has no direction); got queries of shape {fmt_shape(queries.shape)} and keys "
+            f"of shape {fmt_shape(keys.shape)}"
+        )
+    if queries.is_complex() or keys.is_complex():
+        raise TypeError(
+            f"{fn}: queries and keys must be real floating-point tensors; got "
+            f"{queries.dtype} and {keys.dtype}"
+        )
+    for name, x in (("queries", queries), ("keys", keys)):
+        if not bool(torch.isfinite(x).all()):
+            raise ValueError(
+                f"{fn}: {name} must be finite (a vector with an inf or NaN entry has no "
+                f"direction); got a tensor of shape {fmt_shape(x.shape)} with "
+                f"{int((~torch.isfinite(x)).sum())} non-finite entries"
+            )
+    out_dtype = queries.dtype
+    if out_dtype in (torch.float16, torch.bfloat16):
+        queries, keys = queries.float(), keys.float()  # norms in float32, one rounding at the end
+    q = _unit_rows(queries)  # (batch, n_queries, d)
+    k = _unit_rows(keys)  # (batch, n_keys, d)
+    if isinstance(temperature, Tensor):
+        temperature = temperature.to(queries.dtype).reshape(())  # ()
+        cos = torch.bmm(q, k.transpose(1, 2)).clamp(-1.0, 1.0)  # (batch, n_queries, n_keys)
+        return (cos / temperature).to(out_dtype)
+    # a fixed temperature: folded into the queries, and one n_queries x n_keys tensor only
+    bound = 1.0 / temperature
+    scores = torch.bmm(q * bound, k.transpose(1, 2))  # (batch, n_queries, n_keys)
+    return scores.clamp_(-bound, bound).to(out_dtype)
 
 
 def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:

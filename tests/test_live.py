@@ -121,9 +121,9 @@ def test_a_well_formed_toy_declares():
             r"2\)",
         ),
         (
-            {"score": "cosine"},
-            r"score must be one of \('gaussian', 'scaled_dot', 'dot', 'additive'\); got "
-            r"'cosine'",
+            {"score": "bogus"},
+            r"score must be one of \('gaussian', 'scaled_dot', 'dot', 'additive', 'cosine', "
+            r"'general'\); got 'bogus'",
         ),
         (
             {"query": ("qx", "nope")},
@@ -179,14 +179,14 @@ def test_bad_handles_and_spokes_say_what_is_wrong():
         FixedSeries("keys", [0, 1], [0, 1], labels=["a"])
 
 
-def test_scoring_comparison_rows_are_attnlib_s_four_scoring_functions():
+def test_scoring_comparison_rows_are_attnlib_s_six_scoring_functions():
     """Each row: softmax of one scoring function, written here with plain torch."""
     from attnlib.book.ch05_scaled_dot_product import scoring_comparison_declaration
 
     d = scoring_comparison_declaration()
-    K, W_q, W_k, w_v = (
-        d.meta[k] for k in ("keys", "W_q", "W_k", "w_v")
-    )  # (6, 2), (8, 2), (8, 2), (8,)
+    K, W_q, W_k, w_v, W = (
+        d.meta[k] for k in ("keys", "W_q", "W_k", "w_v", "W")
+    )  # (6, 2), (8, 2), (8, 2), (8,), (2, 2)
     rng = np.random.default_rng(1)
     for _ in range(25):
         x, y = (float(rng.choice(d.params[0].values)) for _ in range(2))
@@ -196,14 +196,21 @@ def test_scoring_comparison_rows_are_attnlib_s_four_scoring_functions():
             K @ q / 2**0.5,
             -((q - K) ** 2).sum(1) / 2,
             torch.tanh(W_q @ q + K @ W_k.T) @ w_v,
-        ]  # 4 x (6,)
-        want = torch.softmax(torch.stack(rows), dim=1).numpy()  # (4, 6)
+            torch.nn.functional.cosine_similarity(q[None], K, dim=1, eps=1e-300) / 0.25,
+            K @ W.T @ q,  # q^T W k_j
+        ]  # 6 x (6,)
+        want = torch.softmax(torch.stack(rows), dim=1).numpy()  # (6, 6)
         got = compute("scoring_comparison", query_x=x, query_y=y)["weights"]
         np.testing.assert_allclose(got, want, atol=1e-12)
         # the story the chapter tells: on the five keys of equal length (0-4) the dot product and
         # the Gaussian give proportional weights; only the long key 5 tells them apart
         ratio = got[0, :5] / got[2, :5]
         np.testing.assert_allclose(ratio, ratio[0], rtol=1e-9)
+        # and cosine ranks key 5 by direction alone: as a key of radius 1.2 would be
+        if x or y:
+            short = torch.cat([K[:5], K[5:] * 1.2 / 2.6])  # (6, 2): key 5 shortened
+            cos = torch.nn.functional.cosine_similarity(q[None], short, dim=1) / 0.25
+            np.testing.assert_allclose(got[4], torch.softmax(cos, 0).numpy(), atol=1e-12)
 
 
 def test_additive_scoring_needs_its_weights():
@@ -232,7 +239,7 @@ def test_additive_scoring_needs_its_weights():
         )
     with pytest.raises(ExplorerError, match=r"compare must list scoring functions"):
         LiveAttention(
-            keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("cosine",)
+            keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("bogus",)
         )
 
 

@@ -375,13 +375,49 @@ def _kernel_grid() -> Tensor:
     return torch.sort(torch.cat([grid, near])).values  # (605,)
 
 
+def _check_kernel_2d(
+    fn: Callable, name: str, u: Tensor, want: Tensor, formula: str
+) -> CheckResult:
+    """The second call of :func:`check_kernel`: the same points as a 2-D ``u``."""
+    u2 = u.reshape(5, 121)  # (5, 121): 605 points in 5 rows
+    try:
+        out = fn(u2.clone())
+    except Exception as err:
+        return _fail(
+            f"your kernel is right on a 1-D u, but calling it on a 2-D u of shape "
+            f"{fmt_shape(u2.shape)} raised {_exc(err)}; K must work elementwise on a tensor "
+            f"of any shape (use torch functions on the whole tensor, not a loop over its "
+            f"entries)"
+        )
+    got = _as_answer(out)
+    if isinstance(got, str) or tuple(got.shape) != tuple(u2.shape):
+        what = got if isinstance(got, str) else f"shape {fmt_shape(got.shape)}"
+        return _fail(
+            f"your kernel is right on a 1-D u, but for a 2-D u of shape {fmt_shape(u2.shape)} "
+            f"it returned {what}; K must keep u's shape (one value per entry, any shape)"
+        )
+    got = got.detach().to(torch.float64)
+    if not torch.allclose(got, want.reshape(5, 121), rtol=1e-5, atol=1e-7, equal_nan=False):
+        return _fail(
+            f"your kernel is right on a 1-D u, but on the same points as a 2-D u of shape "
+            f"{fmt_shape(u2.shape)} its values differ; K must work elementwise, whatever "
+            f"the shape ({formula})"
+        )
+    return _pass(
+        f"your {name} kernel matches attnlib.kernels.{name} at all {u.numel()} points "
+        f"u in [-3, 3], window edges included, as a 1-D and as a 2-D tensor ({formula})"
+    )
+
+
 @checker
 def check_kernel(fn: Callable, name: str) -> CheckResult:
     r"""Check a learner's kernel ``K(u)`` against ``attnlib.kernels.KERNELS[name]``.
 
-    The learner's function is called once on a float64 tensor ``u`` of shape ``(605,)``:
+    The learner's function is called on a float64 tensor ``u`` of shape ``(605,)``:
     ``-3, -2.99, ..., 3`` (so ``±1`` and ``±0.5`` exactly) plus points ``1e-9`` inside and
-    outside the window edges ``±1``. The kernels (``u = (query − key) / bandwidth``):
+    outside the window edges ``±1``, then, if right, on the same points as a 2-D tensor of
+    shape ``(5, 121)`` (the exercise asks for any shape: a loop over entries, which breaks on
+    a 2-D ``u``, is refused). The kernels (``u = (query − key) / bandwidth``):
 
     - gaussian: ``exp(−u²/2)/√(2π)``; boxcar: ``½`` on ``|u| ≤ 1``; constant: ``1``;
     - epanechnikov: ``¾(1 − u²)`` on ``|u| ≤ 1``; triangular: ``1 − |u|`` on ``|u| ≤ 1``.
@@ -397,7 +433,7 @@ def check_kernel(fn: Callable, name: str) -> CheckResult:
         torch.allclose(fn(u), attnlib.kernels.KERNELS[name](u))
 
     Args:
-        fn: the learner's ``K(u)``, elementwise on a tensor ``u`` of shape ``(n,)``.
+        fn: the learner's ``K(u)``, elementwise on a tensor ``u`` of any shape.
         name: one of ``"gaussian"``, ``"boxcar"``, ``"constant"``, ``"epanechnikov"``,
             ``"triangular"``.
 
@@ -468,10 +504,7 @@ def check_kernel(fn: Callable, name: str) -> CheckResult:
                 f"u's dtype; do not convert with .half() or .to(...))"
             )
     if close.all():
-        return _pass(
-            f"your {name} kernel matches attnlib.kernels.{name} at all {u.numel()} points "
-            f"u in [-3, 3], window edges included ({formula})"
-        )
+        return _check_kernel_2d(fn, name, u, want, formula)
 
     if name == "epanechnikov" and torch.allclose(
         got, KERNELS["triangular"](u), rtol=1e-5, atol=1e-7

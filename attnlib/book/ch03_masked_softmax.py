@@ -148,6 +148,14 @@ def masking_explorer(**kwargs: Any) -> Explorer:
 # ----------------------------------------------------------------------------- checker
 
 
+LOW = "float32 scores of about -1e5 and valid_lens=[2, 3]"
+LOW_HINT = (
+    " (a finite fill such as -3e4 or -1e4 lies above these valid scores, so the masked keys "
+    "take the weight and the valid ones get 0: fill with -inf or torch.finfo(X.dtype).min, "
+    "or set the masked weights to 0 after the softmax)"
+)
+
+
 def _softmax_cases() -> list[tuple[str, Tensor, Tensor | None]]:
     """(description, X, valid_lens) for check_masked_softmax, from a local generator."""
     g = torch.Generator().manual_seed(2024)
@@ -178,6 +186,7 @@ def _softmax_cases() -> list[tuple[str, Tensor, Tensor | None]]:
             big.clone(),
             torch.tensor([0, 3]),
         ),
+        (LOW, x32() - 1e5, torch.tensor([2, 3])),
     ]
 
 
@@ -272,6 +281,8 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
       ``-inf``), with and without rows that have no valid key. The weights may come back
       in float16 or in float32 (mixed precision: a softmax computed in float32, as
       ``torch.autocast`` does); any other dtype is wrong;
+    - float32 scores of about ``-1e5``: a finite fill such as ``-3e4`` lies above the valid
+      scores and takes their weight (fill with ``-inf`` or the dtype's lowest value);
     - the input ``X`` must come back unchanged (no in-place fill) in every case;
     - a leaf tensor ``X`` that requires grad: the call must work, the weights must carry
       gradients and the gradient with respect to ``X`` must match attnlib's.
@@ -336,7 +347,7 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
             )
         problem = _compare_weights(desc, got, want, lens, float16)
         if problem:
-            return _fail(problem)
+            return _fail(problem + (LOW_HINT if desc == LOW else ""))
 
     # A leaf tensor that requires grad: d2l's in-place fill raises here.
     g = torch.Generator().manual_seed(7)
@@ -389,6 +400,6 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
     return _pass(
         f"your masked softmax matches attnlib.masked_softmax in all {len(cases) + 1} cases: "
         f"1-D, 2-D and no valid_lens, rows with no valid key (all zeros), float16 scores "
-        f"of ±1e4, a leaf tensor that requires grad (gradients match); X was never "
-        f"modified"
+        f"of ±1e4, float32 scores of -1e5 (below any small finite fill), a leaf tensor "
+        f"that requires grad (gradients match); X was never modified"
     )

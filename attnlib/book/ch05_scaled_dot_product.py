@@ -1,7 +1,7 @@
 """Chapter 5, scaled dot-product attention: its explorers (and its checker).
 
 - :func:`scaling_explorer`: why the dot product is divided by sqrt(d).
-- :func:`scoring_comparison_explorer`: one dragged query, four scoring functions (computed
+- :func:`scoring_comparison_explorer`: one dragged query, six scoring functions (computed
   in the page, :class:`attnlib.widgets.live.LiveAttention` with ``compare``).
 - :func:`check_scores` (from chapter 4) is re-exported: the chapter's exercises use it.
 """
@@ -17,7 +17,13 @@ import torch
 from attnlib.book._common import _count, _generator, _ints, _np, _query_sliders, _real, _seed
 from attnlib.book.ch04_additive_attention import check_scores
 from attnlib.masking import masked_softmax
-from attnlib.scoring import additive_scores, bilinear_scores, dot_product_scores, gaussian_scores
+from attnlib.scoring import (
+    additive_scores,
+    bilinear_scores,
+    cosine_scores,
+    dot_product_scores,
+    gaussian_scores,
+)
 from attnlib.widgets import (
     Declaration,
     Explorer,
@@ -38,6 +44,7 @@ __all__ = [
     "check_scores",
     "SCORING_ROWS",
     "SCORING_LABELS",
+    "COSINE_TEMPERATURE",
 ]
 
 
@@ -149,8 +156,17 @@ def scaling_explorer(**kwargs: Any) -> Explorer:
     return Explorer(scaling_declaration(**kwargs))
 
 
-SCORING_ROWS = ["dot", "scaled_dot", "gaussian", "additive"]
-SCORING_LABELS = ["dot q\u00b7k", "scaled q\u00b7k/\u221a2", "Gaussian", "additive"]
+SCORING_ROWS = ["dot", "scaled_dot", "gaussian", "additive", "cosine", "general"]
+SCORING_LABELS = [
+    "dot q\u00b7k",
+    "scaled q\u00b7k/\u221a2",
+    "Gaussian",
+    "additive",
+    "cosine cos(q, k)/0.25",
+    "general q\u1d40Wk",
+]
+#: The temperature of the comparison's cosine row: scores in [-4, 4], as sharp as the others.
+COSINE_TEMPERATURE = 0.25
 
 
 def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> Declaration:
@@ -166,6 +182,7 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
     W_q = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
     W_k = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
     w_v = torch.randn(num_hiddens, generator=g, dtype=torch.float64)  # (h,)
+    W = torch.randn(2, 2, generator=g, dtype=torch.float64)  # (2, 2): general, drawn last
 
     def update(query_x: float, query_y: float) -> dict[str, Any]:
         q = torch.tensor([[[query_x, query_y]]], dtype=torch.float64)  # (1, 1, 2)
@@ -175,8 +192,10 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
             dot_product_scores(q, k),  # q.k / sqrt(2)
             gaussian_scores(q, k),  # -|q - k|^2 / 2
             additive_scores(q, k, W_q, W_k, w_v),
+            cosine_scores(q, k, temperature=COSINE_TEMPERATURE),  # cos(q, k) / 0.25
+            bilinear_scores(q, k, W),  # general: q^T W k
         ]
-        w = masked_softmax(torch.cat(rows, dim=1))  # (1, 4, 6): one row per scoring function
+        w = masked_softmax(torch.cat(rows, dim=1))  # (1, 6, 6): one row per scoring function
         return {"weights": _np(w[0]), "keys": {}}
 
     kv = _np(keys)
@@ -217,11 +236,11 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
                 xlabel="keys",
                 ylabel="scoring functions",
                 rows_sum_to_one=True,
-                title="weights of one query, four ways",
+                title="weights of one query, six ways",
                 row_labels=SCORING_LABELS,
             ),
         ],
-        title="One query, four scoring functions: where they agree and where they part",
+        title="One query, six scoring functions: where they agree and where they part",
         live=LiveAttention(
             keys=kv,
             values=kv,
@@ -230,18 +249,22 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
             compare=tuple(SCORING_ROWS),
             score=None,
             additive=(W_q, W_k, w_v),
+            cosine=COSINE_TEMPERATURE,
+            general=W,
         ),
-        meta={"keys": keys, "W_q": W_q, "W_k": W_k, "w_v": w_v},
+        meta={"keys": keys, "W_q": W_q, "W_k": W_k, "w_v": w_v, "W": W},
     )
 
 
 def scoring_comparison_explorer(**kwargs: Any) -> Explorer:
-    """Four scoring functions side by side (chapter 5): the reader drags one query.
+    """Six scoring functions side by side (chapter 5): the reader drags one query.
 
     Six keys: five on a circle of radius 1.2 and one long key (5, radius 2.6). Each row of
     the heatmap is the softmax of one scoring function for the same query: the dot product
     q.k, the scaled dot product q.k/sqrt(2), the Gaussian -|q - k|^2/2 and additive
-    attention w_v.tanh(W_q q + W_k k) with fixed seeded weights (8 hidden units). Computed
+    attention w_v.tanh(W_q q + W_k k) with fixed seeded weights (8 hidden units), the
+    cosine similarity cos(q, k)/0.25 (the long key gains nothing from its length) and
+    Luong's general q^T W k with a fixed seeded W (2 x 2). Computed
     in the page (:mod:`attnlib.widgets.live`); :func:`attnlib.book.compute` gives attnlib's
     numbers.
 

@@ -411,21 +411,35 @@ def _check_projection(module: nn.Module, h: int, g: torch.Generator) -> str | No
             f"your scores are {what}, with nothing to learn: give the query a learned linear "
             f"map first, W = nn.Linear(h, h, bias=False), and score (W q)ᵀk / √h"
         )
-    for p in params:
-        if p.dim() != 2 or tuple(p.shape) != (h, h):
-            continue
-        for P in (p.detach().double(), p.detach().double().T):
-            ratio = float((M * P).sum() / (P * P).sum()) if (P * P).sum() > 0 else 0.0
-            if ratio and torch.allclose(M, ratio * P, atol=1e-4 * max(1.0, float(M.abs().max()))):
-                if abs(ratio * h**0.5 - 1) < 1e-3:
-                    return None
-                if abs(ratio - 1) < 1e-3:
-                    return (
-                        "your scores are (W q)ᵀk: divide by √h, as scaled dot-product "
-                        "attention does"
-                    )
-                return f"your scores are (W q)ᵀk times {ratio:.4g}; expected 1/√h = {h**-0.5:.4g}"
-    return None  # bilinear through learned parameters, but not one matrix: scale not checked
+    for P, what in _candidate_maps(params, h):
+        ratio = float((M * P).sum() / (P * P).sum()) if (P * P).sum() > 0 else 0.0
+        if ratio and torch.allclose(M, ratio * P, atol=1e-4 * max(1.0, float(M.abs().max()))):
+            if abs(ratio * h**0.5 - 1) < 1e-3:
+                return None
+            if abs(ratio - 1) < 1e-3:
+                return (
+                    f"your scores are {what}: divide by √h, as scaled dot-product attention does"
+                )
+            return f"your scores are {what} times {ratio:.4g}; expected 1/√h = {h**-0.5:.4g}"
+    return None  # bilinear through learned parameters, but not one or two matrices: not checked
+
+
+def _candidate_maps(params: list[Tensor], h: int):
+    """The (h, h) matrices M the scores qᵀ M k may be made of, with how to name them: one
+    parameter W (scores (W q)ᵀk) or a product of two, W₁ᵀW₂ (scores (W₁ q)ᵀ(W₂ k)), in both
+    layouts of each (``nn.Linear`` keeps (out, in))."""
+    mats = [p.detach().double() for p in params if p.dim() == 2]
+    for P in mats:
+        if tuple(P.shape) == (h, h):
+            yield P, "(W q)ᵀk"
+            yield P.T, "(W q)ᵀk"
+    for i, A in enumerate(mats):
+        for j, B in enumerate(mats):
+            if i == j:
+                continue
+            for A_, B_ in ((A, B), (A.T, B), (A, B.T), (A.T, B.T)):
+                if A_.shape[1] == B_.shape[0] and (A_.shape[0], B_.shape[1]) == (h, h):
+                    yield A_ @ B_, "(W₁ q)ᵀ(W₂ k)"
 
 
 @checker
@@ -442,7 +456,8 @@ def check_attention_module(
     (masked keys 0, rows summing to 1). Its scores, measured from the weights, must be a
     dot product of a linear map of the query with the key: bilinear, with no term in the
     key alone, through a learned parameter (a plain ``q·k/√h`` and additive attention
-    fail), and, when one ``(h, h)`` parameter is the map, divided by ``√h``. If so, a date
+    fail), and, when one ``(h, h)`` parameter or a product of two parameters is the map,
+    divided by ``√h``; its output must be its weights @ values. If so, a date
     model is trained with it for
     ``steps`` steps (an int >= 1; 300 take a few seconds) and its held-out exact accuracy
     must reach 0.9. Everything random is drawn from ``seed`` (an int): the model's initial
@@ -494,6 +509,21 @@ def check_attention_module(
         b = int(torch.nonzero((sums - 1).abs() > 1e-5)[0])
         got_s, _ = _pair(sums[b], 1.0)
         return _fail(f"the weights of sequence {b} sum to {got_s}; a softmax row sums to 1")
+    want_out = torch.bmm(w, kv.detach().double())  # (batch, 1, h): weights @ values
+    got_out = out.detach().double()
+    if not torch.allclose(got_out, want_out, atol=1e-4, rtol=1e-4):
+        uniform = kv.detach().double().mean(dim=1, keepdim=True)  # (batch, 1, h)
+        hint = (
+            " (it is the plain mean of the values: the weights are never used)"
+            if torch.allclose(got_out, uniform, atol=1e-4)
+            else ""
+        )
+        b = int(torch.nonzero((got_out - want_out).abs().amax(dim=(1, 2)) > 1e-4)[0])
+        return _fail(
+            f"your module's output for sequence {b} is not its weights @ values{hint}; "
+            f"the context is the weighted average of the values, with the weights you keep "
+            f"in .attention_weights"
+        )
     try:
         problem = _check_projection(module, h, g)
     except Exception as err:

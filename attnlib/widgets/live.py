@@ -17,6 +17,9 @@ The primitives, for a query :math:`q` (the handle), keys :math:`k_j` and values 
                                                  "scaled_dot" q . k_j / sqrt(d)
                                                  "dot"        q . k_j
                                                  "additive"   w_v . tanh(W_q q + W_k k_j)
+                                                 "cosine"     cos(q, k_j) / tau  (0 for a
+                                                              zero vector; tau = cosine)
+                                                 "general"    q . (W k_j)  (W = general)
     weights w   = softmax(s)                  (the largest score subtracted first)
     output  o   = sum_j w_j v_j               (inside the convex hull of the values)
 
@@ -73,7 +76,7 @@ __all__ = [
 ]
 
 # The scoring functions the page implements (`SCORES` in attnlib/static/src/primitives.js).
-SCORINGS = ("gaussian", "scaled_dot", "dot", "additive")
+SCORINGS = ("gaussian", "scaled_dot", "dot", "additive", "cosine", "general")
 # Where the kernel window is drawn, in units of the bandwidth around the query: covers a
 # compact kernel's support (|u| <= 1, both edges on the grid) and the Gaussian's bulk.
 WINDOW_U = np.linspace(-4.0, 4.0, 161)  # (161,)
@@ -126,6 +129,10 @@ class LiveAttention:
             the weights panel gets one row per function, and there is no output.
         additive: ``(W_q, W_k, w_v)`` of shapes ``(h, 2)``, ``(h, 2)``, ``(h,)``, needed by
             the ``"additive"`` scoring function.
+        cosine: the temperature ``tau > 0`` of the ``"cosine"`` scoring function (default 1;
+            :func:`attnlib.cosine_scores`).
+        general: ``W`` of shape ``(2, 2)``, needed by the ``"general"`` scoring function
+            ``q . (W k)`` (:func:`attnlib.bilinear_scores`).
     """
 
     keys: Any
@@ -138,6 +145,8 @@ class LiveAttention:
     temperature: str | None = None
     compare: tuple[str, ...] | None = None
     additive: tuple[Any, Any, Any] | None = None
+    cosine: float = 1.0
+    general: Any = None
 
     def __post_init__(self) -> None:
         where = "LiveAttention"
@@ -212,6 +221,23 @@ class LiveAttention:
             raise ExplorerError(
                 "LiveAttention: the additive scoring function needs additive=(W_q, W_k, w_v)"
             )
+        tau = _validate._scalar(self.cosine)
+        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 < tau < np.inf:
+            raise ExplorerError(
+                f"LiveAttention: cosine must be a temperature > 0 (a number); got {self.cosine!r}"
+            )
+        object.__setattr__(self, "cosine", float(tau))
+        if self.general is not None:
+            W = _to_array(self.general, "LiveAttention: general")
+            if W.shape != (2, 2):
+                raise ExplorerError(
+                    f"LiveAttention: general needs W of shape (2, 2); got {tuple(W.shape)}"
+                )
+            object.__setattr__(self, "general", W)
+        if "general" in uses and self.general is None:
+            raise ExplorerError(
+                "LiveAttention: the general scoring function needs general=W, of shape (2, 2)"
+            )
 
     def check(self, decl: Any) -> None:
         """Every name refers to a parameter or panel of the declaration, of the right kind."""
@@ -243,6 +269,8 @@ class LiveAttention:
                 raise ExplorerError(
                     f"{where}: the additive scoring function needs additive=(W_q, W_k, w_v)"
                 )
+            if "general" in c.options and self.general is None:
+                raise ExplorerError(f"{where}: the general scoring function needs general=W")
         if not isinstance(panels.get(self.weights), Heatmap):
             raise ExplorerError(f"{where}: weights {self.weights!r} is not a Heatmap panel")
         panel = None
@@ -283,6 +311,8 @@ class LiveAttention:
             "temperature": self.temperature,
             "compare": list(self.compare) if self.compare else None,
             "additive": add,
+            "cosine": self.cosine,
+            "general": None if self.general is None else [_round_list(r, 8) for r in self.general],
         }
 
 

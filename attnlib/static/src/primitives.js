@@ -6,11 +6,16 @@ const SCORES = {
   gaussian: (q, k) => { let s = 0; for (let i = 0; i < q.length; i++) s -= (q[i] - k[i]) ** 2; return s / 2; },
   scaled_dot: (q, k) => dot(q, k) / Math.sqrt(q.length),
   dot: (q, k) => dot(q, k),
-  additive: (q, k, { W_q, W_k, w_v }) => {                                 // w_v . tanh(W_q q + W_k k)
+  additive: (q, k, { additive: { W_q, W_k, w_v } }) => {                  // w_v . tanh(W_q q + W_k k)
     let s = 0;
     for (let r = 0; r < w_v.length; r++) s += w_v[r] * Math.tanh(dot(W_q[r], q) + dot(W_k[r], k));
     return s;
   },
+  cosine: (q, k, { cosine }) => {                                           // cos(q, k) / tau, 0 if a vector is 0
+    const n = Math.sqrt(dot(q, q)) * Math.sqrt(dot(k, k));
+    return n > 0 ? Math.max(-1, Math.min(1, dot(q, k) / n)) / cosine : 0;
+  },
+  general: (q, k, { general }) => dot(q, general.map((row) => dot(row, k))),  // q . (W k)
 };
 function softmax(s) {
   const m = Math.max(...s), e = s.map((v) => Math.exp(v - m)), z = e.reduce((a, b) => a + b, 0);
@@ -19,7 +24,7 @@ function softmax(s) {
 export function liveFrame(live, params) {
   const q = live.query.map((n) => params[n]);                              // (d,)
   const t = live.temperature ? params[live.temperature] : 1;
-  const weights = (name) => softmax(live.keys.map((k) => SCORES[name](q, k, live.additive) / t));  // (n_keys,)
+  const weights = (name) => softmax(live.keys.map((k) => SCORES[name](q, k, live) / t));  // (n_keys,)
   if (live.compare) return { [live.weights]: Float64Array.from(live.compare.flatMap(weights)) };  // (n_scorings * n_keys,)
   const w = weights(live.score_param ? params[live.score_param] : live.score);
   const out = [0, 0];                                                      // sum_j w_j v_j

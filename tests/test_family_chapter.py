@@ -1,0 +1,94 @@
+"""attnlib.book.ch06_family: the examples, the entropy curve, the cost table and the claims of
+the scoring-family chapter, against numbers computed independently here."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from attnlib.book import claims
+from attnlib.book.ch06_family import (
+    CHOICE,
+    SCALINGS,
+    CostTable,
+    hard_attention,
+    location_weights,
+    measure_costs,
+    row_entropy,
+    scaling_experiment,
+)
+
+
+def test_location_weights_read_the_query_only():
+    W_a = torch.tensor([[2.0, 0.0], [1.0, 1.0], [0.0, 2.0]])  # (3, 2)
+    w = location_weights(W_a, torch.tensor([1.0, 0.0]), 3)
+    e = [math.exp(2), math.exp(1), 1.0]
+    assert torch.allclose(w, torch.tensor([v / sum(e) for v in e]))
+    with pytest.raises(ValueError, match=r"W_a must be \(n_keys, d\) = \(4, d\).*\(3, 2\)"):
+        location_weights(W_a, torch.tensor([1.0, 0.0]), 4)
+    with pytest.raises(TypeError, match="n_keys must be an int"):
+        location_weights(W_a, torch.tensor([1.0, 0.0]), 3.0)
+
+
+def test_hard_attention_samples_in_proportion_to_the_weights():
+    w = torch.tensor([[0.7, 0.2, 0.1, 0.0]]).expand(20000, 4)
+    picks = hard_attention(w, torch.Generator().manual_seed(1))
+    share = torch.bincount(picks, minlength=4) / 20000.0
+    assert torch.allclose(share, w[0], atol=0.015) and share[3] == 0
+    with pytest.raises(ValueError, match=r"weights must be \(n_queries, n_keys\); got \(4,\)"):
+        hard_attention(w[0], torch.Generator())
+
+
+def test_row_entropy_of_each_scaling_as_the_argument_says():
+    e = row_entropy(dims=(4, 1024), n_keys=16, n_rows=300)
+    assert list(e) == list(SCALINGS)
+    uniform = math.log(16)
+    assert e["1"][1] < 0.5 < e["1"][0]  # unscaled: one-hot rows at large d
+    assert e["1/d"][1] > uniform - 0.01  # 1/d: uniform rows at large d
+    assert abs(e["1/√d"][1] - e["1/√d"][0]) < 0.15  # 1/√d: the same shape at every d
+
+
+def test_cost_table_has_every_measured_function_and_a_row_each():
+    costs = measure_costs(sizes=(16, 32), d=8, h=8, repeats=1)
+    assert set(costs["time"]) == set(costs["memory"]) == set(CHOICE)
+    assert all(len(v) == 2 and min(v) > 0 for v in costs["time"].values())
+    assert all(len(v) == 2 and min(v) >= 0 for v in costs["memory"].values())
+    cells = CostTable(costs).cells()
+    assert len(cells) == 1 + len(CHOICE) and all(len(r) == len(cells[0]) for r in cells)
+    assert '<th scope="row">additive</th>' in CostTable(costs)._repr_html_()
+
+
+def test_scaling_claims_fail_when_scaling_does_not_help():
+    good = {
+        "1": torch.tensor([[0.6, 0.7], [0.8, 0.85]]),
+        "1/√d": torch.tensor([[0.75, 0.8], [0.97, 0.98]]),
+        "1/d": torch.tensor([[0.7, 0.75], [0.97, 0.98]]),
+    }
+    claims.check(claims.scaling_claims(good))
+    bad = dict(good, **{"1/√d": good["1"]})
+    with pytest.raises(AssertionError, match="scaling_gap"):
+        claims.check(claims.scaling_claims(bad))
+
+
+@pytest.mark.parametrize(
+    "call, exc, words",
+    [
+        (lambda: measure_costs(sizes=()), ValueError, ["sizes", "at least one"]),
+        (lambda: measure_costs(sizes=(0,)), ValueError, ["sizes", ">= 1", "0"]),
+        (lambda: measure_costs(sizes="12"), TypeError, ["sizes", "'12'"]),
+        (lambda: measure_costs(d=2.5), TypeError, ["d", "2.5"]),
+        (lambda: measure_costs(repeats=0), ValueError, ["repeats", "0"]),
+        (lambda: row_entropy(dims=(2, -1)), ValueError, ["dims", "-1"]),
+        (lambda: row_entropy(n_keys=True), TypeError, ["n_keys", "True"]),
+        (lambda: row_entropy(seed="a"), TypeError, ["seed", "'a'"]),
+        (lambda: scaling_experiment(seeds=()), TypeError, ["seeds", "non-empty"]),
+        (lambda: scaling_experiment(steps=0), ValueError, ["steps", "0"]),
+        (lambda: scaling_experiment(dims=None), TypeError, ["dims", "None"]),
+    ],
+)
+def test_bad_arguments_are_refused_naming_them(call, exc, words):
+    with pytest.raises(exc) as info:
+        call()
+    assert all(w in str(info.value) for w in words), str(info.value)

@@ -1,0 +1,149 @@
+"""Python-JavaScript parity of every score the page computes, without a browser.
+
+``attnlib/static/src/primitives.js`` is imported in Node and called with the spec attnlib
+syncs (the numbers the page receives); its frames are compared with attnlib's:
+
+- each attention scoring function of ``SCORES`` (``attnlib.widgets.live.SCORINGS``), one by
+  one, against attnlib's scoring function fed the same (rounded) numbers, to 1e-12;
+- every live explorer of the book (``attnlib.book.registry``), frame by frame, against
+  :func:`attnlib.book.compute` at random positions.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from _chromium import unavailable
+
+import attnlib
+from attnlib.book.ch05_scaled_dot_product import scoring_comparison_declaration
+from attnlib.book.registry import DECLARATIONS, compute
+from attnlib.widgets import Explorer
+from attnlib.widgets.live import SCORINGS, LiveAttention
+
+PRIMITIVES = Path(__file__).resolve().parents[1] / "attnlib" / "static" / "src" / "primitives.js"
+
+RUNNER = """
+import { liveFrame, kernelFrame, maskingFrame } from %s;
+let text = "";
+for await (const chunk of process.stdin) text += chunk;
+const { spec, points } = JSON.parse(text);
+const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x)
+  : x && typeof x === "object"
+    ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, plain(v)])) : x);
+const frames = points.map((params) => {
+  const live = spec.live;
+  if (live.kind === "masking") return plain(maskingFrame(live, params, spec).values);
+  if (live.kind === "kernel_regression") return plain(kernelFrame(live, params, spec.panels));
+  return plain(liveFrame(live, params));
+});
+process.stdout.write(JSON.stringify(frames));
+"""
+
+
+def _node_frames(spec: dict, points: list[dict]) -> list[dict]:
+    node = shutil.which("node")
+    if node is None:
+        unavailable("node is not installed (the page's JavaScript runs in Node here)")
+    script = RUNNER % json.dumps(PRIMITIVES.as_uri())
+    r = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps({"spec": spec, "points": points}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _reference_scores(name: str, live: dict, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """attnlib's scoring function ``name`` on the spec's numbers: (1, 1, n_keys)."""
+    if name == "gaussian":
+        return attnlib.gaussian_scores(q, k)
+    if name == "scaled_dot":
+        return attnlib.dot_product_scores(q, k)
+    if name == "dot":
+        return attnlib.bilinear_scores(q, k, torch.eye(2, dtype=torch.float64))
+    if name == "additive":
+        W_q, W_k, w_v = (
+            torch.tensor(live["additive"][n], dtype=torch.float64) for n in ("W_q", "W_k", "w_v")
+        )
+        return attnlib.additive_scores(q, k, W_q, W_k, w_v)
+    if name == "cosine":
+        return attnlib.cosine_scores(q, k, temperature=live["cosine"])
+    if name == "general":
+        return attnlib.bilinear_scores(q, k, torch.tensor(live["general"], dtype=torch.float64))
+    raise AssertionError(f"no reference for {name!r}: add one when the page learns a score")
+
+
+def test_every_scoring_function_the_page_knows_has_a_reference():
+    for name in SCORINGS:
+        assert _reference_scores.__code__.co_consts.count(name) == 1, name
+    js = PRIMITIVES.read_text()
+    for name in SCORINGS:
+        assert f"  {name}: " in js, f"{name} missing from SCORES in primitives.js"
+
+
+@pytest.mark.parametrize("name", SCORINGS)
+def test_each_page_score_equals_attnlib_s(name):
+    d = scoring_comparison_declaration()
+    base = d.live
+    live = LiveAttention(
+        keys=np.vstack([base.keys, [[0.0, 0.0], [3e-3, -2.0]]]),  # a zero key, a short one
+        values=np.vstack([base.values, [[0.0, 0.0], [3e-3, -2.0]]]),
+        query=("x", "y"),
+        weights="w",
+        compare=(name,),
+        additive=base.additive,
+        cosine=0.3,
+        general=base.general,
+    ).spec()
+    rng = np.random.default_rng(27)
+    points = [{"x": 0.0, "y": 0.0}] + [
+        {"x": float(x), "y": float(y)} for x, y in rng.uniform(-3, 3, size=(15, 2))
+    ]
+    frames = _node_frames({"live": live}, points)
+    k = torch.tensor(live["keys"], dtype=torch.float64)[None]  # (1, n_keys, 2)
+    for p, frame in zip(points, frames):
+        q = torch.tensor([[[p["x"], p["y"]]]], dtype=torch.float64)  # (1, 1, 2)
+        want = torch.softmax(_reference_scores(name, live, q, k), dim=-1)[0, 0].numpy()
+        np.testing.assert_allclose(np.array(frame["w"]), want, rtol=0, atol=1e-12, err_msg=str(p))
+
+
+LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
+
+
+@pytest.mark.parametrize("name", LIVE)
+def test_every_live_explorer_s_page_frames_equal_compute(name):
+    decl = DECLARATIONS[name]()
+    assert decl.live is not None
+    spec = Explorer(decl).spec
+    rng = np.random.default_rng(5)
+    points = []
+    for _ in range(8):
+        params = {p.name: p.values[int(rng.integers(len(p.values)))] for p in decl.params}
+        params = {k: v.item() if hasattr(v, "item") else v for k, v in params.items()}
+        for t in decl.texts:
+            params[t.name] = str(rng.choice(list(t.suggestions) or [t.default]))
+        points.append(params)
+    frames = _node_frames(spec, points)
+    for params, frame in zip(points, frames):
+        want = compute(name, **params)
+        for panel, got in frame.items():
+            ref = want[panel]
+            if isinstance(got, dict):
+                for series, values in got.items():
+                    np.testing.assert_allclose(
+                        np.ravel(values), np.ravel(ref[series]), atol=1e-5, err_msg=str(params)
+                    )
+            else:
+                np.testing.assert_allclose(
+                    np.ravel(got), np.ravel(ref), atol=1e-5, err_msg=f"{panel} {params}"
+                )
