@@ -231,15 +231,17 @@ class MultiHeadAttention(nn.Module):
     def transpose_qkv(self, X: Tensor) -> Tensor:
         """``(batch, n, num_hiddens)`` -> ``(batch * num_heads, n, num_hiddens / num_heads)``,
         the heads of sequence 0 first (d2l's ``transpose_qkv``)."""
-        X = X.reshape(X.shape[0], X.shape[1], self.num_heads, -1)  # (b, n, H, d/H)
+        H = self.num_heads
+        X = X.reshape(X.shape[0], X.shape[1], H, X.shape[2] // H)  # (b, n, H, d/H)
         X = X.permute(0, 2, 1, 3)  # (b, H, n, d/H)
-        return X.reshape(-1, X.shape[2], X.shape[3])  # (b * H, n, d/H)
+        return X.reshape(X.shape[0] * H, X.shape[2], X.shape[3])  # (b * H, n, d/H)
 
     def transpose_output(self, X: Tensor) -> Tensor:
         """The inverse of :meth:`transpose_qkv` (d2l's ``transpose_output``)."""
-        X = X.reshape(-1, self.num_heads, X.shape[1], X.shape[2])  # (b, H, n, d/H)
+        H = self.num_heads
+        X = X.reshape(X.shape[0] // H, H, X.shape[1], X.shape[2])  # (b, H, n, d/H)
         X = X.permute(0, 2, 1, 3)  # (b, n, H, d/H)
-        return X.reshape(X.shape[0], X.shape[1], -1)  # (b, n, d)
+        return X.reshape(X.shape[0], X.shape[1], H * X.shape[3])  # (b, n, d)
 
     @property
     def attention_weights(self) -> Tensor | None:
@@ -247,7 +249,8 @@ class MultiHeadAttention(nn.Module):
         w = self.attention.attention_weights  # (b * H, n_q, n_k)
         if w is None:
             return None
-        return w.reshape(-1, self.num_heads, w.shape[1], w.shape[2])  # (b, H, n_q, n_k)
+        H = self.num_heads
+        return w.reshape(w.shape[0] // H, H, w.shape[1], w.shape[2])  # (b, H, n_q, n_k)
 
     def forward(
         self,
