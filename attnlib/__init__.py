@@ -15,7 +15,8 @@ Shape vocabulary, used everywhere in the package:
 Three layers, imports running downward only:
 
 1. the library d2l readers use: :mod:`attnlib.masking`, :mod:`attnlib.scoring`,
-   :mod:`attnlib.attention`, :mod:`attnlib.transformer`, :mod:`attnlib.kernels`, :mod:`attnlib.plotting`;
+   :mod:`attnlib.attention`, :mod:`attnlib.transformer`, :mod:`attnlib.kernels`,
+   :mod:`attnlib.plotting`;
 2. the widget toolkit: :mod:`attnlib.widgets` (explorers declared in Python, drawn by one
    ES module; :mod:`attnlib.widgets.live` for those the page computes);
 3. the book's machinery: :mod:`attnlib.book`, one module per chapter (its explorers and
@@ -34,17 +35,17 @@ from attnlib.attention import (
 )
 from attnlib.kernels import NadarayaWatson, nadaraya_watson
 from attnlib.masking import masked_softmax, valid_lens_to_mask
-from attnlib.transformer import (
-    MultiHeadAttention,
-    PositionalEncoding,
-    causal_valid_lens,
-    sinusoidal_encoding,
-)
 from attnlib.scoring import (
     additive_scores,
     bilinear_scores,
     dot_product_scores,
     gaussian_scores,
+)
+from attnlib.transformer import (
+    MultiHeadAttention,
+    PositionalEncoding,
+    causal_valid_lens,
+    sinusoidal_encoding,
 )
 
 __all__ = [

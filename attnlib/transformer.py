@@ -262,7 +262,9 @@ class MultiHeadAttention(nn.Module):
         mask: Tensor | None = None,
     ) -> Tensor:
         fn = "MultiHeadAttention"
-        queries = check_float_tensor(queries, "queries", fn, ndim=3, layout="(batch, n_queries, d_q)")
+        queries = check_float_tensor(
+            queries, "queries", fn, ndim=3, layout="(batch, n_queries, d_q)"
+        )
         keys = check_float_tensor(keys, "keys", fn, ndim=3, layout="(batch, n_keys, d_k)")
         values = check_float_tensor(values, "values", fn, ndim=3, layout="(batch, n_keys, d_v)")
         for name, t in (("keys", keys), ("values", values)):
@@ -275,8 +277,9 @@ class MultiHeadAttention(nn.Module):
         check_dim_match(fn, "values", values, 1, "keys", keys, 1, "number of keys n_keys")
         for name, t in (("queries", queries), ("keys", keys), ("values", values)):
             if t.shape[2] == 0:
-                raise ValueError(f"{fn}: {name} must have a feature size >= 1; got shape "
-                                 f"{tuple(t.shape)}")
+                raise ValueError(
+                    f"{fn}: {name} must have a feature size >= 1; got shape {tuple(t.shape)}"
+                )
         batch, n_q, n_k = queries.shape[0], queries.shape[1], keys.shape[1]
         valid_lens = check_valid_lens(valid_lens, batch, n_q, n_k, fn)
         mask = check_mask(mask, (batch, n_q, n_k), fn)
@@ -309,4 +312,3 @@ def causal_valid_lens(batch: int, n: int) -> Tensor:
     batch = as_int(batch, "batch", fn, min=0)
     n = as_int(n, "n", fn, min=0)
     return torch.arange(1, n + 1).repeat(batch, 1)  # (batch, n)
-

@@ -73,7 +73,11 @@ def measure() -> None:
     def run_ref_fused():
         ref(X, X, X, attn_mask=causal, need_weights=False)[0].sum().backward()
 
-    variants = {"attnlib": run_mine, "torch weights": run_ref_weights, "torch fused": run_ref_fused}
+    variants = {
+        "attnlib": run_mine,
+        "torch weights": run_ref_weights,
+        "torch fused": run_ref_fused,
+    }
     for f in variants.values():
         for _ in range(WARMUP):
             f()
@@ -92,8 +96,10 @@ def measure() -> None:
         print(f"  {k:14s} median {v * 1e3:8.2f} ms")
     r1 = med["attnlib"] / med["torch weights"]
     r2 = med["attnlib"] / med["torch fused"]
-    print(f"  ratio vs nn.MultiheadAttention(need_weights=True): {r1:.2f}  "
-          f"{'PASS' if r1 <= TARGET else 'FAIL'} (target <= {TARGET})")
+    print(
+        f"  ratio vs nn.MultiheadAttention(need_weights=True): {r1:.2f}  "
+        f"{'PASS' if r1 <= TARGET else 'FAIL'} (target <= {TARGET})"
+    )
     print(f"  ratio vs nn.MultiheadAttention(need_weights=False, fused): {r2:.2f}  (information)")
 
 

@@ -32,7 +32,9 @@ def _pair(num_hiddens, num_heads, d_in, bias=False):
         ).eval()
     with torch.no_grad():
         if d_in == num_hiddens:
-            ref.in_proj_weight.copy_(torch.cat([mine.W_q.weight, mine.W_k.weight, mine.W_v.weight]))
+            ref.in_proj_weight.copy_(
+                torch.cat([mine.W_q.weight, mine.W_k.weight, mine.W_v.weight])
+            )
         else:
             ref.q_proj_weight.copy_(mine.W_q.weight)
             ref.k_proj_weight.copy_(mine.W_k.weight)
@@ -137,9 +139,7 @@ def test_lazy_projections_sized_on_first_call_and_state_dict_keys():
     mha(torch.randn(1, 2, 4), torch.randn(1, 3, 5), torch.randn(1, 3, 7))
     assert mha.W_q.weight.shape == (6, 4) and mha.W_k.weight.shape == (6, 5)
     assert mha.W_v.weight.shape == (6, 7) and mha.W_o.weight.shape == (6, 6)
-    assert set(mha.state_dict()) == {
-        f"W_{n}.{p}" for n in "qkvo" for p in ("weight", "bias")
-    }
+    assert set(mha.state_dict()) == {f"W_{n}.{p}" for n in "qkvo" for p in ("weight", "bias")}
 
 
 # ----------------------------------------------------------------- positional encoding
@@ -152,7 +152,7 @@ def test_sinusoidal_encoding_equals_the_formula():
     np.testing.assert_allclose(P[:, 1::2].numpy(), np.cos(angle), atol=1e-6)
     odd = attnlib.sinusoidal_encoding(4, 5)
     assert odd.shape == (4, 5)
-    np.testing.assert_allclose(odd[:, 4].numpy(), np.sin(np.arange(4) / 10000 ** 0.8), atol=1e-6)
+    np.testing.assert_allclose(odd[:, 4].numpy(), np.sin(np.arange(4) / 10000**0.8), atol=1e-6)
 
 
 def test_positional_encoding_adds_P_and_keeps_dtype():
@@ -209,7 +209,10 @@ def test_d2l_11_6_positional_encoding_blocks_on_attnlib():
     plt.close("all")
     P = P[0, :, :].unsqueeze(0).unsqueeze(0)
     fig = attnlib.show_heatmaps(
-        P, xlabel="Column (encoding dimension)", ylabel="Row (position)", figsize=(3.5, 4),
+        P,
+        xlabel="Column (encoding dimension)",
+        ylabel="Row (position)",
+        figsize=(3.5, 4),
         cmap="Blues",
     )
     assert fig is not None

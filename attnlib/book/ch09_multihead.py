@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,7 +136,11 @@ class AttentionOnly(nn.Module):
     """
 
     def __init__(
-        self, num_hiddens: int = 32, num_heads: int = 2, num_layers: int = 2, max_len: int = 2 * HALF
+        self,
+        num_hiddens: int = 32,
+        num_heads: int = 2,
+        num_layers: int = 2,
+        max_len: int = 2 * HALF,
     ) -> None:
         super().__init__()
         self.embed = nn.Embedding(VOCAB, num_hiddens)
@@ -225,7 +228,10 @@ def head_scores(model: AttentionOnly, tokens: Tensor) -> dict[str, np.ndarray]:
         model(tokens)
     prev = torch.stack([previous_token_score(w) for w in model.weights])  # (L, H)
     ind = torch.stack([induction_score(w) for w in model.weights])  # (L, H)
-    return {"previous": prev.numpy().astype(np.float64), "induction": ind.numpy().astype(np.float64)}
+    return {
+        "previous": prev.numpy().astype(np.float64),
+        "induction": ind.numpy().astype(np.float64),
+    }
 
 
 def ablation_table(model: AttentionOnly, tokens: Tensor) -> dict[str, float]:
@@ -257,10 +263,10 @@ class TrainRun:
 
 def train(
     seed: int = 0,
-    steps: int = 600,
+    steps: int = 400,
     batch_size: int = 64,
-    lr: float = 3e-3,
-    every: int = 25,
+    lr: float = 1e-2,
+    every: int = 20,
     n_held_out: int = 256,
     watch: int = 3,
 ) -> TrainRun:
@@ -309,3 +315,219 @@ def train(
         if step % every == 0 or step == steps:
             checkpoint(step)
     return run
+
+
+# ----------------------------------------------------------------------------- explorers
+
+_HEADS_COLOR = {"previous": "#0072B2", "induction": "#D55E00"}
+
+
+def _head_names(run: TrainRun) -> tuple[list[str], list[str]]:
+    """Options ``L1H1 ..`` and their labels ``layer 1, head 1 ..``, layers and heads from 1."""
+    L, H = len(run.model.layers), run.model.layers[0].num_heads
+    opts = [f"L{layer + 1}H{head + 1}" for layer in range(L) for head in range(H)]
+    labels = [f"layer {layer + 1}, head {head + 1}" for layer in range(L) for head in range(H)]
+    return opts, labels
+
+
+def _parse_head(option: str) -> tuple[int, int]:
+    layer, head = option[1:].split("H")
+    return int(layer) - 1, int(head) - 1
+
+
+def _check_run(run: object, fn: str) -> TrainRun:
+    if not isinstance(run, TrainRun) or not run.steps or run.watch is None:
+        raise TypeError(f"{fn}: run must be a TrainRun from train(); got {describe(run)}")
+    return run
+
+
+def heads_declaration(run: TrainRun) -> Declaration:
+    """Pick a layer and a head, and a held-out sequence: that head's weights on it, at the
+    end of ``run`` (queries are rows; each row sums to 1 over the tokens up to it)."""
+    fn = "heads_declaration"
+    run = _check_run(run, fn)
+    opts, labels = _head_names(run)
+    final = run.weights[-1]  # per layer (n_watch, H, n, n)
+    n_watch = final[0].shape[0]
+    texts = [token_text(run.watch[i]) for i in range(n_watch)]
+
+    def update(head: str, sequence: str) -> dict[str, Any]:
+        layer, h = _parse_head(head)
+        i = int(sequence) - 1
+        return {
+            "weights": {
+                "values": final[layer][i, h],
+                "row_labels": texts[i],
+                "col_labels": texts[i],
+            }
+        }
+
+    return Declaration(
+        name="heads",
+        update=update,
+        params=[
+            Choice("head", opts, label="head", default=opts[-1], option_labels=labels),
+            Choice(
+                "sequence",
+                [str(i + 1) for i in range(n_watch)],
+                label="held-out sequence",
+                option_labels=[" ".join(t[:HALF]) + " …" for t in texts],
+            ),
+        ],
+        panels=[
+            Heatmap(
+                "weights",
+                xlabel="earlier tokens (keys)",
+                ylabel="token now (queries)",
+                rows_sum_to_one=True,
+                labels_per_frame=True,
+                title="where this head looks",
+            )
+        ],
+        title="Each head's weights on a sequence it has not seen",
+    )
+
+
+def heads_explorer(run: TrainRun) -> Explorer:
+    """:func:`heads_declaration` as an explorer."""
+    return Explorer(heads_declaration(run))
+
+
+def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
+    """Play back ``run``: the chosen head's weights on the first watched sequence at each
+    checkpoint, next to the loss on the repeated half (a moving mean of ``smooth`` steps)
+    with a point at the checkpoint."""
+    fn = "heads_playback_declaration"
+    run = _check_run(run, fn)
+    smooth = as_int(smooth, "smooth", fn, min=1)
+    opts, labels = _head_names(run)
+    text = token_text(run.watch[0])
+    losses = np.asarray(run.losses, dtype=np.float64)
+    total = np.concatenate([[0.0], np.cumsum(losses)])  # (steps + 1,)
+    i = np.arange(len(losses))
+    lo, hi = np.maximum(0, i - smooth // 2), np.minimum(len(losses), i + smooth // 2 + 1)
+    curve = (total[hi] - total[lo]) / (hi - lo)  # (steps,)
+    loss_x = np.arange(1, len(losses) + 1, dtype=np.float64)
+    frames = dict(zip(run.steps, run.weights))
+
+    def update(step: int, head: str) -> dict[str, Any]:
+        layer, h = _parse_head(head)
+        at = min(max(step, 1), len(losses))
+        return {
+            "weights": frames[step][layer][0, h],
+            "loss": {"now": np.array([[float(at)], [float(curve[at - 1])]])},
+        }
+
+    return Declaration(
+        name="heads_playback",
+        update=update,
+        params=[
+            Slider(
+                "step",
+                list(run.steps),
+                label="training step",
+                default=run.steps[-1],
+                value_labels=[str(s) for s in run.steps],
+                play=True,
+            ),
+            Choice("head", opts, label="head", default=opts[0], option_labels=labels),
+        ],
+        panels=[
+            Heatmap(
+                "weights",
+                xlabel="earlier tokens (keys)",
+                ylabel="token now (queries)",
+                row_labels=text,
+                col_labels=text,
+                rows_sum_to_one=True,
+                title="this head's weights",
+            ),
+            Lines(
+                "loss",
+                series=[Series("now", style="points", xy=True, color="#000000")],
+                fixed=[FixedSeries("loss on the repeated half", loss_x, curve, color="#0072B2")],
+                xlabel="training step",
+                ylabel="cross-entropy",
+                title="loss",
+            ),
+        ],
+        title="Play back training: the heads form",
+    )
+
+
+def heads_playback_explorer(run: TrainRun) -> Explorer:
+    """:func:`heads_playback_declaration` as an explorer."""
+    return Explorer(heads_playback_declaration(run))
+
+
+def ablation_declaration(run: TrainRun) -> Declaration:
+    """Knock heads out: one kept/zeroed choice per head; the accuracy per position of the
+    repeated half on the held-out sequences, and the mean, for that set of heads."""
+    fn = "ablation_declaration"
+    run = _check_run(run, fn)
+    opts, labels = _head_names(run)
+    tokens = run.held_out
+    half = tokens.shape[1] // 2
+    x = np.arange(half + 1, 2 * half, dtype=np.float64)  # positions predicted (from 0)
+
+    def accuracy_by_position(ablate: list[tuple[int, int]]) -> np.ndarray:
+        with torch.no_grad(), run.model.ablated(ablate):
+            logits = run.model(tokens)
+        right = logits[:, half:-1].argmax(-1) == tokens[:, half + 1 :]  # (batch, half - 1)
+        return right.double().mean(0).numpy()
+
+    def update(**kept: str) -> dict[str, Any]:
+        ablate = [_parse_head(o) for o in opts if kept[o] == "zeroed"]
+        acc = accuracy_by_position(ablate)
+        off = [lab for o, lab in zip(opts, labels) if kept[o] == "zeroed"]
+        return {
+            "accuracy": {"accuracy": acc},
+            "summary": (
+                f"heads zeroed: {', '.join(off) if off else 'none'}\n"
+                f"accuracy on the repeated half: {acc.mean():.2f}"
+            ),
+        }
+
+    return Declaration(
+        name="ablation",
+        update=update,
+        params=[
+            Choice(o, ["kept", "zeroed"], label=lab, option_labels=["kept", "zeroed"])
+            for o, lab in zip(opts, labels)
+        ],
+        panels=[
+            Lines(
+                "accuracy",
+                x=x,
+                series=[Series("accuracy", style="bars", color="#0072B2")],
+                xlabel="position in the sequence (repeated half)",
+                ylabel="share predicted right",
+                ylim=(0.0, 1.0),
+                title="accuracy by position",
+            ),
+            Caption("summary"),
+        ],
+        title="Knock heads out",
+    )
+
+
+def ablation_explorer(run: TrainRun) -> Explorer:
+    """:func:`ablation_declaration` as an explorer."""
+    return Explorer(ablation_declaration(run))
+
+
+#: The chapter's run: seed, steps, checkpoints every ``EVERY`` steps.
+SEED, STEPS, EVERY = 0, 400, 20
+
+
+@functools.lru_cache(maxsize=1)
+def chapter_run() -> TrainRun:
+    """The chapter's training run, recomputed (seed 0, 400 steps, checkpoints every 20, on
+    one thread: about 10 s; cached). The browser and saved-state tests compare the page's
+    explorers with explorers built from this run."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return train(seed=SEED, steps=STEPS, every=EVERY)
+    finally:
+        torch.set_num_threads(threads)
