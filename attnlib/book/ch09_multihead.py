@@ -445,7 +445,7 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
             Lines(
                 "loss",
                 series=[Series("now", style="points", xy=True, color="#000000")],
-                fixed=[FixedSeries("loss on the repeated half", loss_x, curve, color="#0072B2")],
+                fixed=[FixedSeries("loss on the repeated part", loss_x, curve, color="#0072B2")],
                 xlabel="training step",
                 ylabel="cross-entropy",
                 title="loss",
