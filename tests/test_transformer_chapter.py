@@ -126,3 +126,34 @@ def test_a_short_run_records_what_the_explorers_need():
         for _, params in list(decl.grid())[:3]:
             frame = decl.compute(**params)
             assert frame
+
+
+@pytest.mark.parametrize(
+    "call, exc, words",
+    [
+        (lambda: tiny.repeated_sequences(0, torch.Generator()), ValueError, ["n", ">= 1"]),
+        (lambda: tiny.repeated_sequences(2, 0), TypeError, ["generator", "torch.Generator"]),
+        (
+            lambda: tiny.repeated_sequences(2, torch.Generator(), min_half=11),
+            ValueError,
+            ["min_half", "<= 10"],
+        ),
+        (lambda: tiny.train(seed="0"), TypeError, ["seed"]),
+        (lambda: tiny.train(steps=0), ValueError, ["steps", ">= 1"]),
+        (lambda: tiny.train(lr=0.0), ValueError, ["lr", "> 0"]),
+        (lambda: tiny.train(lr=float("nan")), ValueError, ["lr", "finite"]),
+        (lambda: tiny.previous_token_score(torch.ones(2, 3, 3)), ValueError, ["(2, 3, 3)"]),
+        (lambda: tiny.induction_score(torch.ones(1, 1, 3, 4)), ValueError, ["(1, 1, 3, 4)"]),
+        (lambda: tiny.induction_score([[0.5]]), TypeError, ["weights", "list"]),
+        (
+            lambda: tiny.previous_token_score(torch.ones(1, 1, 4, 4, dtype=torch.long)),
+            TypeError,
+            ["weights", "floating"],
+        ),
+    ],
+)
+def test_chapter_functions_refuse_bad_arguments_naming_them(call, exc, words):
+    with pytest.raises(exc) as info:
+        call()
+    text = str(info.value)
+    assert all(w in text for w in words), text

@@ -206,9 +206,25 @@ def repeated_half_accuracy(
     return float(right.float().mean())
 
 
+def _check_weights4(weights: object, fn: str) -> Tensor:
+    """Weights ``(batch, H, n, n)``: a floating tensor, square in its last two dimensions."""
+    if not isinstance(weights, Tensor) or not weights.is_floating_point():
+        raise TypeError(
+            f"{fn}: weights must be a floating-point tensor (batch, H, n, n); got "
+            f"{describe(weights)}"
+        )
+    if weights.dim() != 4 or weights.shape[-1] != weights.shape[-2] or weights.shape[-1] < 2:
+        raise ValueError(
+            f"{fn}: weights must have shape (batch, H, n, n) with n >= 2; got "
+            f"{tuple(weights.shape)}"
+        )
+    return weights
+
+
 def previous_token_score(weights: Tensor) -> Tensor:
     """Mean weight a head puts on the previous position (the diagonal at offset -1), over
     queries ``1 .. n - 1`` and the batch. ``weights``: ``(batch, H, n, n)`` -> ``(H,)``."""
+    weights = _check_weights4(weights, "previous_token_score")
     diag = torch.diagonal(weights, offset=-1, dim1=-2, dim2=-1)  # (batch, H, n - 1)
     return diag.mean(dim=(0, 2))
 
@@ -217,6 +233,7 @@ def induction_score(weights: Tensor) -> Tensor:
     """Mean weight a head puts, from a query in the repeated half, on the token *after* the
     earlier occurrence of the query's token: query ``i >= HALF`` on key ``i - HALF + 1``.
     ``weights``: ``(batch, H, n, n)`` -> ``(H,)``."""
+    weights = _check_weights4(weights, "induction_score")
     half = weights.shape[-1] // 2
     diag = torch.diagonal(weights, offset=-(half - 1), dim1=-2, dim2=-1)  # (b, H, half + 1)
     return diag[..., 1:].mean(dim=(0, 2))  # queries half .. n - 1
