@@ -199,7 +199,7 @@ class MultiHeadAttention(nn.Module):
         >>> X = torch.ones(1, 3, 5)                              # (1, 3, 5)
         >>> mha(X, X, X, torch.tensor([2])).shape
         torch.Size([1, 3, 8])
-        >>> mha.attention_weights[0, 0]                          # head 0: 2 valid keys
+        >>> mha.attention_weights[0, 0].detach()                 # head 0: 2 valid keys
         tensor([[0.5000, 0.5000, 0.0000],
                 [0.5000, 0.5000, 0.0000],
                 [0.5000, 0.5000, 0.0000]])
