@@ -15,7 +15,8 @@ Shape vocabulary, used everywhere in the package:
 Three layers, imports running downward only:
 
 1. the library d2l readers use: :mod:`attnlib.masking`, :mod:`attnlib.scoring`,
-   :mod:`attnlib.attention`, :mod:`attnlib.kernels`, :mod:`attnlib.plotting`;
+   :mod:`attnlib.attention`, :mod:`attnlib.transformer`, :mod:`attnlib.kernels`,
+   :mod:`attnlib.plotting`;
 2. the widget toolkit: :mod:`attnlib.widgets` (explorers declared in Python, drawn by one
    ES module; :mod:`attnlib.widgets.live` for those the page computes);
 3. the book's machinery: :mod:`attnlib.book`, one module per chapter (its explorers and
@@ -45,6 +46,12 @@ from attnlib.scoring import (
     dot_product_scores,
     gaussian_scores,
 )
+from attnlib.transformer import (
+    MultiHeadAttention,
+    PositionalEncoding,
+    causal_valid_lens,
+    sinusoidal_encoding,
+)
 
 __all__ = [
     "masked_softmax",
@@ -66,6 +73,10 @@ __all__ = [
     "nadaraya_watson",
     "NadarayaWatson",
     "show_heatmaps",
+    "MultiHeadAttention",
+    "PositionalEncoding",
+    "sinusoidal_encoding",
+    "causal_valid_lens",
 ]
 
 __version__ = "0.1.0"

@@ -69,6 +69,9 @@ def test_registry():
     assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {
         "alignment_playback",
         "length_experiment",
+        "heads_playback",  # chapter 9's, from a training run: tests/test_transformer_chapter.py
+        "heads",
+        "ablation",
     }
     with pytest.raises(KeyError, match="unknown explorer 'nope'"):
         compute("nope")

@@ -13,6 +13,9 @@ builder                              chapter shows
 ``scoring_comparison_explorer``      5       one dragged query, four scoring functions (page)
 ``alignment_playback_explorer``      6       the date model's alignment over training
 ``length_explorer``                  6       both models' outputs and attention, by length
+``heads_playback_explorer``          9       a head's weights over training, loss curve
+``heads_explorer``                   9       pick a layer, head and sequence: its weights
+``ablation_explorer``                9       zero heads: accuracy on the repeated part
 ==================================== ======= =================================================
 
 (page): the page computes each frame (:mod:`attnlib.widgets.live`); the others' frames are
@@ -65,6 +68,19 @@ def _length_experiment_declaration() -> Declaration:
     return chapter_length_declaration()
 
 
+def _ch09_declaration(name: str) -> Callable[[], Declaration]:
+    """Chapter 9's explorers: train the chapter's model once (seed 0; then cached)."""
+
+    def build() -> Declaration:
+        from attnlib.book import ch09_multihead as ch09
+
+        builder = getattr(ch09, f"{name}_declaration")
+        return builder(ch09.chapter_run())
+
+    build.__name__ = f"_{name}_declaration"
+    return build
+
+
 #: name -> declaration builder (cheap: computes no frame; chapter 6's trains its model once).
 DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "soft_lookup": ch01.soft_lookup_declaration,
@@ -77,6 +93,9 @@ DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "scoring_comparison": ch05.scoring_comparison_declaration,
     "alignment_playback": _alignment_playback_declaration,
     "length_experiment": _length_experiment_declaration,
+    "heads_playback": _ch09_declaration("heads_playback"),
+    "heads": _ch09_declaration("heads"),
+    "ablation": _ch09_declaration("ablation"),
 }
 
 

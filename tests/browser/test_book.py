@@ -366,6 +366,9 @@ def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> flo
 TRAINED = {
     "alignment_playback": "06_bahdanau_attention.ipynb",
     "length_experiment": "06_bahdanau_attention.ipynb",
+    "heads_playback": "09_multi_head_attention.ipynb",
+    "heads": "09_multi_head_attention.ipynb",
+    "ablation": "09_multi_head_attention.ipynb",
 }
 
 

@@ -1,0 +1,159 @@
+"""Chapter 9's model, scores, ablation and explorers (attnlib.book.ch09_multihead).
+
+The scores are checked on weight patterns whose scores are known exactly; the trained
+explorers the notebook saves are checked for what does not depend on the machine (names,
+controls, shapes, rows summing to 1), as chapter 6's are: their numbers are a training run's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from _saved_state import saved_explorers
+
+from attnlib.book import ch09_multihead as tiny
+from attnlib.book.claims import multihead_claims
+
+N = 2 * tiny.HALF
+
+
+def test_repeated_sequences_repeat_their_random_part():
+    g = torch.Generator().manual_seed(0)
+    tokens, k = tiny.repeated_sequences(50, g, min_half=4)
+    assert tokens.shape == (50, N) and k.min() >= 4 and k.max() <= tiny.HALF
+    assert len(set(k.tolist())) > 1  # the length varies
+    for t, kb in zip(tokens, k.tolist()):
+        assert torch.equal(t[kb : 2 * kb], t[:kb])
+    full, k = tiny.repeated_sequences(5, g)
+    assert (k == tiny.HALF).all() and torch.equal(full[:, tiny.HALF :], full[:, : tiny.HALF])
+    assert ((tokens >= 0) & (tokens < tiny.VOCAB)).all()
+
+
+def test_copyable_marks_the_predictable_tokens():
+    keep = tiny.copyable(torch.tensor([4]), 12)[0]  # prediction i is of token i + 1
+    assert keep.nonzero().flatten().tolist() == [4, 5, 6]  # tokens 5, 6, 7 = copies of 1, 2, 3
+
+
+def _pattern(offset_fn):
+    w = torch.zeros(1, 1, N, N)
+    for i in range(N):
+        w[0, 0, i, offset_fn(i)] = 1.0
+    return w
+
+
+def test_scores_are_one_on_their_own_pattern_and_known_on_uniform_weights():
+    prev = _pattern(lambda i: max(i - 1, 0))
+    ind = _pattern(lambda i: i - tiny.HALF + 1 if i >= tiny.HALF else 0)
+    assert tiny.previous_token_score(prev).item() == 1.0
+    assert tiny.induction_score(ind).item() == 1.0
+    assert tiny.induction_score(prev).item() == 0.0 and tiny.previous_token_score(ind) < 0.1
+    uniform = torch.tril(torch.ones(N, N)) / torch.arange(1, N + 1).view(-1, 1)
+    uniform = uniform.view(1, 1, N, N)
+    harmonic = [1 / (i + 1) for i in range(N)]
+    assert tiny.previous_token_score(uniform).item() == pytest.approx(np.mean(harmonic[1:]))
+    assert tiny.induction_score(uniform).item() == pytest.approx(np.mean(harmonic[tiny.HALF :]))
+
+
+def test_ablation_zeroes_exactly_the_chosen_heads_output():
+    torch.manual_seed(0)
+    model = tiny.AttentionOnly()
+    tokens, _ = tiny.repeated_sequences(3, torch.Generator().manual_seed(1))
+    seen = {}
+    mha = model.layers[1]
+    hook = mha.W_o.register_forward_hook(lambda m, a, o: seen.setdefault("in", a[0].clone()))
+    with torch.no_grad(), model.ablated([(1, 0)]):
+        model(tokens)
+    hook.remove()
+    heads = seen["in"].reshape(3, N, 2, -1)  # (b, n, H, d/H)
+    assert (heads[:, :, 0] == 0).all() and (heads[:, :, 1] != 0).any()
+    with torch.no_grad():
+        model(tokens)  # the hook is gone: both heads back
+    assert not mha.attention.__dict__["_forward_hooks"]
+
+
+def test_claims_fail_on_an_untrained_model():
+    torch.manual_seed(0)
+    model = tiny.AttentionOnly()
+    held, _ = tiny.repeated_sequences(64, torch.Generator().manual_seed(2))
+    s = tiny.head_scores(model, held)
+    table = tiny.ablation_table(model, held)
+    failed = {
+        c.name
+        for c in multihead_claims(s["previous"], s["induction"], table, [3.0] * 20)
+        if not c.holds
+    }
+    assert {"loss_end", "accuracy", "prev_head", "induction", "ablation"} <= failed
+
+
+def test_explorer_builders_refuse_what_is_not_a_run():
+    for build in (
+        tiny.heads_declaration,
+        tiny.heads_playback_declaration,
+        tiny.ablation_declaration,
+    ):
+        with pytest.raises(TypeError, match="run must be a TrainRun"):
+            build({"losses": []})
+
+
+def test_chapter_9_saves_its_three_trained_explorers():
+    saved = saved_explorers("09_multi_head_attention.ipynb")
+    assert {"heads_playback", "heads", "ablation"} <= set(saved)
+    spec = saved["heads_playback"]["spec"]
+    names = [p["name"] for p in spec["params"]]
+    assert names == ["step", "head"]
+    assert spec["params"][0]["values"][0] == 0 and spec["params"][0]["values"][-1] == 400
+    assert [p["name"] for p in saved["ablation"]["spec"]["params"]] == [
+        "L1H1",
+        "L1H2",
+        "L2H1",
+        "L2H2",
+    ]
+
+
+def test_a_short_run_records_what_the_explorers_need():
+    run = tiny.train(seed=3, steps=6, every=3, n_held_out=8, watch=2)
+    assert run.steps == [0, 3, 6] and len(run.losses) == 6
+    assert all(math.isfinite(x) for x in run.losses)
+    assert len(run.weights) == 3 and run.weights[0][0].shape == (2, 2, N, N)
+    for decl in (
+        tiny.heads_declaration(run),
+        tiny.heads_playback_declaration(run),
+        tiny.ablation_declaration(run),
+    ):
+        for _, params in list(decl.grid())[:3]:
+            frame = decl.compute(**params)
+            assert frame
+
+
+@pytest.mark.parametrize(
+    "call, exc, words",
+    [
+        (lambda: tiny.repeated_sequences(0, torch.Generator()), ValueError, ["n", ">= 1"]),
+        (lambda: tiny.repeated_sequences(2, 0), TypeError, ["generator", "torch.Generator"]),
+        (
+            lambda: tiny.repeated_sequences(2, torch.Generator(), min_half=11),
+            ValueError,
+            ["min_half", "<= 10"],
+        ),
+        (lambda: tiny.train(seed="0"), TypeError, ["seed"]),
+        (lambda: tiny.train(steps=0), ValueError, ["steps", ">= 1"]),
+        (lambda: tiny.train(lr=0.0), ValueError, ["lr", "> 0"]),
+        (lambda: tiny.train(lr=float("nan")), ValueError, ["lr", "finite"]),
+        (lambda: tiny.previous_token_score(torch.ones(2, 3, 3)), ValueError, ["(2, 3, 3)"]),
+        (lambda: tiny.induction_score(torch.ones(1, 1, 3, 4)), ValueError, ["(1, 1, 3, 4)"]),
+        (lambda: tiny.induction_score([[0.5]]), TypeError, ["weights", "list"]),
+        (
+            lambda: tiny.previous_token_score(torch.ones(1, 1, 4, 4, dtype=torch.long)),
+            TypeError,
+            ["weights", "floating"],
+        ),
+    ],
+)
+def test_chapter_functions_refuse_bad_arguments_naming_them(call, exc, words):
+    with pytest.raises(exc) as info:
+        call()
+    text = str(info.value)
+    assert all(w in text for w in words), text
