@@ -230,6 +230,8 @@ function pngDataUrl(w, h, rgb) {
 var LABEL_MAX = 10;
 var CHAR_W = 7;
 var PANEL_W = 330;
+var EMPTY_LIGHT = [200, 200, 200];
+var EMPTY_DARK = [72, 72, 72];
 function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
   const title = ui.fieldAbove && ui.fieldAbove(spec.name) ? null : spec.title;
@@ -248,8 +250,9 @@ function heatmapPanel(spec, parent, ui) {
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
-  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab || changing ? Math.ceil((rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
+  const oneR = !changing && maxRow === 1, oneC = !changing && maxCol === 1 && !rotate;
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil((oneR ? 11 : 14) / cell) : Math.ceil(R / 10));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
   const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
@@ -329,10 +332,11 @@ function heatmapPanel(spec, parent, ui) {
     visibility: "hidden"
   }, g);
   let current = [0, 0], last = null, picked = false;
+  const empty = (i, j) => !!spec.labels_per_frame && !!rowLab && !!colLab && (rowLab[i] === "" || colLab[j] === "");
   const read = () => {
     const [i, j] = current;
     if (!last || !picked) return;
-    const text = name(i, j) + last[i * C + j].toFixed(4);
+    const text = empty(i, j) ? `row ${i}, column ${j}: empty (beyond this input and output)` : name(i, j) + last[i * C + j].toFixed(4);
     cursor.setAttribute("x", j * cell);
     cursor.setAttribute("y", i * cell);
     readout.textContent = text;
@@ -397,7 +401,14 @@ function heatmapPanel(spec, parent, ui) {
       svg.setAttribute("data-col-labels", JSON.stringify(colLab));
     }
     const table = scale.table(isDark(svg) ? "dark" : "light");
+    const none = isDark(svg) ? EMPTY_DARK : EMPTY_LIGHT;
     for (let k = 0; k < R * C; k++) {
+      if (empty(Math.floor(k / C), k % C)) {
+        rgb[3 * k] = none[0];
+        rgb[3 * k + 1] = none[1];
+        rgb[3 * k + 2] = none[2];
+        continue;
+      }
       const t = scale.index(values[k]);
       rgb[3 * k] = table[t];
       rgb[3 * k + 1] = table[t + 1];

@@ -364,8 +364,8 @@ def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> flo
 # another processor would not reproduce (training is chaotic), so their pages are compared with
 # the frames the notebook saved (tests/_saved_state.py), not with a fresh training run.
 TRAINED = {
-    "alignment_playback": "06_bahdanau_attention.ipynb",
-    "length_experiment": "06_bahdanau_attention.ipynb",
+    "alignment_playback": "07_bahdanau_attention.ipynb",
+    "length_experiment": "08_attention_and_length.ipynb",
 }
 
 
