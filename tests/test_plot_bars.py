@@ -39,8 +39,14 @@ def test_bars_hold_the_values_in_order_labelled_with_them():
 
 
 def test_one_series_has_no_legend_and_the_format_and_limits_apply():
-    fig = plot_bars(["1", "2"], {"n": [3, 950]}, xlabel="k", ylabel="count",
-                    value_format="{:.0f}", ylim=(0, 1100))
+    fig = plot_bars(
+        ["1", "2"],
+        {"n": [3, 950]},
+        xlabel="k",
+        ylabel="count",
+        value_format="{:.0f}",
+        ylim=(0, 1100),
+    )
     ax = fig.axes[0]
     assert ax.get_legend() is None and not fig.legends
     assert [t.get_text() for t in ax.texts] == ["3", "950"]

@@ -366,8 +366,12 @@ def test_check_attention_module_passes_the_solution():
 # ----------------------------------------------------------------------------- decode step
 @pytest.mark.parametrize(
     "source, target",
-    [("22 Nov 2026", "2026-11-22"), ("November 5, 2026", "2026-11-05"),
-     ("Thursday, 5 November 2026", "2026-11-05"), ("1 Jan 1900", "1900-01-01")],
+    [
+        ("22 Nov 2026", "2026-11-22"),
+        ("November 5, 2026", "2026-11-05"),
+        ("Thursday, 5 November 2026", "2026-11-05"),
+        ("1 Jan 1900", "1900-01-01"),
+    ],
 )
 def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, target):
     from attnlib.book.ch06_bahdanau import decode_step_declaration
@@ -395,6 +399,12 @@ def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, ta
         (22, TypeError, "source"),
         ("22 Nov", ValueError, "source"),
         ("31 Feb 2026", ValueError, "not a date"),
+        (None, TypeError, "source must be a string"),
+        (["22 Nov 2026"], TypeError, "source must be a string"),
+        ("", ValueError, "empty"),
+        ("22 Nov 2026 ", ValueError, "source must look like"),
+        ("22 nov 2026", ValueError, "where the month goes"),
+        ("22 Nov 2026\n", ValueError, "not in the source vocabulary"),
     ],
 )
 def test_decode_step_refuses_what_is_not_a_date(source, error, match):

@@ -244,8 +244,9 @@ function heatmapPanel(spec, parent, ui) {
     return changing && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "…" : t;
   };
   const len = (t) => Array.from(t).length;
-  const maxRow = changing ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
-  const maxCol = changing ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  const most = (k) => spec.label_chars ? Math.min(LABEL_MAX, spec.label_chars[k]) : LABEL_MAX;
+  const maxRow = changing ? most(0) : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = changing ? most(1) : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
@@ -1157,7 +1158,12 @@ function render({ model, el: host }) {
         frame: stored ? decode(stored) : null,
         labels: stored && stored.labels ? texts(stored.labels) : null,
         // per-frame tick labels
-        paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui)
+        // stored per-frame labels: the layout leaves room for the longest of them only
+        paint: ps.kind === "heatmap" ? heatmapPanel(
+          stored && stored.labels ? { ...ps, label_chars: longest(stored.labels) } : ps,
+          panelsDiv,
+          ui
+        ) : linesPanel(ps, panelsDiv, ui)
       };
     });
     const caption = spec.panels.find((ps) => ps.kind === "caption");
@@ -1322,6 +1328,11 @@ function render({ model, el: host }) {
     model.off("change:spec", rebuild);
     model.off("change:data", rebuild);
   };
+}
+function longest(table) {
+  const len = (t) => Array.from(t).length;
+  const most = (k) => Math.max(1, ...table.strings.map((pair) => Math.max(0, ...pair[k].map(len))));
+  return [most(0), most(1)];
 }
 
 // attnlib/static/src/explorer.js

@@ -29,8 +29,11 @@ export function heatmapPanel(spec, parent, ui) {
     return changing && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t;
   };
   const len = (t) => Array.from(t).length;
-  const maxRow = changing ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
-  const maxCol = changing ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  // room for LABEL_MAX characters of typed words; stored per-frame labels need only their
+  // longest (spec.label_chars, from render.js)
+  const most = (k) => (spec.label_chars ? Math.min(LABEL_MAX, spec.label_chars[k]) : LABEL_MAX);
+  const maxRow = changing ? most(0) : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = changing ? most(1) : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   // cells as large as the panel allows (at most 40 px), in quarter pixels
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
