@@ -59,6 +59,15 @@ def test_negative_values_extend_the_axis_below_zero():
     assert fig.axes[0].get_ylim()[0] <= -0.5
 
 
+def test_the_tallest_bars_label_stays_inside_the_axes():
+    # chapter 8's first chart had the tallest bars' labels on the frame: room is left above
+    fig = plot_bars(["a", "b"], {"n": [5, 8]}, xlabel="k", ylabel="digit", value_format="{:.0f}")
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    top = ax.get_window_extent().y1
+    assert all(t.get_window_extent().y1 <= top for t in ax.texts)
+
+
 @pytest.mark.parametrize(
     "args, kwargs, error, match",
     [

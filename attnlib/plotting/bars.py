@@ -51,8 +51,8 @@ def plot_bars(
             single entry no legend is drawn (the axis labels say what the bars are).
         xlabel, ylabel: axis labels (required).
         title: optional axes title.
-        ylim: optional ``(bottom, top)`` of the value axis, ``bottom < top``; default:
-            matplotlib's, from 0.
+        ylim: optional ``(bottom, top)`` of the value axis, ``bottom < top``; default: from
+            0 (or the smallest value) to 15 % above the largest, room for its label.
         value_format: format of the value written over each bar (``str.format``).
         figsize: figure size in inches.
 
@@ -121,8 +121,10 @@ def plot_bars(
         ax.set_ylabel(ylabel)
         if ylim is not None:
             ax.set_ylim(*ylim)
-        else:
-            ax.set_ylim(bottom=min(0.0, *(float(v.min()) for _, v in series)))
+        else:  # from 0 (or the smallest value), with room above the tallest bar for its value
+            low = min(0.0, *(float(v.min()) for _, v in series))
+            high = max(0.0, *(float(v.max()) for _, v in series))
+            ax.set_ylim(low, high + 0.15 * ((high - low) or 1.0))
         if title is not None:
             ax.set_title(title)
         ax.grid(True, axis="y", color=theme.grid, linewidth=0.6)
