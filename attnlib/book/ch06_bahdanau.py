@@ -211,7 +211,6 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
                 label="decode step (output character)",
                 default=9,
                 value_labels=[f"{t}: {target[t - 1]}" for t in steps],
-                play=True,
             )
         ],
         panels=[

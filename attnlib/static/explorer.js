@@ -251,8 +251,8 @@ function heatmapPanel(spec, parent, ui) {
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
-  const oneR = !changing && maxRow === 1, oneC = !changing && maxCol === 1 && !rotate;
-  const stepR = Math.max(1, rowLab || changing ? Math.ceil((oneR ? 11 : 14) / cell) : Math.ceil(R / 10));
+  const oneC = !changing && maxCol === 1 && !rotate;
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
   const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
   const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
@@ -388,6 +388,7 @@ function heatmapPanel(spec, parent, ui) {
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
   ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
+  svg.attnEmpty = empty;
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
     if (ctx && ctx.labels) {

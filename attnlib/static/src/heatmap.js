@@ -43,10 +43,10 @@ export function heatmapPanel(spec, parent, ui) {
   // degrees instead (0.94 times the spacing) so that every column keeps its label.
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin((angle * Math.PI) / 180);
   // label every cell when there is room (about 14 px per label, 18 for labels at 45 degrees;
-  // a declared one-character label, such as a character of a date, needs only its own size:
-  // 11 px down a column, 10 across a row), else every k-th
-  const oneR = !changing && maxRow === 1, oneC = !changing && maxCol === 1 && !rotate;
-  const stepR = Math.max(1, rowLab || changing ? Math.ceil((oneR ? 11 : 14) / cell) : Math.ceil(R / 10));
+  // a declared one-character column label, such as a character of a date, needs only its
+  // own width, 10 px), else every k-th
+  const oneC = !changing && maxCol === 1 && !rotate;
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
   const stepC = Math.max(1, colLab || changing
     ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
@@ -152,6 +152,7 @@ export function heatmapPanel(spec, parent, ui) {
   ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
   // the colour a weight is painted (for scripts and tests, like svg.attnValues)
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
+  svg.attnEmpty = empty;  // (row, column) -> an empty cell, painted off the scale (for tests)
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
     if (ctx && ctx.labels) {  // the words of a typed sentence, or this frame's stored labels
