@@ -24,10 +24,8 @@ CELLS = """async (svg) => {
   ctx.drawImage(im, 0, 0);
   const px = ctx.getImageData(0, 0, C, R).data;
   if (im.naturalWidth !== C || im.naturalHeight !== R) return [['size', im.naturalWidth, im.naturalHeight]];
-  // empty cells (svg.attnEmpty: beyond a stored frame's labels) hold no weight: left out
   return values.map((v, k) => [Math.floor(k / C), k % C, v,
-    `rgb(${px[4 * k]},${px[4 * k + 1]},${px[4 * k + 2]})`])
-    .filter(([i, j]) => !(svg.attnEmpty && svg.attnEmpty(i, j)));
+    `rgb(${px[4 * k]},${px[4 * k + 1]},${px[4 * k + 2]})`]);
 }"""
 
 HOVER = """(svg, i, j) => {

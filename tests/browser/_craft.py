@@ -244,7 +244,7 @@ async (k) => {
     // the mapping the page reports must be the one it paints
     let mismatch = 0;
     // (an empty cell, svg.attnEmpty: beyond a stored frame's labels, is painted off the scale)
-    const C = +svg.dataset.cols, off = (i) => !!svg.attnEmpty && svg.attnEmpty(Math.floor(i / C), i % C);
+    const nCols = +svg.dataset.cols, off = (i) => !!svg.attnEmpty && svg.attnEmpty(Math.floor(i / nCols), i % nCols);
     if (mapped) values.forEach((v, i) => { if (off(i)) return; const c = at(v), p = painted(i); mismatch = Math.max(mismatch, Math.abs(c.r - p.r), Math.abs(c.g - p.g), Math.abs(c.b - p.b)); });
     const frame = svg.querySelector('.attn-frame');
     out.heatmaps.push({

@@ -254,6 +254,9 @@ async (k) => {
           b.dataset.vmin === svg.dataset.vmin && b.dataset.vmax === svg.dataset.vmax)?.querySelector('text.attn-colorbar-label')),
         vmin: +svg.dataset.vmin, vmax: +svg.dataset.vmax,
         cells: await readCells(svg),
+        // cells painted off the scale: empty (beyond a stored frame's labels), no weight
+        empty: Array.from(svg.attnValues || [], (_, k) => k).filter((k) => svg.attnEmpty &&
+          svg.attnEmpty(Math.floor(k / +svg.dataset.cols), k % +svg.dataset.cols)),
         // the cell being read (hover, tap or keys) and what the readout and the tooltip say of it
         read: readout.dataset.row === undefined ? null
           : [+readout.dataset.row, +readout.dataset.col, readout.textContent, text(svg.querySelector('image.attn-cells title'))],
@@ -400,7 +403,9 @@ def _check_frame(snap: dict, where: str) -> float | None:
         assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
             f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix"
         )
-        fars.append(_check_colours(h["cells"], snap["dark"], what, h["vmax"]))
+        C = want.shape[1]
+        weighed = [c for c in h["cells"] if c[0] * C + c[1] not in set(h["empty"])]
+        fars.append(_check_colours(weighed, snap["dark"], what, h["vmax"]))
         if h["read"] is not None:  # a cell is being read: the readout and tooltip give its weight
             i, j, readout, tip = h["read"]
             for said in (readout, tip):
