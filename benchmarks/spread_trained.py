@@ -11,7 +11,7 @@ asserts, its minimum and maximum over all runs, next to the bound the chapter as
     python benchmarks/spread_trained.py                # 5 seeds x 3 environments
     python benchmarks/spread_trained.py --seeds 2 --envs default
 
-Seed 0 is the chapter's own recipe (chapter 6: initial weights seeded with 0, minibatches
+Seed 0 is the chapter's own recipe (chapter 7: initial weights seeded with 0, minibatches
 with 1; seed s: s and s + 1). The data sets stay the chapter's. Runs take about a minute
 each on one thread; ``--jobs`` runs that many at once.
 """
@@ -26,7 +26,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 #: name -> environment variables: numeric environments that change the training trajectory
-#: on one machine (measured: each alone changes chapter 6's losses after 200 steps).
+#: on one machine (measured: each alone changes chapter 7's losses after 200 steps).
 ENVS = {
     "default": {},
     "aten-default": {"ATEN_CPU_CAPABILITY": "default"},
@@ -49,7 +49,7 @@ def run_one(seed: int) -> dict:
     _, _, bw = _bandwidth_runs(0, 50, 100, 0.1)  # {exclude_self: (bandwidths, losses)}
     out["ch02"] = {"loo": [list(map(float, x)) for x in bw[True]],
                    "naive": [list(map(float, x)) for x in bw[False]]}  # fmt: skip
-    # chapter 6, the date model
+    # chapter 7, the date model
     data_gen = torch.Generator().manual_seed(0)
     train_dates = s2s.random_dates(5000, data_gen)
     train_sources = s2s.random_sources(train_dates, data_gen)
@@ -67,7 +67,7 @@ def run_one(seed: int) -> dict:
         watch=s2s.encode_sources([watch]), every=10,
     )  # fmt: skip
     out["date"] = date_report(s2s, model, log, test_sources, test_dates)
-    # chapter 6, the length experiment
+    # chapter 8, the length experiment
     num_gen = torch.Generator().manual_seed(2)
     train_numbers = spoken.random_numbers(10_000, 1, spoken.TRAIN_MAX, num_gen)
     tests = {k: spoken.random_numbers(100, k, k, num_gen) for k in range(1, spoken.TEST_MAX + 1)}
@@ -79,7 +79,7 @@ def run_one(seed: int) -> dict:
 
 
 def date_report(s2s, model, log, test_sources, test_dates) -> dict:
-    """What chapter 6 computes from its date model, as its cells compute it."""
+    """What chapter 7 computes from its date model, as its cells compute it."""
     import torch
 
     rep = {"losses": log.losses, "acc": s2s.accuracy(model, test_sources, test_dates)}

@@ -22,7 +22,13 @@ from attnlib.book import claims
 from attnlib.book.registry import DECLARATIONS, EXPLORERS, compute
 from attnlib.widgets import Explorer
 
-NAMES = ["softmax_temperature", "bandwidth_training", "additive_attention", "scaling"]
+NAMES = [
+    "softmax_temperature",
+    "bandwidth_training",
+    "additive_attention",
+    "scaling",
+    "decode_step",
+]
 # computed in the browser (attnlib.widgets.live): tests/test_live.py
 LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
 STATE_BUDGET_GZIP = 150_000  # bytes per explorer: the whole page must stay <= 1.5 MB gzip
@@ -63,8 +69,9 @@ def test_registry():
         "additive_attention",
         "scaling",
         "scoring_comparison",
+        "decode_step",
     ]
-    # chapter 6's playback is declared from a training run (attnlib.book.ch06_bahdanau);
+    # chapters 7 and 8's are declared from training runs (attnlib.book.ch06_bahdanau);
     # tests/test_seq2seq.py checks its frames
     assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {
         "alignment_playback",
@@ -90,7 +97,9 @@ def test_every_frame_equals_compute_and_decodes_within_1e_4(built, name):
         decoded = ex.decoded(f)
         for panel in ex.declaration.panels:
             got = ex.frames[f][panel.name]
-            if isinstance(got, dict):
+            if isinstance(got, str):  # a caption: stored as text
+                assert got == fresh[panel.name] == via_compute[panel.name] == decoded[panel.name]
+            elif isinstance(got, dict):
                 for s in got:
                     np.testing.assert_array_equal(got[s], fresh[panel.name][s])
                     np.testing.assert_array_equal(got[s], via_compute[panel.name][s])
@@ -111,6 +120,7 @@ REPRS = {
     "lines 'plane', heatmap 'weights' 1×8, lines 'scores')",
     "scaling": "Explorer('scaling': d ×9 → lines 'spread', heatmap 'unscaled' 4×8, heatmap "
     "'scaled' 4×8)",
+    "decode_step": "Explorer('decode_step': step ×10 → caption 'step', heatmap 'weights' 1×11)",
 }
 
 

@@ -157,7 +157,7 @@ def test_the_chapter_trains_with_the_recipe_chapter_length_declaration_repeats()
     from pathlib import Path
 
     text = (
-        Path(__file__).resolve().parents[1] / "chapters" / "06_bahdanau_attention.md"
+        Path(__file__).resolve().parents[1] / "chapters" / "08_attention_and_length.md"
     ).read_text()
     assert "spoken.random_numbers(10_000, 1, spoken.TRAIN_MAX, num_gen)" in text
     assert "for k in range(1, spoken.TEST_MAX + 1)" in text
@@ -299,6 +299,11 @@ def test_results_table_shows_mean_and_range_over_seeds_by_bucket():
     assert len(cells) == 1 + 7
     html = table._repr_html_()
     assert html.count('<th scope="row">') == 7 and 'aria-label="Numbers written exactly' in html
+    # narrow enough for a phone: four columns (digits, then one per model), the characters
+    # and the seeds' range each on a line of their own under the digits and the mean
+    assert html.count('<th scope="col">') == 3
+    assert "<td>0.75<br><small>(0.50–1.00)</small></td>" in html
+    assert "1–2<br><small>3–7 chars</small></th>" in html
     assert "0.75 (0.50–1.00)" in repr(table)
 
 

@@ -27,6 +27,7 @@ from attnlib import kernels
 from attnlib.book.diagrams import draw_encoder_decoder, draw_pipeline, pipeline_example
 from attnlib.plotting import (
     OKABE_ITO,
+    plot_bars,
     plot_histograms,
     plot_kernels,
     plot_lines,
@@ -102,6 +103,14 @@ def _figures():
             bins=40,
             density=True,
             figsize=(5, 3),
+        ),
+        "bars": plot_bars(
+            ["Y1", "Y2", "M1", "D1"],
+            {"seed 0": [0.2, 0.9, 0.5, 1.0], "seed 1": [0.3, 0.8, 0.6, 0.9]},
+            xlabel="output character",
+            ylabel="share",
+            ylim=(0, 1.1),
+            figsize=(6, 2.4),
         ),
         "pipeline": draw_pipeline(pipeline_example(valid_len=3), title="step by step"),
         "encoder-decoder": draw_encoder_decoder(

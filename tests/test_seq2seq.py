@@ -361,3 +361,54 @@ def test_check_attention_module_passes_the_solution():
     result = check_attention_module(_Projected)
     assert result.ok, result.message
     assert "learned W" in result.message
+
+
+# ----------------------------------------------------------------------------- decode step
+@pytest.mark.parametrize(
+    "source, target",
+    [
+        ("22 Nov 2026", "2026-11-22"),
+        ("November 5, 2026", "2026-11-05"),
+        ("Thursday, 5 November 2026", "2026-11-05"),
+        ("1 Jan 1900", "1900-01-01"),
+    ],
+)
+def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, target):
+    from attnlib.book.ch06_bahdanau import decode_step_declaration
+
+    decl = decode_step_declaration(source)
+    implied = s2s.implied_alignment(source).double().numpy()  # (10, n_in), computed apart
+    for step in range(1, 11):
+        frame = decl.compute(step=step)
+        assert frame["weights"].shape == (1, len(source))
+        assert (frame["weights"][0] == implied[step - 1]).all()
+        text = frame["step"]
+        assert f"step t′ = {step} of 10\n" in text
+        assert f"written so far: “{target[: step - 1]}”\nwrites now: “{target[step - 1]}”" in text
+        assert all(len(line) <= 40 for line in text.splitlines()), text  # no wrap on a phone
+        if target[step - 1] == "-":
+            assert "looks nowhere" in text
+    # the day's last digit, then the year's first: they look at different characters
+    if source[0].isdigit():  # day first: the day's last digit ends before the first space
+        assert f"(character {source.index(' ')})" in decl.compute(step=10)["step"]
+
+
+@pytest.mark.parametrize(
+    "source, error, match",
+    [
+        (22, TypeError, "source"),
+        ("22 Nov", ValueError, "source"),
+        ("31 Feb 2026", ValueError, "not a date"),
+        (None, TypeError, "source must be a string"),
+        (["22 Nov 2026"], TypeError, "source must be a string"),
+        ("", ValueError, "empty"),
+        ("22 Nov 2026 ", ValueError, "source must look like"),
+        ("22 nov 2026", ValueError, "where the month goes"),
+        ("22 Nov 2026\n", ValueError, "not in the source vocabulary"),
+    ],
+)
+def test_decode_step_refuses_what_is_not_a_date(source, error, match):
+    from attnlib.book.ch06_bahdanau import decode_step_declaration
+
+    with pytest.raises(error, match=match):
+        decode_step_declaration(source)

@@ -13,7 +13,7 @@ module                               what the chapter imports from it
 ``ch05_scaled_dot_product``          the scaling and scoring-comparison explorers
 ``ch06_bahdanau``                    the alignment playback, ``check_alignment``,
                                      ``check_attention_module``
-``ch06_model``                       chapter 6's date data, encoder-decoder and training
+``ch06_model``                       chapter 7's date data, encoder-decoder and training
 ``diagrams``                         the query-key-value pipeline figure (chapters 1, 3-5)
 ``registry``                         ``EXPLORERS``, ``DECLARATIONS``, ``compute(name)``
 ``glue``                             ``glue(name, text)``: a trained number into the prose

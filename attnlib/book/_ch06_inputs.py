@@ -1,4 +1,4 @@
-"""What chapter 6's functions accept: dates, source texts, ISO targets, batches of ids.
+"""What chapters 7 and 8's functions accept: dates, source texts, ISO targets, batches of ids.
 
 Each check raises ``TypeError`` (wrong kind of object) or ``ValueError`` (wrong content),
 naming the function, the argument (``texts[1]``), what was expected and what was received.

@@ -2,7 +2,7 @@
 
 Each chapter's checker (``check_weights`` in chapter 1, ``check_kernel`` in chapter 2,
 ``check_masked_softmax`` in chapter 3, ``check_scores`` in chapter 4, ``check_alignment``
-and ``check_attention_module`` in chapter 6) compares a learner's answer with attnlib's
+and ``check_attention_module`` in chapter 7) compares a learner's answer with attnlib's
 reference implementation on fixed, seeded inputs and returns a :class:`CheckResult`: truthy
 if the answer is right, with a message that names the failing case, the position (batch,
 query, key) and the value found versus the value expected, and, for the classic slips,

@@ -1,4 +1,5 @@
-"""Chapter 6, Bahdanau attention at work: its explorer and its checkers.
+"""Chapter 7, Bahdanau attention learns to align: its explorer and its checkers (the module
+keeps the old chapter number).
 
 The model, data and training loop are in :mod:`attnlib.book.ch06_model`.
 
@@ -41,9 +42,20 @@ from attnlib.book.ch06_model import (
     random_sources,
     train,
 )
-from attnlib.widgets import Declaration, Explorer, FixedSeries, Heatmap, Lines, Series, Slider
+from attnlib.widgets import (
+    Caption,
+    Declaration,
+    Explorer,
+    FixedSeries,
+    Heatmap,
+    Lines,
+    Series,
+    Slider,
+)
 
 __all__ = [
+    "decode_step_declaration",
+    "decode_step_explorer",
     "alignment_playback_declaration",
     "alignment_playback_explorer",
     "chapter_playback_declaration",
@@ -142,6 +154,98 @@ def _checked_log(log: object, fn: str) -> tuple[np.ndarray, list[tuple[int, np.n
     return np.asarray(losses), checkpoints
 
 
+def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
+    """Declare chapter 7's decode-step scrubber: one slider over the decoder's steps.
+
+    Bahdanau's idea in one gesture: the keys (the encoder's states, one per character of
+    ``source``) stay put while the query, the decoder's state before step ``t'``, changes
+    with every output character, and so do the weights. Each frame shows the weights the
+    task implies for step ``t'`` (:func:`~attnlib.book.ch06_model.implied_alignment`'s row
+    ``t' - 1``, ``(1, n_in)``: machine-independent, no training) and says what the decoder
+    has written so far and writes now. The dashes' rows are all zero (a dash needs no input
+    character).
+
+    Args:
+        source: a date in one of the task's three styles (e.g. ``"22 Nov 2026"``), at most
+            28 characters.
+    """
+    fn = "decode_step_declaration"
+    (source,) = check_source_texts([as_str(source, "source", fn)], "source", fn)
+    implied = implied_alignment(source, fn=fn).double().numpy()  # (N_OUT, n_in)
+    target = _target_of(source)
+    chars = [c if c != " " else "␣" for c in source]
+    steps = list(range(1, N_OUT + 1))
+
+    def update(step: int) -> dict[str, Any]:
+        row = implied[step - 1 : step]  # (1, n_in): the query of step t' is s_{t'-1}
+        written, now = target[: step - 1], target[step - 1]
+        on = np.flatnonzero(row[0] > 0)  # the characters it needs, as runs of neighbours
+        runs = [[int(on[0])]] if on.size else []
+        for j in on[1:]:
+            if j == runs[-1][-1] + 1:
+                runs[-1].append(int(j))
+            else:
+                runs.append([int(j)])
+        looks = (
+            "looks at "
+            + ", ".join(f"\u201c{source[r[0] : r[-1] + 1]}\u201d" for r in runs)
+            + (f" (character {runs[0][0] + 1})" if len(runs) == 1 and len(runs[0]) == 1 else "")
+            if runs
+            else "looks nowhere: a dash needs no input"
+        )
+        # lines of at most 40 characters: none wraps on a phone
+        text = (
+            f"step t\u2032 = {step} of {N_OUT}\n"
+            f"written so far: \u201c{written}\u201d\n"
+            f"writes now: \u201c{now}\u201d\n{looks}"
+        )
+        return {"step": text, "weights": row}
+
+    return Declaration(
+        name="decode_step",
+        update=update,
+        params=[
+            Slider(
+                "step",
+                steps,
+                label="decode step (output character)",
+                default=9,
+                value_labels=[f"{t}: {target[t - 1]}" for t in steps],
+            )
+        ],
+        panels=[
+            Caption("step"),
+            Heatmap(
+                "weights",
+                xlabel="input characters (keys: the encoder's states)",
+                ylabel="query",
+                row_labels=["s"],
+                col_labels=chars,
+                title=f"the weights this step needs, over {source!r}",
+                rows_sum_to_one=True,
+                allow_zero_rows=True,
+            ),
+        ],
+        title="One decoder step at a time: the query moves, the keys stay",
+    )
+
+
+def decode_step_explorer(source: str = "22 Nov 2026") -> Explorer:
+    """:func:`decode_step_declaration` as a live explorer."""
+    return Explorer(decode_step_declaration(source))
+
+
+def _target_of(source: str) -> str:
+    """The ISO date ``source`` names (already checked to be one of the task's styles)."""
+    from attnlib.book._ch06_inputs import source_fields
+    from attnlib.book.ch06_model import MONTHS
+
+    (d0, d1), (m0, m1), (y0, y1) = source_fields(source, "decode_step_declaration")
+    name = source[m0:m1]
+    month = next(i + 1 for i, full in enumerate(MONTHS) if name in (full, full[:3]))
+    return f"{int(source[y0:y1]):04d}-{month:02d}-{int(source[d0:d1]):02d}"
+
+
 def alignment_playback_declaration(
     log: TrainLog, source: str, target: str, index: int = 0
 ) -> Declaration:
@@ -235,7 +339,7 @@ def alignment_playback_explorer(
 
 
 def chapter_playback_declaration() -> Declaration:
-    """The playback explorer of chapter 6, recomputed from scratch (about 10 s).
+    """The playback explorer of chapter 7, recomputed from scratch (about 10 s).
 
     Mirrors the chapter's cells exactly (data seeds, model seed, the lazy layers sized by a
     first call, 200 steps, checkpoints every 10): the browser tests compare the page with

@@ -1,4 +1,5 @@
-"""Chapter 6's length experiment: does attention still help as the input grows?
+"""Chapter 8's length experiment: does attention still help as the input grows? (The module
+keeps the old chapter number.)
 
 Bahdanau, Cho and Bengio (2015, Fig. 2) plotted translation quality against sentence
 length: the encoder-decoder without attention falls as sentences grow, the one with
@@ -365,22 +366,27 @@ class ResultsTable:
         return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells)
 
     def _repr_html_(self) -> str:
+        """Narrow enough for a phone (390 px): the characters go under the digits in the row
+        header, the lowest and highest seed under the mean, each on a line of its own."""
         import html
 
-        head, *body = self.cells()
-        th = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in head)
-        rows = "".join(
-            f'<tr><th scope="row">{html.escape(r[0])}</th>'
-            + "".join(f"<td>{html.escape(c)}</td>" for c in r[1:])
-            + "</tr>"
-            for r in body
-        )
+        names = "".join(f'<th scope="col">{html.escape(n)}</th>' for n in self.names)
+        body = []
+        for digits, chars, stats in self.rows:
+            cells = "".join(
+                f"<td>{m:.2f}<br><small>({lo:.2f}–{hi:.2f})</small></td>" for m, lo, hi in stats
+            )
+            body.append(
+                f'<tr><th scope="row">{html.escape(digits)}<br>'
+                f"<small>{html.escape(chars)} chars</small></th>{cells}</tr>"
+            )
         # named by aria-label, not a <caption>: the theme greys captions, which axe measured
         # under 4.5:1 in dark mode; the sentence before the table says what it holds
         return (
             '<table class="attn-results table" aria-label="Numbers written exactly, by '
             'length: mean over the seeds (lowest–highest seed)">'
-            f"<thead><tr>{th}</tr></thead><tbody>{rows}</tbody></table>"
+            f'<thead><tr><th scope="col">digits</th>{names}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table>"
         )
 
 
@@ -635,7 +641,7 @@ def length_explorer(*args, **kwargs):
 
 
 def chapter_length_declaration():
-    """Chapter 6's length explorer, recomputed from scratch (tens of seconds, then cached).
+    """Chapter 8's length explorer, recomputed from scratch (tens of seconds, then cached).
 
     Mirrors the chapter's cells exactly (data seed 2, models seeded with 0 and sized by a
     first call, minibatches seeded with 1, :data:`STEPS` steps each at :data:`LR`, then twice

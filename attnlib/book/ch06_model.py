@@ -8,7 +8,8 @@ and values**. The same model without attention (:class:`ContextDecoder`, one fix
 context) and with query-blind attention (:class:`UniformAttention`, the same weight on
 every input) are the baselines.
 
-Chapter 6 trains it on two tasks generated in code (no download): rewrite a date,
+Chapters 7 and 8 train it on two tasks (this module's name keeps the old chapter
+number) generated in code (no download): rewrite a date,
 ``"22 Nov 2026"`` -> ``"2026-11-22"`` (this module), whose alignment is known and not
 monotone; and write down a number read aloud, ``"three one four"`` -> ``"314"``
 (:mod:`attnlib.book.ch06_lengths`), whose inputs run to several times that length.

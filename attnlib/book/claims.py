@@ -108,13 +108,13 @@ def bandwidth_claims(loo: tuple[list, list], naive: tuple[list, list]) -> list[C
     ]
 
 
-# ----------------------------------------------------------------------------- chapter 6
+# ----------------------------------------------------------------------------- chapters 7 and 8
 
 _YEAR_LAST, _DAY, _DASHES = (2, 3), (8, 9), (4, 7)
 
 
 def date_claims(acc: float, share: Tensor, exact: Tensor) -> list[Claim]:
-    """Chapter 6's date model: ``acc`` its held-out exact accuracy, ``share`` ``(10,)`` each
+    """Chapter 7's date model: ``acc`` its held-out exact accuracy, ``share`` ``(10,)`` each
     output row's mean weight on its implied characters, ``exact`` ``(10,)`` the accuracy
     with that row's weights made uniform.
 
@@ -186,7 +186,7 @@ def first_focused(checkpoints, implied: Tensor, rows: Sequence[int], level: floa
 
 
 def playback_claims(losses: Sequence[float], checkpoints, implied: Tensor) -> list[Claim]:
-    """Chapter 6's playback of training: ``losses`` per step, ``checkpoints`` ``[(step, (1,
+    """Chapter 7's playback of training: ``losses`` per step, ``checkpoints`` ``[(step, (1,
     10, n_in))]`` for ``Thursday, 5 November 2026``, ``implied`` its alignment ``(10, n_in)``.
 
     The prose: at step 0 the weights are nearly uniform and the first loss is close to
@@ -238,14 +238,15 @@ def bucket_means(results: Tensor) -> Tensor:
 
 
 def length_claims(results: dict[str, Tensor]) -> list[Claim]:
-    """Chapter 6's length experiment: ``results`` maps each model of
+    """Chapter 8's length experiment: ``results`` maps each model of
     :data:`attnlib.book.ch06_lengths.MODEL_NAMES` to ``(n_seeds, 16, 2)``; every claim
     holds for every seed.
 
     The prose: with attention the model writes nearly every number of up to 4 digits and most
     of 7 or 8, the longest in training; without attention, and query-blind, it falls as the
     numbers grow, to almost none at 7 or 8 digits; three times the training helps at 5 or 6
-    digits but leaves it far below attention at 7 or 8 (possibility, not speed); beyond the
+    digits but leaves it far below attention at 7 or 8 (whether much more training would close
+    the gap, these runs do not say); beyond the
     training lengths the model with attention falls too, to hardly any of 11 to 16 digits. (Not
     claimed, since the seeds disagree: whether query-blind beats the model without
     attention.)"""

@@ -1,4 +1,4 @@
-"""Chapter 6's architecture picture: Bahdanau's encoder-decoder at one decoding step.
+"""Chapter 7's architecture picture: Bahdanau's encoder-decoder at one decoding step.
 
 Bottom, the encoder: the input characters, each with its state :math:`\\mathbf h_t` (a key
 and a value), and above them the step's attention weights as bars. Top, the decoder: its

@@ -11,7 +11,7 @@ a schematic; this one is the book's own, with real values):
 The function only draws: callers compute the numbers with attnlib (see
 :func:`pipeline_example`), and the figure shows them rounded to two decimals.
 
-Chapter 6's encoder-decoder picture, :func:`draw_encoder_decoder`, lives in
+Chapter 7's encoder-decoder picture, :func:`draw_encoder_decoder`, lives in
 :mod:`attnlib.book.diagram_seq2seq` and is re-exported here.
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from attnlib._validate import as_int, as_str, describe
-from attnlib.book.diagram_seq2seq import draw_encoder_decoder  # re-exported: chapter 6's picture
+from attnlib.book.diagram_seq2seq import draw_encoder_decoder  # re-exported: chapter 7's picture
 
 __all__ = ["draw_pipeline", "pipeline_example", "draw_encoder_decoder"]
 

@@ -10,9 +10,10 @@ builder                              chapter shows
 ``masking_explorer``                 3       masked softmax of typed sentences (page)
 ``additive_attention_explorer``      4       additive attention weights as a query moves
 ``scaling_explorer``                 5       why scaled dot-product divides by sqrt(d)
-``scoring_comparison_explorer``      5       one dragged query, four scoring functions (page)
-``alignment_playback_explorer``      6       the date model's alignment over training
-``length_explorer``                  6       both models' outputs and attention, by length
+``scoring_comparison_explorer``      5       one dragged query, six scoring functions (page)
+``decode_step_explorer``             7       one decoder step at a time: the query moves
+``alignment_playback_explorer``      7       the date model's alignment over training
+``length_explorer``                  8       both models' outputs and attention, by length
 ``heads_playback_explorer``          9       a head's weights over training, loss curve
 ``heads_explorer``                   9       pick a layer, head and sequence: its weights
 ``ablation_explorer``                9       zero heads: accuracy on the repeated part
@@ -41,7 +42,7 @@ from attnlib.widgets import Declaration, Explorer
 
 __all__ = ["EXPLORERS", "DECLARATIONS", "compute"]
 
-#: name -> builder (no arguments) returning an Explorer (chapter 6's needs a training log).
+#: name -> builder (no arguments) returning an Explorer (chapters 7 and 8's need a training run).
 EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "soft_lookup": ch01.soft_lookup_explorer,
     "softmax_temperature": ch01.softmax_temperature_explorer,
@@ -51,18 +52,26 @@ EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "additive_attention": ch04.additive_attention_explorer,
     "scaling": ch05.scaling_explorer,
     "scoring_comparison": ch05.scoring_comparison_explorer,
+    "decode_step": lambda: _decode_step_module().decode_step_explorer(),
 }
 
 
+def _decode_step_module():
+    """Chapter 7's module, imported on first use (it loads the date model's code)."""
+    from attnlib.book import ch06_bahdanau
+
+    return ch06_bahdanau
+
+
 def _alignment_playback_declaration() -> Declaration:
-    """Chapter 6's playback: trains the chapter's model once (about 10 s, then cached)."""
+    """Chapter 7's playback: trains the chapter's model once (about 10 s, then cached)."""
     from attnlib.book.ch06_bahdanau import chapter_playback_declaration
 
     return chapter_playback_declaration()
 
 
 def _length_experiment_declaration() -> Declaration:
-    """Chapter 6's length explorer: trains the chapter's three models once (then cached)."""
+    """Chapter 8's length explorer: trains the chapter's three models once (then cached)."""
     from attnlib.book.ch06_lengths import chapter_length_declaration
 
     return chapter_length_declaration()
@@ -81,7 +90,8 @@ def _ch09_declaration(name: str) -> Callable[[], Declaration]:
     return build
 
 
-#: name -> declaration builder (cheap: computes no frame; chapter 6's trains its model once).
+#: name -> declaration builder (cheap: computes no frame; chapters 7, 8 and 9's train their
+#: models once).
 DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "soft_lookup": ch01.soft_lookup_declaration,
     "softmax_temperature": ch01.softmax_temperature_declaration,
@@ -91,6 +101,7 @@ DECLARATIONS: dict[str, Callable[..., Declaration]] = {
     "additive_attention": ch04.additive_attention_declaration,
     "scaling": ch05.scaling_declaration,
     "scoring_comparison": ch05.scoring_comparison_declaration,
+    "decode_step": lambda: _decode_step_module().decode_step_declaration(),
     "alignment_playback": _alignment_playback_declaration,
     "length_experiment": _length_experiment_declaration,
     "heads_playback": _ch09_declaration("heads_playback"),

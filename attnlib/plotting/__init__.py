@@ -21,11 +21,13 @@ greyscale.
 
 Modules: :mod:`attnlib.plotting.heatmaps` (:func:`show_heatmaps`),
 :mod:`attnlib.plotting.lines` (:func:`plot_lines`, :func:`plot_regression`,
-:func:`plot_kernels`), :mod:`attnlib.plotting.histograms` (:func:`plot_histograms`); what
+:func:`plot_kernels`), :mod:`attnlib.plotting.histograms` (:func:`plot_histograms`),
+:mod:`attnlib.plotting.bars` (:func:`plot_bars`); what
 they share (the figure class, colours, input checks) is in ``attnlib.plotting._figure``.
 """
 
 from attnlib.plotting._figure import DPI, LINESTYLES, OKABE_ITO, NotebookFigure
+from attnlib.plotting.bars import plot_bars
 from attnlib.plotting.heatmaps import show_heatmaps
 from attnlib.plotting.histograms import plot_histograms
 from attnlib.plotting.lines import plot_kernels, plot_lines, plot_regression
@@ -40,4 +42,5 @@ __all__ = [
     "plot_regression",
     "plot_histograms",
     "plot_kernels",
+    "plot_bars",
 ]

@@ -230,6 +230,8 @@ function pngDataUrl(w, h, rgb) {
 var LABEL_MAX = 10;
 var CHAR_W = 7;
 var PANEL_W = 330;
+var EMPTY_LIGHT = [200, 200, 200];
+var EMPTY_DARK = [72, 72, 72];
 function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
   const title = ui.fieldAbove && ui.fieldAbove(spec.name) ? null : spec.title;
@@ -242,14 +244,16 @@ function heatmapPanel(spec, parent, ui) {
     return changing && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "…" : t;
   };
   const len = (t) => Array.from(t).length;
-  const maxRow = changing ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
-  const maxCol = changing ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  const most = (k) => spec.label_chars ? Math.min(LABEL_MAX, spec.label_chars[k]) : LABEL_MAX;
+  const maxRow = changing ? most(0) : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = changing ? most(1) : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
+  const oneC = !changing && maxCol === 1 && !rotate;
   const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab || changing ? Math.ceil((rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
   const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
@@ -329,10 +333,11 @@ function heatmapPanel(spec, parent, ui) {
     visibility: "hidden"
   }, g);
   let current = [0, 0], last = null, picked = false;
+  const empty = (i, j) => !!spec.labels_per_frame && !!rowLab && !!colLab && (rowLab[i] === "" || colLab[j] === "");
   const read = () => {
     const [i, j] = current;
     if (!last || !picked) return;
-    const text = name(i, j) + last[i * C + j].toFixed(4);
+    const text = empty(i, j) ? `row ${i}, column ${j}: empty (beyond this input and output)` : name(i, j) + last[i * C + j].toFixed(4);
     cursor.setAttribute("x", j * cell);
     cursor.setAttribute("y", i * cell);
     readout.textContent = text;
@@ -383,6 +388,7 @@ function heatmapPanel(spec, parent, ui) {
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
   ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
+  svg.attnEmpty = empty;
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
     if (ctx && ctx.labels) {
@@ -397,7 +403,14 @@ function heatmapPanel(spec, parent, ui) {
       svg.setAttribute("data-col-labels", JSON.stringify(colLab));
     }
     const table = scale.table(isDark(svg) ? "dark" : "light");
+    const none = isDark(svg) ? EMPTY_DARK : EMPTY_LIGHT;
     for (let k = 0; k < R * C; k++) {
+      if (empty(Math.floor(k / C), k % C)) {
+        rgb[3 * k] = none[0];
+        rgb[3 * k + 1] = none[1];
+        rgb[3 * k + 2] = none[2];
+        continue;
+      }
       const t = scale.index(values[k]);
       rgb[3 * k] = table[t];
       rgb[3 * k + 1] = table[t + 1];
@@ -1152,7 +1165,12 @@ function render({ model, el: host }) {
         frame: stored ? decode(stored) : null,
         labels: stored && stored.labels ? texts(stored.labels) : null,
         // per-frame tick labels
-        paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui)
+        // stored per-frame labels: the layout leaves room for the longest of them only
+        paint: ps.kind === "heatmap" ? heatmapPanel(
+          stored && stored.labels ? { ...ps, label_chars: longest(stored.labels) } : ps,
+          panelsDiv,
+          ui
+        ) : linesPanel(ps, panelsDiv, ui)
       };
     });
     const caption = spec.panels.find((ps) => ps.kind === "caption");
@@ -1317,6 +1335,11 @@ function render({ model, el: host }) {
     model.off("change:spec", rebuild);
     model.off("change:data", rebuild);
   };
+}
+function longest(table) {
+  const len = (t) => Array.from(t).length;
+  const most = (k) => Math.max(1, ...table.strings.map((pair) => Math.max(0, ...pair[k].map(len))));
+  return [most(0), most(1)];
 }
 
 // attnlib/static/src/explorer.js

@@ -243,7 +243,9 @@ async (k) => {
     const at = (v) => { if (!mapped) return null; const c = svg.attnColour(v); return {r: c[0], g: c[1], b: c[2], a: 1}; };
     // the mapping the page reports must be the one it paints
     let mismatch = 0;
-    if (mapped) values.forEach((v, i) => { const c = at(v), p = painted(i); mismatch = Math.max(mismatch, Math.abs(c.r - p.r), Math.abs(c.g - p.g), Math.abs(c.b - p.b)); });
+    // (an empty cell, svg.attnEmpty: beyond a stored frame's labels, is painted off the scale)
+    const nCols = +svg.dataset.cols, off = (i) => !!svg.attnEmpty && svg.attnEmpty(Math.floor(i / nCols), i % nCols);
+    if (mapped) values.forEach((v, i) => { if (off(i)) return; const c = at(v), p = painted(i); mismatch = Math.max(mismatch, Math.abs(c.r - p.r), Math.abs(c.g - p.g), Math.abs(c.b - p.b)); });
     const frame = svg.querySelector('.attn-frame');
     out.heatmaps.push({
       panel: svg.dataset.panel,

@@ -254,6 +254,9 @@ async (k) => {
           b.dataset.vmin === svg.dataset.vmin && b.dataset.vmax === svg.dataset.vmax)?.querySelector('text.attn-colorbar-label')),
         vmin: +svg.dataset.vmin, vmax: +svg.dataset.vmax,
         cells: await readCells(svg),
+        // cells painted off the scale: empty (beyond a stored frame's labels), no weight
+        empty: Array.from(svg.attnValues || [], (_, k) => k).filter((k) => svg.attnEmpty &&
+          svg.attnEmpty(Math.floor(k / +svg.dataset.cols), k % +svg.dataset.cols)),
         // the cell being read (hover, tap or keys) and what the readout and the tooltip say of it
         read: readout.dataset.row === undefined ? null
           : [+readout.dataset.row, +readout.dataset.col, readout.textContent, text(svg.querySelector('image.attn-cells title'))],
@@ -364,8 +367,8 @@ def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> flo
 # another processor would not reproduce (training is chaotic), so their pages are compared with
 # the frames the notebook saved (tests/_saved_state.py), not with a fresh training run.
 TRAINED = {
-    "alignment_playback": "06_bahdanau_attention.ipynb",
-    "length_experiment": "06_bahdanau_attention.ipynb",
+    "alignment_playback": "07_bahdanau_attention.ipynb",
+    "length_experiment": "08_attention_and_length.ipynb",
     "heads_playback": "09_multi_head_attention.ipynb",
     "heads": "09_multi_head_attention.ipynb",
     "ablation": "09_multi_head_attention.ipynb",
@@ -403,7 +406,9 @@ def _check_frame(snap: dict, where: str) -> float | None:
         assert len(h["cells"]) == want.size and not np.isnan(got).any(), (
             f"{what}: {len(h['cells'])} cells drawn for a {want.shape} matrix"
         )
-        fars.append(_check_colours(h["cells"], snap["dark"], what, h["vmax"]))
+        C = want.shape[1]
+        weighed = [c for c in h["cells"] if c[0] * C + c[1] not in set(h["empty"])]
+        fars.append(_check_colours(weighed, snap["dark"], what, h["vmax"]))
         if h["read"] is not None:  # a cell is being read: the readout and tooltip give its weight
             i, j, readout, tip = h["read"]
             for said in (readout, tip):

@@ -52,6 +52,8 @@ from .conftest import (
 # the pages with explorers, in reading order: the landing page, then chapters 1-6 (the
 # notation page has none)
 PAGES = [LANDING, *CHAPTERS]
+# chapter 7 (Bahdanau attention), named: its place in the book moves as chapters are added
+BAHDANAU = next(p for p in CHAPTERS if p.endswith("07_bahdanau_attention.html"))
 
 pytestmark = pytest.mark.browser
 
@@ -435,7 +437,7 @@ def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browse
 
 
 def test_escape_pauses_playback(browser, visits):
-    name = PAGES[6]  # chapter 6's training playback
+    name = BAHDANAU  # chapter 7's training playback
     visits(name)
     ctx = browser.new_context(**DESKTOP)
     try:
@@ -480,7 +482,7 @@ def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
 
     from _heatmap_js import HOVER
 
-    page = opened(PAGES[6], **DESKTOP)  # chapter 6: the labels are characters, digits among them
+    page = opened(BAHDANAU, **DESKTOP)  # chapter 7: the labels are characters, digits among them
     svg = page.locator('.attn-explorer[data-explorer="alignment_playback"] svg.attn-heatmap')
     r = svg.evaluate(f"(svg, [i, j]) => ({HOVER})(svg, i, j)", [3, 16])
     want = (
@@ -496,3 +498,46 @@ def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
         r"\(key\) \u201c.\u201d",
         live,
     ), live
+
+
+# ----------------------------------------------------------------------------- chapters 7, 8
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_playback_labels_every_character(opened, size):
+    # issue 26: the playback's 25 x 10 cells labelled every other character ("T u s a")
+    page = opened(BAHDANAU, **SIZES[size])
+    svg = page.locator('.attn-explorer[data-explorer="alignment_playback"] svg.attn-heatmap')
+    ticks = svg.evaluate(
+        "(s) => [...s.querySelectorAll('text.attn-tick')].map(t => t.textContent)"
+    )
+    rows = list("2026-11-05")[::2]  # rows: every other (12-px labels in 11.5-px cells)
+    cols = [c if c != " " else "␣" for c in "Thursday, 5 November 2026"]
+    assert ticks == rows + cols, f"{size}: the ticks read {ticks}"
+    # and no two labels of a row of ticks overlap
+    boxes = svg.evaluate(
+        "(s) => [...s.querySelectorAll('text.attn-tick')].map(t => {"
+        "const b = t.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; })"
+    )
+    cols_b, rows_b = boxes[len(rows) :], boxes[: len(rows)]
+    assert all(a[2] <= b[0] + 0.5 for a, b in zip(cols_b, cols_b[1:])), "column labels overlap"
+    assert all(a[3] <= b[1] + 0.5 for a, b in zip(rows_b, rows_b[1:])), "row labels overlap"
+
+
+def test_length_explorer_paints_empty_cells_apart_from_weight_0(opened):
+    # issue 26: a fixed 16 x 17 grid whose cells beyond the number were painted as weight 0
+    from _heatmap_js import CELLS, HOVER
+
+    page = opened(
+        next(p for p in CHAPTERS if p.endswith("08_attention_and_length.html")), **DESKTOP
+    )
+    svg = page.locator('.attn-explorer[data-explorer="length_experiment"] svg.attn-heatmap')
+    cols = svg.evaluate("(s) => JSON.parse(s.dataset.colLabels)")
+    used = sum(1 for c in cols if c)
+    assert 0 < used < len(cols)  # the default frame (8 digits) leaves empty columns
+    zero = svg.evaluate("(s) => `rgb(${s.attnColour(0).join(',')})`")
+    every = svg.evaluate(CELLS)
+    empty = {colour for i, j, v, colour in every if not cols[j]}
+    assert empty and zero not in empty, f"empty cells painted {empty}, weight 0 is {zero}"
+    read = svg.evaluate(f"(s, [i, j]) => ({HOVER})(s, i, j)", [0, len(cols) - 1])
+    assert "empty" in read["readout"], read

@@ -16,7 +16,11 @@ from .conftest import CHAPTERS, install_clock, pause_clock, wake_explorers
 pytestmark = pytest.mark.browser
 
 PLAYERS = [
-    (CHAPTERS[5], "alignment_playback", "step"),
+    (
+        next(c for c in CHAPTERS if c.endswith("07_bahdanau_attention.html")),
+        "alignment_playback",
+        "step",
+    ),
     (CHAPTERS[3], "additive_attention", "angle"),
     (CHAPTERS[1], "bandwidth_training", "step"),
 ]

@@ -8,7 +8,10 @@ import { pngDataUrl } from "./png.js";
 
 const LABEL_MAX = 10;  // typed words: at most this many characters show on a tick
 const CHAR_W = 7;  // width of a 12 px label character, for the layout
-export const PANEL_W = 330;  // every picture fits a 390 px phone unscaled, two share the book's column
+export const PANEL_W = 330;
+// empty cells (Heatmap(labels_per_frame=True), a "" label): a neutral grey, off the weight
+// scales (white to red on a light page, purple to yellow on a dark one)
+const EMPTY_LIGHT = [200, 200, 200], EMPTY_DARK = [72, 72, 72];  // every picture fits a 390 px phone unscaled, two share the book's column
 
 export function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
@@ -26,8 +29,11 @@ export function heatmapPanel(spec, parent, ui) {
     return changing && c.length > LABEL_MAX ? c.slice(0, LABEL_MAX - 1).join("") + "\u2026" : t;
   };
   const len = (t) => Array.from(t).length;
-  const maxRow = changing ? LABEL_MAX : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
-  const maxCol = changing ? LABEL_MAX : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
+  // room for LABEL_MAX characters of typed words; stored per-frame labels need only their
+  // longest (spec.label_chars, from render.js)
+  const most = (k) => (spec.label_chars ? Math.min(LABEL_MAX, spec.label_chars[k]) : LABEL_MAX);
+  const maxRow = changing ? most(0) : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
+  const maxCol = changing ? most(1) : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   // cells as large as the panel allows (at most 40 px), in quarter pixels
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
@@ -36,10 +42,13 @@ export function heatmapPanel(spec, parent, ui) {
   // spacing apart and need 18 px to clear each other; between 13.5 and 18 px they turn to 70
   // degrees instead (0.94 times the spacing) so that every column keeps its label.
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin((angle * Math.PI) / 180);
-  // label every cell when there is room (about 14 px per label, 18 for labels at 45 degrees),
-  // else every k-th
+  // label every cell when there is room (about 14 px per label, 18 for labels at 45 degrees;
+  // a declared one-character column label, such as a character of a date, needs only its
+  // own width, 10 px), else every k-th
+  const oneC = !changing && maxCol === 1 && !rotate;
   const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab || changing ? Math.ceil((rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
+  const stepC = Math.max(1, colLab || changing
+    ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
   const W = C * cell, H = R * cell;
   const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
@@ -93,10 +102,15 @@ export function heatmapPanel(spec, parent, ui) {
   const cursor = el("rect", { class: "attn-cursor", width: cell, height: cell, fill: "none",
     visibility: "hidden" }, g);
   let current = [0, 0], last = null, picked = false;
+  // Labels stored with each frame mark padding with "": such a cell is empty (not a weight of
+  // 0), painted in a neutral colour outside the weight scale and read as "empty".
+  const empty = (i, j) => !!spec.labels_per_frame && !!rowLab && !!colLab &&
+    (rowLab[i] === "" || colLab[j] === "");
   const read = () => {
     const [i, j] = current;
     if (!last || !picked) return;  // nothing read yet: keep the instructions
-    const text = name(i, j) + last[i * C + j].toFixed(4);
+    const text = empty(i, j) ? `row ${i}, column ${j}: empty (beyond this input and output)`
+      : name(i, j) + last[i * C + j].toFixed(4);
     cursor.setAttribute("x", j * cell);
     cursor.setAttribute("y", i * cell);
     readout.textContent = text;
@@ -138,6 +152,7 @@ export function heatmapPanel(spec, parent, ui) {
   ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
   // the colour a weight is painted (for scripts and tests, like svg.attnValues)
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
+  svg.attnEmpty = empty;  // (row, column) -> an empty cell, painted off the scale (for tests)
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
     if (ctx && ctx.labels) {  // the words of a typed sentence, or this frame's stored labels
@@ -147,7 +162,12 @@ export function heatmapPanel(spec, parent, ui) {
       svg.setAttribute("data-col-labels", JSON.stringify(colLab));
     }
     const table = scale.table(isDark(svg) ? "dark" : "light");
+    const none = isDark(svg) ? EMPTY_DARK : EMPTY_LIGHT;
     for (let k = 0; k < R * C; k++) {
+      if (empty(Math.floor(k / C), k % C)) {
+        rgb[3 * k] = none[0]; rgb[3 * k + 1] = none[1]; rgb[3 * k + 2] = none[2];
+        continue;
+      }
       const t = scale.index(values[k]);
       rgb[3 * k] = table[t]; rgb[3 * k + 1] = table[t + 1]; rgb[3 * k + 2] = table[t + 2];
     }

@@ -181,7 +181,9 @@ export function render({ model, el: host }) {
         name: ps.name,
         frame: stored ? decode(stored) : null,
         labels: stored && stored.labels ? storedTexts(stored.labels) : null,  // per-frame tick labels
-        paint: ps.kind === "heatmap" ? heatmapPanel(ps, panelsDiv, ui) : linesPanel(ps, panelsDiv, ui),
+        // stored per-frame labels: the layout leaves room for the longest of them only
+        paint: ps.kind === "heatmap" ? heatmapPanel(stored && stored.labels ? { ...ps, label_chars: longest(stored.labels) } : ps,
+          panelsDiv, ui) : linesPanel(ps, panelsDiv, ui),
       };
     });
     const caption = spec.panels.find((ps) => ps.kind === "caption");
@@ -346,3 +348,11 @@ export function render({ model, el: host }) {
   };
 }
 
+
+// The longest row label and the longest column label over every frame's stored labels
+// (attnlib.widgets.caption.text_table of [row labels, column labels] pairs), in characters.
+function longest(table) {
+  const len = (t) => Array.from(t).length;
+  const most = (k) => Math.max(1, ...table.strings.map((pair) => Math.max(0, ...pair[k].map(len))));
+  return [most(0), most(1)];
+}
