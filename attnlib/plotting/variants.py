@@ -200,8 +200,14 @@ def book_figures(shell=None) -> None:
         shell: the IPython shell; default: the running one.
 
     Raises:
+        TypeError: ``shell`` is not an IPython shell.
         RuntimeError: outside IPython (no shell to register with).
     """
+    if shell is not None and not hasattr(shell, "display_formatter"):
+        raise TypeError(
+            "book_figures: shell must be an IPython shell (with display_formatter) or None; "
+            f"got {type(shell).__name__}"
+        )
     if shell is None:
         try:
             from IPython import get_ipython

@@ -44,9 +44,10 @@ def main(write: bool) -> None:
     if write:
         path = Path(__file__).with_name("_open_defects.py")
         path.write_text(
-            '"""Defects the contract harness finds that are not fixed yet: {callable: {(argument,\n'
-            "perturbation): kind}}. Written by `python -m tests.contract.report --write`; the\n"
-            'harness fails on any defect not listed and on any listed one that no longer occurs."""\n\n'
+            '"""Defects the contract harness finds that are not fixed yet:\n'
+            "{callable: {(argument, perturbation): kind}}. Written by\n"
+            "`python -m tests.contract.report --write`; the harness fails on any defect not\n"
+            'listed and on any listed one that no longer occurs."""\n\n'
             f"OPEN = {pprint.pformat(open_, width=99)}\n"
         )
 

@@ -11,8 +11,6 @@ import pkgutil
 
 import pytest
 
-import attnlib
-
 from ._engine import judge, perturbations
 from ._open_defects import OPEN
 from .examples import EXAMPLES
