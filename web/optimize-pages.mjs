@@ -112,7 +112,7 @@ function stylesheet(file, toDir, seen = new Set()) {
 // on every element at each style recalculation (a colour-mode switch recalculates the whole
 // page: 4,000-7,500 elements on a chapter). Widget state and other data scripts are left out.
 const WORDS = /[A-Za-z0-9_-]+/g;
-function htmlMarkup(html) {
+export function htmlMarkup(html) {
   const tags = new Set(), classes = new Set(), ids = new Set(), names = new Set(), values = new Set();
   const words = new Set();
   const body = html.replace(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi, (_m, attrs, code) => {
@@ -349,7 +349,10 @@ async function main() {
     `(classes ${[...plain].sort().join(" ")})`);
 }
 
-main().catch((e) => {
-  console.error(e instanceof BuildError ? `optimize-pages: ERROR: ${e.message}` : e);
-  process.exit(1);
-});
+// run as a script (`node optimize-pages.mjs`), not when imported (tests/web/ imports htmlMarkup)
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((e) => {
+    console.error(e instanceof BuildError ? `optimize-pages: ERROR: ${e.message}` : e);
+    process.exit(1);
+  });
+}

@@ -475,11 +475,11 @@ _BOOK = {
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
     "attnlib.book.ch06_lengths.compare_models": Example(
-        lambda: (_number_data() + ({1: ["1"], 2: ["12"]},), {"seed": 0, "steps": 2}),
+        lambda: (_number_data() + ({1: ["1"], 2: ["12"]},), {"seed": 0, "steps": 1}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
     ),
     "attnlib.book.ch06_lengths.compare_seeds": Example(
-        lambda: (_number_data() + ({1: ["1"], 2: ["12"]}, [0]), {"workers": 1, "steps": 2}),
+        lambda: (_number_data() + ({1: ["1"], 2: ["12"]}, [0]), {"workers": 1, "steps": 1}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
     ),
     "attnlib.book.ch06_lengths.results_table": Example(lambda: ((_results(), _tests16()), {})),
