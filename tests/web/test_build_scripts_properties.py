@@ -65,8 +65,29 @@ CLASS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,6}", fullmatch=True) | st.sampl
     ["headerlink", "HeaderLink", "a:b", "x/y", "n1", "é", "math"]
 )
 WORD = st.sampled_from(
-    ["attention", "q·k", "&amp;", "&lt;b&gt;", "&nbsp;", "&#x41;", "&copy", "a&b", "<", "2 > 1",
-     "]]>", "--", "\u00a0", "x\ty", "\r\n", "\n", " ", "", "é", "&notit;", "$x$"]
+    [
+        "attention",
+        "q·k",
+        "&amp;",
+        "&lt;b&gt;",
+        "&nbsp;",
+        "&#x41;",
+        "&copy",
+        "a&b",
+        "<",
+        "2 > 1",
+        "]]>",
+        "--",
+        "\u00a0",
+        "x\ty",
+        "\r\n",
+        "\n",
+        " ",
+        "",
+        "é",
+        "&notit;",
+        "$x$",
+    ]
 )
 SP = st.sampled_from([" ", "  ", "\n", "\t", " \n "])
 
