@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.nn.parameter import is_lazy
 
 #: a call that runs longer than this is a defect ("hangs"): a huge count must be refused fast
 TIMEOUT_S = 3.0
@@ -47,6 +48,8 @@ class Example:
     text_args: tuple = ()
     #: why this callable may draw from torch's global generator (a reason), or "" (it may not)
     torch_rng: str = ""
+    #: arguments the callable changes by design, {argument: reason} (a model it trains)
+    mutates: dict = dataclasses.field(default_factory=dict)
     #: why a NaN/inf entry in a tensor argument may come out as NaN/inf (a reason), or ""
     nonfinite_in_out: str = ""
 
@@ -155,6 +158,8 @@ def nonfinite(x, depth: int = 0) -> str | None:
     if depth > 6:
         return None
     if isinstance(x, torch.Tensor):
+        if is_lazy(x):  # a lazy layer's parameter, not sized yet: no values
+            return None
         if (x.is_floating_point() or x.is_complex()) and not torch.isfinite(x).all():
             return "a tensor with NaN/inf"
     elif isinstance(x, np.ndarray):
@@ -191,6 +196,8 @@ def same(a, b, depth: int = 0) -> bool:
     if depth > 8:
         return True
     if isinstance(a, torch.Tensor):
+        if is_lazy(a) or is_lazy(b):
+            return is_lazy(a) and is_lazy(b)
         return (
             isinstance(b, torch.Tensor)
             and a.shape == b.shape
@@ -244,14 +251,31 @@ class Outcome:
         return self.kind not in ("accepted", "refused")
 
 
+def _without(fn, args: tuple, kwargs: dict, names) -> tuple:
+    """(args, kwargs) as a dict of named arguments, without ``names``."""
+    if not names:
+        return args, kwargs
+    b = bind(fn, args, kwargs)
+    if b is None:
+        return args, kwargs
+    return {k: v for k, v in b.arguments.items() if k not in names}
+
+
 def judge(
-    fn, args: tuple, kwargs: dict, arg: str | None, *, check=None, torch_rng: bool = False
+    fn,
+    args: tuple,
+    kwargs: dict,
+    arg: str | None,
+    *,
+    check=None,
+    torch_rng: bool = False,
+    mutates=(),
 ) -> Outcome:
     """Call ``fn(*args, **kwargs)`` and judge it against the contract, ``arg`` being the
     argument that was perturbed (None: the valid example itself, run without a time limit so
     that the modules it imports on first use are imported whole). ``torch_rng``: the callable
     may draw from torch's global generator (an ``nn.Module``'s initial parameters)."""
-    before_inputs = _copy((args, kwargs))
+    before_inputs = _copy(_without(fn, args, kwargs, mutates))
     before_rng = _rng_states()
     timed = arg is not None
     if timed:
@@ -289,7 +313,8 @@ def judge(
         after_rng = (before_rng[0], *after_rng[1:])
     if not _rng_equal(before_rng, after_rng):
         return Outcome("global rng", "a global random generator changed")
-    if before_inputs is not (args, kwargs) and not same(before_inputs, (args, kwargs)):
+    now = _without(fn, args, kwargs, mutates)
+    if before_inputs is not now and not same(before_inputs, now):
         return Outcome("mutated input", "an input changed")
     return outcome
 

@@ -347,7 +347,10 @@ _PLOTTING = {
     ),
     "attnlib.plotting.variants.figure_variants": Example(lambda: ((_figure(),), {})),
     "attnlib.plotting.variants.render_png": Example(lambda: ((_figure(),), {})),
-    "attnlib.plotting.variants.book_figures": Example(lambda: ((), {"shell": _shell()})),
+    "attnlib.plotting.variants.book_figures": Example(
+        lambda: ((), {"shell": _shell()}),
+        mutates={"shell": "registers attnlib's PNG formatter with the shell: its purpose"},
+    ),
 }
 
 # --------------------------------------------------------------------------------- book
@@ -556,6 +559,7 @@ _BOOK = {
             {"steps": 2, "batch_size": 2, "lr": 0.01, "generator": _g()},
         ),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
+        mutates={"model": "train updates the model's parameters: its purpose"},
     ),
     "attnlib.book.ch06_model.translate": Example(
         lambda: ((_date_model(), ["22 Nov 2026"]), {}),

@@ -91,13 +91,14 @@ def run_contract(name: str):
     ex = EXAMPLES[name]
     args, kwargs = ex.call()
     tr = bool(ex.torch_rng)
-    valid = judge(fn, args, kwargs, None, check=ex.check, torch_rng=tr)
+    mut = tuple(ex.mutates)
+    valid = judge(fn, args, kwargs, None, check=ex.check, torch_rng=tr, mutates=mut)
     rows = []
     for arg, label, expectation, a, k in perturbations(fn, ex):
         decided = ex.decisions.get((arg, label))
         if decided and decided[0] == "not run":
             continue
-        out = judge(fn, a, k, arg, torch_rng=tr)
+        out = judge(fn, a, k, arg, torch_rng=tr, mutates=mut)
         if decided:
             want = {"refuse": "refused", "accept": "accepted"}[decided[0]]
             if not out.defect and out.kind != want:

@@ -187,7 +187,7 @@ def pages(draw):
 
 PROPS = settings(
     derandomize=True,
-    max_examples=150,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
