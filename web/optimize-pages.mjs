@@ -131,7 +131,8 @@ export function htmlMarkup(html) {
     if (!type || /javascript|module/i.test(type[1])) for (const w of code.match(WORDS) || []) words.add(w);
     return `<script${attrs}></script>`;
   }).replace(/<!--[\s\S]*?-->/g, "");
-  const TAG = /<([A-Za-z][\w:.-]*)((?:\s+[^\s=>\/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?)*)\s*\/?>/g;
+  // attributes after whitespace, or straight after a quoted value (<p id="a"class="b">)
+  const TAG = /<([A-Za-z][\w:.-]*)((?:(?:\s+|(?<=["']))[^\s=>\/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?)*)\s*\/?>/g;
   const ATTR = /([^\s=>\/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
   for (const m of body.matchAll(TAG)) {
     tags.add(m[1].toLowerCase());

@@ -38,6 +38,8 @@ import torch
 from ._engine import Example
 
 REASON_COUNT = "a long run is the caller's choice; a huge count only takes long"
+#: attacking every argument would train three models per bad value: too slow for the unit step
+SLOW_TRAINING = "each call trains three models; too slow to attack in the unit-test step"
 #: nn.Module constructors (and what builds one) draw their initial parameters from torch's
 #: global generator, as every torch.nn layer does: torch.manual_seed(s) reproduces a model
 #: the core's tensor maths lets a NaN/inf entry through, as torch's own operations do
@@ -480,10 +482,16 @@ _BOOK = {
     "attnlib.book.ch06_lengths.compare_models": Example(
         lambda: (_number_data() + ({1: ["1"], 2: ["12"]},), {"seed": 0, "steps": 1}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
+        skip_args=dict.fromkeys(
+            ("src", "src_lens", "tgt", "tests", "seeds", "workers"), SLOW_TRAINING
+        ),
     ),
     "attnlib.book.ch06_lengths.compare_seeds": Example(
         lambda: (_number_data() + ({1: ["1"], 2: ["12"]}, [0]), {"workers": 1, "steps": 1}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
+        skip_args=dict.fromkeys(
+            ("src", "src_lens", "tgt", "tests", "seeds", "workers"), SLOW_TRAINING
+        ),
     ),
     "attnlib.book.ch06_lengths.results_table": Example(lambda: ((_results(), _tests16()), {})),
     "attnlib.book.ch06_lengths.ResultsTable": Example(

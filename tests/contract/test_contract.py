@@ -127,5 +127,6 @@ def test_contract(name):
         if (a, lb) not in listed
     ]
     assert not new, f"{name}, defects:\n  " + "\n  ".join(new)
-    gone = [k for k in listed if k not in found]
+    # a listed "hangs" may finish on a quiet machine (a time limit is not a fixed outcome)
+    gone = [k for k in listed if k not in found and listed[k] != "hangs"]
     assert not gone, f"{name}: fixed, remove from tests/contract/_open_defects.py: {gone}"
