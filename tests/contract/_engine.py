@@ -18,8 +18,10 @@ import numpy as np
 import torch
 from torch.nn.parameter import is_lazy
 
-#: a call that runs longer than this is a defect ("hangs"): a huge count must be refused fast
+#: a call that runs longer than this, or than SLOWER times the valid example, is a defect
+#: ("hangs"): a huge count must be refused fast (the ratio keeps a busy machine from failing it)
 TIMEOUT_S = 3.0
+SLOWER = 20
 HUGE_INT = 10**15
 HUGE_FLOAT = 1e300
 #: text that reaches a page: control characters, and markup that must stay text
@@ -270,6 +272,7 @@ def judge(
     check=None,
     torch_rng: bool = False,
     mutates=(),
+    timeout: float = TIMEOUT_S,
 ) -> Outcome:
     """Call ``fn(*args, **kwargs)`` and judge it against the contract, ``arg`` being the
     argument that was perturbed (None: the valid example itself, run without a time limit so
@@ -280,7 +283,7 @@ def judge(
     timed = arg is not None
     if timed:
         old = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         try:
             result = fn(*args, **kwargs)
@@ -291,7 +294,7 @@ def judge(
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, old)
     except _Timeout:
-        return Outcome("hangs", f"ran over {TIMEOUT_S} s")
+        return Outcome("hangs", f"ran over {timeout:.1f} s")
     except (TypeError, ValueError) as e:
         msg = str(e)
         if arg is not None and arg.lower() not in msg.lower():

@@ -638,9 +638,12 @@ def _date_data():
 
 
 def _date_model_copy():
-    import copy
-
-    return copy.deepcopy(_date_model())
+    """A fresh, sized date model (train changes it; the cached one stays as it is)."""
+    _date_model.cache_clear()
+    try:
+        return _date_model()
+    finally:
+        _date_model.cache_clear()
 
 
 def _tests16():

@@ -8,10 +8,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import time
 
 import pytest
 
-from ._engine import judge, perturbations
+from ._engine import SLOWER, TIMEOUT_S, judge, perturbations
 from ._open_defects import OPEN
 from .examples import EXAMPLES
 
@@ -92,13 +93,15 @@ def run_contract(name: str):
     args, kwargs = ex.call()
     tr = bool(ex.torch_rng)
     mut = tuple(ex.mutates)
+    t0 = time.perf_counter()
     valid = judge(fn, args, kwargs, None, check=ex.check, torch_rng=tr, mutates=mut)
+    limit = max(TIMEOUT_S, SLOWER * (time.perf_counter() - t0))
     rows = []
     for arg, label, expectation, a, k in perturbations(fn, ex):
         decided = ex.decisions.get((arg, label))
         if decided and decided[0] == "not run":
             continue
-        out = judge(fn, a, k, arg, torch_rng=tr, mutates=mut)
+        out = judge(fn, a, k, arg, torch_rng=tr, mutates=mut, timeout=limit)
         if decided:
             want = {"refuse": "refused", "accept": "accepted"}[decided[0]]
             if not out.defect and out.kind != want:
