@@ -275,7 +275,7 @@ def _slider_value(v: object, where: str) -> int | float:
     """A slider's value as a Python int or float (numpy scalars and 0-d tensors too)."""
     x = _scalar(v)
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-        raise ExplorerError(f"{where}: every value must be a finite number; got {v!r}")
+        raise ExplorerError(f"{where}: every one of values must be a finite number; got {v!r}")
     return x
 
 

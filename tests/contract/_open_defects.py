@@ -235,11 +235,6 @@ OPEN = {
         ("bins", "0-d tensor"): "refused a number",
         ("bins", "huge"): "wrong exception",
     },
-    "attnlib.plotting.variants.render_png": {
-        ("fig", "None"): "wrong exception",
-        ("fig", "int"): "wrong exception",
-        ("fig", "str"): "wrong exception",
-    },
     "attnlib.widgets.caption.LabelledMatrix": {
         ("col_labels", "None"): "unnamed",
         ("row_labels", "None"): "unnamed",
@@ -248,11 +243,6 @@ OPEN = {
         ("values", "str"): "unnamed",
     },
     "attnlib.widgets.controls.Choice": {("options", "one shorter"): "unnamed"},
-    "attnlib.widgets.controls.Slider": {
-        ("values", "None entry"): "unnamed",
-        ("values", "bool entry"): "unnamed",
-        ("values", "nan entry"): "unnamed",
-    },
     "attnlib.widgets.declaration.Declaration": {
         ("panels", "None entry"): "unnamed",
         ("panels", "empty"): "unnamed",
