@@ -22,6 +22,7 @@ import numbers
 
 import torch
 from torch import Tensor, nn
+from torch.nn.parameter import is_lazy
 
 from attnlib._checks import check_dim_match, check_float_tensor, check_same_dtype, fmt_shape
 from attnlib._validate import _scalar
@@ -377,7 +378,33 @@ class AdditiveAttention(nn.Module):
 
     def _materialise(self, queries: Tensor, keys: Tensor) -> None:
         """Size lazy layers from the first inputs, in d2l's order (W_q, W_k, then w_v), so
-        that a seeded d2l model and this one draw the same initial weights."""
+        that a seeded d2l model and this one draw the same initial weights.
+
+        Refused, naming what differs: inputs of another dtype than the layers' parameters
+        (a float64 first call of a float32 module), and a lazy layer that was loaded (a state
+        dict) with sizes the inputs or ``num_hiddens`` contradict."""
+        fn = "AdditiveAttention"
+        layers = (
+            ("W_q", self.W_q, queries.shape[-1], "queries' feature size (query_size)"),
+            ("W_k", self.W_k, keys.shape[-1], "keys' feature size (key_size)"),
+            ("w_v", self.w_v, self.num_hiddens, "num_hiddens"),
+        )
+        for name, layer, size, what in layers:
+            if layer.weight.dtype != queries.dtype:
+                raise TypeError(
+                    f"{fn}: queries and keys are {queries.dtype}, but the parameters ({name}) "
+                    f"are {layer.weight.dtype}; convert one to the other, e.g. "
+                    f"attention.to({queries.dtype}) before the first call"
+                )
+            if (
+                isinstance(layer, nn.LazyLinear)
+                and not is_lazy(layer.weight)
+                and layer.weight.shape[1] != size
+            ):
+                raise ValueError(
+                    f"{fn}: {name} was loaded (state dict) with in_features "
+                    f"{layer.weight.shape[1]}, but the {what} is {size}"
+                )
         if isinstance(self.W_q, nn.LazyLinear):
             self.W_q(queries[:, :0])  # (batch, 0, query_size): sizes W_q, computes nothing
         if isinstance(self.W_k, nn.LazyLinear):

@@ -345,8 +345,8 @@ def test_book_figures_puts_the_variants_in_the_png_output_metadata():
 def test_book_figures_outside_ipython_says_so():
     with pytest.raises(RuntimeError, match="needs a running IPython shell"):
         book_figures()
-    with pytest.raises(RuntimeError, match="needs a running IPython shell"):
-        book_figures(object())
+    with pytest.raises(TypeError, match="shell must be an IPython shell"):
+        book_figures(object())  # not a shell: named (issue 28)
 
 
 # ----------------------------------------------------------------------------- colours
@@ -457,7 +457,7 @@ def test_plot_regression_legend_arguments(kwargs, exc, words):
         ({"titles": [["a", "b"]]}, ValueError, "titles as a grid must have 2 rows of 2"),
         ({"titles": [["a"], ["b", "c"]]}, ValueError, r"got \[1, 2\] titles per row"),
         ({"suptitle": 3}, TypeError, "suptitle must be a str"),
-        ({"cmap": 3}, TypeError, "cmap must be a matplotlib colour map name"),
+        ({"cmap": 3}, TypeError, "cmap must be a matplotlib colour map"),
     ],
 )
 def test_show_heatmaps_new_arguments_refuse_bad_input(kwargs, exc, words):

@@ -36,6 +36,7 @@
 // Usage: node optimize-pages.mjs ../_build/html   (from web/, after `npm ci`; `make book`)
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, posix, relative, resolve, sep } from "node:path";
+import { parseFragment } from "parse5";
 import { PurgeCSS } from "purgecss";
 import { transform } from "lightningcss";
 
@@ -112,7 +113,17 @@ function stylesheet(file, toDir, seen = new Set()) {
 // on every element at each style recalculation (a colour-mode switch recalculates the whole
 // page: 4,000-7,500 elements on a chapter). Widget state and other data scripts are left out.
 const WORDS = /[A-Za-z0-9_-]+/g;
-function htmlMarkup(html) {
+// An attribute's value as the parser reads it: character references decoded (class="a&#32;b"
+// is the classes a and b), by parse5 itself, on the rare values that hold an "&".
+function attrValue(a) {
+  const raw = a[2] ?? a[3] ?? a[4] ?? "";
+  if (!raw.includes("&")) return raw;
+  const q = a[3] !== undefined ? "'" : '"';
+  const el = parseFragment(`<i x=${q}${raw}${q}></i>`).childNodes[0];
+  return el?.attrs?.[0]?.value ?? raw;
+}
+
+export function htmlMarkup(html) {
   const tags = new Set(), classes = new Set(), ids = new Set(), names = new Set(), values = new Set();
   const words = new Set();
   const body = html.replace(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi, (_m, attrs, code) => {
@@ -120,17 +131,19 @@ function htmlMarkup(html) {
     if (!type || /javascript|module/i.test(type[1])) for (const w of code.match(WORDS) || []) words.add(w);
     return `<script${attrs}></script>`;
   }).replace(/<!--[\s\S]*?-->/g, "");
-  const TAG = /<([A-Za-z][\w:.-]*)((?:\s+[^\s=>\/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?)*)\s*\/?>/g;
+  // attributes after whitespace, or straight after a quoted value (<p id="a"class="b">)
+  const TAG = /<([A-Za-z][\w:.-]*)((?:(?:\s+|(?<=["']))[^\s=>\/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?)*)\s*\/?>/g;
   const ATTR = /([^\s=>\/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
   for (const m of body.matchAll(TAG)) {
     tags.add(m[1].toLowerCase());
     for (const a of m[2].matchAll(ATTR)) {
-      const name = a[1].toLowerCase(), value = a[2] ?? a[3] ?? a[4] ?? "";
+      const name = a[1].toLowerCase(), value = attrValue(a);
       names.add(name);
       if (!value) continue;
       values.add(value);
-      for (const v of value.split(/\s+/)) if (v) values.add(v);
-      if (name === "class") for (const c of value.split(/\s+/)) if (c) classes.add(c);
+      // HTML splits a class list at ASCII whitespace only (a no-break space is part of a class)
+      for (const v of value.split(/[\t\n\f\r ]+/)) if (v) values.add(v);
+      if (name === "class") for (const c of value.split(/[\t\n\f\r ]+/)) if (c) classes.add(c);
       if (name === "id") ids.add(value);
     }
   }
@@ -349,7 +362,10 @@ async function main() {
     `(classes ${[...plain].sort().join(" ")})`);
 }
 
-main().catch((e) => {
-  console.error(e instanceof BuildError ? `optimize-pages: ERROR: ${e.message}` : e);
-  process.exit(1);
-});
+// run as a script (`node optimize-pages.mjs`), not when imported (tests/web/ imports htmlMarkup)
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((e) => {
+    console.error(e instanceof BuildError ? `optimize-pages: ERROR: ${e.message}` : e);
+    process.exit(1);
+  });
+}

@@ -56,11 +56,16 @@ function find(node, test) {
   return null;
 }
 
-// htmlToText's removals: every .headerlink, script and style element of the document
-function strip(node) {
+// htmlToText's removals: every element querySelectorAll(".headerlink"), ("script") or
+// ("style") finds. A type selector matches in every namespace (an SVG or MathML <script> or
+// <style> goes too); a class selector matches case-insensitively in quirks mode (no doctype).
+function strip(node, quirks) {
+  const headerlink = (c) => (quirks
+    ? (attrOf(c, "class") || "").split(/[\t\n\f\r ]+/).some((k) => k.toLowerCase() === "headerlink")
+    : hasClass(c, "headerlink"));
   node.childNodes = (node.childNodes || []).filter((c) => !(isElement(c) &&
-    (hasClass(c, "headerlink") || (c.namespaceURI === "http://www.w3.org/1999/xhtml" && ["script", "style"].includes(c.tagName)))));
-  for (const c of node.childNodes) if (isElement(c)) strip(c);
+    (headerlink(c) || ["script", "style"].includes(c.tagName))));
+  for (const c of node.childNodes) if (isElement(c)) strip(c, quirks);
 }
 
 const escText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
@@ -85,7 +90,7 @@ const text = (node) => (node.childNodes || []).map((c) => (c.nodeName === "#text
 
 export function searchText(html, where) {
   const doc = parse(html, { scriptingEnabled: false });
-  strip(doc);
+  strip(doc, doc.mode === "quirks");
   const main = find(doc, (el) => attrOf(el, "role") === "main");
   if (!main) fail(`${where}: no [role="main"] element (the theme changed?)`);
   const body = reduce(main);

@@ -36,7 +36,9 @@ from attnlib._rng import isolated_global_rng
 
 __all__ = ["CheckResult", "checker"]
 
-_MD_SPECIAL = "\\`*_[]<>|#"
+# what Markdown (MyST, Jupyter's renderer) would read as markup: emphasis, code, links, HTML,
+# tables, headings, maths ($), entities (&), images (!), roles' braces
+_MD_SPECIAL = "\\`*_[]<>|#$&!{}"
 
 
 @dataclass(frozen=True, repr=False)
@@ -67,6 +69,7 @@ class CheckResult:
 
     def _repr_markdown_(self) -> str:
         text = "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in self.message)
+        text = text.replace("~~", "\\~\\~")  # strikethrough; a single ~ is plain text
         return f"{'✅' if self.ok else '❌'} {text}"
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numbers
-import textwrap
+import re
 from collections.abc import Sequence
 
+import matplotlib
 import numpy as np
-from matplotlib.colors import Normalize
+from matplotlib.colors import Colormap, Normalize
 from matplotlib.figure import Figure
 
 from attnlib.plotting._figure import (
@@ -21,6 +22,27 @@ from attnlib.plotting._figure import (
     _to_numpy,
 )
 from attnlib.plotting._theme import TITLE_PT
+
+
+def wrap_title(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, broken at spaces only outside
+    ``$...$`` maths (a newline inside maths breaks mathtext); a longer word or formula
+    stays whole on its own line."""
+    words: list[str] = []
+    for w in text.split():
+        # inside maths while the line so far holds an odd number of unescaped $
+        if words and re.sub(r"\\\$", "", words[-1]).count("$") % 2 == 1:
+            words[-1] += " " + w
+        else:
+            words.append(w)
+    lines: list[str] = []
+    for w in words:
+        if lines and len(lines[-1]) + 1 + len(w) <= width:
+            lines[-1] += " " + w
+        else:
+            lines.append(w)
+    return "\n".join(lines)
+
 
 __all__ = ["show_heatmaps"]
 
@@ -69,7 +91,8 @@ def show_heatmaps(
             of a column shares its title), or one per panel as a ``rows x cols`` list of
             lists.
         figsize: size of the whole figure in inches ``(width, height)``.
-        cmap: a matplotlib colour map name, drawn linearly from ``vmin`` to ``vmax``. Default
+        cmap: a matplotlib colour map (its name or a ``Colormap``), drawn linearly from
+            ``vmin`` to ``vmax``. Default
             (``None``): the explorers' weight scale (``attnlib.plotting._theme``): light to
             dark red on a light page (matplotlib ``"Reds"``), dark purple to light yellow on
             a dark one, a value at ``u ** GAMMA`` along it, ``u = (v - vmin) / (vmax -
@@ -168,10 +191,13 @@ def show_heatmaps(
         vmax = hi if hi > vmin else vmin + 1.0
     if not vmax > vmin:
         raise ValueError(f"vmax must be greater than vmin, got vmin={vmin}, vmax={vmax}")
-    if cmap is not None and not isinstance(cmap, str):
+    if cmap is not None and not isinstance(cmap, (str, Colormap)):
         raise TypeError(
-            f"cmap must be a matplotlib colour map name or None, got {type(cmap).__name__}"
+            "cmap must be a matplotlib colour map (a name or a matplotlib.colors.Colormap) "
+            f"or None, got {type(cmap).__name__}"
         )
+    if isinstance(cmap, str) and cmap not in matplotlib.colormaps:
+        raise ValueError(f"cmap must name a matplotlib colour map, got {cmap!r}")
     power = cmap is None and lo >= 0
 
     def draw(theme, narrow, managed):
@@ -274,7 +300,7 @@ def _draw_heatmaps(
         if c == 0:
             ax.set_ylabel(ylabel)
         if grid_titles is not None:
-            ax.set_title(textwrap.fill(str(grid_titles[i][j]), chars))
+            ax.set_title(wrap_title(str(grid_titles[i][j]), chars))
     for r in range(nrows):
         for c in range(ncols):
             if (r, c) not in used:

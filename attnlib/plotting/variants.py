@@ -26,6 +26,8 @@ from __future__ import annotations
 import base64
 import io
 
+from matplotlib.figure import Figure
+
 from attnlib.plotting._figure import NotebookFigure, _fingerprint
 from attnlib.plotting._theme import DARK, LIGHT
 
@@ -93,8 +95,11 @@ def render_png(fig) -> dict:
         renderer drew a string at.
 
     Raises:
+        TypeError: ``fig`` is not a matplotlib figure.
         ValueError: the figure draws no text (it has no smallest label).
     """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"render_png: fig must be a matplotlib Figure; got {type(fig).__name__}")
     old = fig.canvas
     canvas = _noting_canvas(fig)  # attaches itself to fig
     buffer = io.BytesIO()
@@ -200,8 +205,14 @@ def book_figures(shell=None) -> None:
         shell: the IPython shell; default: the running one.
 
     Raises:
+        TypeError: ``shell`` is not an IPython shell.
         RuntimeError: outside IPython (no shell to register with).
     """
+    if shell is not None and not hasattr(shell, "display_formatter"):
+        raise TypeError(
+            "book_figures: shell must be an IPython shell (with display_formatter) or None; "
+            f"got {type(shell).__name__}"
+        )
     if shell is None:
         try:
             from IPython import get_ipython

@@ -48,11 +48,21 @@ def _flag(value: object, name: str, where: str) -> bool:
 # ----------------------------------------------------------------------------- parameters
 
 
-def _format_number(v: float) -> str:
+def _format_number(v: float, digits: int = 3) -> str:
     """Short label for a slider value, e.g. 0.05, 1.5, 20, 512."""
     if float(v).is_integer() and abs(v) < 1e6:
         return str(int(v))
-    return f"{v:.3g}"
+    return f"{v:.{digits}g}"
+
+
+def _distinct_labels(values: Sequence[float]) -> list[str]:
+    """The shortest labels (3 significant digits or more) that tell every value apart:
+    100.0, 100.1 and 100.2 read "100", "100.1", "100.2", never "100" three times."""
+    for digits in range(3, 18):
+        out = [_format_number(v, digits) for v in values]
+        if len(set(out)) == len(out):
+            return out
+    return [repr(v) for v in values]
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,8 @@ class Slider:
             distinct). Integers stay ints, so ``update`` may use them as lengths.
         label: text shown before the slider (default: ``name``).
         default: initial value (must be one of ``values``; default: the middle one).
-        value_labels: optional text shown for each value (default: a short number).
+        value_labels: optional text shown for each value, distinct (default: the shortest
+            numbers that tell the values apart, e.g. 100, 100.1, 100.2).
         play: show a Play button (and a speed choice) that steps through the values to the
             last one, e.g. training steps or a sweep; with prefers-reduced-motion it steps
             once per press instead.
@@ -98,6 +109,11 @@ class Slider:
         object.__setattr__(
             self, "value_labels", _labels(self.value_labels, "value_labels", where, len(clean))
         )
+        if self.value_labels is not None and len(set(self.value_labels)) != len(clean):
+            raise ExplorerError(
+                f"{where}: value_labels must tell the values apart (distinct); got "
+                f"{list(self.value_labels)!r}"
+            )
         object.__setattr__(self, "play", _flag(self.play, "play", where))
         if self.default is not None:
             d = _scalar(self.default)
@@ -115,7 +131,7 @@ class Slider:
     def labels(self) -> list[str]:
         if self.value_labels is not None:
             return [str(s) for s in self.value_labels]
-        return [_format_number(v) for v in self.values]
+        return _distinct_labels(self.values)
 
     def default_index(self) -> int:
         if self.default is None:
@@ -223,6 +239,12 @@ class Text:
                 f"{where}: max_length must be a positive int holding the default "
                 f"({len(self.default)} characters); got {max_length}"
             )
+        too_long = [t for t in sugg if len(t) > max_length]
+        if too_long:
+            raise ExplorerError(
+                f"{where}: suggestions must fit the field (max_length {max_length} "
+                f"characters); got {too_long[0]!r} ({len(too_long[0])} characters)"
+            )
         object.__setattr__(self, "max_length", max_length)
 
     def check(self, value: object, where: str, limit: bool = True) -> str:
@@ -253,7 +275,7 @@ def _slider_value(v: object, where: str) -> int | float:
     """A slider's value as a Python int or float (numpy scalars and 0-d tensors too)."""
     x = _scalar(v)
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-        raise ExplorerError(f"{where}: every value must be a finite number; got {v!r}")
+        raise ExplorerError(f"{where}: every one of values must be a finite number; got {v!r}")
     return x
 
 

@@ -229,7 +229,22 @@ class Declaration:
             raise ExplorerError(
                 f"{where}: update returned panels {sorted(result)!r}; declared {want!r}"
             )
-        return {p.name: p.normalise(result[p.name], where) for p in self.panels}
+        frame = {p.name: p.normalise(result[p.name], where) for p in self.panels}
+        for p in self.panels:  # spokes: one weight per point they run to
+            sp = getattr(p, "spokes", None)
+            if sp is None:
+                continue
+            n_points = next(f for f in p.fixed if f.name == sp.to).x.shape[0]
+            n_weights = frame[sp.weights].shape[-1]
+            if n_weights != n_points:
+                raise ExplorerError(
+                    f"{where}: spokes of panel {p.name!r} run to the {n_points} points of "
+                    f"{sp.to!r} but take {n_weights} weights (columns of {sp.weights!r}); "
+                    "give one weight per point"
+                )
+        if self.live is not None and hasattr(self.live, "check_frame"):
+            self.live.check_frame(frame, where)  # the reference frame has the page's shapes
+        return frame
 
 
 def _items(value: object, name: str, where: str, what: str) -> tuple:

@@ -290,6 +290,19 @@ class LiveAttention:
                     "compute; only the output panel may"
                 )
 
+    def check_frame(self, frame: dict, where: str) -> None:
+        """The reference frame (``update``'s) has the weights the page computes: one row
+        per scoring function compared (else one), one column per key."""
+        rows = len(self.compare) if self.compare is not None else 1
+        want = (rows, self.keys.shape[0])
+        got = tuple(frame[self.weights].shape)
+        if got != want:
+            raise ExplorerError(
+                f"{where} (live): weights {self.weights!r} must be {want} (rows: "
+                f"{'scoring functions' if self.compare is not None else 'the query'}, "
+                f"columns: the {want[1]} keys); update returned {got}"
+            )
+
     def spec(self) -> dict:
         add = None
         if self.additive is not None:
@@ -491,6 +504,17 @@ class LiveKernelRegression:
                         f"{where}: series {s.name!r} of panel {p.name!r} changes, but the "
                         "browser does not compute it"
                     )
+
+    def check_frame(self, frame: dict, where: str) -> None:
+        """The reference frame's weights are ``(len(heat_x), len(x_train))``, as the page's."""
+        want = (self.heat_x.shape[0], self.x_train.shape[0])
+        got = tuple(frame[self.weights].shape)
+        if got != want:
+            raise ExplorerError(
+                f"{where} (live kernel regression): weights {self.weights!r} must be {want} "
+                f"(rows: the heatmap's queries heat_x, columns: the training points); "
+                f"update returned {got}"
+            )
 
     def spec(self) -> dict:
         return {

@@ -184,6 +184,17 @@ class LiveMasking:
                     "(masked, plain softmax)"
                 )
 
+    def check_frame(self, frame: dict, where: str) -> None:
+        """Each sentence's reference weights are ``(max_tokens, max_tokens)``, as the page's."""
+        want = (self.max_tokens, self.max_tokens)
+        for w in self.weights:
+            got = tuple(frame[w].shape)
+            if got != want:
+                raise ExplorerError(
+                    f"{where} (live masking): weights {w!r} must be {want} (queries x keys, "
+                    f"max_tokens={self.max_tokens}); update returned {got}"
+                )
+
     def spec(self) -> dict:
         return {
             "kind": "masking",

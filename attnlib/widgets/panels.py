@@ -396,8 +396,9 @@ class Lines:
         for f in self.fixed:
             xs.append(f.x)
             ys.append(f.y)
-        xlim = self.xlim or _padded_range(np.concatenate(xs), 0.02)
-        ylim = self.ylim or _padded_range(np.concatenate(ys), 0.05)
+        # a panel with no data on an axis (only a handle, say) takes that axis from its limit
+        xlim = self.xlim or _padded_range(np.concatenate([np.zeros(0), *xs]), 0.02)
+        ylim = self.ylim or _padded_range(np.concatenate([np.zeros(0), *ys]), 0.05)
         colours = iter(list(OKABE_ITO) * 4)
         series_spec = []
         for s, shp in zip(self.series, shape):
@@ -475,6 +476,8 @@ def _limits(lim: object, which: str, where: str) -> tuple[float, float]:
 
 
 def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
+    if a.size == 0:  # nothing drawn on this axis (a panel with only a 1-D handle): 0 to 1
+        return 0.0, 1.0
     lo, hi = float(np.min(a)), float(np.max(a))
     if hi - lo < _min_span(lo, hi):  # constant (or nearly) data: a readable range around it
         mid, half = (lo + hi) / 2, max(0.5, _min_span(lo, hi))

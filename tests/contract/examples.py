@@ -1,0 +1,659 @@
+"""One valid example call for every public callable of attnlib, and the decisions taken on
+its bad inputs. ``test_contract.py`` fails when a public callable has no entry here.
+
+How a new public function joins the harness
+-------------------------------------------
+Add one entry to ``EXAMPLES`` under the callable's defining name,
+``f"{obj.__module__}.{obj.__qualname__}"`` (a re-export, e.g. ``attnlib.masked_softmax``, is
+covered by the entry of ``attnlib.masking.masked_softmax``)::
+
+    "attnlib.scoring.cosine_scores": Example(
+        lambda: ((Q(), K()), {"eps": 1e-8}),          # fresh (args, kwargs) on every call
+        check=lambda r: shape(r, (2, 3, 4)),           # optional: the valid result is right
+        decisions={("eps", "zero"): ("accept", "eps=0 is the plain cosine")},
+        text_args=("title",),                          # strings that reach a page
+        skip_args={"model": "a trained model: attacked in tests/robustness"},
+    ),
+
+The harness then calls it once as given (it must pass), and once per bad value of each
+argument, one argument at a time (``_engine.bad_values``: None where None is not the
+default, a str for a number/sequence/tensor, bool for a number, NaN/inf, zero, negative,
+huge, empty, one-shorter sequences, a longer last axis, numpy scalars and 0-d tensors, control
+characters and markup for ``text_args``). Each must be refused with a TypeError/ValueError
+naming the argument, or accepted with a finite result, inputs and global generators unchanged.
+A perturbation whose outcome is a deliberate design choice is recorded in ``decisions`` with
+its reason: ``"refuse"``/``"accept"`` are asserted, ``"not run"`` is for a perturbation
+that cannot be run in a unit test (a huge training run). Keep examples tiny: the whole
+harness runs in seconds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+
+import numpy as np
+import torch
+
+from ._engine import Example
+
+REASON_COUNT = "a long run is the caller's choice; a huge count only takes long"
+#: attacking every argument would train three models per bad value: too slow for the unit step
+SLOW_TRAINING = "each call trains three models; too slow to attack in the unit-test step"
+#: nn.Module constructors (and what builds one) draw their initial parameters from torch's
+#: global generator, as every torch.nn layer does: torch.manual_seed(s) reproduces a model
+#: the core's tensor maths lets a NaN/inf entry through, as torch's own operations do
+NAN_IN_NAN_OUT = (
+    "tensor maths propagates a NaN/inf entry as torch does; a finiteness check of every "
+    "input would cost a full pass per call inside training loops"
+)
+MODULE_INIT = "initial parameters from torch's global generator, as torch.nn layers draw them"
+
+
+def _g(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def T(*shape, seed=0):
+    return torch.rand(*shape, generator=_g(seed))
+
+
+def _weights_ok(r):
+    w = r[1] if isinstance(r, tuple) else r
+    torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[:-1], dtype=w.dtype))
+
+
+# ------------------------------------------------------------------ small shared objects
+
+
+@functools.cache
+def _date_model():
+    from attnlib.book import ch06_model as s2s
+
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        m = s2s.DateModel(attention=True, embed_size=4, num_hiddens=8)
+        src, lens = s2s.encode_sources(["22 Nov 2026", "3 Jan 1999"])
+        tgt = s2s.encode_targets(["2026-11-22", "1999-01-03"])
+        m(src, lens, tgt)
+    return m
+
+
+@functools.cache
+def _number_models():
+    from attnlib.book import ch06_lengths as L
+
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        att = L.NumberModel(attention=True, embed_size=4, num_hiddens=8)
+        plain = L.NumberModel(attention=False, embed_size=4, num_hiddens=8)
+        src, lens = L.encode_spoken(["12", "3"])
+        tgt = L.encode_digits(["12", "3"])
+        att(src, lens, tgt)
+        plain(src, lens, tgt)
+    return att, plain
+
+
+def _log():
+    from attnlib.book import ch06_model as s2s
+
+    w = torch.softmax(torch.randn(1, s2s.N_OUT, 11, generator=_g()), -1)
+    return s2s.TrainLog(losses=[2.0 - 0.05 * i for i in range(20)], checkpoints=[(0, w), (20, w)])
+
+
+def _decl():
+    from attnlib import widgets as W
+
+    return W.Declaration(
+        "d",
+        lambda s: {"h": np.array([[s, 1.0 - s]])},
+        [W.Slider("s", [0.0, 0.25, 1.0])],
+        [W.Heatmap("h")],
+    )
+
+
+def _figure():
+    from attnlib.plotting import plot_lines
+
+    return plot_lines(T(3), {"y": T(3, seed=1)}, xlabel="x", ylabel="y", figsize=(2, 1.5))
+
+
+def _shell():
+    """A stand-in for IPython's shell: what book_figures registers its formatter with."""
+    from types import SimpleNamespace
+
+    from IPython.core.formatters import PNGFormatter
+
+    return SimpleNamespace(
+        display_formatter=SimpleNamespace(formatters={"image/png": PNGFormatter()})
+    )
+
+
+# --------------------------------------------------------------------------- the library
+
+_LIB = {
+    "attnlib.masking.masked_softmax": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4),), {"valid_lens": torch.tensor([2, 3])}),
+        check=_weights_ok,
+    ),
+    "attnlib.masking.valid_lens_to_mask": Example(
+        lambda: ((torch.tensor([1, 3]), 2, 4), {}),
+    ),
+    "attnlib.scoring.dot_product_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {})
+    ),
+    "attnlib.scoring.additive_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: (
+            (T(2, 3, 4), T(2, 5, 6, seed=1), T(8, 4, seed=2), T(8, 6, seed=3), T(8, seed=4)),
+            {},
+        ),
+    ),
+    "attnlib.scoring.bilinear_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 6, seed=1), T(4, 6, seed=2)), {}),
+    ),
+    "attnlib.scoring.gaussian_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+    ),
+    "attnlib.attention.attention_pool": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 5), T(2, 5, 2, seed=1)), {"valid_lens": torch.tensor([2, 5])}),
+        check=_weights_ok,
+    ),
+    "attnlib.attention.dot_product_attention": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: (
+            (T(2, 3, 4), T(2, 5, 4, seed=1), T(2, 5, 2, seed=2), torch.tensor([2, 5])),
+            {},
+        ),
+        check=_weights_ok,
+    ),
+    "attnlib.attention.DotProductAttention": Example(
+        torch_rng=MODULE_INIT, call=lambda: ((), {"dropout": 0.1})
+    ),
+    "attnlib.attention.AdditiveAttention": Example(
+        torch_rng=MODULE_INIT,
+        call=lambda: ((), {"key_size": 4, "query_size": 4, "num_hiddens": 8, "dropout": 0.0}),
+    ),
+    "attnlib.kernels.gaussian": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((torch.linspace(-2, 2, 9),), {})
+    ),
+    "attnlib.kernels.boxcar": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((torch.linspace(-2, 2, 9),), {})
+    ),
+    "attnlib.kernels.constant": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((torch.linspace(-2, 2, 9),), {})
+    ),
+    "attnlib.kernels.epanechnikov": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((torch.linspace(-2, 2, 9),), {})
+    ),
+    "attnlib.kernels.triangular": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((torch.linspace(-2, 2, 9),), {})
+    ),
+    "attnlib.kernels.log_kernel": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((torch.linspace(-2, 2, 9),), {"kernel": "gaussian"}),
+    ),
+    "attnlib.kernels.nadaraya_watson": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: (
+            (T(6), T(6, seed=1), T(3, seed=2)),
+            {"kernel": "gaussian", "bandwidth": 0.5},
+        ),
+        check=_weights_ok,
+    ),
+    "attnlib.kernels.NadarayaWatson": Example(
+        torch_rng=MODULE_INIT,
+        call=lambda: ((), {"kernel": "boxcar", "bandwidth": 0.5, "exclude_self": True}),
+    ),
+}
+
+# ------------------------------------------------------------------------- widget toolkit
+
+
+def _lines_update(s):
+    return {"l": {"y": np.ones(3) * s}}
+
+
+_WIDGETS = {
+    "attnlib.widgets.controls.Slider": Example(
+        lambda: (("s", [0.0, 0.5, 1.0]), {"label": "strength", "default": 0.5}),
+        text_args=("label",),
+    ),
+    "attnlib.widgets.controls.Choice": Example(
+        lambda: (("c", ["a", "b"]), {"label": "kind", "option_labels": ["A", "B"]}),
+        text_args=("label",),
+    ),
+    "attnlib.widgets.controls.Text": Example(
+        lambda: (("t", "the cat sat"), {"label": "sentence", "suggestions": ["a dog"]}),
+        text_args=("label", "default"),
+    ),
+    "attnlib.widgets.panels.Heatmap": Example(
+        lambda: (("h",), {"xlabel": "keys", "row_labels": ["q1", "q2"], "vmax": 1.0}),
+        text_args=("xlabel", "ylabel", "colorbar_label"),
+    ),
+    "attnlib.widgets.panels.Lines": Example(
+        lambda: (("l",), {"x": [0.0, 1.0, 2.0], "series": ["y"], "xlabel": "x"}),
+        text_args=("xlabel", "ylabel"),
+    ),
+    "attnlib.widgets.caption.Caption": Example(lambda: (("c",), {"title": "a caption"})),
+    "attnlib.widgets.caption.LabelledMatrix": Example(
+        lambda: ((np.eye(2), ["a", "b"], ["x", "y"]), {})
+    ),
+    "attnlib.widgets.series.Series": Example(lambda: (("y",), {"width": 2.0})),
+    "attnlib.widgets.series.FixedSeries": Example(
+        lambda: (("f", [0.0, 1.0], [1.0, 2.0]), {"width": 1.5})
+    ),
+    "attnlib.widgets.series.Handle": Example(lambda: (("x", "y"), {"label": "the query"})),
+    "attnlib.widgets.series.Spokes": Example(lambda: (("keys", "w"), {})),
+    "attnlib.widgets.declaration.Declaration": Example(
+        lambda: (
+            ("d", _lines_update_fn(), _slider(), _lines_panel()),
+            {"title": "an explorer"},
+        ),
+        text_args=("title",),
+    ),
+    "attnlib.widgets.widget.Explorer": Example(lambda: ((_decl(),), {})),
+    "attnlib.widgets.encoding.encode_frames": Example(lambda: ((np.full((2, 3), 0.25),), {})),
+    "attnlib.widgets.encoding.decode_frames": Example(lambda: ((_encoded(),), {})),
+    "attnlib.widgets.controls.ExplorerError": Example(lambda: (("message",), {})),
+    "attnlib.widgets.page.standalone_html": Example(lambda: ((_explorer(),), {})),
+    "attnlib.widgets.live.LiveAttention": Example(
+        lambda: (
+            (np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])),
+            {"query": ("x", "y"), "weights": "w", "output": ("p", "s")},
+        )
+    ),
+    "attnlib.widgets.live.LiveKernelRegression": Example(
+        lambda: (
+            (),
+            dict(
+                x_train=[0.0, 1.0],
+                y_train=[0.0, 1.0],
+                query="q",
+                kernel="k",
+                bandwidth="b",
+                fit=("f", "a"),
+                marker=("f", "b"),
+                bars=("w", "c"),
+                window=("f", "d"),
+                weights="h",
+                heat_x=[0.5],
+            ),
+        )
+    ),
+    "attnlib.widgets.live_masking.LiveMasking": Example(
+        lambda: ((("s",), ("w",)), {"max_tokens": 6, "d": 8})
+    ),
+    "attnlib.widgets.live.kernel_window": Example(
+        lambda: ((torch.tensor([0.0, 1.0]), 0.5, "gaussian", 0.5, (-1.0, 2.0)), {})
+    ),
+    "attnlib.widgets.live_masking.tokens": Example(lambda: (("the cat sat", 6), {})),
+    "attnlib.widgets.live_masking.fold": Example(lambda: (("Café",), {})),
+    "attnlib.widgets.live_masking.word_vector": Example(lambda: (("cat", 8), {})),
+}
+
+
+def _lines_update_fn():
+    return _lines_update
+
+
+def _slider():
+    from attnlib import widgets as W
+
+    return [W.Slider("s", [0.0, 1.0])]
+
+
+def _lines_panel():
+    from attnlib import widgets as W
+
+    return [W.Lines("l", x=[0.0, 1.0, 2.0], series=["y"])]
+
+
+def _encoded():
+    from attnlib.widgets import encode_frames
+
+    return encode_frames(np.full((2, 3), 0.25))
+
+
+def _explorer():
+    from attnlib import widgets as W
+
+    return W.Explorer(_decl())
+
+
+# ----------------------------------------------------------------------------- plotting
+
+_PLOTTING = {
+    "attnlib.plotting._figure.NotebookFigure": Example(lambda: ((), {"figsize": (2, 1.5)})),
+    "attnlib.plotting.heatmaps.show_heatmaps": Example(
+        lambda: ((T(1, 2, 3, 4), "keys", "queries"), {"titles": ["a", "b"], "figsize": (2, 2)}),
+        text_args=("xlabel", "ylabel"),
+    ),
+    "attnlib.plotting.lines.plot_lines": Example(
+        lambda: ((T(5), {"y": T(5, seed=1)}), {"xlabel": "x", "ylabel": "y", "title": "t"}),
+        text_args=("xlabel", "ylabel"),
+    ),
+    "attnlib.plotting.lines.plot_regression": Example(
+        lambda: ((T(5), T(5, seed=1), torch.linspace(0, 1, 7), {"fit": T(7, seed=2)}), {}),
+    ),
+    "attnlib.plotting.histograms.plot_histograms": Example(
+        lambda: (({"a": T(50)},), {"xlabel": "x", "bins": 10}),
+        text_args=("xlabel",),
+    ),
+    "attnlib.plotting.lines.plot_kernels": Example(
+        lambda: ((torch.linspace(-2, 2, 9), {"k": torch.linspace(0, 1, 9)}), {})
+    ),
+    "attnlib.plotting.variants.figure_variants": Example(lambda: ((_figure(),), {})),
+    "attnlib.plotting.variants.render_png": Example(lambda: ((_figure(),), {})),
+    "attnlib.plotting.variants.book_figures": Example(
+        lambda: ((), {"shell": _shell()}),
+        mutates={"shell": "registers attnlib's PNG formatter with the shell: its purpose"},
+    ),
+}
+
+# --------------------------------------------------------------------------------- book
+
+
+def _explorer_fn(**kw):
+    return Example(lambda: ((), kw))
+
+
+def _kernel(u):
+    return torch.exp(-(u**2) / 2)
+
+
+def _softmax(X, valid_lens=None):
+    from attnlib import masked_softmax
+
+    return masked_softmax(X, valid_lens)
+
+
+def _dot(q, k):
+    return q @ k.transpose(-1, -2)
+
+
+def _additive_factory(n):
+    from attnlib import AdditiveAttention
+
+    return AdditiveAttention(key_size=n, query_size=n, num_hiddens=8, dropout=0.0)
+
+
+_BOOK = {
+    # chapter 1
+    "attnlib.book.ch01_queries_keys_values.soft_lookup_declaration": Example(
+        lambda: ((), {"seed": 0, "n_keys": 4})
+    ),
+    "attnlib.book.ch01_queries_keys_values.soft_lookup_explorer": _explorer_fn(n_keys=3),
+    "attnlib.book.ch01_queries_keys_values.softmax_temperature_declaration": Example(
+        lambda: ((), {"seed": 0, "n_queries": 2, "n_keys": 3, "n_temperatures": 5})
+    ),
+    "attnlib.book.ch01_queries_keys_values.softmax_temperature_explorer": _explorer_fn(
+        n_queries=2, n_keys=3, n_temperatures=5
+    ),
+    "attnlib.book.ch01_queries_keys_values.check_weights": Example(
+        lambda: ((torch.softmax(T(2, 3, 4), -1),), {})
+    ),
+    # chapter 2
+    "attnlib.book.ch02_attention_pooling.kernel_regression_declaration": Example(
+        lambda: ((), {"seed": 0, "n_train": 8, "n_heat_queries": 4, "n_bandwidths": 3})
+    ),
+    "attnlib.book.ch02_attention_pooling.kernel_regression_explorer": _explorer_fn(
+        n_train=8, n_heat_queries=4, n_bandwidths=3
+    ),
+    "attnlib.book.ch02_attention_pooling.bandwidth_training_declaration": Example(
+        lambda: ((), {"seed": 0, "n_train": 8, "steps": 5, "lr": 0.1})
+    ),
+    "attnlib.book.ch02_attention_pooling.bandwidth_training_explorer": _explorer_fn(
+        n_train=8, steps=5
+    ),
+    "attnlib.book.ch02_attention_pooling.check_kernel": Example(
+        lambda: ((_kernel, "gaussian"), {})
+    ),
+    # chapter 3
+    "attnlib.book.ch03_masked_softmax.masking_declaration": Example(
+        lambda: ((), {"max_tokens": 4, "d": 4})
+    ),
+    "attnlib.book.ch03_masked_softmax.masking_explorer": _explorer_fn(max_tokens=4, d=4),
+    "attnlib.book.ch03_masked_softmax.check_masked_softmax": Example(lambda: ((_softmax,), {})),
+    # chapter 4
+    "attnlib.book.ch04_additive_attention.additive_attention_declaration": Example(
+        lambda: ((), {"seed": 0, "n_keys": 3, "hiddens": (2, 4), "n_angles": 4})
+    ),
+    "attnlib.book.ch04_additive_attention.additive_attention_explorer": _explorer_fn(
+        n_keys=3, hiddens=(2, 4), n_angles=4
+    ),
+    "attnlib.book.ch04_additive_attention.check_scores": Example(
+        lambda: ((_dot, "dot_product"), {})
+    ),
+    # chapter 5
+    "attnlib.book.ch05_scaled_dot_product.scaling_declaration": Example(
+        lambda: ((), {"seed": 0, "n_samples": 20, "n_queries": 2, "n_keys": 3, "dims": (2, 4)})
+    ),
+    "attnlib.book.ch05_scaled_dot_product.scaling_explorer": _explorer_fn(
+        n_samples=20, n_queries=2, n_keys=3, dims=(2, 4)
+    ),
+    "attnlib.book.ch05_scaled_dot_product.scoring_comparison_declaration": Example(
+        lambda: ((), {"seed": 0, "num_hiddens": 4})
+    ),
+    "attnlib.book.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(
+        num_hiddens=4
+    ),
+    # chapter 6: the playback and its checkers
+    "attnlib.book.ch06_bahdanau.alignment_playback_declaration": Example(
+        lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
+        text_args=("source",),
+    ),
+    "attnlib.book.ch06_bahdanau.alignment_playback_explorer": Example(
+        lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
+    ),
+    "attnlib.book.ch06_bahdanau.chapter_playback_declaration": Example(lambda: ((), {})),
+    "attnlib.book.ch06_bahdanau.check_alignment": Example(
+        lambda: ((torch.eye(10, 11), "22 Nov 2026"), {})
+    ),
+    "attnlib.book.ch06_bahdanau.check_attention_module": Example(
+        lambda: ((_additive_factory,), {"steps": 3, "seed": 0}),
+        decisions={("steps", "huge"): ("not run", REASON_COUNT)},
+    ),
+    # chapter 6: the number-reading models
+    "attnlib.book.ch06_lengths.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
+    "attnlib.book.ch06_lengths.spell": Example(lambda: (("1203",), {})),
+    "attnlib.book.ch06_lengths.encode_spoken": Example(lambda: ((["12", "3"],), {})),
+    "attnlib.book.ch06_lengths.encode_digits": Example(lambda: ((["12", "3"],), {})),
+    "attnlib.book.ch06_lengths.NumberModel": Example(
+        torch_rng=MODULE_INIT,
+        call=lambda: ((), {"attention": True, "embed_size": 4, "num_hiddens": 8}),
+    ),
+    "attnlib.book.ch06_lengths.read_numbers": Example(
+        lambda: ((_number_models()[0], ["12", "3"]), {"extra": 2}),
+        skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
+    ),
+    "attnlib.book.ch06_lengths.scores": Example(lambda: ((["12", "4"], ["12", "3"]), {})),
+    "attnlib.book.ch06_lengths.word_weights": Example(
+        lambda: ((torch.softmax(T(3, 9), -1), "12"), {})
+    ),
+    "attnlib.book.ch06_lengths.evaluate": Example(
+        lambda: ((_number_models()[1], {1: ["1", "2"], 2: ["12", "34"]}), {}),
+        skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
+    ),
+    "attnlib.book.ch06_lengths.compare_models": Example(
+        lambda: (_number_data() + ({1: ["1"], 2: ["12"]},), {"seed": 0, "steps": 1}),
+        decisions={("steps", "huge"): ("not run", REASON_COUNT)},
+        skip_args=dict.fromkeys(
+            ("src", "src_lens", "tgt", "tests", "seeds", "workers"), SLOW_TRAINING
+        ),
+    ),
+    "attnlib.book.ch06_lengths.compare_seeds": Example(
+        lambda: (_number_data() + ({1: ["1"], 2: ["12"]}, [0]), {"workers": 1, "steps": 1}),
+        decisions={("steps", "huge"): ("not run", REASON_COUNT)},
+        skip_args=dict.fromkeys(
+            ("src", "src_lens", "tgt", "tests", "seeds", "workers"), SLOW_TRAINING
+        ),
+    ),
+    "attnlib.book.ch06_lengths.results_table": Example(lambda: ((_results(), _tests16()), {})),
+    "attnlib.book.ch06_lengths.ResultsTable": Example(
+        lambda: (([("a", "model a", [(0.5, 0.4, 0.6)])], ["1-4"]), {})
+    ),
+    "attnlib.book.ch06_lengths.wrong_by_position": Example(
+        lambda: ((["12", "45"], ["12", "35"]), {})
+    ),
+    "attnlib.book.ch06_lengths.length_declaration": Example(
+        lambda: (
+            (
+                *_number_models(),
+                {1: ["7", "0"], 2: ["12", "90"]},
+                {"with attention": torch.tensor([1.0, 0.5]), "without": torch.zeros(2)},
+            ),
+            {"train_max": 1},
+        ),
+        skip_args={
+            "with_attention": "a model; the wrong kind is attacked in tests/test_lengths.py",
+            "without_attention": "a model; the wrong kind is attacked in tests/test_lengths.py",
+        },
+    ),
+    "attnlib.book.ch06_lengths.length_explorer": Example(
+        lambda: (
+            (
+                *_number_models(),
+                {1: ["7", "0"], 2: ["12", "90"]},
+                {"with attention": torch.tensor([1.0, 0.5]), "without": torch.zeros(2)},
+            ),
+            {"train_max": 1},
+        ),
+    ),
+    "attnlib.book.ch06_lengths.chapter_length_declaration": Example(lambda: ((), {})),
+    # chapter 6: the date model
+    "attnlib.book.ch06_model.random_dates": Example(lambda: ((3, _g()), {})),
+    "attnlib.book.ch06_model.format_source": Example(
+        lambda: ((dt.date(2026, 11, 22),), {"style": "short"})
+    ),
+    "attnlib.book.ch06_model.format_target": Example(lambda: ((dt.date(2026, 11, 22),), {})),
+    "attnlib.book.ch06_model.random_sources": Example(
+        lambda: (([dt.date(2026, 11, 22), dt.date(1999, 1, 3)], _g()), {})
+    ),
+    "attnlib.book.ch06_model.encode_sources": Example(lambda: ((["22 Nov 2026", "3 Jan"],), {})),
+    "attnlib.book.ch06_model.encode_targets": Example(
+        lambda: ((["2026-11-22", "1999-01-03"],), {})
+    ),
+    "attnlib.book.ch06_model.implied_alignment": Example(lambda: (("22 Nov 2026",), {})),
+    "attnlib.book.ch06_model.Encoder": Example(
+        torch_rng=MODULE_INIT, call=lambda: ((10, 4, 8), {"num_layers": 1})
+    ),
+    "attnlib.book.ch06_model.AttentionDecoder": Example(
+        torch_rng=MODULE_INIT, call=lambda: ((10, 4, 8), {"num_layers": 1, "dropout": 0.0})
+    ),
+    "attnlib.book.ch06_model.ContextDecoder": Example(
+        torch_rng=MODULE_INIT, call=lambda: ((10, 4, 8), {"num_layers": 1, "dropout": 0.0})
+    ),
+    "attnlib.book.ch06_model.UniformAttention": Example(
+        torch_rng=MODULE_INIT, call=lambda: ((), {})
+    ),
+    "attnlib.book.ch06_model.EncoderDecoder": Example(
+        torch_rng=MODULE_INIT, call=lambda: ((10, 12), {"embed_size": 4, "num_hiddens": 8})
+    ),
+    "attnlib.book.ch06_model.DateModel": Example(
+        torch_rng=MODULE_INIT,
+        call=lambda: ((), {"embed_size": 4, "num_hiddens": 8, "dropout": 0.0}),
+    ),
+    "attnlib.book.ch06_model.TrainLog": Example(
+        lambda: ((), {"losses": [1.0, 0.5], "seconds": 0.1})
+    ),
+    "attnlib.book.ch06_model.train": Example(
+        lambda: (
+            (_date_model_copy(), *_date_data()),
+            {"steps": 2, "batch_size": 2, "lr": 0.01, "generator": _g()},
+        ),
+        decisions={("steps", "huge"): ("not run", REASON_COUNT)},
+        mutates={"model": "train updates the model's parameters: its purpose"},
+    ),
+    "attnlib.book.ch06_model.translate": Example(
+        lambda: ((_date_model(), ["22 Nov 2026"]), {}),
+        skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
+    ),
+    "attnlib.book.ch06_model.accuracy": Example(
+        lambda: ((_date_model(), ["22 Nov 2026"], [dt.date(2026, 11, 22)]), {}),
+        skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
+    ),
+    "attnlib.book.ch06_model.uniform_rows": Example(lambda: ((_date_model(), [8]), {})),
+    # claims, diagrams, glue, registry
+    "attnlib.book.claims.Claim": Example(lambda: (("c", "says", 0.5, ">=", 0.1), {})),
+    "attnlib.book.claims.check": Example(lambda: (([_claim()],), {})),
+    "attnlib.book.claims.bucket_means": Example(lambda: ((T(16, 2),), {})),
+    "attnlib.book.claims.first_focused": Example(
+        lambda: (([(0, torch.eye(10, 11)[None])], torch.eye(10, 11), [0, 1]), {"level": 0.5})
+    ),
+    "attnlib.book.claims.date_claims": Example(lambda: ((0.9, T(10), T(10, seed=1)), {})),
+    "attnlib.book.claims.playback_claims": Example(
+        lambda: (([2.5, 1.0], [(0, torch.eye(10, 11)[None])], torch.eye(10, 11)), {})
+    ),
+    "attnlib.book.claims.length_claims": Example(lambda: ((_results(),), {})),
+    "attnlib.book.claims.bandwidth_claims": Example(
+        lambda: (
+            (([1.0] * 101, [0.5] * 100), ([1.0 - 0.005 * i for i in range(101)], [0.5] * 100)),
+            {},
+        )
+    ),
+    "attnlib.book.diagrams.draw_pipeline": Example(
+        lambda: ((_pipeline(),), {"title": "t"}), text_args=("title",)
+    ),
+    "attnlib.book.diagrams.pipeline_example": Example(
+        lambda: (("dot_product",), {"valid_len": 2})
+    ),
+    "attnlib.book.diagram_seq2seq.draw_encoder_decoder": Example(
+        lambda: (("22 Nov 2026", "2026-11-", torch.softmax(T(11), -1)), {"next_char": "2"}),
+        text_args=("title",),
+    ),
+    "attnlib.book.glue.glue": Example(lambda: (("contract_name", "0.50"), {})),
+    "attnlib.book.registry.compute": Example(lambda: (("soft_lookup",), {})),
+}
+
+
+def _claim():
+    from attnlib.book.claims import Claim
+
+    return Claim("c", "says", 0.5, ">=", 0.1)
+
+
+def _pipeline():
+    from attnlib.book.diagrams import pipeline_example
+
+    return pipeline_example("dot_product")
+
+
+def _number_data():
+    from attnlib.book import ch06_lengths as L
+
+    src, lens = L.encode_spoken(["12", "3", "45"])
+    return src, lens, L.encode_digits(["12", "3", "45"])
+
+
+def _date_data():
+    from attnlib.book import ch06_model as s2s
+
+    src, lens = s2s.encode_sources(["22 Nov 2026", "3 Jan 1999"])
+    return src, lens, s2s.encode_targets(["2026-11-22", "1999-01-03"])
+
+
+def _date_model_copy():
+    """A fresh, sized date model (train changes it; the cached one stays as it is)."""
+    _date_model.cache_clear()
+    try:
+        return _date_model()
+    finally:
+        _date_model.cache_clear()
+
+
+def _tests16():
+    return {k: ["1" * k] for k in range(1, 17)}
+
+
+def _results():
+    from attnlib.book.ch06_lengths import MODEL_NAMES
+
+    return {name: T(1, 16, 2, seed=i) for i, name in enumerate(MODEL_NAMES)}
+
+
+EXAMPLES: dict[str, Example] = {**_LIB, **_WIDGETS, **_PLOTTING, **_BOOK}
