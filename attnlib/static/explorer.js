@@ -1016,10 +1016,11 @@ function render({ model, el: host }) {
           inputs[k].value = String(i);
           any = true;
         }
-        if (!any) return;
+        if (!any) return false;
         redraw();
         model.set("indices", idx.slice());
         model.save_changes();
+        return true;
       }
     };
     const initial = idx.slice();
@@ -1119,11 +1120,52 @@ function render({ model, el: host }) {
       }
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
+    const presets = spec.presets || [];
+    let chosen = -1, presetButtons = [], notice = null;
+    if (presets.length) {
+      const group = html("div", "attn-presets", null);
+      controls.insertBefore(group, controls.firstChild);
+      group.setAttribute("role", "group");
+      group.setAttribute("aria-label", "Things to try");
+      html("span", "attn-presets-title", group, "Try:");
+      presetButtons = presets.map((pr, k) => {
+        const b = html("button", "attn-preset", group, pr.label);
+        b.type = "button";
+        b.setAttribute("aria-pressed", "false");
+        b.setAttribute("data-preset", String(k));
+        b.addEventListener("click", () => choosePreset(k));
+        return b;
+      });
+    }
+    const choosePreset = (k) => {
+      const pr = presets[k];
+      stopPlaying();
+      chosen = k;
+      let typed = false;
+      texts2.forEach(({ name: name2, input }) => {
+        if (typeof pr.texts[name2] === "string" && input.value !== pr.texts[name2]) {
+          input.value = pr.texts[name2];
+          typed = true;
+        }
+      });
+      notice.textContent = pr.notice;
+      if (!ui.move(pr.indices) || typed) redraw();
+      if (typed) syncTexts();
+    };
+    const NOTICE = "Pick one of the things to try; this line says what to notice.";
+    const presetOn = (k) => {
+      const pr = presets[k];
+      return Object.entries(pr.indices).every(([name2, i]) => idx[pos(name2)] === i) && texts2.every(({ name: name2, input }) => pr.texts[name2] === void 0 || pr.texts[name2] === input.value);
+    };
     const reset = html("button", "attn-reset", head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
       stopPlaying();
+      if (notice) {
+        chosen = -1;
+        notice.textContent = NOTICE;
+      }
       let typed = false;
       texts2.forEach(({ name: name2, input }) => {
         const start = startTexts[name2] === void 0 ? "" : startTexts[name2];
@@ -1132,11 +1174,9 @@ function render({ model, el: host }) {
           typed = true;
         }
       });
-      ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
-      if (typed) {
-        redraw();
-        syncTexts();
-      }
+      const moved = ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
+      if (typed || !moved) redraw();
+      if (typed) syncTexts();
     });
     const painters = spec.panels.map((ps) => {
       const stored = spec.live ? null : data[ps.name];
@@ -1182,6 +1222,10 @@ function render({ model, el: host }) {
       input.setAttribute("data-lm-suppress-shortcuts", "true");
       return { name: t.name, input };
     });
+    if (presets.length) {
+      notice = html("p", "attn-notice", controls, NOTICE);
+      notice.setAttribute("aria-live", "polite");
+    }
     const ranges = /* @__PURE__ */ new Map();
     ui.heatmaps.forEach((h) => ranges.set(`${h.spec.vmin}|${h.spec.vmax}|${h.spec.colorbar_label}|${!!h.spec.saturate}`, h));
     const bars = [...ranges.values()].map((h) => colorbar(h.spec, h.wrap, h.readout, ui.panelWidth(h.spec)));
@@ -1250,6 +1294,7 @@ function render({ model, el: host }) {
         p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
       }
       bars.forEach((b) => b());
+      presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === chosen && presetOn(k))));
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));

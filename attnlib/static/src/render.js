@@ -72,10 +72,11 @@ export function render({ model, el: host }) {
           if (k < 0 || !(i >= 0 && i < spec.params[k].values.length) || idx[k] === i) continue;
           idx[k] = i; inputs[k].value = String(i); any = true;
         }
-        if (!any) return;
+        if (!any) return false;
         redraw();
         model.set("indices", idx.slice());
         model.save_changes();
+        return true;
       },
     };
     const initial = idx.slice();  // what Reset returns to: the positions the explorer opened at
@@ -161,18 +162,59 @@ export function render({ model, el: host }) {
       // choice keep them. No effect outside JupyterLab.
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
+    // Things to try (Declaration(presets=...)): one button each, in the controls (which stick
+    // to the top of a phone's screen, so instruction, control and picture stay in view
+    // together), and the line that says what to notice, read out when a preset is picked.
+    const presets = spec.presets || [];
+    let chosen = -1, presetButtons = [], notice = null;
+    if (presets.length) {
+      const group = html("div", "attn-presets", null);
+      controls.insertBefore(group, controls.firstChild);
+      group.setAttribute("role", "group");
+      group.setAttribute("aria-label", "Things to try");
+      html("span", "attn-presets-title", group, "Try:");
+      presetButtons = presets.map((pr, k) => {
+        const b = html("button", "attn-preset", group, pr.label);
+        b.type = "button";
+        b.setAttribute("aria-pressed", "false");
+        b.setAttribute("data-preset", String(k));
+        b.addEventListener("click", () => choosePreset(k));
+        return b;
+      });
+    }
+    const choosePreset = (k) => {
+      const pr = presets[k];
+      stopPlaying();
+      chosen = k;
+      let typed = false;
+      texts.forEach(({ name, input }) => {
+        if (typeof pr.texts[name] === "string" && input.value !== pr.texts[name]) { input.value = pr.texts[name]; typed = true; }
+      });
+      notice.textContent = pr.notice;
+      // ui.move redraws when a control moves; the typed texts and the pressed state need one too
+      if (!ui.move(pr.indices) || typed) redraw();
+      if (typed) syncTexts();
+    };
+    const NOTICE = "Pick one of the things to try; this line says what to notice.";
+    const presetOn = (k) => {
+      const pr = presets[k];
+      return Object.entries(pr.indices).every(([name, i]) => idx[pos(name)] === i) &&
+        texts.every(({ name, input }) => pr.texts[name] === undefined || pr.texts[name] === input.value);
+    };
     const reset = html("button", "attn-reset", head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
       stopPlaying();
+      if (notice) { chosen = -1; notice.textContent = NOTICE; }
       let typed = false;
       texts.forEach(({ name, input }) => {
         const start = startTexts[name] === undefined ? "" : startTexts[name];
         if (input.value !== start) { input.value = start; typed = true; }
       });
-      ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
-      if (typed) { redraw(); syncTexts(); }
+      const moved = ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
+      if (typed || !moved) redraw();
+      if (typed) syncTexts();
     });
     const painters = spec.panels.map((ps) => {
       const stored = spec.live ? null : data[ps.name];
@@ -217,6 +259,10 @@ export function render({ model, el: host }) {
       input.setAttribute("data-lm-suppress-shortcuts", "true");
       return { name: t.name, input };
     });
+    if (presets.length) {  // last in the controls: just above the picture it talks about
+      notice = html("p", "attn-notice", controls, NOTICE);
+      notice.setAttribute("aria-live", "polite");
+    }
     // One colour bar per colour range, under the last map that uses it.
     const ranges = new Map();
     ui.heatmaps.forEach((h) => ranges.set(`${h.spec.vmin}|${h.spec.vmax}|${h.spec.colorbar_label}|${!!h.spec.saturate}`, h));
@@ -289,6 +335,7 @@ export function render({ model, el: host }) {
         p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
       }
       bars.forEach((b) => b());
+      presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === chosen && presetOn(k))));
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));
