@@ -43,8 +43,9 @@ _MD_SPECIAL = "\\`*_[]<>|#"
 class CheckResult:
     """Outcome of a check: ``ok`` and a message for the learner.
 
-    Truthy iff ``ok``. Its repr is ``"Correct: <message>"`` or ``"Not yet: <message>"`` (words, not emoji:
-    a colour emoji shows as an empty box where no emoji font is installed), so leaving a
+    Truthy iff ``ok``. Its repr is ``"Correct: <message>"`` or ``"Not yet: <message>"``
+    (words, not emoji: a colour emoji shows as an empty box where no emoji font is
+    installed), so leaving a
     check as the last expression of a notebook cell shows the verdict.
 
     Example::

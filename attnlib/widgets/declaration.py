@@ -254,7 +254,9 @@ def _check_presets(presets: object, params: tuple, texts: tuple, where: str) -> 
     labels = []
     for pr in presets:
         if not isinstance(pr, Preset):
-            raise ExplorerError(f"{where}: presets must be Preset objects; got {type(pr).__name__}")
+            raise ExplorerError(
+                f"{where}: presets must be Preset objects; got {type(pr).__name__}"
+            )
         at = f"{where}, preset {pr.label!r}"
         for name, value in pr.values.items():
             if name in fields:
