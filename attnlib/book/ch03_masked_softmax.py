@@ -115,6 +115,7 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
                 title=f"sentence {b + 1}",
                 rows_sum_to_one=True,
                 allow_zero_rows=True,
+                masked_zeros=True,
             )
             for b, (toks, _) in enumerate(defaults)
         ],
@@ -125,7 +126,7 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
             Preset(
                 "As it opens",
                 "Notice: each coloured block is a sentence's words by its words; the <pad> rows "
-                "and columns stay at weight 0, marked ×.",
+                "and columns stay at weight 0, crossed out.",
                 {
                     "masking": "valid_lengths",
                     **{f"sentence_{b + 1}": t for b, t in enumerate(SENTENCES)},

@@ -172,6 +172,7 @@ def additive_attention_declaration(
                 xlabel="keys",
                 ylabel="queries",
                 rows_sum_to_one=True,
+                masked_zeros=True,
                 title="attention weights",
             ),
             Lines(
@@ -205,7 +206,7 @@ def additive_attention_declaration(
             Preset(
                 f"Valid length {max(1, n_keys // 2)}",
                 "Notice: the masked keys' scores do not change, yet their weights drop to "
-                "exactly 0 (marked ×) and the others grow to still sum to one.",
+                "exactly 0 (crossed out) and the others grow to still sum to one.",
                 {"num_hiddens": mid, "valid_len": max(1, n_keys // 2)},
             ),
         ],

@@ -103,16 +103,8 @@ def scaling_declaration(
                 default=dims[len(dims) // 2],
             )
         ],
+        # the two maps to compare side by side (one row at 688 px), the scores under them
         panels=[
-            Lines(
-                "spread",
-                x=step_x,
-                series=[Series("q·k", color="#D55E00"), Series("q·k/√d", color="#0072B2")],
-                xlabel=f"score (tails beyond ±{limit:g} not shown)",
-                ylabel="density",
-                title=f"scores of {n_samples}×{n_samples} pairs",
-                fixed=[FixedSeries("N(0, 1)", edges, normal, dash="4 3", color="#777777")],
-            ),
             Heatmap(
                 "unscaled",
                 xlabel="keys",
@@ -126,6 +118,15 @@ def scaling_declaration(
                 ylabel="queries",
                 rows_sum_to_one=True,
                 title="softmax(q·k/√d)",
+            ),
+            Lines(
+                "spread",
+                x=step_x,
+                series=[Series("q·k", color="#D55E00"), Series("q·k/√d", color="#0072B2")],
+                xlabel=f"score (tails beyond ±{limit:g} not shown)",
+                ylabel="density",
+                title=f"scores of {n_samples}×{n_samples} pairs",
+                fixed=[FixedSeries("N(0, 1)", edges, normal, dash="4 3", color="#777777")],
             ),
         ],
         title="Scaled dot-product attention: why divide by √d",

@@ -286,6 +286,8 @@ function heatmapPanel(spec, parent, ui) {
   }, g);
   const tip = el("title", {}, img);
   el("rect", { x: 0, y: 0, width: W, height: H, fill: "none", class: "attn-frame" }, g);
+  const marksZeros = !!spec.masked_zeros || !!(ui.marksZeros && ui.marksZeros(spec.name));
+  const masked = marksZeros ? el("path", { class: "attn-masked", d: "" }, g) : null;
   const rowTicks = [], colTicks = [];
   for (let i = 0; i < R; i += stepR) {
     rowTicks.push([i, el("text", {
@@ -404,6 +406,17 @@ function heatmapPanel(spec, parent, ui) {
       rgb[3 * k + 2] = table[t + 2];
     }
     img.setAttribute("href", pngDataUrl(C, R, rgb));
+    if (masked) {
+      let d = "";
+      const m = Math.max(1, cell * 0.25), s = cell - 2 * m;
+      for (let k = 0; k < R * C; k++) {
+        if (values[k] !== 0) continue;
+        const x = k % C * cell + m, y = Math.floor(k / C) * cell + m;
+        d += `M${x} ${y}l${s} ${s}M${x + s} ${y}l${-s} ${s}`;
+      }
+      masked.setAttribute("d", d);
+      svg.setAttribute("data-masked", String(d ? d.split("M").length / 2 - 0.5 : 0));
+    }
     svg.attnValues = values;
     last = values;
     if (!readout.textContent) readout.textContent = "Point at or tap a cell.";
@@ -993,6 +1006,9 @@ function render({ model, el: host }) {
     const nMaps = spec.panels.filter((ps) => ps.kind === "heatmap").length;
     const ui = {
       typedLabels: !!(spec.live && spec.live.kind === "masking"),
+      // the typed sentences' maps: a weight of exactly 0 is a masked key (saved states from
+      // before Heatmap(masked_zeros=True) say so by their kind)
+      marksZeros: () => !!(spec.live && spec.live.kind === "masking"),
       controls,
       fieldAbove: (panel) => !!(spec.live && spec.live.kind === "masking" && spec.live.weights.includes(panel)),
       // three maps or more share one row of the book's column (each gets a third of it)

@@ -52,6 +52,9 @@ export function render({ model, el: host }) {
     const nMaps = spec.panels.filter((ps) => ps.kind === "heatmap").length;
     const ui = {
       typedLabels: !!(spec.live && spec.live.kind === "masking"),
+      // the typed sentences' maps: a weight of exactly 0 is a masked key (saved states from
+      // before Heatmap(masked_zeros=True) say so by their kind)
+      marksZeros: () => !!(spec.live && spec.live.kind === "masking"),
       controls,
       fieldAbove: (panel) => !!(spec.live && spec.live.kind === "masking" && spec.live.weights.includes(panel)),
       // three maps or more share one row of the book's column (each gets a third of it)
