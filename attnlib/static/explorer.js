@@ -1167,6 +1167,12 @@ function render({ model, el: host }) {
       notice.textContent = pr.notice;
       if (!ui.move(pr.indices) || typed) redraw();
       if (typed) syncTexts();
+      const b = presetButtons[k], row = b.parentNode;
+      if (row && row.scrollWidth > row.clientWidth && b.getBoundingClientRect) {
+        const br = b.getBoundingClientRect(), rr = row.getBoundingClientRect();
+        if (br.right > rr.right) row.scrollLeft += br.right - rr.right + 4;
+        else if (br.left < rr.left) row.scrollLeft -= rr.left - br.left + 4;
+      }
     };
     const NOTICE = "Pick one of the things to try; this line says what to notice.";
     const presetOn = (k) => {

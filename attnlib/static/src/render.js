@@ -197,6 +197,14 @@ export function render({ model, el: host }) {
       // ui.move redraws when a control moves; the typed texts and the pressed state need one too
       if (!ui.move(pr.indices) || typed) redraw();
       if (typed) syncTexts();
+      // on a phone the buttons share a row that scrolls sideways: the chosen one is brought
+      // whole into that row (only the row scrolls, never the page)
+      const b = presetButtons[k], row = b.parentNode;
+      if (row && row.scrollWidth > row.clientWidth && b.getBoundingClientRect) {
+        const br = b.getBoundingClientRect(), rr = row.getBoundingClientRect();
+        if (br.right > rr.right) row.scrollLeft += br.right - rr.right + 4;
+        else if (br.left < rr.left) row.scrollLeft -= rr.left - br.left + 4;
+      }
     };
     const NOTICE = "Pick one of the things to try; this line says what to notice.";
     const presetOn = (k) => {
