@@ -110,7 +110,7 @@ def softmax_temperature_declaration(
             Lines(
                 "query_0",
                 x=keys,
-                series=[Series("query 0", style="line")],
+                series=[Series("query 0", style="bars")],  # one stem per key: keys are discrete
                 xlabel="key",
                 ylabel="weight",
                 title="weights of query 0",

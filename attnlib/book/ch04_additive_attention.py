@@ -163,7 +163,14 @@ def additive_attention_declaration(
                         dash="3 3",
                         color="#bbbbbb",
                     ),
-                    FixedSeries("keys", k_np[:, 0], k_np[:, 1], style="points", color="#0072B2"),
+                    FixedSeries(
+                        "keys",
+                        k_np[:, 0],
+                        k_np[:, 1],
+                        style="points",
+                        color="#0072B2",
+                        labels=[str(j) for j in range(n_keys)],  # the weights' columns 0..7
+                    ),
                 ],
                 handle=Handle("angle", None, label="query", circle=(0.0, 0.0, radius)),
             ),
@@ -178,7 +185,7 @@ def additive_attention_declaration(
             Lines(
                 "scores",
                 x=np.arange(n_keys, dtype=np.float64),
-                series=[Series("score a(q, k)", color="#009E73")],
+                series=[Series("score a(q, k)", style="bars", color="#009E73")],  # one stem per key
                 xlabel="key",
                 ylabel="score",
                 title="additive scores (before masking)",
