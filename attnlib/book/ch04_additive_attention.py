@@ -185,7 +185,8 @@ def additive_attention_declaration(
             Lines(
                 "scores",
                 x=np.arange(n_keys, dtype=np.float64),
-                series=[Series("score a(q, k)", style="bars", color="#009E73")],  # one stem per key
+                # one stem per key: the keys are discrete
+                series=[Series("score a(q, k)", style="bars", color="#009E73")],
                 xlabel="key",
                 ylabel="score",
                 title="additive scores (before masking)",
