@@ -298,3 +298,29 @@ def test_masked_cells_are_crossed_out(browser):
         assert svg.get_attribute("data-masked") == "4"  # valid length 4 of 8: keys 4-7
     finally:
         ctx.close()
+
+
+@pytest.mark.browser
+def test_the_row_another_panel_shows_is_outlined_in_the_heatmap(browser):
+    row = "() => document.querySelector('svg.attn-heatmap').dataset.currentRow"
+    ctx, page, _ = _open(browser, "softmax_temperature")  # the line panel draws query 0
+    try:
+        assert page.evaluate(row) == "0"
+        assert page.query_selector("svg.attn-heatmap rect.attn-current-row") is not None
+    finally:
+        ctx.close()
+    decl = registry.DECLARATIONS["kernel_regression"]()
+    heat_x = decl.live.spec()["heat_x"]
+    queries = next(p for p in decl.params if p.name == "query").values
+    ctx, page, _ = _open(browser, "kernel_regression")  # the heatmap row nearest the query
+    try:
+        for i in (0, 37, 90):
+            page.evaluate(
+                """(i) => { const s = document.querySelector('input[data-param=query]');
+                  s.value = String(i); s.dispatchEvent(new Event('input')); }""",
+                i,
+            )
+            want = min(range(len(heat_x)), key=lambda r: abs(heat_x[r] - queries[i]))
+            assert page.evaluate(row) == str(want), f"query {queries[i]}"
+    finally:
+        ctx.close()

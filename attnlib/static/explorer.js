@@ -383,7 +383,13 @@ function heatmapPanel(spec, parent, ui) {
     show(current[0] + m[0], current[1] + m[1]);
   });
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
-  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
+  let rowMark = null;
+  const markRow = (i) => {
+    if (!rowMark) rowMark = el("rect", { class: "attn-current-row", x: -1, width: W + 2, height: cell, fill: "none" }, g);
+    rowMark.setAttribute("y", String(i * cell));
+    svg.setAttribute("data-current-row", String(i));
+  };
+  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow });
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   const rgb = new Uint8Array(R * C * 3);
   return (values, ctx) => {
@@ -1287,6 +1293,27 @@ function render({ model, el: host }) {
       for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
       return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} of its weight on ${h.colName(best)}.`;
     };
+    const linkRows = (params) => {
+      const lv = spec.live;
+      if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
+        const h = ui.heatmaps.find((x) => x.spec.name === lv.weights), q = params[lv.query];
+        if (!h || typeof q !== "number") return;
+        let best = 0;
+        lv.heat_x.forEach((x, i) => {
+          if (Math.abs(x - q) < Math.abs(lv.heat_x[best] - q)) best = i;
+        });
+        h.markRow(best);
+        return;
+      }
+      if (ui.heatmaps.length !== 1) return;
+      for (const ps of spec.panels) {
+        const m = ps.kind === "lines" && ps.series && ps.series.length === 1 && /^query (\d+)$/.exec(ps.series[0].name || "");
+        if (m && +m[1] < ui.heatmaps[0].spec.rows) {
+          ui.heatmaps[0].markRow(+m[1]);
+          return;
+        }
+      }
+    };
     const redraw = () => {
       let f = 0;
       const params = {};
@@ -1316,6 +1343,7 @@ function render({ model, el: host }) {
         p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
       }
       bars.forEach((b) => b());
+      linkRows(params);
       presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === chosen && presetOn(k))));
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));

@@ -139,7 +139,15 @@ export function heatmapPanel(spec, parent, ui) {
     show(current[0] + m[0], current[1] + m[1]);
   });
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
-  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
+  // linked views: the row another panel shows (the dragged query's row, the row a line panel
+  // draws) is outlined in the accent colour
+  let rowMark = null;
+  const markRow = (i) => {
+    if (!rowMark) rowMark = el("rect", { class: "attn-current-row", x: -1, width: W + 2, height: cell, fill: "none" }, g);
+    rowMark.setAttribute("y", String(i * cell));
+    svg.setAttribute("data-current-row", String(i));
+  };
+  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow });
   // the colour a weight is painted (for scripts and tests, like svg.attnValues)
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   const rgb = new Uint8Array(R * C * 3);

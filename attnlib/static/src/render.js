@@ -318,6 +318,24 @@ export function render({ model, el: host }) {
       return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} ` +
         `of its weight on ${h.colName(best)}.`;
     };
+    // Linked views: the heatmap row that another panel shows. Kernel regression: the row of the
+    // heatmap's query nearest the dragged one. A line panel drawing one row ("query 2"): that row.
+    const linkRows = (params) => {
+      const lv = spec.live;
+      if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
+        const h = ui.heatmaps.find((x) => x.spec.name === lv.weights), q = params[lv.query];
+        if (!h || typeof q !== "number") return;
+        let best = 0;
+        lv.heat_x.forEach((x, i) => { if (Math.abs(x - q) < Math.abs(lv.heat_x[best] - q)) best = i; });
+        h.markRow(best);
+        return;
+      }
+      if (ui.heatmaps.length !== 1) return;
+      for (const ps of spec.panels) {
+        const m = ps.kind === "lines" && ps.series && ps.series.length === 1 && /^query (\d+)$/.exec(ps.series[0].name || "");
+        if (m && +m[1] < ui.heatmaps[0].spec.rows) { ui.heatmaps[0].markRow(+m[1]); return; }
+      }
+    };
     const redraw = () => {
       let f = 0;
       const params = {};
@@ -346,6 +364,7 @@ export function render({ model, el: host }) {
         p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
       }
       bars.forEach((b) => b());
+      linkRows(params);
       presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === chosen && presetOn(k))));
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
