@@ -234,6 +234,8 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
             ),
             *_query_sliders(0.5, -0.5),
         ],
+        # the dragged query and the output it moves side by side (one row on a wide screen,
+        # one above the other on a phone), the weights under them
         panels=[
             Lines(
                 "keys",
@@ -250,13 +252,6 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
                 equal_aspect=True,
                 handle=Handle("query_x", "query_y", label="query"),
                 spokes=Spokes("keys", "weights"),
-            ),
-            Heatmap(
-                "weights",
-                xlabel="keys",
-                ylabel="query",
-                rows_sum_to_one=True,
-                title="attention weights",
             ),
             Lines(
                 "values",
@@ -279,6 +274,13 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
                 xlim=(-2, 2),
                 ylim=(-2, 2),
                 equal_aspect=True,
+            ),
+            Heatmap(
+                "weights",
+                xlabel="keys",
+                ylabel="query",
+                rows_sum_to_one=True,
+                title="attention weights",
             ),
         ],
         # two lines beside Reset on a 390 px phone (three made the explorer 1.19 windows tall)
