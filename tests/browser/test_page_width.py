@@ -19,6 +19,12 @@ WIDTHS_JS = """() => ({
   explorers: [...document.querySelectorAll('.attn-explorer')].map((e) => e.getBoundingClientRect().width),
   column: Math.max(...[...document.querySelectorAll('.bd-article section > p')].map((p) => p.getBoundingClientRect().width)),
   scroll: document.documentElement.scrollWidth,
+  // what a reader sees 40 px inside the right edge of each explorer (not the sidebar's list)
+  covered: [...document.querySelectorAll('.attn-explorer')].map((e) => {
+    e.scrollIntoView({ block: 'center' });
+    const r = e.getBoundingClientRect(), at = document.elementFromPoint(r.right - 40, r.top + r.height / 2);
+    return !(at && e.contains(at));
+  }),
 })"""
 
 
@@ -45,6 +51,9 @@ def test_explorers_use_the_page_width_on_wide_screens(browser, visits, name):
         if wide:  # (below 1200 px the theme's own column is wider: no sidebar beside it)
             assert m["column"] <= 700, f"{name} at {width} px: text column {m['column']:.0f} px"
         assert m["scroll"] <= width, f"{name} at {width} px: the page scrolls sideways"
+        assert not any(m["covered"]), (
+            f"{name} at {width} px: an explorer is drawn under the sidebar"
+        )
         for w in m["explorers"]:
             if wide:
                 assert w >= m["column"] + 200, (
