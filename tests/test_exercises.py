@@ -29,7 +29,7 @@ def _gen(seed: int = 0) -> torch.Generator:
 def _fails_with(result: CheckResult, *fragments: str) -> None:
     assert isinstance(result, CheckResult)
     assert not result, f"expected a failure, got {result!r}"
-    assert repr(result).startswith("❌ ")
+    assert repr(result).startswith("Not yet: ")
     for fragment in fragments:
         assert fragment in result.message, f"{fragment!r} not in {result.message!r}"
 
@@ -37,19 +37,34 @@ def _fails_with(result: CheckResult, *fragments: str) -> None:
 def _passes(result: CheckResult) -> None:
     assert isinstance(result, CheckResult)
     assert result, f"expected a pass, got {result!r}"
-    assert result.ok is True and repr(result).startswith("✅ ")
+    assert result.ok is True and repr(result).startswith("Correct: ")
 
 
 # --------------------------------------------------------------------------- CheckResult
 def test_check_result_truthiness_repr_and_markdown():
     good, bad = CheckResult(True, "fine"), CheckResult(False, "valid_lens=[2, 3] *wrong*")
     assert bool(good) and not bool(bad)
-    assert repr(good) == "✅ fine" and str(bad) == "❌ valid_lens=[2, 3] *wrong*"
+    assert repr(good) == "Correct: fine" and str(bad) == "Not yet: valid_lens=[2, 3] *wrong*"
     md = bad._repr_markdown_()
-    assert md.startswith("❌ ")
+    assert md.startswith("**Not yet:** ")
     assert r"valid\_lens=\[2, 3\] \*wrong\*" in md  # markdown cannot garble the message
     with pytest.raises(AttributeError):
         good.ok = False  # frozen
+
+
+def _pictographs(text: str) -> list[str]:
+    """Characters a reader without an emoji font sees as empty boxes: emoji and pictographs
+    (U+1F000 and up), dingbats and miscellaneous symbols (U+2600-U+27BF), and the emoji
+    variation selector."""
+    return [c for c in text if ord(c) >= 0x1F000 or 0x2600 <= ord(c) <= 0x27BF or c == "\ufe0f"]
+
+
+def test_verdicts_are_words_not_emoji():
+    for ok in (True, False):
+        r = CheckResult(ok, "row 1 sums to 0.70")
+        for shown in (repr(r), str(r), r._repr_markdown_()):
+            assert not _pictographs(shown), f"verdict {shown!r} starts with {_pictographs(shown)}"
+    assert repr(CheckResult(True, "x")).split()[0] != repr(CheckResult(False, "x")).split()[0]
 
 
 # --------------------------------------------------------------------------- check_weights

@@ -118,8 +118,8 @@ REPRS = {
     "additive_attention": "Explorer('additive_attention': angle ×36, valid_len ×8, "
     "num_hiddens ×3 → "
     "lines 'plane', heatmap 'weights' 1×8, lines 'scores')",
-    "scaling": "Explorer('scaling': d ×9 → lines 'spread', heatmap 'unscaled' 4×8, heatmap "
-    "'scaled' 4×8)",
+    "scaling": "Explorer('scaling': d ×9 → heatmap 'unscaled' 4×8, heatmap 'scaled' 4×8, "
+    "lines 'spread')",
     "decode_step": "Explorer('decode_step': step ×10 → caption 'step', heatmap 'weights' 1×11)",
 }
 

@@ -122,7 +122,9 @@ export function staticPicture(state) {
     }
     e.removeAttribute("data-value"); // the live explorer's test hook: not needed in a picture
     if (e.getAttribute("data-ready") !== null) { e.removeAttribute("data-ready"); e.setAttribute("data-static", "true"); }
-    if (e.getAttribute("aria-live") !== null) { e.removeAttribute("aria-live"); e.textContent = ""; }
+    // the sentence (and a preset's notice line) keeps its text: the picture is as tall as the
+    // live explorer that replaces it (no layout shift); only the live one speaks
+    if (e.getAttribute("aria-live") !== null) e.removeAttribute("aria-live");
   });
   return host.serialize();
 }

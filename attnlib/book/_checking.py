@@ -9,7 +9,7 @@ query, key) and the value found versus the value expected, and, for the classic 
 their likely cause (forgetting the :math:`1/\\sqrt d`, transposed scores, d2l's in-place
 ``-1e6`` fill, the triangular kernel written for the Epanechnikov one, ...).
 
-A wrong answer never raises: even a function that crashes gets a ``❌`` result quoting
+A wrong answer never raises: even a function that crashes gets a ``Not yet:`` result quoting
 the exception. Only input the checker cannot use at all raises: ``TypeError`` (e.g. not
 callable, not numbers) or ``ValueError`` (an unknown kernel or scoring ``kind``).
 
@@ -45,13 +45,15 @@ _MD_SPECIAL = "\\`*_[]<>|#$&!{}"
 class CheckResult:
     """Outcome of a check: ``ok`` and a message for the learner.
 
-    Truthy iff ``ok``. Its repr is ``"✅ <message>"`` or ``"❌ <message>"``, so leaving a
+    Truthy iff ``ok``. Its repr is ``"Correct: <message>"`` or ``"Not yet: <message>"``
+    (words, not emoji: a colour emoji shows as an empty box where no emoji font is
+    installed), so leaving a
     check as the last expression of a notebook cell shows the verdict.
 
     Example::
 
         >>> CheckResult(False, "row 1 of batch 0 sums to 0.70")
-        ❌ row 1 of batch 0 sums to 0.70
+        Not yet: row 1 of batch 0 sums to 0.70
         >>> bool(CheckResult(True, "fine"))
         True
     """
@@ -63,14 +65,14 @@ class CheckResult:
         return bool(self.ok)
 
     def __repr__(self) -> str:
-        return f"{'✅' if self.ok else '❌'} {self.message}"
+        return f"{'Correct:' if self.ok else 'Not yet:'} {self.message}"
 
     __str__ = __repr__
 
     def _repr_markdown_(self) -> str:
         text = "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in self.message)
         text = text.replace("~~", "\\~\\~")  # strikethrough; a single ~ is plain text
-        return f"{'✅' if self.ok else '❌'} {text}"
+        return f"{'**Correct:**' if self.ok else '**Not yet:**'} {text}"
 
 
 def _pass(message: str) -> CheckResult:

@@ -8,7 +8,17 @@ import torch
 from attnlib._validate import as_int, as_real, as_seed
 from attnlib.widgets import Slider
 
-__all__ = ["_generator", "_log_grid", "_np", "_query_sliders", "_seed", "_count", "_real", "_ints"]
+__all__ = [
+    "_generator",
+    "_log_grid",
+    "_nearest",
+    "_np",
+    "_query_sliders",
+    "_seed",
+    "_count",
+    "_real",
+    "_ints",
+]
 
 
 def _seed(value: object, fn: str) -> int:
@@ -72,3 +82,8 @@ def _query_sliders(x: float, y: float) -> list[Slider]:
         )
         for axis, v in (("x", x), ("y", y))
     ]
+
+
+def _nearest(values, v: float) -> float:
+    """The value of a slider's grid nearest to ``v`` (a preset names a point of the grid)."""
+    return min(values, key=lambda g: abs(g - v))

@@ -31,7 +31,15 @@ from attnlib.book._checking import (
     _pass,
     checker,
 )
-from attnlib.book._common import _count, _generator, _log_grid, _np, _query_sliders, _seed
+from attnlib.book._common import (
+    _count,
+    _generator,
+    _log_grid,
+    _nearest,
+    _np,
+    _query_sliders,
+    _seed,
+)
 from attnlib.masking import masked_softmax
 from attnlib.scoring import dot_product_scores, gaussian_scores
 from attnlib.widgets import (
@@ -42,6 +50,7 @@ from attnlib.widgets import (
     Handle,
     Heatmap,
     Lines,
+    Preset,
     Series,
     Slider,
     Spokes,
@@ -101,7 +110,7 @@ def softmax_temperature_declaration(
             Lines(
                 "query_0",
                 x=keys,
-                series=[Series("query 0", style="line")],
+                series=[Series("query 0", style="bars")],  # one stem per key: keys are discrete
                 xlabel="key",
                 ylabel="weight",
                 title="weights of query 0",
@@ -119,6 +128,32 @@ def softmax_temperature_declaration(
             ),
         ],
         title="Softmax temperature: from a hard lookup (T → 0) to average pooling (T → ∞)",
+        presets=[
+            Preset(
+                "T = 0.05: a hard lookup",
+                "Notice: each row collapses onto its largest score, one strong cell per row, "
+                "and query 0's curve meets the one-hot points.",
+                {"temperature": _nearest(temperatures, 0.05)},
+            ),
+            Preset(
+                "T = 20: nearly average pooling",
+                "Notice: every row evens out to nearly one colour, close to 1/8 per key; query "
+                "0's curve flattens towards the dashed uniform line.",
+                {"temperature": _nearest(temperatures, 20.0)},
+            ),
+            Preset(
+                "T ≈ 0.2: query 1 against query 2",
+                "Notice: query 2 is already nearly one-hot, while query 1 still splits its "
+                "weight between keys 5 and 6, whose scores are close.",
+                {"temperature": _nearest(temperatures, 0.193)},
+            ),
+            Preset(
+                "T = 1: the order stays",
+                "Notice: move T either way; the order of the weights within a row never "
+                "changes, T only sharpens or flattens it.",
+                {"temperature": _nearest(temperatures, 1.0)},
+            ),
+        ],
         meta={"scores": scores},
     )
 
@@ -199,6 +234,8 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
             ),
             *_query_sliders(0.5, -0.5),
         ],
+        # the dragged query and the output it moves side by side (one row on a wide screen,
+        # one above the other on a phone), the weights under them
         panels=[
             Lines(
                 "keys",
@@ -215,13 +252,6 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
                 equal_aspect=True,
                 handle=Handle("query_x", "query_y", label="query"),
                 spokes=Spokes("keys", "weights"),
-            ),
-            Heatmap(
-                "weights",
-                xlabel="keys",
-                ylabel="query",
-                rows_sum_to_one=True,
-                title="attention weights",
             ),
             Lines(
                 "values",
@@ -245,9 +275,53 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
                 ylim=(-2, 2),
                 equal_aspect=True,
             ),
+            Heatmap(
+                "weights",
+                xlabel="keys",
+                ylabel="query",
+                rows_sum_to_one=True,
+                title="attention weights",
+            ),
         ],
         # two lines beside Reset on a 390 px phone (three made the explorer 1.19 windows tall)
         title="Soft lookup: the output stays in the values' convex hull",
+        presets=[
+            Preset(
+                "Start: Gaussian, T = 1",
+                "Notice: the nearest key, 4, gets the most weight, and the output sits inside "
+                "the hull.",
+                {"score": "gaussian", "temperature": 1, "query_x": 0.5, "query_y": -0.5},
+            ),
+            Preset(
+                "T = 0.02: an exact lookup",
+                "Notice: the row is one-hot on the nearest key and the output is its value, a "
+                "corner of the hull; drag the query and the output hops from corner to corner.",
+                {"temperature": 0.02},
+            ),
+            Preset(
+                "T = 1000: average pooling",
+                "Notice: every weight is 1/7 and the output stays at the centroid of the "
+                "values, wherever the query goes.",
+                {"temperature": 1000},
+            ),
+            Preset(
+                "Between keys 4 and 5",
+                "Notice: keys 4 and 5 share the weight, and the output lies on the hull's edge "
+                "between values 4 and 5.",
+                {"score": "gaussian", "temperature": 0.2, "query_x": 0.05, "query_y": -0.95},
+            ),
+            Preset(
+                "On key 6, Gaussian",
+                "Notice: the Gaussian score gives the nearest key, 6, all the weight.",
+                {"score": "gaussian", "temperature": 0.05, "query_x": -0.5, "query_y": 0.45},
+            ),
+            Preset(
+                "On key 6, dot product",
+                "Notice: now key 1 takes almost all the weight: the dot product rewards keys "
+                "that are long and point the query's way, not keys that are near.",
+                {"score": "scaled_dot", "temperature": 0.05, "query_x": -0.5, "query_y": 0.45},
+            ),
+        ],
         live=LiveAttention(
             keys=kv,
             values=vv,
@@ -326,7 +400,7 @@ def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> Ch
     Example::
 
         >>> check_weights(torch.tensor([[0.5, 0.5, 0.0], [0.2, 0.5, 0.0]]), valid_lens=2)
-        ❌ row 1 sums to 0.70; weights must sum to 1 over the valid keys (keys 0..1)
+        Not yet: row 1 sums to 0.70; weights must sum to 1 over the valid keys (keys 0..1)
         >>> bool(check_weights(torch.tensor([[[0.25, 0.75], [1.0, 0.0]]])))
         True
     """

@@ -32,7 +32,7 @@ from attnlib.book._checking import (
     _require_callable,
     checker,
 )
-from attnlib.book._common import _count, _generator, _log_grid, _np, _real, _seed
+from attnlib.book._common import _count, _generator, _log_grid, _nearest, _np, _real, _seed
 from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
 from attnlib.widgets import (
     Choice,
@@ -42,6 +42,7 @@ from attnlib.widgets import (
     Handle,
     Heatmap,
     Lines,
+    Preset,
     Series,
     Slider,
 )
@@ -68,6 +69,50 @@ KERNEL_FORMULAS = {
 
 def _truth(x: np.ndarray | torch.Tensor):
     return 2 * np.sin(x) + x if isinstance(x, np.ndarray) else 2 * torch.sin(x) + x
+
+
+def _kernel_presets(bandwidths: list[float]) -> list[Preset]:
+    """Chapter 2's things to try with the kernel regression explorer."""
+    mid = _nearest(bandwidths, 0.486)
+    shapes = [
+        ("boxcar", "the nearest inputs share the weight equally: flat bars"),
+        ("epanechnikov", "the same inputs, weighted as a parabola"),
+        ("triangular", "the same inputs, weighted as a tent"),
+    ]
+    return [
+        Preset(
+            "Start: Gaussian, σ ≈ 0.49",
+            "Notice: the tallest bar stands on the nearest training input; drag the query and "
+            "the bell travels with it.",
+            {"kernel": "gaussian", "bandwidth": mid, "query": 1.5},
+        ),
+        Preset(
+            "σ = 0.01: a staircase",
+            "Notice: one bar of height 1 on the nearest training input; the prediction is that "
+            "point's target, and the fit turns into a staircase.",
+            {"bandwidth": _nearest(bandwidths, 0.01)},
+        ),
+        Preset(
+            "σ = 5: the mean",
+            "Notice: every bar is close to 1/40, and the prediction stays near the mean of the "
+            "targets wherever the query goes.",
+            {"bandwidth": _nearest(bandwidths, 5.0)},
+        ),
+        Preset(
+            "Boxcar, an empty window",
+            "Notice: no training input is within σ of the query; the empty-window rule puts "
+            "weight 1 on the nearest input instead of dividing 0 by 0.",
+            {"kernel": "boxcar", "bandwidth": _nearest(bandwidths, 0.0613), "query": 2.5},
+        ),
+        *[
+            Preset(
+                f"{name.capitalize()}, σ ≈ 0.49",
+                f"Notice: {what}; compare with the other kernels at this σ.",
+                {"kernel": name, "bandwidth": mid, "query": 1.5},
+            )
+            for name, what in shapes
+        ],
+    ]
 
 
 def kernel_regression_declaration(
@@ -203,6 +248,7 @@ def kernel_regression_declaration(
         # short: on a phone a title of 3 lines (and a legend of 3) put the explorer at 1.21
         # windows, within 5 % of its limit
         title="Kernel regression: drag the query, choose kernel and bandwidth",
+        presets=_kernel_presets(bandwidths),
         live=LiveKernelRegression(
             x_train=xt,
             y_train=yt,
@@ -269,6 +315,38 @@ def _bandwidth_runs(seed: int, n_train: int, steps: int, lr: float):
                 optimizer.step()
         runs[exclude_self] = (hs, losses)
     return x_train, y_train, runs
+
+
+def _training_presets(steps: int) -> list[Preset]:
+    """Chapter 2's things to try with the bandwidth training playback (or none, for a run of
+    fewer than 100 steps)."""
+    if steps < 100:
+        return []
+    return [
+        Preset(
+            "Step 0",
+            "Notice: both runs start at σ = 1, and both fits are the same smooth, too-flat curve.",
+            {"step": 0},
+        ),
+        Preset(
+            "Step 10",
+            "Notice: the two runs still agree; both shrink the window, and both fits tighten "
+            "towards the truth.",
+            {"step": 10},
+        ),
+        Preset(
+            "Step 60",
+            "Notice: the runs have parted; the leave-one-out run has come back and settled, "
+            "the other keeps shrinking σ.",
+            {"step": 60},
+        ),
+        Preset(
+            "Step 100",
+            "Notice: without leave-one-out the fit is a staircase through every training "
+            "point, and its training loss heads to zero.",
+            {"step": steps},
+        ),
+    ]
 
 
 def bandwidth_training_declaration(
@@ -348,6 +426,7 @@ def bandwidth_training_declaration(
             ),
         ],
         title="Learning the bandwidth, step by step (σ with leave-one-out and without)",
+        presets=_training_presets(steps),
         meta={"x_train": x_train, "y_train": y_train, "runs": runs},
     )
 
@@ -445,7 +524,7 @@ def check_kernel(fn: Callable, name: str) -> CheckResult:
 
         >>> triangular = lambda u: torch.clamp(1 - u.abs(), min=0)
         >>> check_kernel(triangular, "epanechnikov")  # doctest: +ELLIPSIS
-        ❌ your "epanechnikov" kernel is the triangular kernel 1 − |u| ...
+        Not yet: your "epanechnikov" kernel is the triangular kernel 1 − |u| ...
         >>> bool(check_kernel(lambda u: 0.75 * torch.clamp(1 - u ** 2, min=0), "epanechnikov"))
         True
     """

@@ -34,6 +34,7 @@ from attnlib.widgets import (
     Declaration,
     Explorer,
     Heatmap,
+    Preset,
     Text,
 )
 from attnlib.widgets.live_masking import LiveMasking
@@ -114,12 +115,52 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
                 title=f"sentence {b + 1}",
                 rows_sum_to_one=True,
                 allow_zero_rows=True,
+                masked_zeros=True,
             )
             for b, (toks, _) in enumerate(defaults)
         ],
         title=f"Masked softmax on your own sentences: each is cut or padded to {max_tokens} "
         "tokens",
         live=live,
+        presets=[
+            Preset(
+                "As it opens",
+                "Notice: each coloured block is a sentence's words by its words; the <pad> rows "
+                "and columns stay at weight 0, crossed out.",
+                {
+                    "masking": "valid_lengths",
+                    **{f"sentence_{b + 1}": t for b, t in enumerate(SENTENCES)},
+                },
+            ),
+            Preset(
+                "No masking",
+                "Notice: every cell takes some weight, padding included: the mistake masking "
+                "prevents.",
+                {"masking": "none"},
+            ),
+            Preset(
+                "Add a word",
+                "Notice: one more row and one more column join sentence 2's block; the other "
+                "two maps do not change.",
+                {"masking": "valid_lengths", "sentence_2": "Learn to code today"},
+            ),
+            Preset(
+                "The same word three times",
+                "Notice: the three columns are the same key, so each row of the block is "
+                "uniform, 1/3 each.",
+                {"masking": "valid_lengths", "sentence_3": "a a a"},
+            ),
+            Preset(
+                "Too long, and empty",
+                f"Notice: sentence 1 is cut to {max_tokens} tokens and has no padding; the "
+                "empty sentence 3 is all zeros, neither uniform nor NaN.",
+                {
+                    "masking": "valid_lengths",
+                    "sentence_1": "one two three four five six seven eight",
+                    "sentence_3": "",
+                },
+            ),
+        ],
         meta={"live": live},
     )
 
@@ -307,7 +348,7 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
         True
         >>> plain = lambda X, valid_lens: torch.softmax(X, dim=-1)
         >>> check_masked_softmax(plain)  # doctest: +ELLIPSIS
-        ❌ with valid_lens=[2, 3] (one length per sequence), your weights at batch 0, ...
+        Not yet: with valid_lens=[2, 3] (one length per sequence), your weights at batch 0, ...
     """
     _require_callable(fn, "check_masked_softmax")
 

@@ -42,6 +42,7 @@ from attnlib.widgets import (
     Handle,
     Heatmap,
     Lines,
+    Preset,
     Series,
     Slider,
 )
@@ -117,6 +118,7 @@ def additive_attention_declaration(
         }
 
     k_np = _np(keys[0])
+    mid = hiddens[len(hiddens) // 2]
     return Declaration(
         name="additive_attention",
         update=update,
@@ -161,7 +163,14 @@ def additive_attention_declaration(
                         dash="3 3",
                         color="#bbbbbb",
                     ),
-                    FixedSeries("keys", k_np[:, 0], k_np[:, 1], style="points", color="#0072B2"),
+                    FixedSeries(
+                        "keys",
+                        k_np[:, 0],
+                        k_np[:, 1],
+                        style="points",
+                        color="#0072B2",
+                        labels=[str(j) for j in range(n_keys)],  # the weights' columns 0..7
+                    ),
                 ],
                 handle=Handle("angle", None, label="query", circle=(0.0, 0.0, radius)),
             ),
@@ -170,18 +179,45 @@ def additive_attention_declaration(
                 xlabel="keys",
                 ylabel="queries",
                 rows_sum_to_one=True,
+                masked_zeros=True,
                 title="attention weights",
             ),
             Lines(
                 "scores",
                 x=np.arange(n_keys, dtype=np.float64),
-                series=[Series("score a(q, k)", color="#009E73")],
+                # one stem per key: the keys are discrete
+                series=[Series("score a(q, k)", style="bars", color="#009E73")],
                 xlabel="key",
                 ylabel="score",
                 title="additive scores (before masking)",
             ),
         ],
         title="Additive attention: w_vᵀ tanh(W_q q + W_k k) as the query moves",
+        presets=[
+            Preset(
+                f"h = {mid}: drag the query",
+                "Notice: as you drag the query round, the favourite key changes, and it is not "
+                "always the closest: additive attention can express any compatibility.",
+                {"num_hiddens": mid, "valid_len": n_keys},
+            ),
+            Preset(
+                f"h = {min(hiddens)}",
+                "Notice: the scores barely move and the weights stay close to uniform; with "
+                "few hidden units every score stays small.",
+                {"num_hiddens": min(hiddens), "valid_len": n_keys},
+            ),
+            Preset(
+                f"h = {max(hiddens)}",
+                "Notice: the scores spread wider, and one key can take most of the weight.",
+                {"num_hiddens": max(hiddens), "valid_len": n_keys},
+            ),
+            Preset(
+                f"Valid length {max(1, n_keys // 2)}",
+                "Notice: the masked keys' scores do not change, yet their weights drop to "
+                "exactly 0 (crossed out) and the others grow to still sum to one.",
+                {"num_hiddens": mid, "valid_len": max(1, n_keys // 2)},
+            ),
+        ],
         meta={
             "keys": keys,
             "W_q": W_q_all,
@@ -328,7 +364,7 @@ def check_scores(fn: Callable, kind: str) -> CheckResult:
     Example::
 
         >>> check_scores(lambda q, k: q @ k.transpose(1, 2), "dot_product")  # doctest: +ELLIPSIS
-        ❌ your dot_product scores are wrong: you forgot to divide by √d: ...
+        Not yet: your dot_product scores are wrong: you forgot to divide by √d: ...
         >>> scaled = lambda q, k: q @ k.transpose(1, 2) / q.shape[-1] ** 0.5
         >>> bool(check_scores(scaled, "dot_product"))
         True

@@ -31,6 +31,7 @@ from attnlib.widgets import (
     Handle,
     Heatmap,
     Lines,
+    Preset,
     Series,
     Slider,
 )
@@ -109,16 +110,8 @@ def scaling_declaration(
                 default=dims[len(dims) // 2],
             )
         ],
+        # the two maps to compare side by side (one row at 688 px), the scores under them
         panels=[
-            Lines(
-                "spread",
-                x=step_x,
-                series=[Series("q·k", color="#D55E00"), Series("q·k/√d", color="#0072B2")],
-                xlabel=f"score (tails beyond ±{limit:g} not shown)",
-                ylabel="density",
-                title=f"scores of {n_samples}×{n_samples} pairs",
-                fixed=[FixedSeries("N(0, 1)", edges, normal, dash="4 3", color="#777777")],
-            ),
             Heatmap(
                 "unscaled",
                 xlabel="keys",
@@ -133,8 +126,42 @@ def scaling_declaration(
                 rows_sum_to_one=True,
                 title="softmax(q·k/√d)",
             ),
+            Lines(
+                "spread",
+                x=step_x,
+                series=[Series("q·k", color="#D55E00"), Series("q·k/√d", color="#0072B2")],
+                xlabel=f"score (tails beyond ±{limit:g} not shown)",
+                ylabel="density",
+                title=f"scores of {n_samples}×{n_samples} pairs",
+                fixed=[FixedSeries("N(0, 1)", edges, normal, dash="4 3", color="#777777")],
+            ),
         ],
         title="Scaled dot-product attention: why divide by √d",
+        presets=[
+            Preset(
+                f"d = {min(dims)}",
+                "Notice: the two curves differ only mildly, and so do the two heatmaps.",
+                {"d": min(dims)},
+            ),
+            Preset(
+                f"d = {dims[len(dims) // 2]}",
+                "Notice: the q·k curve has flattened and widened (its spread is √d); the scaled "
+                "one keeps its width on the dashed N(0, 1).",
+                {"d": dims[len(dims) // 2]},
+            ),
+            Preset(
+                f"d = {max(dims)}: one-hot rows",
+                "Notice: each row of softmax(q·k) is a single strong cell; softmax(q·k/√d) "
+                "keeps several shades in every row.",
+                {"d": max(dims)},
+            ),
+            Preset(
+                f"d = {max(dims)}: the same winners",
+                "Notice: in every row the same key wins in both maps; dividing by √d keeps the "
+                "ranking and only changes how decisively the softmax picks.",
+                {"d": max(dims)},
+            ),
+        ],
         meta={"data": data, "edges": edges},
     )
 
@@ -241,6 +268,32 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
             ),
         ],
         title="One query, six scoring functions: where they agree and where they part",
+        presets=[
+            Preset(
+                "Start: near key 0",
+                "Notice: the dot product favours the long key 5 though key 0 is nearer; the "
+                "Gaussian charges key 5 for its length.",
+                {"query_x": 0.8, "query_y": 0.1},
+            ),
+            Preset(
+                "Next to key 2",
+                "Notice: the dot-product and Gaussian rows now nearly match; only key 5's "
+                "share tells them apart.",
+                {"query_x": -1.15, "query_y": 0.4},
+            ),
+            Preset(
+                "At the origin",
+                "Notice: every dot product is 0, so the dot-product, cosine and general rows are "
+                "uniform; the Gaussian and additive rows are not.",
+                {"query_x": 0.0, "query_y": 0.0},
+            ),
+            Preset(
+                "Far towards key 5",
+                "Notice: the first three rows all pick key 5; the untrained additive row still "
+                "spreads its weight.",
+                {"query_x": 2.5, "query_y": 2.5},
+            ),
+        ],
         live=LiveAttention(
             keys=kv,
             values=kv,

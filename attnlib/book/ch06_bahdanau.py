@@ -49,6 +49,7 @@ from attnlib.widgets import (
     FixedSeries,
     Heatmap,
     Lines,
+    Preset,
     Series,
     Slider,
 )
@@ -328,7 +329,36 @@ def alignment_playback_declaration(
             ),
         ],
         title="Play back training: the alignment emerges",
+        presets=_playback_presets(steps),
     )
+
+
+def _playback_presets(steps: list[int]) -> list[Preset]:
+    """The chapter's things to try: the start, the middle of the run, the end (checkpoints
+    of the schedule, not measurements)."""
+    if len(steps) < 3:
+        return []
+    mid = min(steps[1:-1], key=lambda s: abs(s - 60))
+    return [
+        Preset(
+            f"Step {steps[0]}",
+            "Notice: the weights are nearly uniform over the input: the untrained decoder "
+            "does not know where to look.",
+            {"step": steps[0]},
+        ),
+        Preset(
+            f"Step {mid}",
+            "Notice: rows find their characters one group at a time; which group comes first "
+            "changes from one training run to another.",
+            {"step": mid},
+        ),
+        Preset(
+            f"Step {steps[-1]}",
+            "Notice: the weights have sharpened and the loss is low; the weekday at the start, "
+            "which no output needs, has lost its weight.",
+            {"step": steps[-1]},
+        ),
+    ]
 
 
 def alignment_playback_explorer(

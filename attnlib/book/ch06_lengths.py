@@ -477,7 +477,16 @@ def length_declaration(
     import numpy as np
 
     from attnlib.plotting import OKABE_ITO
-    from attnlib.widgets import Caption, Declaration, FixedSeries, Heatmap, Lines, Series, Slider
+    from attnlib.widgets import (
+        Caption,
+        Declaration,
+        FixedSeries,
+        Heatmap,
+        Lines,
+        Preset,
+        Series,
+        Slider,
+    )
 
     if not isinstance(without_name, str):
         raise TypeError(
@@ -558,8 +567,30 @@ def length_declaration(
             "longest in training", [edge, edge], [0.0, 1.0], dash=DASHES[k], color=OKABE_ITO[k]
         )
     )
+    seen = [n for n in lengths if n <= train_max]
+    beyond = [n for n in lengths if n > train_max]
+    presets = []
+    if seen:
+        presets.append(
+            Preset(
+                f"{max(seen)} digits: the longest in training",
+                "Notice: at the edge of training, compare each model's output with the truth "
+                "and where its attention looks.",
+                {"digits": max(seen), "example": 1},
+            )
+        )
+    if beyond:
+        presets.append(
+            Preset(
+                f"{max(beyond)} digits: beyond training",
+                "Notice: past the dashed edge, see which model still writes the number and "
+                "whether its attention still walks along the input.",
+                {"digits": max(beyond), "example": 1},
+            )
+        )
     return Declaration(
         name="length_experiment",
+        presets=presets,
         update=update,
         params=[
             Slider("digits", lengths, label="digits in the number", default=min(8, longest)),

@@ -290,6 +290,8 @@ function heatmapPanel(spec, parent, ui) {
   }, g);
   const tip = el("title", {}, img);
   el("rect", { x: 0, y: 0, width: W, height: H, fill: "none", class: "attn-frame" }, g);
+  const marksZeros = !!spec.masked_zeros || !!(ui.marksZeros && ui.marksZeros(spec.name));
+  const masked = marksZeros ? el("path", { class: "attn-masked", d: "" }, g) : null;
   const rowTicks = [], colTicks = [];
   for (let i = 0; i < R; i += stepR) {
     rowTicks.push([i, el("text", {
@@ -386,7 +388,13 @@ function heatmapPanel(spec, parent, ui) {
     show(current[0] + m[0], current[1] + m[1]);
   });
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
-  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
+  let rowMark = null;
+  const markRow = (i) => {
+    if (!rowMark) rowMark = el("rect", { class: "attn-current-row", x: -1, width: W + 2, height: cell, fill: "none" }, g);
+    rowMark.setAttribute("y", String(i * cell));
+    svg.setAttribute("data-current-row", String(i));
+  };
+  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow });
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   svg.attnEmpty = empty;
   const rgb = new Uint8Array(R * C * 3);
@@ -417,6 +425,17 @@ function heatmapPanel(spec, parent, ui) {
       rgb[3 * k + 2] = table[t + 2];
     }
     img.setAttribute("href", pngDataUrl(C, R, rgb));
+    if (masked) {
+      let d = "";
+      const m = Math.max(1, cell * 0.25), s = cell - 2 * m;
+      for (let k = 0; k < R * C; k++) {
+        if (values[k] !== 0) continue;
+        const x = k % C * cell + m, y = Math.floor(k / C) * cell + m;
+        d += `M${x} ${y}l${s} ${s}M${x + s} ${y}l${-s} ${s}`;
+      }
+      masked.setAttribute("d", d);
+      svg.setAttribute("data-masked", String(d ? d.split("M").length / 2 - 0.5 : 0));
+    }
     svg.attnValues = values;
     last = values;
     if (!readout.textContent) readout.textContent = "Point at or tap a cell.";
@@ -1012,6 +1031,9 @@ function render({ model, el: host }) {
     const nMaps = spec.panels.filter((ps) => ps.kind === "heatmap").length;
     const ui = {
       typedLabels: !!(spec.live && spec.live.kind === "masking"),
+      // the typed sentences' maps: a weight of exactly 0 is a masked key (saved states from
+      // before Heatmap(masked_zeros=True) say so by their kind)
+      marksZeros: () => !!(spec.live && spec.live.kind === "masking"),
       controls,
       fieldAbove: (panel) => !!(spec.live && spec.live.kind === "masking" && spec.live.weights.includes(panel)),
       // three maps or more share one row of the book's column (each gets a third of it)
@@ -1035,10 +1057,11 @@ function render({ model, el: host }) {
           inputs[k].value = String(i);
           any = true;
         }
-        if (!any) return;
+        if (!any) return false;
         redraw();
         model.set("indices", idx.slice());
         model.save_changes();
+        return true;
       }
     };
     const initial = idx.slice();
@@ -1138,11 +1161,58 @@ function render({ model, el: host }) {
       }
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
+    const presets = spec.presets || [];
+    let chosen = -1, presetButtons = [], notice = null;
+    if (presets.length) {
+      const group = html("div", "attn-presets", null);
+      controls.insertBefore(group, controls.firstChild);
+      group.setAttribute("role", "group");
+      group.setAttribute("aria-label", "Things to try");
+      html("span", "attn-presets-title", group, "Try:");
+      presetButtons = presets.map((pr, k) => {
+        const b = html("button", "attn-preset", group, pr.label);
+        b.type = "button";
+        b.setAttribute("aria-pressed", "false");
+        b.setAttribute("data-preset", String(k));
+        b.addEventListener("click", () => choosePreset(k));
+        return b;
+      });
+    }
+    const choosePreset = (k) => {
+      const pr = presets[k];
+      stopPlaying();
+      chosen = k;
+      let typed = false;
+      texts2.forEach(({ name: name2, input }) => {
+        if (typeof pr.texts[name2] === "string" && input.value !== pr.texts[name2]) {
+          input.value = pr.texts[name2];
+          typed = true;
+        }
+      });
+      notice.textContent = pr.notice;
+      if (!ui.move(pr.indices) || typed) redraw();
+      if (typed) syncTexts();
+      const b = presetButtons[k], row = b.parentNode;
+      if (row && row.scrollWidth > row.clientWidth && b.getBoundingClientRect) {
+        const br = b.getBoundingClientRect(), rr = row.getBoundingClientRect();
+        if (br.right > rr.right) row.scrollLeft += br.right - rr.right + 4;
+        else if (br.left < rr.left) row.scrollLeft -= rr.left - br.left + 4;
+      }
+    };
+    const NOTICE = "Pick one of the things to try; this line says what to notice.";
+    const presetOn = (k) => {
+      const pr = presets[k];
+      return Object.entries(pr.indices).every(([name2, i]) => idx[pos(name2)] === i) && texts2.every(({ name: name2, input }) => pr.texts[name2] === void 0 || pr.texts[name2] === input.value);
+    };
     const reset = html("button", "attn-reset", head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
       stopPlaying();
+      if (notice) {
+        chosen = -1;
+        notice.textContent = NOTICE;
+      }
       let typed = false;
       texts2.forEach(({ name: name2, input }) => {
         const start = startTexts[name2] === void 0 ? "" : startTexts[name2];
@@ -1151,11 +1221,9 @@ function render({ model, el: host }) {
           typed = true;
         }
       });
-      ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
-      if (typed) {
-        redraw();
-        syncTexts();
-      }
+      const moved = ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
+      if (typed || !moved) redraw();
+      if (typed) syncTexts();
     });
     const painters = spec.panels.map((ps) => {
       const stored = spec.live ? null : data[ps.name];
@@ -1206,6 +1274,10 @@ function render({ model, el: host }) {
       input.setAttribute("data-lm-suppress-shortcuts", "true");
       return { name: t.name, input };
     });
+    if (presets.length) {
+      notice = html("p", "attn-notice", controls, NOTICE);
+      notice.setAttribute("aria-live", "polite");
+    }
     const ranges = /* @__PURE__ */ new Map();
     ui.heatmaps.forEach((h) => ranges.set(`${h.spec.vmin}|${h.spec.vmax}|${h.spec.colorbar_label}|${!!h.spec.saturate}`, h));
     const bars = [...ranges.values()].map((h) => colorbar(h.spec, h.wrap, h.readout, ui.panelWidth(h.spec)));
@@ -1245,6 +1317,27 @@ function render({ model, el: host }) {
       for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
       return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} of its weight on ${h.colName(best)}.`;
     };
+    const linkRows = (params) => {
+      const lv = spec.live;
+      if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
+        const h = ui.heatmaps.find((x) => x.spec.name === lv.weights), q = params[lv.query];
+        if (!h || typeof q !== "number") return;
+        let best = 0;
+        lv.heat_x.forEach((x, i) => {
+          if (Math.abs(x - q) < Math.abs(lv.heat_x[best] - q)) best = i;
+        });
+        h.markRow(best);
+        return;
+      }
+      if (ui.heatmaps.length !== 1) return;
+      for (const ps of spec.panels) {
+        const m = ps.kind === "lines" && ps.series && ps.series.length === 1 && /^query (\d+)$/.exec(ps.series[0].name || "");
+        if (m && +m[1] < ui.heatmaps[0].spec.rows) {
+          ui.heatmaps[0].markRow(+m[1]);
+          return;
+        }
+      }
+    };
     const redraw = () => {
       let f = 0;
       const params = {};
@@ -1274,6 +1367,8 @@ function render({ model, el: host }) {
         p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
       }
       bars.forEach((b) => b());
+      linkRows(params);
+      presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === chosen && presetOn(k))));
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));

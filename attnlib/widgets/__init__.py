@@ -22,7 +22,9 @@ An explorer is declared once, from
   :class:`Spokes` from it to a fixed series, weighted by a heatmap's row; a series whose
   points stand for the heatmaps' rows, ``linked_rows``), and, in a precomputed explorer,
   :class:`Caption` (text written for each frame, e.g. a model's output) or a heatmap whose
-  tick labels change with the frame (``Heatmap(labels_per_frame=True)``).
+  tick labels change with the frame (``Heatmap(labels_per_frame=True)``),
+- optionally, :class:`Preset` buttons: the "things to try", each setting some controls
+  at once and showing one line that says what to notice.
 
 A declaration with ``live=`` (:mod:`attnlib.widgets.live`: ``LiveAttention``,
 ``LiveKernelRegression``; :mod:`attnlib.widgets.live_masking`: ``LiveMasking``) is live. The
@@ -66,7 +68,7 @@ computes; their docstrings state the browser-side maths they are the reference f
 from __future__ import annotations
 
 from attnlib.widgets.caption import Caption, LabelledMatrix
-from attnlib.widgets.controls import Choice, ExplorerError, Slider, Text
+from attnlib.widgets.controls import Choice, ExplorerError, Preset, Slider, Text
 from attnlib.widgets.declaration import Declaration
 from attnlib.widgets.encoding import MAX_ENCODING_ERROR, decode_frames, encode_frames
 from attnlib.widgets.page import standalone_html
@@ -77,6 +79,7 @@ __all__ = [
     "Slider",
     "Choice",
     "Text",
+    "Preset",
     "Heatmap",
     "Lines",
     "Caption",

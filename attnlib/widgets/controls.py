@@ -286,3 +286,48 @@ def _check_name(name: object, what: str) -> None:
         raise ExplorerError(
             f"{what}: name must be a Python identifier string not starting with '__'; got {name!r}"
         )
+
+
+# ----------------------------------------------------------------------------- presets
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One of an explorer's "things to try": a button in the explorer's frame that sets
+    some controls at once, and the one line that says what to notice there.
+
+    The explorer's :class:`Declaration` checks that every name in ``values`` is one of its
+    controls and every value is on that control's grid (or, for a :class:`Text` field, a
+    text it can hold).
+
+    Args:
+        label: the button's text, short (e.g. ``"T = 0.05: a hard lookup"``).
+        notice: one sentence shown (and read out by screen readers) when the preset is
+            picked, saying what to look at (e.g. ``"Notice: every row is one strong cell."``).
+        values: control name -> value (a slider's grid value, a choice's option, a text
+            field's text); controls not named keep their current position.
+    """
+
+    label: str
+    notice: str
+    values: dict
+
+    def __post_init__(self) -> None:
+        where = f"Preset {self.label!r}"
+        label = _declared(_validate.as_str, self.label, "label", "Preset")
+        notice = _declared(_validate.as_str, self.notice, "notice", where)
+        if not label.strip():
+            raise ExplorerError(f"Preset: label must be a non-empty string; got {self.label!r}")
+        if not notice.strip() or "\n" in notice:
+            raise ExplorerError(
+                f"{where}: notice must be one non-empty line of text; got {self.notice!r}"
+            )
+        if not isinstance(self.values, dict) or not self.values:
+            raise ExplorerError(
+                f"{where}: values must be a non-empty dict control name -> value; "
+                f"got {self.values!r}"
+            )
+        for k in self.values:
+            if not isinstance(k, str):
+                raise ExplorerError(f"{where}: control names must be strings; got {k!r}")
+        object.__setattr__(self, "values", dict(self.values))

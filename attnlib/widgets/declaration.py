@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnlib._validate import _scalar
-from attnlib.widgets.controls import Choice, ExplorerError, Slider, Text, _check_name, _label
+from attnlib.widgets.controls import (
+    Choice,
+    ExplorerError,
+    Preset,
+    Slider,
+    Text,
+    _check_name,
+    _label,
+)
 from attnlib.widgets.panels import Heatmap, _as_panel
 
 # ----------------------------------------------------------------------------- declaration
@@ -35,6 +43,9 @@ class Declaration:
             itself, with one small implementation of attention's primitives, instead of
             receiving precomputed frames; ``update`` stays the reference it is tested
             against (so the grids may be fine: nothing is precomputed).
+        presets: :class:`Preset` buttons ("things to try"), drawn in the explorer's frame
+            with the line each says to notice; each names controls of this explorer and
+            values on their grids (a ``ValueError`` names the first that is not).
     """
 
     name: str
@@ -45,6 +56,7 @@ class Declaration:
     meta: dict = field(default_factory=dict)
     live: Any = None
     texts: Sequence[Text] = ()
+    presets: Sequence[Preset] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.name, "Declaration")
@@ -160,6 +172,7 @@ class Declaration:
                     f"weights from {sp.weights!r}, which is not a Heatmap panel"
                 )
         _check_update(self.update, [p.name for p in params] + [t.name for t in texts], where)
+        object.__setattr__(self, "presets", _check_presets(self.presets, params, texts, where))
         if self.live is not None:
             for panel in panels:
                 if panel.kind == "caption" or getattr(panel, "labels_per_frame", False):
@@ -245,6 +258,41 @@ class Declaration:
         if self.live is not None and hasattr(self.live, "check_frame"):
             self.live.check_frame(frame, where)  # the reference frame has the page's shapes
         return frame
+
+
+def _check_presets(presets: object, params: tuple, texts: tuple, where: str) -> tuple:
+    """The presets, each naming controls of this explorer with values they can take (a
+    slider's grid value, a choice's option, a text its field holds)."""
+    presets = _items(presets, "presets", where, "Preset buttons")
+    controls = {p.name: p for p in params}
+    fields = {t.name: t for t in texts}
+    labels = []
+    for pr in presets:
+        if not isinstance(pr, Preset):
+            raise ExplorerError(
+                f"{where}: presets must be Preset objects; got {type(pr).__name__}"
+            )
+        at = f"{where}, preset {pr.label!r}"
+        for name, value in pr.values.items():
+            if name in fields:
+                try:
+                    fields[name].check(value, at)
+                except (TypeError, ValueError) as err:
+                    raise ExplorerError(str(err)) from None
+            elif name in controls:
+                try:
+                    on_grid(controls[name], value, at)
+                except (TypeError, ValueError) as err:
+                    raise ExplorerError(str(err)) from None
+            else:
+                raise ExplorerError(
+                    f"{at}: {name!r} is not a control of this explorer; controls: "
+                    f"{list(controls) + list(fields)}"
+                )
+        labels.append(pr.label)
+    if len(set(labels)) != len(labels):
+        raise ExplorerError(f"{where}: preset labels must be distinct; got {labels!r}")
+    return presets
 
 
 def _items(value: object, name: str, where: str, what: str) -> tuple:

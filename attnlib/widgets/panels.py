@@ -42,6 +42,8 @@ class Heatmap:
         rows_sum_to_one: check that every row sums to 1 (attention weights).
         allow_zero_rows: with ``rows_sum_to_one``, also accept an all-zero row (a query
             with no valid key).
+        masked_zeros: a weight of exactly 0 is a masked key: the page crosses its cell out
+            (a masked cell is otherwise the colour of a very small weight).
         saturate: accept values above ``vmax`` and paint them in ``vmax``'s colour; the
             colour bar ends in an arrow and its last tick reads "≥ vmax". For weights that
             stay small in most frames (e.g. ``vmax=0.25``): the range shows their structure,
@@ -65,6 +67,7 @@ class Heatmap:
     rows_sum_to_one: bool = False
     allow_zero_rows: bool = False
     saturate: bool = False
+    masked_zeros: bool = False
     labels_per_frame: bool = False
 
     kind = "heatmap"
@@ -88,7 +91,7 @@ class Heatmap:
         object.__setattr__(self, "title", _label(self.title, "title", where))
         for attr in ("row_labels", "col_labels"):
             object.__setattr__(self, attr, _labels(getattr(self, attr), attr, where))
-        for attr in ("rows_sum_to_one", "allow_zero_rows"):
+        for attr in ("rows_sum_to_one", "allow_zero_rows", "masked_zeros"):
             object.__setattr__(self, attr, _flag(getattr(self, attr), attr, where))
         if self.allow_zero_rows and not self.rows_sum_to_one:
             raise ExplorerError(
@@ -186,6 +189,7 @@ class Heatmap:
             "colorbar_ticks": _nice_ticks(self.vmin, self.vmax, 5),
             "saturate": bool(self.saturate),
             "labels_per_frame": bool(self.labels_per_frame),
+            **({"masked_zeros": True} if self.masked_zeros else {}),
         }
 
 

@@ -115,6 +115,8 @@ class Explorer(anywidget.AnyWidget):
                 for t in decl.texts
             ],
         }
+        if decl.presets:  # only when declared: the saved state of other explorers stays as it was
+            spec["presets"] = [_preset_spec(pr, decl) for pr in decl.presets]
         if decl.live is not None:
             spec["live"] = decl.live.spec()
             frames = []  # nothing precomputed: see frame() for any position
@@ -268,6 +270,24 @@ class Explorer(anywidget.AnyWidget):
         )
         panels = ", ".join(p.describe(self._shapes[p.name]) for p in decl.panels)
         return f"Explorer({decl.name!r}: {params} → {panels})"
+
+
+def _preset_spec(preset, decl: Declaration) -> dict:
+    """A preset for the page: its label, its notice, the index of each slider or choice it
+    sets and the text of each field it fills."""
+    fields = {t.name for t in decl.texts}
+    where = f"explorer {decl.name!r}, preset {preset.label!r}"
+    params = {p.name: p for p in decl.params}
+    return {
+        "label": preset.label,
+        "notice": preset.notice,
+        "indices": {
+            k: params[k].values.index(on_grid(params[k], v, where))
+            for k, v in preset.values.items()
+            if k not in fields
+        },
+        "texts": {k: v for k, v in preset.values.items() if k in fields},
+    }
 
 
 def _strides(sizes: list[int]) -> list[int]:

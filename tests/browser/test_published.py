@@ -114,6 +114,12 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, margin
         assert all(c and c.startswith("data:image/png;base64,") for c in s["cells"]), (
             f"{where}: a heatmap without cells"
         )
+        # the picture is as tall as the explorer that replaces it: nothing below moves when
+        # the page's script swaps them (layout shift)
+        assert abs(s["box"] - lv["box"]) <= 1, (
+            f"{where}: the static picture is {s['box']:.0f} px tall, the live explorer "
+            f"{lv['box']:.0f} px"
+        )
         assert s["params"] == lv["params"], (
             f"{where}: static at {s['params']}, live starts at {lv['params']}"
         )

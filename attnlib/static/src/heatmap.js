@@ -73,6 +73,10 @@ export function heatmapPanel(spec, parent, ui) {
     "image-rendering": "optimizeSpeed", style: "image-rendering: pixelated" }, g);
   const tip = el("title", {}, img);
   el("rect", { x: 0, y: 0, width: W, height: H, fill: "none", class: "attn-frame" }, g);
+  // masked keys (a weight of exactly 0 where the map says zeros are masked): each cell crossed
+  // out, so that it does not read as a small weight
+  const marksZeros = !!spec.masked_zeros || !!(ui.marksZeros && ui.marksZeros(spec.name));
+  const masked = marksZeros ? el("path", { class: "attn-masked", d: "" }, g) : null;
   const rowTicks = [], colTicks = [];
   for (let i = 0; i < R; i += stepR) {
     rowTicks.push([i, el("text", { class: "attn-tick", x: -4, y: i * cell + cell / 2, "text-anchor": "end",
@@ -149,7 +153,15 @@ export function heatmapPanel(spec, parent, ui) {
     show(current[0] + m[0], current[1] + m[1]);
   });
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
-  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last });
+  // linked views: the row another panel shows (the dragged query's row, the row a line panel
+  // draws) is outlined in the accent colour
+  let rowMark = null;
+  const markRow = (i) => {
+    if (!rowMark) rowMark = el("rect", { class: "attn-current-row", x: -1, width: W + 2, height: cell, fill: "none" }, g);
+    rowMark.setAttribute("y", String(i * cell));
+    svg.setAttribute("data-current-row", String(i));
+  };
+  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow });
   // the colour a weight is painted (for scripts and tests, like svg.attnValues)
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   svg.attnEmpty = empty;  // (row, column) -> an empty cell, painted off the scale (for tests)
@@ -172,6 +184,17 @@ export function heatmapPanel(spec, parent, ui) {
       rgb[3 * k] = table[t]; rgb[3 * k + 1] = table[t + 1]; rgb[3 * k + 2] = table[t + 2];
     }
     img.setAttribute("href", pngDataUrl(C, R, rgb));
+    if (masked) {
+      let d = "";
+      const m = Math.max(1, cell * 0.25), s = cell - 2 * m;
+      for (let k = 0; k < R * C; k++) {
+        if (values[k] !== 0) continue;
+        const x = (k % C) * cell + m, y = Math.floor(k / C) * cell + m;
+        d += `M${x} ${y}l${s} ${s}M${x + s} ${y}l${-s} ${s}`;
+      }
+      masked.setAttribute("d", d);
+      svg.setAttribute("data-masked", String(d ? d.split("M").length / 2 - 0.5 : 0));
+    }
     // What the map shows, for scripts and tests: the weights, row by row (queries are rows).
     svg.attnValues = values;
     last = values;

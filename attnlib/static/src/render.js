@@ -52,6 +52,9 @@ export function render({ model, el: host }) {
     const nMaps = spec.panels.filter((ps) => ps.kind === "heatmap").length;
     const ui = {
       typedLabels: !!(spec.live && spec.live.kind === "masking"),
+      // the typed sentences' maps: a weight of exactly 0 is a masked key (saved states from
+      // before Heatmap(masked_zeros=True) say so by their kind)
+      marksZeros: () => !!(spec.live && spec.live.kind === "masking"),
       controls,
       fieldAbove: (panel) => !!(spec.live && spec.live.kind === "masking" && spec.live.weights.includes(panel)),
       // three maps or more share one row of the book's column (each gets a third of it)
@@ -72,10 +75,11 @@ export function render({ model, el: host }) {
           if (k < 0 || !(i >= 0 && i < spec.params[k].values.length) || idx[k] === i) continue;
           idx[k] = i; inputs[k].value = String(i); any = true;
         }
-        if (!any) return;
+        if (!any) return false;
         redraw();
         model.set("indices", idx.slice());
         model.save_changes();
+        return true;
       },
     };
     const initial = idx.slice();  // what Reset returns to: the positions the explorer opened at
@@ -161,18 +165,67 @@ export function render({ model, el: host }) {
       // choice keep them. No effect outside JupyterLab.
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
+    // Things to try (Declaration(presets=...)): one button each, in the controls (which stick
+    // to the top of a phone's screen, so instruction, control and picture stay in view
+    // together), and the line that says what to notice, read out when a preset is picked.
+    const presets = spec.presets || [];
+    let chosen = -1, presetButtons = [], notice = null;
+    if (presets.length) {
+      const group = html("div", "attn-presets", null);
+      controls.insertBefore(group, controls.firstChild);
+      group.setAttribute("role", "group");
+      group.setAttribute("aria-label", "Things to try");
+      html("span", "attn-presets-title", group, "Try:");
+      presetButtons = presets.map((pr, k) => {
+        const b = html("button", "attn-preset", group, pr.label);
+        b.type = "button";
+        b.setAttribute("aria-pressed", "false");
+        b.setAttribute("data-preset", String(k));
+        b.addEventListener("click", () => choosePreset(k));
+        return b;
+      });
+    }
+    const choosePreset = (k) => {
+      const pr = presets[k];
+      stopPlaying();
+      chosen = k;
+      let typed = false;
+      texts.forEach(({ name, input }) => {
+        if (typeof pr.texts[name] === "string" && input.value !== pr.texts[name]) { input.value = pr.texts[name]; typed = true; }
+      });
+      notice.textContent = pr.notice;
+      // ui.move redraws when a control moves; the typed texts and the pressed state need one too
+      if (!ui.move(pr.indices) || typed) redraw();
+      if (typed) syncTexts();
+      // on a phone the buttons share a row that scrolls sideways: the chosen one is brought
+      // whole into that row (only the row scrolls, never the page)
+      const b = presetButtons[k], row = b.parentNode;
+      if (row && row.scrollWidth > row.clientWidth && b.getBoundingClientRect) {
+        const br = b.getBoundingClientRect(), rr = row.getBoundingClientRect();
+        if (br.right > rr.right) row.scrollLeft += br.right - rr.right + 4;
+        else if (br.left < rr.left) row.scrollLeft -= rr.left - br.left + 4;
+      }
+    };
+    const NOTICE = "Pick one of the things to try; this line says what to notice.";
+    const presetOn = (k) => {
+      const pr = presets[k];
+      return Object.entries(pr.indices).every(([name, i]) => idx[pos(name)] === i) &&
+        texts.every(({ name, input }) => pr.texts[name] === undefined || pr.texts[name] === input.value);
+    };
     const reset = html("button", "attn-reset", head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
       stopPlaying();
+      if (notice) { chosen = -1; notice.textContent = NOTICE; }
       let typed = false;
       texts.forEach(({ name, input }) => {
         const start = startTexts[name] === undefined ? "" : startTexts[name];
         if (input.value !== start) { input.value = start; typed = true; }
       });
-      ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
-      if (typed) { redraw(); syncTexts(); }
+      const moved = ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
+      if (typed || !moved) redraw();
+      if (typed) syncTexts();
     });
     const painters = spec.panels.map((ps) => {
       const stored = spec.live ? null : data[ps.name];
@@ -219,6 +272,10 @@ export function render({ model, el: host }) {
       input.setAttribute("data-lm-suppress-shortcuts", "true");
       return { name: t.name, input };
     });
+    if (presets.length) {  // last in the controls: just above the picture it talks about
+      notice = html("p", "attn-notice", controls, NOTICE);
+      notice.setAttribute("aria-live", "polite");
+    }
     // One colour bar per colour range, under the last map that uses it.
     const ranges = new Map();
     ui.heatmaps.forEach((h) => ranges.set(`${h.spec.vmin}|${h.spec.vmax}|${h.spec.colorbar_label}|${!!h.spec.saturate}`, h));
@@ -263,6 +320,24 @@ export function render({ model, el: host }) {
       return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} ` +
         `of its weight on ${h.colName(best)}.`;
     };
+    // Linked views: the heatmap row that another panel shows. Kernel regression: the row of the
+    // heatmap's query nearest the dragged one. A line panel drawing one row ("query 2"): that row.
+    const linkRows = (params) => {
+      const lv = spec.live;
+      if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
+        const h = ui.heatmaps.find((x) => x.spec.name === lv.weights), q = params[lv.query];
+        if (!h || typeof q !== "number") return;
+        let best = 0;
+        lv.heat_x.forEach((x, i) => { if (Math.abs(x - q) < Math.abs(lv.heat_x[best] - q)) best = i; });
+        h.markRow(best);
+        return;
+      }
+      if (ui.heatmaps.length !== 1) return;
+      for (const ps of spec.panels) {
+        const m = ps.kind === "lines" && ps.series && ps.series.length === 1 && /^query (\d+)$/.exec(ps.series[0].name || "");
+        if (m && +m[1] < ui.heatmaps[0].spec.rows) { ui.heatmaps[0].markRow(+m[1]); return; }
+      }
+    };
     const redraw = () => {
       let f = 0;
       const params = {};
@@ -291,6 +366,8 @@ export function render({ model, el: host }) {
         p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
       }
       bars.forEach((b) => b());
+      linkRows(params);
+      presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === chosen && presetOn(k))));
       live.textContent = sentence(params, values, labels);
       root.setAttribute("data-params", JSON.stringify(params));
       root.setAttribute("data-frame", String(f));

@@ -1,0 +1,85 @@
+"""Figures at page width and display equations that say they scroll (issue 26).
+
+- at 1280 x 900 (>= 1200 px) every explorer is wider than the text column (it takes the
+  width the "on this page" sidebar keeps beside it) while the column's paragraphs stay at
+  their reading width and nothing scrolls sideways; at 1100 px explorers keep to the column;
+- at 390 x 844 every display equation carries the scroll cue (a shadow at an edge that has
+  more, shown only while it overflows), in light and dark.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import CHAPTERS
+
+pytestmark = pytest.mark.browser
+
+WIDTHS_JS = """() => ({
+  explorers: [...document.querySelectorAll('.attn-explorer')].map((e) => e.getBoundingClientRect().width),
+  column: Math.max(...[...document.querySelectorAll('.bd-article section > p')].map((p) => p.getBoundingClientRect().width)),
+  scroll: document.documentElement.scrollWidth,
+  // what a reader sees 40 px inside the right edge of each explorer (not the sidebar's list)
+  covered: [...document.querySelectorAll('.attn-explorer')].map((e) => {
+    e.scrollIntoView({ block: 'center' });
+    const r = e.getBoundingClientRect(), at = document.elementFromPoint(r.right - 40, r.top + r.height / 2);
+    return !(at && e.contains(at));
+  }),
+})"""
+
+
+def _page(browser, visits, name, width, height, scheme="light"):
+    visits(name)
+    ctx = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page = ctx.new_page()
+    page.goto(f"{visits.base_url}/{name}", wait_until="load")
+    return ctx, page
+
+
+@pytest.mark.parametrize("name", CHAPTERS[:5])
+def test_explorers_use_the_page_width_on_wide_screens(browser, visits, name):
+    from .conftest import wake_explorers
+
+    for width, wide in ((1280, True), (1100, False)):
+        ctx, page = _page(browser, visits, name, width, 900)
+        try:
+            wake_explorers(page)
+            m = page.evaluate(WIDTHS_JS)
+        finally:
+            ctx.close()
+        assert m["explorers"], f"{name}: no explorer"
+        if wide:  # (below 1200 px the theme's own column is wider: no sidebar beside it)
+            assert m["column"] <= 700, f"{name} at {width} px: text column {m['column']:.0f} px"
+        assert m["scroll"] <= width, f"{name} at {width} px: the page scrolls sideways"
+        assert not any(m["covered"]), (
+            f"{name} at {width} px: an explorer is drawn under the sidebar"
+        )
+        for w in m["explorers"]:
+            if wide:
+                assert w >= m["column"] + 200, (
+                    f"{name} at {width} px: an explorer {w:.0f} px wide in a "
+                    f"{m['column']:.0f} px column (not at page width)"
+                )
+            else:
+                assert w <= m["column"] + 1, f"{name} at {width} px: explorer {w:.0f} px wide"
+
+
+CUE_JS = """() => [...document.querySelectorAll('.bd-article div.math')]
+  .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_display_equation_too_wide_for_a_phone_shows_it_scrolls(browser, visits, scheme):
+    found = 0
+    for name in CHAPTERS:
+        ctx, page = _page(browser, visits, name, 390, 844, scheme)
+        try:
+            wide = page.evaluate(CUE_JS)
+        finally:
+            ctx.close()
+        for eq in wide:
+            found += 1
+            assert eq["bg"].count("radial-gradient") == 2, (
+                f"{name}: equation {eq['tex']!r} overflows with no scroll cue ({eq['bg']})"
+            )
+    assert found >= 1, "no display equation at 390 px: nothing was checked"
