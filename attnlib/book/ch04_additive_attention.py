@@ -68,6 +68,16 @@ SCORE_KINDS = {
 }
 
 
+def _distinct_presets(*presets: Preset) -> list[Preset]:
+    """The presets whose settings differ from every earlier one's (with one or two distinct
+    ``hiddens``, "smallest h" and "largest h" would repeat a setting and a label)."""
+    kept: list[Preset] = []
+    for p in presets:
+        if all(p.values != q.values and p.label != q.label for q in kept):
+            kept.append(p)
+    return kept
+
+
 def additive_attention_declaration(
     *,
     seed: int = 0,
@@ -193,11 +203,11 @@ def additive_attention_declaration(
             ),
         ],
         title="Additive attention: w_vᵀ tanh(W_q q + W_k k) as the query moves",
-        presets=[
+        presets=_distinct_presets(
             Preset(
                 f"h = {mid}: drag the query",
                 "Notice: as you drag the query round, the favourite key changes, and it is not "
-                "always the closest: additive attention can express any compatibility.",
+                "always the closest: the learned comparison is not a distance.",
                 {"num_hiddens": mid, "valid_len": n_keys},
             ),
             Preset(
@@ -217,7 +227,7 @@ def additive_attention_declaration(
                 "exactly 0 (crossed out) and the others grow to still sum to one.",
                 {"num_hiddens": mid, "valid_len": max(1, n_keys // 2)},
             ),
-        ],
+        ),
         meta={
             "keys": keys,
             "W_q": W_q_all,

@@ -193,12 +193,19 @@ def test_long_titles_are_never_wrapped_inside_maths():
 
 
 # ------------------------------------------------------------------ checker markdown
+def _body(md: str) -> str:
+    """A checker's Markdown without its verdict ("**Correct:**" or "**Not yet:**")."""
+    verdict = re.match(r"\*\*(Correct|Not yet):\*\* ", md)
+    assert verdict, md
+    return md[verdict.end() :]
+
+
 @pytest.mark.parametrize("special", ["$x$", "a & b", "~~gone~~", "![img](x)", "{glue}`n`"])
 def test_check_result_markdown_escapes_markup(special):
     from attnlib.book._checking import CheckResult
 
     md = CheckResult(False, f"source {special!r} differs")._repr_markdown_()
-    body = md.split(" ", 1)[1]
+    body = _body(md)
     # every Markdown-active character is backslash-escaped; unescaping gives the message back
     unescaped = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", body)
     assert unescaped == f"source {special!r} differs"
@@ -211,7 +218,7 @@ def test_check_alignment_markdown_escapes_the_source():
     from attnlib.book.ch06_bahdanau import check_alignment
 
     r = check_alignment(torch.zeros(10, 11), "22 Nov 2026")
-    body = r._repr_markdown_().split(" ", 1)[1]
+    body = _body(r._repr_markdown_())
     assert re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", body) == r.message
 
 
