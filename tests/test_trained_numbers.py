@@ -42,6 +42,9 @@ ALLOWED = {
     "07_bahdanau_attention": {
         "2.56",  # ln 13, the loss of guessing among 13 symbols
     },
+    "06_scoring_family": {
+        "0.2",  # the timing loop's budget per score (seconds), a setting
+    },
     "09_multi_head_attention": {
         "3.0",  # ln 20, the loss of guessing among 20 tokens
         "0.14",  # the previous-token score of uniform weights (mean of 1/(i+1)): no training
