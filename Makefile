@@ -15,7 +15,7 @@ unexport VIRTUAL_ENV
 # them, unless the environment forbids writing bytecode, which this lifts for the venv's runs.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install lock vendor explorer book chapters lint format test test-lib test-notebooks test-browser lab bench clean
+.PHONY: help install lock vendor explorer book chapters lint format test test-browser lab bench clean
 
 help:
 	@echo "make book   build the book into _build/html"
