@@ -65,6 +65,14 @@ FAMILY = [
 SCALINGS = {"1": lambda d: 1.0, "1/√d": lambda d: 1.0 / math.sqrt(d), "1/d": lambda d: 1.0 / d}
 
 
+def _check_finite_float(t: object, name: str, fn: str) -> None:
+    """``t`` is a floating-point tensor with finite entries (else a named error)."""
+    if not isinstance(t, Tensor) or not t.is_floating_point():
+        raise TypeError(f"{fn}: {name} must be a floating-point tensor; got {type(t).__name__}")
+    if not bool(torch.isfinite(t).all()):
+        raise ValueError(f"{fn}: {name} must have finite entries; got NaN or inf")
+
+
 def location_weights(W_a: Tensor, query: Tensor, n_keys: int) -> Tensor:
     """Location-based weights (Luong et al. 2015): ``softmax(W_a q)``, one score per key
     position, computed from the query alone (the keys' contents are never read).
@@ -78,6 +86,8 @@ def location_weights(W_a: Tensor, query: Tensor, n_keys: int) -> Tensor:
         weights ``(n_keys,)``.
     """
     n_keys = as_int(n_keys, "n_keys", "location_weights", min=1)
+    for name, t in (("W_a", W_a), ("query", query)):
+        _check_finite_float(t, name, "location_weights")
     if W_a.dim() != 2 or W_a.shape[0] != n_keys or query.shape != (W_a.shape[1],):
         raise ValueError(
             f"location_weights: W_a must be (n_keys, d) = ({n_keys}, d) and query (d,); got "
@@ -97,9 +107,15 @@ def hard_attention(weights: Tensor, generator: torch.Generator) -> Tensor:
     Returns:
         ``(n_queries,)`` indices of the chosen keys.
     """
+    _check_finite_float(weights, "weights", "hard_attention")
     if weights.dim() != 2:
         raise ValueError(
             f"hard_attention: weights must be (n_queries, n_keys); got {tuple(weights.shape)}"
+        )
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(
+            f"hard_attention: generator must be a torch.Generator (the samples' source); got "
+            f"{type(generator).__name__}"
         )
     return torch.multinomial(weights, 1, generator=generator)[:, 0]  # (n_queries,)
 

@@ -193,12 +193,44 @@ def copy_loss(logits: Tensor, tokens: Tensor, k: Tensor) -> Tensor:
     return nn.functional.cross_entropy(logits[:, :-1][keep], tokens[:, 1:][keep])
 
 
+def _check_tokens(tokens: object, model: AttentionOnly, fn: str) -> Tensor:
+    """Tokens ``(batch, n)``: an integer tensor of ids in ``0 .. VOCAB - 1``, batch >= 1 and
+    ``4 <= n <= `` the model's ``max_len`` (else a named TypeError/ValueError)."""
+    if (
+        not isinstance(tokens, Tensor)
+        or tokens.is_floating_point()
+        or tokens.is_complex()
+        or tokens.dtype == torch.bool
+    ):
+        raise TypeError(
+            f"{fn}: tokens must be an integer tensor (batch, n) of ids; got {describe(tokens)}"
+        )
+    max_len = model.pos.P.shape[1] if hasattr(model.pos, "P") else None
+    n_ok = tokens.dim() == 2 and tokens.shape[0] >= 1 and tokens.shape[1] >= 4
+    if not n_ok or (max_len is not None and tokens.shape[1] > max_len):
+        raise ValueError(
+            f"{fn}: tokens must have shape (batch, n) with batch >= 1 and 4 <= n <= max_len "
+            f"({max_len}); got {tuple(tokens.shape)}"
+        )
+    if bool(((tokens < 0) | (tokens >= VOCAB)).any()):
+        raise ValueError(f"{fn}: tokens must be ids in 0 .. {VOCAB - 1}; got one outside")
+    return tokens
+
+
 def repeated_half_accuracy(
     model: AttentionOnly, tokens: Tensor, ablate: Iterable[tuple[int, int]] = ()
 ) -> float:
     """Share of the tokens copying can predict (tokens ``HALF + 1 ..`` of a full repeat,
     ``tokens`` ``(batch, 2 HALF)``) that the model predicts right (argmax), with the heads
     in ``ablate`` ((layer, head) from 0) zeroed."""
+    tokens = _check_tokens(tokens, model, "repeated_half_accuracy")
+    try:
+        ablate = [(int(layer), int(head)) for layer, head in ablate]
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"repeated_half_accuracy: ablate must be (layer, head) pairs of ints; got "
+            f"{describe(ablate)}"
+        ) from None
     half = tokens.shape[1] // 2
     with torch.no_grad(), model.ablated(ablate):
         logits = model(tokens)  # (batch, n, VOCAB)
@@ -213,9 +245,14 @@ def _check_weights4(weights: object, fn: str) -> Tensor:
             f"{fn}: weights must be a floating-point tensor (batch, H, n, n); got "
             f"{describe(weights)}"
         )
-    if weights.dim() != 4 or weights.shape[-1] != weights.shape[-2] or weights.shape[-1] < 2:
+    if (
+        weights.dim() != 4
+        or weights.shape[-1] != weights.shape[-2]
+        or weights.shape[-1] < 2
+        or weights.numel() == 0
+    ):
         raise ValueError(
-            f"{fn}: weights must have shape (batch, H, n, n) with n >= 2; got "
+            f"{fn}: weights must have shape (batch, H, n, n) with n >= 2, batch, H >= 1; got "
             f"{tuple(weights.shape)}"
         )
     return weights
@@ -241,6 +278,7 @@ def induction_score(weights: Tensor) -> Tensor:
 
 def head_scores(model: AttentionOnly, tokens: Tensor) -> dict[str, np.ndarray]:
     """Both scores of every head on ``tokens``: ``{"previous": (L, H), "induction": (L, H)}``."""
+    tokens = _check_tokens(tokens, model, "head_scores")
     with torch.no_grad():
         model(tokens)
     prev = torch.stack([previous_token_score(w) for w in model.weights])  # (L, H)
@@ -254,6 +292,7 @@ def head_scores(model: AttentionOnly, tokens: Tensor) -> dict[str, np.ndarray]:
 def ablation_table(model: AttentionOnly, tokens: Tensor) -> dict[str, float]:
     """Accuracy on the repeated half: ``"none"`` (all heads) and ``"L{l}H{h}"`` (that head's
     output zeroed; layers and heads numbered from 1)."""
+    tokens = _check_tokens(tokens, model, "ablation_table")
     out = {"none": repeated_half_accuracy(model, tokens)}
     for layer, mha in enumerate(model.layers):
         for head in range(mha.num_heads):

@@ -656,4 +656,197 @@ def _results():
     return {name: T(1, 16, 2, seed=i) for i, name in enumerate(MODEL_NAMES)}
 
 
-EXAMPLES: dict[str, Example] = {**_LIB, **_WIDGETS, **_PLOTTING, **_BOOK}
+# ------------------------------------------- scoring family, Transformer, chapters 6 and 9
+
+#: a training run: every bad value of a size would train again; the valid call is enough here
+TRAINS = "trains a model: each bad value would train again (seconds); tests/robustness attacks it"
+#: measure_costs times and traces memory: each bad value took ~1 s, 60 s in all (the harness
+#: must run in seconds); the valid call stays, its sizes are checked by tests/test_family*.py
+TIMES = "times every scoring function at each size: too slow to attack in the unit-test step"
+#: a huge size asks torch for petabytes; torch refuses with its own RuntimeError (as torch.zeros
+#: does); a size cap would be an arbitrary limit on the caller
+HUGE_SIZE = "a huge size is refused by torch's allocator (RuntimeError), as torch.zeros does"
+RUN_ARG = "a TrainRun; the wrong kind is refused by _check_run (tests/test_multihead*.py)"
+MODEL_ARG = "a model; the wrong kind is attacked in tests/test_multihead*.py"
+
+
+@functools.cache
+def _tiny_run():
+    from attnlib.book import ch09_multihead as tiny
+
+    with torch.random.fork_rng():
+        return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=2)
+
+
+def _tiny_tokens(n=4):
+    from attnlib.book import ch09_multihead as tiny
+
+    return tiny.repeated_sequences(n, _g(1), min_half=4)[0]
+
+
+def _costs():
+    from attnlib.book import ch06_family as fam
+
+    return fam.measure_costs(sizes=(8,), d=4, h=4, repeats=1)
+
+
+_NEW = {
+    "attnlib.scoring.cosine_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"temperature": 0.5}),
+    ),
+    "attnlib.attention.cosine_attention": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: (
+            (T(2, 3, 4), T(2, 5, 4, seed=1), T(2, 5, 2, seed=2), torch.tensor([2, 5])),
+            {"temperature": 0.5},
+        ),
+        check=_weights_ok,
+    ),
+    "attnlib.attention.bilinear_attention": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: (
+            (T(2, 3, 4), T(2, 5, 6, seed=1), T(2, 5, 2, seed=2), T(4, 6, seed=3)),
+            {"valid_lens": torch.tensor([2, 5])},
+        ),
+        check=_weights_ok,
+    ),
+    "attnlib.attention.CosineAttention": Example(
+        torch_rng=MODULE_INIT,
+        call=lambda: ((), {"temperature": 0.5, "dropout": 0.0, "learn_temperature": True}),
+    ),
+    "attnlib.attention.GeneralAttention": Example(
+        torch_rng=MODULE_INIT, call=lambda: ((4, 6), {"dropout": 0.0})
+    ),
+    "attnlib.transformer.MultiHeadAttention": Example(
+        torch_rng=MODULE_INIT, call=lambda: ((8, 2, 0.0), {"bias": False})
+    ),
+    "attnlib.transformer.PositionalEncoding": Example(
+        torch_rng=MODULE_INIT,
+        call=lambda: ((8, 0.0), {"max_len": 16}),
+        decisions={("num_hiddens", "huge"): ("not run", HUGE_SIZE)}
+        | {("max_len", "huge"): ("not run", HUGE_SIZE)},
+    ),
+    "attnlib.transformer.sinusoidal_encoding": Example(
+        lambda: ((6, 8), {}),
+        decisions={("num_hiddens", "huge"): ("not run", HUGE_SIZE)}
+        | {("max_len", "huge"): ("not run", HUGE_SIZE)},
+    ),
+    "attnlib.transformer.causal_valid_lens": Example(
+        lambda: ((2, 4), {}),
+        decisions={
+            ("batch", "huge"): ("not run", HUGE_SIZE),
+            ("n", "huge"): ("not run", HUGE_SIZE),
+        },
+    ),
+    "attnlib.widgets.controls.Preset": Example(
+        lambda: (("T = 0.05", "Notice: one strong cell per row.", {"t": 0.05}), {}),
+        text_args=("label", "notice"),
+    ),
+    "attnlib.plotting.bars.plot_bars": Example(
+        lambda: (
+            (["a", "b"], {"one": [0.5, 0.25], "two": [0.75, 1.0]}),
+            {"xlabel": "x", "ylabel": "y", "figsize": (2, 1.5)},
+        ),
+        text_args=("xlabel", "ylabel"),
+    ),
+    # chapter 6: the scoring family
+    "attnlib.book.ch06_family.location_weights": Example(
+        lambda: ((torch.eye(3, 2), torch.tensor([1.0, 0.0]), 3), {}), check=_weights_ok
+    ),
+    "attnlib.book.ch06_family.hard_attention": Example(
+        lambda: ((torch.full((2, 4), 0.25), _g()), {})
+    ),
+    "attnlib.book.ch06_family.measure_costs": Example(
+        lambda: ((), {"sizes": (8, 16), "d": 4, "h": 4, "repeats": 1}),
+        skip_args=dict.fromkeys(("sizes", "d", "h", "repeats"), TIMES),
+    ),
+    "attnlib.book.ch06_family.row_entropy": Example(
+        lambda: ((), {"dims": (4, 8), "n_keys": 4, "n_rows": 8, "seed": 0}),
+        decisions={
+            ("n_rows", "huge"): ("not run", REASON_COUNT),
+            ("n_keys", "huge"): ("not run", REASON_COUNT),
+        },
+    ),
+    "attnlib.book.ch06_family.scaling_experiment": Example(
+        lambda: ((), {"dims": (4,), "seeds": (0,), "steps": 2}),
+        skip_args=dict.fromkeys(("dims", "seeds", "steps"), TRAINS),
+    ),
+    "attnlib.book.ch06_bahdanau.decode_step_declaration": Example(
+        lambda: ((), {"source": "3 Jan 1999"}), text_args=("source",)
+    ),
+    "attnlib.book.ch06_bahdanau.decode_step_explorer": Example(
+        lambda: ((), {"source": "3 Jan 1999"})
+    ),
+    # chapter 9: the attention-only model and its heads
+    "attnlib.book.ch09_multihead.repeated_sequences": Example(
+        lambda: ((4, _g()), {"min_half": 4}),
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
+    ),
+    "attnlib.book.ch09_multihead.token_text": Example(lambda: (([0, 1],), {})),
+    "attnlib.book.ch09_multihead.AttentionOnly": Example(
+        torch_rng=MODULE_INIT,
+        call=lambda: ((), {"num_hiddens": 8, "num_heads": 2, "num_layers": 2, "max_len": 20}),
+    ),
+    "attnlib.book.ch09_multihead.previous_token_score": Example(
+        lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
+    ),
+    "attnlib.book.ch09_multihead.induction_score": Example(
+        lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
+    ),
+    "attnlib.book.ch09_multihead.repeated_half_accuracy": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens()), {"ablate": [(0, 1)]}),
+        skip_args={"model": MODEL_ARG},
+    ),
+    "attnlib.book.ch09_multihead.head_scores": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
+    ),
+    "attnlib.book.ch09_multihead.ablation_table": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
+    ),
+    "attnlib.book.ch09_multihead.TrainRun": Example(
+        lambda: ((_tiny_run().model,), {"losses": [1.0, 0.5], "steps": [0, 1]}),
+        skip_args={"model": MODEL_ARG},
+    ),
+    "attnlib.book.ch09_multihead.train": Example(
+        lambda: ((), {"seed": 3, "steps": 2, "batch_size": 4, "every": 1, "n_held_out": 4}),
+        skip_args=dict.fromkeys(
+            ("seed", "steps", "batch_size", "lr", "every", "n_held_out", "watch"), TRAINS
+        ),
+    ),
+    "attnlib.book.ch09_multihead.chapter_run": Example(lambda: ((), {})),
+    "attnlib.book.ch09_multihead.heads_declaration": Example(
+        lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
+    ),
+    "attnlib.book.ch09_multihead.heads_explorer": Example(
+        lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
+    ),
+    "attnlib.book.ch09_multihead.heads_playback_declaration": Example(
+        lambda: ((_tiny_run(),), {"smooth": 2}), skip_args={"run": RUN_ARG}
+    ),
+    "attnlib.book.ch09_multihead.heads_playback_explorer": Example(
+        lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
+    ),
+    "attnlib.book.ch09_multihead.ablation_declaration": Example(
+        lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
+    ),
+    "attnlib.book.ch09_multihead.ablation_explorer": Example(
+        lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
+    ),
+    "attnlib.book.claims.multihead_claims": Example(
+        lambda: (
+            (
+                [[0.4, 0.1], [0.08, 0.08]],
+                [[0.05, 0.05], [0.7, 0.7]],
+                {"none": 0.9, "L1H1": 0.6, "L1H2": 0.9, "L2H1": 0.7, "L2H2": 0.7},
+                [3.0] * 10 + [0.8] * 10,
+            ),
+            {},
+        )
+    ),
+    "attnlib.book.claims.scaling_claims": Example(
+        lambda: (({"1/√d": 0.9 + 0.05 * T(2, 3), "1": 0.5 * T(2, 3, seed=1)},), {})
+    ),
+}
+
+EXAMPLES: dict[str, Example] = {**_LIB, **_WIDGETS, **_PLOTTING, **_BOOK, **_NEW}

@@ -24,6 +24,8 @@ NOT_CALLED = {
     "(~10 s); its generator promise: tests/contract/test_fixes.py",
     "attnlib.book.ch06_lengths.chapter_length_declaration": "trains chapter 6's six number "
     "models (tens of seconds); tests/test_lengths.py runs it",
+    "attnlib.book.ch09_multihead.chapter_run": "trains chapter 9's model (~10 s); its tiny "
+    "form, train(steps=2), is called and chapter 9's notebook runs it",
 }
 
 
@@ -86,8 +88,9 @@ def test_every_public_callable_has_an_example():
     assert not stale, f"examples of callables that are no longer public: {stale}"
 
 
-def run_contract(name: str):
-    """(valid outcome, [(arg, label, outcome)]) for one callable."""
+def run_contract(name: str, skip: frozenset = frozenset()):
+    """(valid outcome, [(arg, label, outcome)]) for one callable; perturbations in ``skip``
+    ((arg, label) pairs) are not run."""
     fn = _resolve(name)
     ex = EXAMPLES[name]
     args, kwargs = ex.call()
@@ -99,7 +102,7 @@ def run_contract(name: str):
     rows = []
     for arg, label, expectation, a, k in perturbations(fn, ex):
         decided = ex.decisions.get((arg, label))
-        if decided and decided[0] == "not run":
+        if (decided and decided[0] == "not run") or (arg, label) in skip:
             continue
         out = judge(fn, a, k, arg, torch_rng=tr, mutates=mut, timeout=limit)
         if decided:
@@ -120,10 +123,12 @@ def test_contract(name):
     longer occurs fails too (remove it from the list): the list only shrinks."""
     if name not in EXAMPLES:
         pytest.fail(f"{name} has no example (test_every_public_callable_has_an_example)")
-    valid, rows = run_contract(name)
+    listed = OPEN.get(name, {})
+    # a listed "hangs" runs until the time limit (seconds each) and may pass or not on a busy
+    # machine: the unit step does not rerun it (the report script does, to shrink the list)
+    valid, rows = run_contract(name, frozenset(k for k, v in listed.items() if v == "hangs"))
     assert not valid.defect and valid.kind == "accepted", f"the example itself: {valid}"
     found = {(arg, label): o for arg, label, o in rows if o.defect}
-    listed = OPEN.get(name, {})
     new = [
         f"{a} <- {lb}: {o.kind}: {o.detail}"
         for (a, lb), o in found.items()

@@ -228,3 +228,63 @@ def test_book_figures_names_a_shell_that_is_not_one():
 
     with pytest.raises(TypeError, match="shell"):
         book_figures(shell="ipython")
+
+
+# ------------------------------------------------ chapters 6 and 9: new callables (issue 28)
+def test_location_weights_names_a_non_tensor_and_a_nan():
+    from attnlib.book.ch06_family import location_weights
+
+    with pytest.raises(TypeError, match="W_a"):
+        location_weights([[1.0, 0.0]], torch.tensor([1.0, 0.0]), 1)
+    with pytest.raises(ValueError, match="query"):
+        location_weights(torch.eye(3, 2), torch.tensor([float("nan"), 0.0]), 3)
+
+
+def test_hard_attention_names_weights_and_generator():
+    from attnlib.book.ch06_family import hard_attention
+
+    with pytest.raises(TypeError, match="weights"):
+        hard_attention(None, torch.Generator())
+    with pytest.raises(ValueError, match="weights"):
+        hard_attention(torch.full((2, 4), float("inf")), torch.Generator())
+    before = torch.get_rng_state()
+    with pytest.raises(TypeError, match="generator"):
+        hard_attention(torch.full((2, 4), 0.25), None)
+    assert torch.equal(torch.get_rng_state(), before)
+
+
+@pytest.mark.parametrize("fn", ["previous_token_score", "induction_score"])
+def test_head_scores_refuse_an_empty_batch(fn):
+    from attnlib.book import ch09_multihead as tiny
+
+    with pytest.raises(ValueError, match="weights"):
+        getattr(tiny, fn)(torch.zeros(0, 1, 20, 20))
+
+
+@pytest.mark.parametrize(
+    "bad, exc",
+    [
+        (None, TypeError),
+        (torch.zeros(2, 20), TypeError),  # float ids
+        (torch.zeros(0, 20, dtype=torch.long), ValueError),  # empty batch: NaN accuracy before
+        (torch.zeros(2, 21, dtype=torch.long), ValueError),  # longer than max_len
+        (torch.full((2, 20), -1), ValueError),  # not an id
+    ],
+)
+@pytest.mark.parametrize("fn", ["head_scores", "ablation_table", "repeated_half_accuracy"])
+def test_multihead_measures_name_bad_tokens(fn, bad, exc):
+    from attnlib.book import ch09_multihead as tiny
+
+    with torch.random.fork_rng():
+        model = tiny.AttentionOnly(num_hiddens=8)
+    with pytest.raises(exc, match="tokens"):
+        getattr(tiny, fn)(model, bad)
+
+
+def test_repeated_half_accuracy_names_bad_ablate():
+    from attnlib.book import ch09_multihead as tiny
+
+    with torch.random.fork_rng():
+        model = tiny.AttentionOnly(num_hiddens=8)
+    with pytest.raises(TypeError, match="ablate"):
+        tiny.repeated_half_accuracy(model, torch.zeros(2, 20, dtype=torch.long), "ab")
