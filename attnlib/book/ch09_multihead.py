@@ -114,7 +114,12 @@ def copyable(k: Tensor, n: int) -> Tensor:
 
 def token_text(tokens: Tensor | Sequence[int]) -> list[str]:
     """The letters of a 1-D sequence of token ids (``TOKENS[i]``)."""
-    return [TOKENS[int(t)] for t in tokens]
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (Tensor, Sequence)):
+        raise TypeError(
+            f"token_text: tokens must be a 1-D tensor or sequence of ids; got {describe(tokens)}"
+        )
+    ids = [as_int(t, "tokens", "token_text", min=0, max=VOCAB - 1) for t in tokens]
+    return [TOKENS[i] for i in ids]
 
 
 class AttentionOnly(nn.Module):
@@ -143,6 +148,11 @@ class AttentionOnly(nn.Module):
         max_len: int = 2 * HALF,
     ) -> None:
         super().__init__()
+        fn = "AttentionOnly"
+        num_hiddens = as_int(num_hiddens, "num_hiddens", fn, min=1)
+        num_heads = as_int(num_heads, "num_heads", fn, min=1)
+        num_layers = as_int(num_layers, "num_layers", fn, min=1)
+        max_len = as_int(max_len, "max_len", fn, min=2)
         self.embed = nn.Embedding(VOCAB, num_hiddens)
         self.pos = PositionalEncoding(num_hiddens, 0.0, max_len)
         self.layers = nn.ModuleList(

@@ -666,6 +666,9 @@ TIMES = "times every scoring function at each size: too slow to attack in the un
 #: a huge size asks torch for petabytes; torch refuses with its own RuntimeError (as torch.zeros
 #: does); a size cap would be an arbitrary limit on the caller
 HUGE_SIZE = "a huge size is refused by torch's allocator (RuntimeError), as torch.zeros does"
+#: TrainRun is a plain record of what train() measured (a dataclass): a diverged run's NaN
+#: loss is recorded as measured, and shown as such, not refused
+RECORD = "a record of what train() measured: a NaN loss is kept as measured"
 RUN_ARG = "a TrainRun; the wrong kind is refused by _check_run (tests/test_multihead*.py)"
 MODEL_ARG = "a model; the wrong kind is attacked in tests/test_multihead*.py"
 
@@ -716,7 +719,12 @@ _NEW = {
         call=lambda: ((), {"temperature": 0.5, "dropout": 0.0, "learn_temperature": True}),
     ),
     "attnlib.attention.GeneralAttention": Example(
-        torch_rng=MODULE_INIT, call=lambda: ((4, 6), {"dropout": 0.0})
+        torch_rng=MODULE_INIT,
+        call=lambda: ((4, 6), {"dropout": 0.0}),
+        decisions={
+            ("query_size", "huge"): ("not run", HUGE_SIZE),
+            ("key_size", "huge"): ("not run", HUGE_SIZE),
+        },
     ),
     "attnlib.transformer.MultiHeadAttention": Example(
         torch_rng=MODULE_INIT, call=lambda: ((8, 2, 0.0), {"bias": False})
@@ -787,6 +795,15 @@ _NEW = {
     "attnlib.book.ch09_multihead.AttentionOnly": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"num_hiddens": 8, "num_heads": 2, "num_layers": 2, "max_len": 20}),
+        decisions={
+            ("num_hiddens", "huge"): ("not run", HUGE_SIZE),
+            ("max_len", "huge"): ("not run", HUGE_SIZE),
+            ("num_layers", "huge"): (
+                "not run",
+                "a deep model is the caller's choice; a huge "
+                "count of layers only takes long to build",
+            ),
+        },
     ),
     "attnlib.book.ch09_multihead.previous_token_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
@@ -807,6 +824,7 @@ _NEW = {
     "attnlib.book.ch09_multihead.TrainRun": Example(
         lambda: ((_tiny_run().model,), {"losses": [1.0, 0.5], "steps": [0, 1]}),
         skip_args={"model": MODEL_ARG},
+        nonfinite_in_out=RECORD,
     ),
     "attnlib.book.ch09_multihead.train": Example(
         lambda: ((), {"seed": 3, "steps": 2, "batch_size": 4, "every": 1, "n_held_out": 4}),

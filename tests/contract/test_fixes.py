@@ -288,3 +288,18 @@ def test_repeated_half_accuracy_names_bad_ablate():
         model = tiny.AttentionOnly(num_hiddens=8)
     with pytest.raises(TypeError, match="ablate"):
         tiny.repeated_half_accuracy(model, torch.zeros(2, 20, dtype=torch.long), "ab")
+
+
+def test_token_text_and_attention_only_name_bad_arguments():
+    from attnlib.book import ch09_multihead as tiny
+
+    with pytest.raises(TypeError, match="tokens"):
+        tiny.token_text(None)
+    with pytest.raises(ValueError, match="tokens"):
+        tiny.token_text([0, 99])
+    with pytest.raises(TypeError, match="num_hiddens"):
+        tiny.AttentionOnly(num_hiddens="8")
+    with pytest.raises(ValueError, match="num_hiddens"):
+        tiny.AttentionOnly(num_hiddens=-8)
+    with pytest.raises(TypeError, match="num_layers"):
+        tiny.AttentionOnly(num_layers=2.0)
