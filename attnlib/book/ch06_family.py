@@ -53,7 +53,7 @@ __all__ = [
 
 #: The map of the family: (name, score a(q, k), learned parameters, source).
 FAMILY = [
-    ("content-based (cosine)", "cos(q, k) / τ", "none (τ: 1)", "Graves et al. 2014"),
+    ("content-based (cosine)", "cos(q, k) / T", "none (T: 1)", "Graves et al. 2014"),
     ("additive", "w_vᵀ tanh(W_q q + W_k k)", "h(d_q + d_k + 1)", "Bahdanau et al. 2015"),
     ("location-based", "softmax(W_a q): keys ignored", "n_keys · d_q", "Luong et al. 2015"),
     ("general (bilinear)", "qᵀ W k", "d_q · d_k", "Luong et al. 2015"),
@@ -324,8 +324,8 @@ CHOICE = {
         "queries and keys of different sizes, at matmul speed",
     ),
     "cosine": (
-        "cos(q, k) / τ",
-        "none (τ fixed or learned)",
+        "cos(q, k) / T",
+        "none (T fixed or learned)",
         "NTM (Graves et al. 2014); QK-norm (Henry et al. 2020)",
         "key lengths must not count, or scores grow out of range in training",
     ),
