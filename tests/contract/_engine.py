@@ -20,8 +20,8 @@ from torch.nn.parameter import is_lazy
 
 #: a call that runs longer than this, or than SLOWER times the valid example, is a defect
 #: ("hangs"): a huge count must be refused fast (the ratio keeps a busy machine from failing it)
-TIMEOUT_S = 1.5
-SLOWER = 5
+TIMEOUT_S = 3.0
+SLOWER = 20
 HUGE_INT = 10**15
 HUGE_FLOAT = 1e300
 #: text that reaches a page: control characters, and markup that must stay text
