@@ -6,9 +6,10 @@ import numpy as np
 import torch
 
 from attnlib._validate import as_int, as_real, as_seed
-from attnlib.widgets import Slider
+from attnlib.widgets import Preset, Slider
 
 __all__ = [
+    "_distinct_presets",
     "_generator",
     "_log_grid",
     "_nearest",
@@ -87,3 +88,16 @@ def _query_sliders(x: float, y: float) -> list[Slider]:
 def _nearest(values, v: float) -> float:
     """The value of a slider's grid nearest to ``v`` (a preset names a point of the grid)."""
     return min(values, key=lambda g: abs(g - v))
+
+
+def _distinct_presets(*presets: Preset) -> list[Preset]:
+    """The presets in order, without one whose label an earlier one already has. A builder
+    that writes labels from its arguments (``f"d = {max(dims)}"``) repeats a label when those
+    arguments coincide (one ``dims`` value, ``hiddens`` with fewer than three), and a
+    declaration refuses repeated labels: the repeat, which would show the same setting
+    again, is dropped instead."""
+    kept: list[Preset] = []
+    for p in presets:
+        if all(p.label != q.label for q in kept):
+            kept.append(p)
+    return kept

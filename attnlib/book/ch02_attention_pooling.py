@@ -32,7 +32,16 @@ from attnlib.book._checking import (
     _require_callable,
     checker,
 )
-from attnlib.book._common import _count, _generator, _log_grid, _nearest, _np, _real, _seed
+from attnlib.book._common import (
+    _count,
+    _distinct_presets,
+    _generator,
+    _log_grid,
+    _nearest,
+    _np,
+    _real,
+    _seed,
+)
 from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
 from attnlib.widgets import (
     Choice,
@@ -79,7 +88,7 @@ def _kernel_presets(bandwidths: list[float]) -> list[Preset]:
         ("epanechnikov", "the same inputs, weighted as a parabola"),
         ("triangular", "the same inputs, weighted as a tent"),
     ]
-    return [
+    return _distinct_presets(
         Preset(
             "Start: Gaussian, σ ≈ 0.49",
             "Notice: the tallest bar stands on the nearest training input; drag the query and "
@@ -112,7 +121,7 @@ def _kernel_presets(bandwidths: list[float]) -> list[Preset]:
             )
             for name, what in shapes
         ],
-    ]
+    )
 
 
 def kernel_regression_declaration(
@@ -322,7 +331,7 @@ def _training_presets(steps: int) -> list[Preset]:
     fewer than 100 steps)."""
     if steps < 100:
         return []
-    return [
+    return _distinct_presets(
         Preset(
             "Step 0",
             "Notice: both runs start at σ = 1, and both fits are the same smooth, too-flat curve.",
@@ -346,7 +355,7 @@ def _training_presets(steps: int) -> list[Preset]:
             "point, and its training loss heads to zero.",
             {"step": steps},
         ),
-    ]
+    )
 
 
 def bandwidth_training_declaration(

@@ -31,7 +31,7 @@ from attnlib.book._checking import (
     _require_callable,
     checker,
 )
-from attnlib.book._common import _count, _generator, _ints, _np, _real, _seed
+from attnlib.book._common import _count, _distinct_presets, _generator, _ints, _np, _real, _seed
 from attnlib.book.ch01_queries_keys_values import check_weights
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores
@@ -66,16 +66,6 @@ SCORE_KINDS = {
     "bilinear": ("bilinear_scores", "fn(queries, keys, M)", "qᵀ M k"),
     "gaussian": ("gaussian_scores", "fn(queries, keys, sigma)", "−‖q − k‖²/(2σ²)"),
 }
-
-
-def _distinct_presets(*presets: Preset) -> list[Preset]:
-    """The presets whose settings differ from every earlier one's (with one or two distinct
-    ``hiddens``, "smallest h" and "largest h" would repeat a setting and a label)."""
-    kept: list[Preset] = []
-    for p in presets:
-        if all(p.values != q.values and p.label != q.label for q in kept):
-            kept.append(p)
-    return kept
 
 
 def additive_attention_declaration(

@@ -14,7 +14,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.book._common import _count, _generator, _ints, _np, _query_sliders, _real, _seed
+from attnlib.book._common import (
+    _count,
+    _distinct_presets,
+    _generator,
+    _ints,
+    _np,
+    _query_sliders,
+    _real,
+    _seed,
+)
 from attnlib.book.ch04_additive_attention import check_scores
 from attnlib.masking import masked_softmax
 from attnlib.scoring import (
@@ -137,7 +146,7 @@ def scaling_declaration(
             ),
         ],
         title="Scaled dot-product attention: why divide by √d",
-        presets=[
+        presets=_distinct_presets(
             Preset(
                 f"d = {min(dims)}",
                 "Notice: the two curves differ only mildly, and so do the two heatmaps.",
@@ -161,7 +170,7 @@ def scaling_declaration(
                 "ranking and only changes how decisively the softmax picks.",
                 {"d": max(dims)},
             ),
-        ],
+        ),
         meta={"data": data, "edges": edges},
     )
 

@@ -228,6 +228,24 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
             ),
         ],
         title="One decoder step at a time: the query moves, the keys stay",
+        presets=[
+            Preset(
+                "Step 1: the year",
+                "Notice: the year's first digit is read where the source writes the year.",
+                {"step": 1},
+            ),
+            Preset(
+                "Step 5: a dash",
+                "Notice: a dash needs no input character, so the row is empty.",
+                {"step": 5},
+            ),
+            Preset(
+                "Step 9: the day",
+                "Notice: the day is read at the start: one fixed summary would have to serve "
+                "every step.",
+                {"step": 9},
+            ),
+        ],
     )
 
 

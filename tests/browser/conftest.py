@@ -38,6 +38,11 @@ LOAD_TIMEOUT_MS = 60_000
 PAGES = book_pages()
 LANDING = PAGES[0]
 CHAPTERS = [p for p in PAGES[1:] if p.startswith("chapters/")]  # not the notation page
+# Chapters drawn with static figures only, by design: the explorer tests leave them out.
+# tests/browser/test_book.py::test_chapters_without_explorers_are_the_declared_ones checks this
+# list against the notebooks, so an explorer that goes missing from another chapter still fails.
+CHAPTERS_WITHOUT_EXPLORERS = ["chapters/06_scoring_family.html"]
+EXPLORER_CHAPTERS = [p for p in CHAPTERS if p not in CHAPTERS_WITHOUT_EXPLORERS]
 
 
 def _free_port() -> int:

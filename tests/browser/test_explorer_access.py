@@ -14,7 +14,7 @@ import re
 import pytest
 from _heatmap_js import CELLS
 
-from .conftest import CHAPTERS, wake_explorers
+from .conftest import EXPLORER_CHAPTERS, wake_explorers
 from .test_book import MOVE_JS, SNAPSHOT_JS
 
 pytestmark = pytest.mark.browser
@@ -41,7 +41,7 @@ def _explorers(page):
     return page.evaluate(CONTROLS_JS)
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
 def test_sliders_say_their_value_in_words(visits, name):
     page = visits(name).page
     for k, ex in enumerate(_explorers(page)):
@@ -75,7 +75,7 @@ READOUT_JS = """
 """
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
 def test_heatmap_cells_walk_with_the_arrow_keys(visits, name):
     page = visits(name).page
     n = page.evaluate("() => document.querySelectorAll('.attn-explorer').length")
@@ -110,7 +110,7 @@ def test_heatmap_cells_walk_with_the_arrow_keys(visits, name):
             f"{name} explorer #{k}: readout {now['text']!r} does not give the weight "
             f"{now['value']} of its cell"
         )
-    if name != CHAPTERS[1]:  # chapter 2's explorers draw lines, not heatmaps
+    if name != EXPLORER_CHAPTERS[1]:  # chapter 2's explorers draw lines, not heatmaps
         assert tested, f"{name}: no heatmap explorer"
 
 
@@ -124,7 +124,7 @@ def _fresh(browser, visits, name, **context):
     return ctx, page
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
 def test_reset_and_live_sentence(browser, visits, name):
     ctx, page = _fresh(browser, visits, name)
     try:
@@ -188,7 +188,7 @@ async () => {
 )
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
 def test_explorers_are_dark_in_dark_mode(browser, visits, margin, name):
     ctx, page = _fresh(browser, visits, name, color_scheme="dark")
     try:
@@ -233,7 +233,7 @@ HOVER_JS = """
 """
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
 def test_hovering_a_cell_shows_its_weight(browser, visits, name):
     ctx, page = _fresh(browser, visits, name)
     try:

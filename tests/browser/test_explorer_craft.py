@@ -42,6 +42,7 @@ from ._craft import (
 )
 from .conftest import (
     CHAPTERS,
+    EXPLORER_CHAPTERS,
     LANDING,
     install_clock,
     pause_clock,
@@ -49,9 +50,9 @@ from .conftest import (
     wake_explorers,
 )
 
-# the pages with explorers, in reading order: the landing page, then chapters 1-6 (the
-# notation page has none)
-PAGES = [LANDING, *CHAPTERS]
+# the pages with explorers, in reading order: the landing page, then every chapter that has
+# explorers (the notation page and chapter 6 have none)
+PAGES = [LANDING, *EXPLORER_CHAPTERS]
 # chapter 7 (Bahdanau attention), named: its place in the book moves as chapters are added
 BAHDANAU = next(p for p in CHAPTERS if p.endswith("07_bahdanau_attention.html"))
 

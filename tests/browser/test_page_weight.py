@@ -24,7 +24,7 @@ import pytest
 from _serve import serve
 from _vitals import DEVICE, Load
 
-from .conftest import CHAPTERS, LANDING, PAGES, SITE
+from .conftest import CHAPTERS, EXPLORER_CHAPTERS, LANDING, PAGES, SITE
 
 pytestmark = pytest.mark.browser
 
@@ -422,7 +422,7 @@ def test_theme_dropdowns_open(browser, base_url):
         ctx.close()
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
 def test_explorers_wake_near_the_viewport(browser, base_url, name):
     """At load only the explorers within the wake margin of the first screen are live; one further
     down stays a static picture until the reader scrolls near it."""

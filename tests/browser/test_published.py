@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from .conftest import CHAPTERS, PAGES, ROOT, SCREENSHOTS, wake_explorers
+from .conftest import CHAPTERS, EXPLORER_CHAPTERS, PAGES, ROOT, SCREENSHOTS, wake_explorers
 from .test_book import SCROLL_IMAGES_JS
 
 pytestmark = pytest.mark.browser
@@ -91,7 +91,7 @@ LIVE_JS = STATIC_JS.replace(".attn-static .attn-explorer", ".attn-explorer")
 def test_explorers_show_their_picture_without_javascript(browser, visits, margin, name):
     v = visits(name)
     views = v.info.get("views", 0)
-    if name in CHAPTERS:
+    if name in EXPLORER_CHAPTERS:
         assert views >= 1, f"{name}: no explorer"
     ctx, page, _ = _load(browser, visits.base_url, name, shot="nojs", java_script_enabled=False)
     try:
