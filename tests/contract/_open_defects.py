@@ -29,9 +29,6 @@ OPEN = {
     "attnlib.book.ch04_additive_attention.additive_attention_declaration": {
         ("n_keys", "huge"): "wrong exception"
     },
-    "attnlib.book.ch05_scaled_dot_product.scaling_declaration": {
-        ("dims", "one shorter"): "unnamed"
-    },
     "attnlib.book.ch05_scaled_dot_product.scoring_comparison_declaration": {
         ("num_hiddens", "huge"): "wrong exception"
     },
