@@ -735,16 +735,34 @@ function linesPanel(spec, parent, ui) {
     }
   };
   const fixedEls = [];
+  const placed = [], dotsAt = [];
+  spec.fixed.forEach((f) => (f.labels || []).forEach((t, i) => dotsAt.push([X(f.x[i]), Y(f.y[i])])));
+  const AROUND = [[6, -6, "start"], [-6, -6, "end"], [6, 15, "start"], [-6, 15, "end"], [9, 4, "start"], [-9, 4, "end"]];
+  const labelAt = (px, py, t) => {
+    const w = 7.5 * Array.from(String(t)).length;
+    const boxOf = ([dx, dy, anchor]) => {
+      const x02 = anchor === "start" ? px + dx : px + dx - w;
+      return [x02 - 1.5, py + dy - 11, x02 + w + 1.5, py + dy + 3];
+    };
+    const free = (b) => placed.every((o) => b[2] <= o[0] || o[2] <= b[0] || b[3] <= o[1] || o[3] <= b[1]) && dotsAt.every(([x, y]) => x === px && y === py || x < b[0] - 4 || x > b[2] + 4 || y < b[1] - 4 || y > b[3] + 4);
+    const at = AROUND.find((c) => free(boxOf(c))) || AROUND[0];
+    placed.push(boxOf(at));
+    return at;
+  };
   for (const f of spec.fixed) {
     const e = draw(f, "attn-series attn-fixed");
     fixedEls.push(e);
     if (f.style === "line") e.setAttribute("d", pathD(f.x, f.y));
     else points(e, f.x, f.y, f.labels ? 4 : 2.5);
-    (f.labels || []).forEach((t, i) => el("text", {
-      class: "attn-point-label",
-      x: (X(f.x[i]) + 6).toFixed(1),
-      y: (Y(f.y[i]) - 6).toFixed(1)
-    }, labels, t));
+    (f.labels || []).forEach((t, i) => {
+      const px = X(f.x[i]), py = Y(f.y[i]), [dx, dy, anchor] = labelAt(px, py, t);
+      el("text", {
+        class: "attn-point-label",
+        x: (px + dx).toFixed(1),
+        y: (py + dy).toFixed(1),
+        "text-anchor": anchor
+      }, labels, t);
+    });
   }
   const spokeLines = spec.spokes ? (() => {
     const to = spec.fixed.find((f) => f.name === spec.spokes.to);
@@ -1204,7 +1222,7 @@ function render({ model, el: host }) {
       const pr = presets[k];
       return Object.entries(pr.indices).every(([name2, i]) => idx[pos(name2)] === i) && texts2.every(({ name: name2, input }) => pr.texts[name2] === void 0 || pr.texts[name2] === input.value);
     };
-    const reset = html("button", "attn-reset", head, "Reset");
+    const reset = html("button", "attn-reset", presetButtons.length ? presetButtons[0].parentNode : head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {

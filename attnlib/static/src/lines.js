@@ -86,13 +86,34 @@ export function linesPanel(spec, parent, ui) {
     }
   };
   const fixedEls = [];
+  // A point's label goes above right of it, or, where that would touch a label already placed
+  // or cover another labelled point, to the first free place around it (above left, below
+  // right, below left, right, left). Boxes are estimated for the 12 px semibold labels.
+  const placed = [], dotsAt = [];
+  spec.fixed.forEach((f) => (f.labels || []).forEach((t, i) => dotsAt.push([X(f.x[i]), Y(f.y[i])])));
+  const AROUND = [[6, -6, "start"], [-6, -6, "end"], [6, 15, "start"], [-6, 15, "end"], [9, 4, "start"], [-9, 4, "end"]];
+  const labelAt = (px, py, t) => {
+    const w = 7.5 * Array.from(String(t)).length;
+    const boxOf = ([dx, dy, anchor]) => {
+      const x0 = anchor === "start" ? px + dx : px + dx - w;
+      return [x0 - 1.5, py + dy - 11, x0 + w + 1.5, py + dy + 3];
+    };
+    const free = (b) => placed.every((o) => b[2] <= o[0] || o[2] <= b[0] || b[3] <= o[1] || o[3] <= b[1]) &&
+      dotsAt.every(([x, y]) => (x === px && y === py) || x < b[0] - 4 || x > b[2] + 4 || y < b[1] - 4 || y > b[3] + 4);
+    const at = AROUND.find((c) => free(boxOf(c))) || AROUND[0];
+    placed.push(boxOf(at));
+    return at;
+  };
   for (const f of spec.fixed) {
     const e = draw(f, "attn-series attn-fixed");
     fixedEls.push(e);
     if (f.style === "line") e.setAttribute("d", pathD(f.x, f.y));
     else points(e, f.x, f.y, f.labels ? 4 : 2.5);
-    (f.labels || []).forEach((t, i) => el("text", { class: "attn-point-label", x: (X(f.x[i]) + 6).toFixed(1),
-      y: (Y(f.y[i]) - 6).toFixed(1) }, labels, t));
+    (f.labels || []).forEach((t, i) => {
+      const px = X(f.x[i]), py = Y(f.y[i]), [dx, dy, anchor] = labelAt(px, py, t);
+      el("text", { class: "attn-point-label", x: (px + dx).toFixed(1), y: (py + dy).toFixed(1),
+        "text-anchor": anchor }, labels, t);
+    });
   }
   const spokeLines = spec.spokes ? (() => {
     const to = spec.fixed.find((f) => f.name === spec.spokes.to);

@@ -212,7 +212,10 @@ export function render({ model, el: host }) {
       return Object.entries(pr.indices).every(([name, i]) => idx[pos(name)] === i) &&
         texts.every(({ name, input }) => pr.texts[name] === undefined || pr.texts[name] === input.value);
     };
-    const reset = html("button", "attn-reset", head, "Reset");
+    // With things to try, Reset ends their row (it is one more way to set the controls, and the
+    // title's row then takes no more height than the title): an explorer with presets stays
+    // short enough for a phone. Otherwise it sits beside the title.
+    const reset = html("button", "attn-reset", presetButtons.length ? presetButtons[0].parentNode : head, "Reset");
     reset.type = "button";
     reset.setAttribute("aria-label", "Reset: every control back to where it started");
     reset.addEventListener("click", () => {
