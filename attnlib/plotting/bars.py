@@ -62,7 +62,7 @@ def plot_bars(
     Example::
 
         >>> fig = plot_bars(["a", "b"], {"share": [0.25, 0.75]}, xlabel="row", ylabel="share")
-        >>> [round(p.get_height(), 2) for p in fig.axes[0].patches]
+        >>> [round(float(p.get_height()), 2) for p in fig.axes[0].patches]
         [0.25, 0.75]
     """
     if isinstance(categories, str) or not isinstance(categories, Sequence):
