@@ -42,9 +42,10 @@ def test_nothing_is_precomputed_and_the_state_is_small(lookup):
     sizes = [len(p["values"]) for p in lookup.spec["params"]]
     assert sizes == [2, 13, 101, 101]  # 265 226 positions, none stored
     gz = len(gzip.compress(json.dumps(lookup.get_state()).encode(), 9))
-    # the module (_esm) is 17.1 kB of it (16.0 kB before issue 26: presets, linked rows, masked
-    # cells); the six presets add about 0.8 kB
-    assert gz < 24_000, f"{gz} bytes gzip"
+    # the module (_esm) is 17.5 kB of it (16.0 kB before issue 26: presets, linked rows, masked
+    # cells, stems, point labels, the phone layout); the six presets add about 0.8 kB. 24.5 kB
+    # measured then: the limit still fails on a precomputed grid (megabytes)
+    assert gz < 26_000, f"{gz} bytes gzip"
     with pytest.raises(ExplorerError, match="computes its frames in the browser"):
         lookup.decoded(0)
     handle = next(p for p in lookup.spec["panels"] if p["name"] == "keys")["handle"]
