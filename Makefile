@@ -88,10 +88,10 @@ lock: $(LOCK_TOOL)
 	rm -f $(LOCK_NEW)
 	@echo "requirements.lock: $$(grep -cE '^[A-Za-z0-9]' requirements.lock) packages pinned"
 
-# Front-end files the book serves itself (MathJax, the explorers' module and loader; axe-core
-# is installed for the browser tests only): `npm ci` installs exactly web/package-lock.json, web/vendor.mjs copies the few
-# files a page needs into _vendor/ (gitignored; _config.yml serves it as _static/);
-# web/subset_icons.py cuts the theme's icon font down to the icons the book shows.
+# Front-end files the book serves itself (MathJax for a plain `jupyter-book build`, the explorers'
+# module and loader; axe-core is installed for the browser tests only): `npm ci` installs exactly
+# web/package-lock.json, web/vendor.mjs copies the few files a page needs into _vendor/
+# (gitignored; _config.yml serves it as _static/).
 NPM_STAMP := web/node_modules/.package-lock.json
 VENDOR_STAMP := _vendor/lib/VENDORED.json
 
@@ -110,9 +110,8 @@ $(EXPLORER_JS): $(wildcard attnlib/static/src/*.js) web/build-explorer.mjs | $(N
 
 explorer: $(EXPLORER_JS)
 
-$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/explorer-boot.js $(EXPLORER_JS) attnlib/static/explorer.css web/fontawesome-stub.js web/mathjax-load.js web/book.css web/book.js web/subset_icons.py
+$(VENDOR_STAMP): $(NPM_STAMP) $(STAMP) web/vendor.mjs web/explorer-boot.js $(EXPLORER_JS) attnlib/static/explorer.css web/mathjax-load.js
 	cd web && node vendor.mjs
-	$(PY) web/subset_icons.py || { rm -f $(VENDOR_STAMP); exit 1; }
 
 vendor: $(VENDOR_STAMP)
 
@@ -121,6 +120,8 @@ vendor: $(VENDOR_STAMP)
 BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # --all: a full rebuild. Sphinx otherwise re-reads (and so re-executes) only the pages whose
 # source changed, and keeps stale copies of changed static files.
+# The pages are drawn by the book's own Sphinx theme, web/theme/attnbook (templates, CSS, JS;
+# web/theme/CONTRACT.md lists the markup explorers and tests rely on), 404.html included.
 # Then web/prerender-math.mjs typesets every formula at build time into native MathML (Temml,
 # pinned in web/package-lock.json; one copy of each formula, read by screen readers), removes the
 # MathJax <script> tags and links one shared stylesheet (_static/lib/math.css): pages load no
@@ -128,20 +129,17 @@ BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # STIX Two Math (from the pinned ziamath package) down to the characters the formulas use.
 # web/prerender-explorers.mjs draws each explorer's starting picture into its page (shown at
 # first paint and without JavaScript) with its state next to it; web/optimize_images.py stores
-# the 2x figure PNGs as palettes when that is faithful; web/make_404.py writes the "page not
-# found" page. Last, web/optimize-pages.mjs inlines into each page only the CSS it uses (purged
-# and minified), defers the scripts in <head> and keeps Sphinx's search index to the search page.
-# web/search-text.mjs writes each page's main text, cut down to what the search page's snippets
-# read, into _search/, and has searchtools.js fetch that instead of the whole page.
+# the 2x figure PNGs as palettes when that is faithful. web/search-text.mjs writes each page's
+# main text into _search/, which the search page's snippets read instead of whole pages. Last,
+# web/inline-css.mjs puts each page's stylesheets into the page (minified, nothing purged).
 book: $(STAMP) vendor
 	$(PY) web/build_book.py --jobs $(BOOK_JOBS) --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
 	$(PY) web/subset_math_font.py _build/html
 	cd web && node prerender-explorers.mjs ../_build/html
 	$(PY) web/optimize_images.py _build/html
-	$(PY) web/make_404.py _build/html
-	cd web && node optimize-pages.mjs ../_build/html
 	cd web && node search-text.mjs ../_build/html
+	cd web && node inline-css.mjs ../_build/html
 	@echo "The book is built: open _build/html/index.html"
 
 # Chapters are edited as MyST Markdown (chapters/NN_name.md); the executed .ipynb twins keep

@@ -1,10 +1,9 @@
 #!/usr/bin/env node
-// The search page's snippets without fetching whole pages. `make book` runs it after
-// optimize-pages.mjs, over _build/html.
+// The search page's snippets without fetching whole pages. `make book` runs it over _build/html.
 //
 // Sphinx 7.4's searchtools.js shows a snippet under each hit: it fetches the hit's page
-// (`contentRoot + docName + ".html"`), and `Search.makeSearchSummary` cuts 240 characters around
-// the first query term out of `Search.htmlToText(page, anchor)`: the textContent of
+// (`data-content_root + docName + ".html"`), and `Search.makeSearchSummary` cuts 240 characters
+// around the first query term out of `Search.htmlToText(page, anchor)`: the textContent of
 // `[role="main"] <anchor>` (or of `[role="main"]`) once `.headerlink`, `script` and `style` are
 // removed. Searching "attention" fetched eight whole pages, 405 of the search page's 473 kB.
 //
@@ -17,18 +16,10 @@
 // The pages are parsed as the browser's DOMParser parses them (parse5, the WHATWG parsing
 // algorithm, with scripting disabled as in DOMParser).
 //
-// Then searchtools.js is patched to fetch `_search/<docname>.html` instead of the page, and to
-// add each hit to the list with its snippet, in rank order (Sphinx listed the hits 5 ms apart
-// and added each snippet under its hit as it arrived, pushing the hits below it down: the
-// page's layout shift). On search.html, when the address holds a query, the box that holds
-// the title, the search field and the results is given a screen's height at once (before the
-// first paint), so the footer below does not move as the hits arrive. (The box, not the
-// results' own <div>: a min-height on that empty <div> keeps the field's bottom margin from
-// collapsing with the first result's top margin until the result comes, and the results then
-// moved up 18 px.) Each patch replaces one exact piece of Sphinx's or the theme's code; when
-// that code is not as expected (another version), the build fails, naming the piece.
-// tests/browser/test_search.py checks the snippets against Sphinx's own code run on the
-// whole pages.
+// The theme's search page (web/theme/attnbook/search.html) sets its data-content_root to
+// _search/, so Sphinx's own searchtools.js, unchanged, fetches these files. (Only that page:
+// the content root is read by nothing else.) tests/browser/theme/test_search.py checks the
+// snippets against Sphinx's own code run on the whole pages.
 //
 // Usage: node search-text.mjs ../_build/html   (from web/, after `npm ci`; `make book`)
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -101,150 +92,6 @@ export function searchText(html, where) {
     `<title>search text</title></head><body><div role="main">${body}</div></body></html>\n`;
 }
 
-// --------------------------------------------------------------------- searchtools.js
-
-// The hits whose snippets are fetched first, alone: what a phone's first screen shows (on
-// Lighthouse's mobile profile, 412 x 823, the first two). Fetched with the rest, each text copy
-// shared the slow link with seven others and the first screen waited for nearly all of them.
-const FIRST_HITS = 2;
-// [what Sphinx 7.4.7 has, what it becomes, why]
-const PATCHES = [
-  [
-    "requestUrl = contentRoot + docName + docFileSuffix;",
-    `requestUrl = contentRoot + "${SEARCH_DIR}/" + docName + docFileSuffix;`,
-    "the snippet's text comes from the page's cut-down copy",
-  ],
-  // _displayItem: the hit's <li> is filled as before, but added to the list by the caller,
-  // and its snippet is fetched once \`after\` has resolved
-  [
-    "const _displayItem = (item, searchTerms, highlightTerms) => {",
-    "const _displayItem = (item, searchTerms, highlightTerms, after = Promise.resolve()) => {",
-    "a hit's snippet can wait for the first hits'",
-  ],
-  [
-    `  else if (showSearchSummary)
-    fetch(requestUrl)
-      .then((responseData) => responseData.text())
-      .then((data) => {
-        if (data)
-          listItem.appendChild(
-            Search.makeSearchSummary(data, searchTerms, anchor)
-          );
-        // highlight search terms in the summary
-        if (SPHINX_HIGHLIGHT_ENABLED)  // set in sphinx_highlight.js
-          highlightTerms.forEach((term) => _highlightText(listItem, term, "highlighted"));
-      });
-  Search.output.appendChild(listItem);
-};`,
-    `  else if (showSearchSummary)
-    return after.then(() => fetch(requestUrl))
-      .then((responseData) => responseData.text())
-      .then((data) => {
-        if (data)
-          listItem.appendChild(
-            Search.makeSearchSummary(data, searchTerms, anchor)
-          );
-        // highlight search terms in the summary
-        if (SPHINX_HIGHLIGHT_ENABLED)  // set in sphinx_highlight.js
-          highlightTerms.forEach((term) => _highlightText(listItem, term, "highlighted"));
-      })
-      .catch((e) => console.error(e))
-      .then(() => listItem);
-  return Promise.resolve(listItem);
-};`,
-    "a hit is shown with its snippet, not before it",
-  ],
-  // _displayNextItem: the first hits' snippets are fetched, then the others' (they came 5 ms
-  // apart); each hit is added to the list once it and every hit ranked above it have their
-  // snippet, so the hits appear in rank order, each below the last (nothing already shown moves). The status line,
-  // above the list, is written with the first hits (Sphinx wrote it once every hit was listed,
-  // their snippets still loading), in the same frame: it does not push shown hits down either.
-  [
-    `  // results left, load the summary and display it
-  // this is intended to be dynamic (don't sub resultsCount)
-  if (results.length) {
-    _displayItem(results.pop(), searchTerms, highlightTerms);
-    setTimeout(
-      () => _displayNextItem(results, resultCount, searchTerms, highlightTerms),
-      5
-    );
-  }
-  // search finished, update title and status message
-  else _finishSearch(resultCount);
-};`,
-    `  // the first hits' summaries are loaded first (the link is not shared with the others),
-  // then all the others at once; the hits are shown in rank order
-  const ranked = results.reverse();
-  const first = ranked.slice(0, ${FIRST_HITS}).map((item) => _displayItem(item, searchTerms, highlightTerms));
-  const firstIn = Promise.all(first);
-  const items = first.concat(ranked.slice(${FIRST_HITS}).map((item) => _displayItem(item, searchTerms, highlightTerms, firstIn)));
-  if (!items.length) _finishSearch(resultCount);
-  items.reduce((shown, item, k) => shown.then(() => item).then((listItem) => {
-    Search.output.appendChild(listItem);
-    if (k === 0) _finishSearch(resultCount);
-  }), Promise.resolve());
-};`,
-    "the hits appear in rank order, each with its snippet, and nothing shown moves",
-  ],
-];
-
-export function patchSearchtools(js) {
-  if (PATCHES.every(([, to]) => js.includes(to))) return js;
-  for (const [from, to, why] of PATCHES) {
-    const k = js.indexOf(from);
-    if (k < 0 || js.indexOf(from, k + 1) >= 0) {
-      fail(`_static/searchtools.js: cannot patch it so that ${why}: the code it replaces is not there ` +
-        `exactly once (Sphinx changed?):\n${from}`);
-    }
-    js = js.replace(from, () => to);
-  }
-  return js;
-}
-
-// ------------------------------------------------------------------------- search.html
-
-const RESULTS = '<div id="search-results"></div>';
-// Sphinx's Search.init runs a search when the address has a non-empty ?q=
-const RESERVE = '<script>new URLSearchParams(location.search).get("q") && ' +
-  '(document.getElementById("search-results").parentElement.style.minHeight = "100vh");</script>';
-
-export function reserveResults(html) {
-  if (html.includes(RESULTS + RESERVE)) return html;
-  const k = html.indexOf(RESULTS);
-  if (k < 0 || html.indexOf(RESULTS, k + 1) >= 0) {
-    fail(`search.html: ${RESULTS} is not there exactly once (the theme's search page changed?)`);
-  }
-  return html.replace(RESULTS, () => RESULTS + RESERVE);
-}
-
-// The search page's scripts. Sphinx's search runs when searchindex.js has run, and deferred
-// scripts run in the order of the page: it waited for every script before it (the theme's,
-// the book's, the code-cell buttons'), on a link that carries six requests at a time. On
-// search.html, the search's three scripts move up to just after the two they use
-// (doctools.js: _ready, gettext; sphinx_highlight.js: the highlighting), so they are fetched in
-// the first six and run as soon as they are in; the code-cell buttons' scripts (copy, toggle),
-// which find nothing to do on a page of search results, go.
-const TAG = (src) => new RegExp(`[ \\t]*<script defer src="${src.replace(/[.?]/g, "\\$&")}(?:\\?[^"]*)?"></script>\\n`);
-const SEARCH_TAGS = ["_static/searchtools.js", "_static/language_data.js", "searchindex.js"].map(TAG);
-const AFTER = TAG("_static/sphinx_highlight.js");
-const UNUSED = ["_static/clipboard.min.js", "_static/copybutton.js", "_static/togglebutton.js"].map(TAG);
-const SEARCH_FIRST = "<!-- search scripts first: web/search-text.mjs -->";
-
-export function searchPageScripts(html) {
-  if (html.includes(SEARCH_FIRST)) return html;
-  if (/<pre\b|class="(?:[^"]*\s)?(?:toggle|dropdown)(?:\s[^"]*)?"/.test(html)) fail("search.html: a code block or toggle on the search page (its scripts were to go)");
-  const one = (re, what) => {
-    const m = html.match(re);
-    if (!m || html.indexOf(m[0], m.index + 1) >= 0) fail(`search.html: ${what} is not there once as <script defer src=...> (the page changed?)`);
-    return m[0];
-  };
-  const tags = SEARCH_TAGS.map((re, k) => one(re, ["searchtools.js", "language_data.js", "searchindex.js"][k]));
-  const after = one(AFTER, "sphinx_highlight.js");
-  const unused = UNUSED.map((re, k) => one(re, ["clipboard.min.js", "copybutton.js", "togglebutton.js"][k]));
-  for (const t of [...tags, ...unused]) html = html.replace(t, "");
-  return html.replace(after, () => after + tags.join("") + `    ${SEARCH_FIRST}\n`);
-}
-
 // -------------------------------------------------------------------------------- main
 
 function main() {
@@ -265,13 +112,7 @@ function main() {
     writeFileSync(file, out);
     raw += Buffer.byteLength(out);
   }
-  const search = join(site, "search.html");
-  if (!existsSync(search)) fail("search.html not found");
-  writeFileSync(search, searchPageScripts(reserveResults(readFileSync(search, "utf8"))));
-  const tools = join(site, "_static", "searchtools.js");
-  writeFileSync(tools, patchSearchtools(readFileSync(tools, "utf8")));
-  console.log(`search-text: ${docnames.length} pages' search text in ${SEARCH_DIR}/ (${(raw / 1e3).toFixed(0)} kB raw); ` +
-    "searchtools.js fetches them, search.html keeps room for the hits");
+  console.log(`search-text: ${docnames.length} pages' search text in ${SEARCH_DIR}/ (${(raw / 1e3).toFixed(0)} kB raw)`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -81,11 +81,9 @@ for (const c of ["startup.js", "core.js", "input/tex.js", "output/chtml.js", "ou
 copyDir("mathjax", "es5/output/chtml/fonts/woff-v2", "mathjax/output/chtml/fonts/woff-v2");
 copyDir("mathjax", "es5/input/tex/extensions", "mathjax/input/tex/extensions");
 
-// The book's own files: the explorers' module, stylesheet and loader, the
-// page stylesheet (book.css), the MathJax starter (preloads MathJax's components, then starts it), and a stub that replaces the theme's 0.54 MB (gzip) Font Awesome JavaScript. html_static_path is
-// copied after the theme's static files, so _vendor/scripts/fontawesome.js wins over the
-// theme's _static/scripts/fontawesome.js; icons still come from the theme's CSS + web font
-// (cut down to the icons shown by subset_icons.py, which `make vendor` runs next).
+// The book's own files: the explorers' module, stylesheet and loader, and the MathJax starter
+// (preloads MathJax's components, then starts it; a plain `jupyter-book build` only). The page
+// shell's CSS and JavaScript are the theme's (web/theme/attnbook/static/).
 manifest.packages["(book)"] = { version: "-", license: "MIT", files: {} };
 for (const [src, dst] of [
   // the explorers: attnlib's own module and stylesheet (the files anywidget loads in
@@ -93,10 +91,7 @@ for (const [src, dst] of [
   ["../attnlib/static/explorer.js", "lib/explorer.js"],
   ["../attnlib/static/explorer.css", "lib/explorer.css"],
   ["explorer-boot.js", "lib/explorer-boot.js"],
-  ["fontawesome-stub.js", "scripts/fontawesome.js"],
   ["mathjax-load.js", "lib/mathjax/load.js"],
-  ["book.css", "lib/book.css"],
-  ["book.js", "lib/book.js"],
 ]) {
   const data = readFileSync(join(here, src));
   const target = join(out, "..", dst);

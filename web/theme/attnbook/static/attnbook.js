@@ -1,0 +1,263 @@
+// attnbook.js: the page shell's behaviour (web/theme/attnbook; loaded deferred on every page).
+// Plain script, no dependencies. Without it the page still reads: the chapter list and "on this
+// page" show in the flow (attnbook.css), the menus are <details>, the search is a form.
+//
+// - The colour mode: auto (the OS setting) -> light -> dark -> auto, remembered in localStorage
+//   ("attnbook-mode"); the inline script in layout.html applies it before the first paint. A
+//   change of data-theme restyles every element of the page (150-300 ms at 4x CPU on a chapter):
+//   the press is answered first (the button shows the new mode in the press's own frame), the
+//   restyle runs as a task of its own right after that frame.
+// - The drawers: below 992 px the chapter list, below 1200 px "on this page", slide in over the
+//   page from their toggles. Only the drawer and the backdrop restyle. Esc, a tap outside, the
+//   focus leaving, or a link to a place on this page close it; the focus comes back to the
+//   toggle without scrolling. From 992 px the chapter list's toggle hides and shows the column.
+// - The Run and Download menus (<details>): one open at a time, Esc or a click outside closes.
+// - Ctrl+K or "/" goes to the search field.
+// - A display formula wider than the column gets a tab stop and a name (it scrolls sideways).
+// - The search page shows the hits at once, when every snippet is in (nothing moves).
+(function () {
+  "use strict";
+
+  var root = document.documentElement;
+  var MODES = ["auto", "light", "dark"];
+  var MODE_NAMES = { auto: "auto", light: "light", dark: "dark" };
+  var osDark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  var narrowNav = window.matchMedia ? window.matchMedia("(max-width: 991.98px)") : null;
+  var narrowToc = window.matchMedia ? window.matchMedia("(max-width: 1199.98px)") : null;
+
+  function afterFrame(f) {
+    requestAnimationFrame(function () { setTimeout(f, 0); });
+  }
+  function byId(id) { return document.getElementById(id); }
+  function focusWithoutScroll(el) {
+    if (el) el.focus({ preventScroll: true });
+  }
+
+  // ------------------------------------------------------------------ colour mode
+  function themeFor(mode) {
+    if (mode === "auto") return osDark && osDark.matches ? "dark" : "light";
+    return mode;
+  }
+  function showMode(button, mode) {
+    var name = button.querySelector(".attn-mode-name");
+    if (name) name.textContent = MODE_NAMES[mode];
+    var next = MODES[(MODES.indexOf(mode) + 1) % MODES.length];
+    button.setAttribute("title", "Colour mode: " + (mode === "auto" ? "follows your system" : mode) +
+      ". Press for " + (next === "auto" ? "your system's" : next) + ".");
+  }
+  function setupMode() {
+    var button = byId("attn-mode");
+    if (!button) return;
+    button.hidden = false;
+    showMode(button, root.getAttribute("data-mode") || "auto");
+    button.addEventListener("click", function () {
+      var mode = root.getAttribute("data-mode") || "auto";
+      var next = MODES[(MODES.indexOf(mode) + 1) % MODES.length];
+      root.setAttribute("data-mode", next); // an attribute no style reads: no restyle
+      showMode(button, next); // the press's answer, painted in this frame
+      try { localStorage.setItem("attnbook-mode", next); } catch (e) { /* private mode */ }
+      afterFrame(function () {
+        if (root.getAttribute("data-mode") === next) root.setAttribute("data-theme", themeFor(next));
+      });
+    });
+    if (osDark) {
+      var follow = function () {
+        if (root.getAttribute("data-mode") === "auto") root.setAttribute("data-theme", themeFor("auto"));
+      };
+      if (osDark.addEventListener) osDark.addEventListener("change", follow);
+      else if (osDark.addListener) osDark.addListener(follow);
+    }
+  }
+
+  // ------------------------------------------------------------------ drawers
+  var backdrop = null;
+  var openDrawer = null; // {panel, toggle}
+
+  function closeDrawer(returnFocus) {
+    if (!openDrawer) return;
+    var d = openDrawer;
+    openDrawer = null;
+    d.panel.removeAttribute("data-open");
+    d.toggle.setAttribute("aria-expanded", "false");
+    if (backdrop) backdrop.hidden = true;
+    if (returnFocus) focusWithoutScroll(d.toggle);
+  }
+  function open(panel, toggle) {
+    closeDrawer(false);
+    openDrawer = { panel: panel, toggle: toggle };
+    panel.setAttribute("data-open", "");
+    toggle.setAttribute("aria-expanded", "true");
+    if (backdrop) backdrop.hidden = false;
+    var first = panel.querySelector("[aria-current=page], input, a[href]");
+    focusWithoutScroll(first);
+  }
+  function setupDrawer(toggleId, panelId, narrow, wideToggles) {
+    var toggle = byId(toggleId), panel = byId(panelId);
+    if (!toggle || !panel) return;
+    toggle.hidden = false;
+    toggle.addEventListener("click", function () {
+      if (narrow && !narrow.matches) {
+        if (!wideToggles) return;
+        // a wide screen: the toggle hides or brings back the column
+        var hidden = root.hasAttribute("data-nav-hidden");
+        if (hidden) root.removeAttribute("data-nav-hidden");
+        else root.setAttribute("data-nav-hidden", "");
+        toggle.setAttribute("aria-expanded", hidden ? "true" : "false");
+        return;
+      }
+      if (openDrawer && openDrawer.panel === panel) closeDrawer(true);
+      else open(panel, toggle);
+    });
+    // a link to a place on this page: go there and close the drawer
+    panel.addEventListener("click", function (event) {
+      var link = event.target.closest && event.target.closest("a[href]");
+      if (!link || !openDrawer || openDrawer.panel !== panel) return;
+      var url = new URL(link.href, location.href);
+      if (url.origin + url.pathname === location.origin + location.pathname) closeDrawer(false);
+    });
+    panel.addEventListener("focusout", function (event) {
+      if (!openDrawer || openDrawer.panel !== panel) return;
+      var to = event.relatedTarget;
+      if (to && !panel.contains(to) && to !== toggle) closeDrawer(false);
+    });
+    var sync = function () {
+      // leaving the width where it is a drawer closes it; on a wide screen the toggle says
+      // whether the column shows
+      if (openDrawer && openDrawer.panel === panel && narrow && !narrow.matches) closeDrawer(false);
+      if (wideToggles && narrow && !narrow.matches) {
+        toggle.setAttribute("aria-expanded", root.hasAttribute("data-nav-hidden") ? "false" : "true");
+      } else if (!openDrawer || openDrawer.panel !== panel) {
+        toggle.setAttribute("aria-expanded", "false");
+      }
+    };
+    if (narrow) {
+      if (narrow.addEventListener) narrow.addEventListener("change", sync);
+      else if (narrow.addListener) narrow.addListener(sync);
+    }
+    sync();
+  }
+
+  // ------------------------------------------------------------------ menus
+  function setupMenus() {
+    var menus = Array.prototype.slice.call(document.querySelectorAll("details.attn-menu"));
+    menus.forEach(function (menu) {
+      menu.addEventListener("toggle", function () {
+        if (!menu.open) return;
+        menus.forEach(function (other) { if (other !== menu) other.open = false; });
+      });
+    });
+    document.addEventListener("click", function (event) {
+      menus.forEach(function (menu) {
+        if (menu.open && !menu.contains(event.target)) menu.open = false;
+      });
+    });
+    var print = document.querySelector(".attn-print");
+    if (print && window.print) {
+      print.hidden = false;
+      print.addEventListener("click", function () {
+        menus.forEach(function (menu) { menu.open = false; });
+        window.print();
+      });
+    }
+    return menus;
+  }
+
+  // ------------------------------------------------------------------ keys
+  function setupKeys(menus) {
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") {
+        var menu = menus.filter(function (m) { return m.open; })[0];
+        if (menu) {
+          menu.open = false;
+          focusWithoutScroll(menu.querySelector("summary"));
+          return;
+        }
+        if (openDrawer) closeDrawer(true);
+        return;
+      }
+      var typing = event.target && event.target.closest &&
+        event.target.closest("input, textarea, select, [contenteditable]");
+      var search = (event.key === "k" && (event.ctrlKey || event.metaKey)) || (event.key === "/" && !typing);
+      if (!search) return;
+      var field = byId("attn-search-page-field") || byId("attn-search-field");
+      if (!field) return;
+      event.preventDefault();
+      if (field.id === "attn-search-field" && narrowNav && narrowNav.matches) {
+        open(byId("attn-nav"), byId("attn-nav-toggle"));
+      } else if (field.id === "attn-search-field") {
+        root.removeAttribute("data-nav-hidden");
+      }
+      focusWithoutScroll(field);
+    });
+  }
+
+  // ------------------------------------------------------------------ formulas
+  // A display formula wider than the column scrolls sideways (div.math). Keyboard users can
+  // scroll it only if it can take focus: exactly those formulas get a tab stop and a name
+  // (axe-core: scrollable-region-focusable). Every width is read first, then the changes written.
+  function scrollableMath() {
+    var all = Array.prototype.slice.call(document.querySelectorAll("div.math"));
+    var wide = all.map(function (m) { return m.scrollWidth > m.clientWidth + 1; });
+    all.forEach(function (m, i) {
+      if (wide[i] && m.getAttribute("role") !== "region") {
+        m.setAttribute("tabindex", "0");
+        m.setAttribute("role", "region");
+        m.setAttribute("aria-label", "formula, scrolls sideways");
+      } else if (!wide[i] && m.getAttribute("role") === "region") {
+        m.removeAttribute("tabindex");
+        m.removeAttribute("role");
+        m.removeAttribute("aria-label");
+      }
+    });
+  }
+
+  // ------------------------------------------------------------------ the search page
+  // Sphinx's searchtools.js adds the hits one by one and each snippet under its hit as it
+  // arrives, which pushed the hits below it down. The results stay hidden (their box keeps a
+  // screen's height, attnbook.css) until the search has finished and every hit has its
+  // snippet, or 3 s have passed; then they show at once.
+  function setupSearchPage() {
+    var results = byId("search-results");
+    if (!results || !new URLSearchParams(location.search).get("q")) return;
+    root.setAttribute("data-search-pending", "");
+    var done = false;
+    function reveal() {
+      if (done) return;
+      done = true;
+      observer.disconnect();
+      root.removeAttribute("data-search-pending");
+    }
+    function check() {
+      var summary = results.querySelector("p.search-summary");
+      if (!summary || !summary.textContent) return; // still searching
+      var hits = results.querySelectorAll("ul.search > li");
+      for (var i = 0; i < hits.length; i++) {
+        if (!hits[i].querySelector("p.context") && !hits[i].querySelector("span")) return;
+      }
+      reveal();
+    }
+    var observer = new MutationObserver(check);
+    observer.observe(results, { childList: true, subtree: true, characterData: true });
+    setTimeout(reveal, 3000);
+  }
+
+  // ------------------------------------------------------------------ start
+  var pending = null;
+  function ready() {
+    backdrop = byId("attn-backdrop");
+    if (backdrop) backdrop.addEventListener("click", function () { closeDrawer(true); });
+    setupMode();
+    setupDrawer("attn-nav-toggle", "attn-nav", narrowNav, true);
+    setupDrawer("attn-toc-toggle", "attn-toc", narrowToc, false);
+    setupKeys(setupMenus());
+    setupSearchPage();
+    afterFrame(scrollableMath);
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { afterFrame(scrollableMath); });
+    window.addEventListener("resize", function () {
+      if (pending) clearTimeout(pending);
+      pending = setTimeout(scrollableMath, 150);
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
+})();
