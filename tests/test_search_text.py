@@ -1,15 +1,17 @@
-"""web/search-text.mjs, the search page's text copies and its patch of Sphinx's searchtools.js.
+"""web/search-text.mjs, the search page's text copies, and how Sphinx's own searchtools.js
+finds them.
 
-- The patch applies to the searchtools.js of the Sphinx installed here (the one the book is
-  built with), and fails, naming what it looked for, when any piece it replaces is missing or
-  changed (a newer Sphinx): it never leaves the search page half patched.
+- Sphinx's searchtools.js, unchanged, fetches a hit's snippet text from
+  ``data-content_root + docName + FILE_SUFFIX``; the theme's search page points that root at
+  _search/ (web/theme/attnbook/search.html). The first test checks the installed Sphinx still
+  builds the URL that way: if a newer Sphinx does not, the snippets would read whole pages.
 - The text copy of a page keeps every text node of [role=main] in order and only the elements
   with an id, so the text of the whole and of each anchor is unchanged; on HTML with the
   parser's corner cases (a <pre>'s first newline, <template>, entities, MathML, nested ids,
   script/style/.headerlink removed) the copy, parsed again, gives the expected text.
 
-tests/browser/test_search.py checks the same on the built pages, in Chromium, with Sphinx's own
-htmlToText and makeSearchSummary. Locally these skip when Node or web/node_modules is missing
+The browser tests of the search page check the same on the built pages, in Chromium, with
+Sphinx's own htmlToText and makeSearchSummary. Locally these skip when Node or web/node_modules is missing
 (``make test`` installs them); with CI=true they fail instead.
 """
 
@@ -19,7 +21,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 import sphinx
 from _chromium import unavailable
 
@@ -42,44 +43,14 @@ def _node(script: str, stdin: str) -> subprocess.CompletedProcess:
     )
 
 
-PATCH = """
-import { patchSearchtools } from "./search-text.mjs";
-let js = "";
-for await (const c of process.stdin) js += c;
-try { process.stdout.write(patchSearchtools(js)); }
-catch (e) { console.error(e.message); process.exit(3); }
-"""
-
-
-def test_patch_applies_to_the_installed_sphinx():
+def test_sphinx_fetches_snippets_from_the_content_root():
     js = SEARCHTOOLS.read_text(encoding="utf8")
-    r = _node(PATCH, js)
-    assert r.returncode == 0, r.stderr
-    out = r.stdout
-    assert 'requestUrl = contentRoot + "_search/" + docName + docFileSuffix;' in out
-    assert "requestUrl = contentRoot + docName + docFileSuffix;" not in out
-    assert "setTimeout(\n      () => _displayNextItem" not in out  # the one-by-one display is gone
-    assert "Search.output.appendChild(listItem);" in out
-    # patching twice changes nothing (the build may run on a patched site)
-    again = _node(PATCH, out)
-    assert again.returncode == 0 and again.stdout == out
-
-
-@pytest.mark.parametrize(
-    "piece",
-    [
-        "requestUrl = contentRoot + docName + docFileSuffix;",
-        "const _displayItem = (item, searchTerms, highlightTerms) => {",
-        "  Search.output.appendChild(listItem);\n};",
-        "    _displayItem(results.pop(), searchTerms, highlightTerms);",
-    ],
-)
-def test_patch_fails_loudly_when_sphinx_changed(piece):
-    js = SEARCHTOOLS.read_text(encoding="utf8")
-    assert js.count(piece) == 1
-    r = _node(PATCH, js.replace(piece, piece.replace(" ", "  ", 1)))
-    assert r.returncode == 3, f"patched a changed searchtools.js without error: {r.stderr}"
-    assert "cannot patch" in r.stderr and "Sphinx changed?" in r.stderr, r.stderr
+    assert "const contentRoot = document.documentElement.dataset.content_root;" in js
+    assert js.count("requestUrl = contentRoot + docName + docFileSuffix;") == 1
+    theme = (ROOT / "web" / "theme" / "attnbook" / "search.html").read_text(encoding="utf8")
+    assert '{%- set attn_search_root = "_search/" %}' in theme
+    layout = (ROOT / "web" / "theme" / "attnbook" / "layout.html").read_text(encoding="utf8")
+    assert 'data-content_root="{{ content_root }}{{ attn_search_root|default(\'\') }}"' in layout
 
 
 REDUCE = """

@@ -55,7 +55,7 @@ function stateOf(id) {
 }
 
 function ensureStyle() {
-  // the stylesheet is linked in <head>, or inlined there by web/optimize-pages.mjs
+  // the stylesheet is linked in <head>, or inlined there by web/inline-css.mjs
   if (document.querySelector('link[href*="explorer.css"], style[data-explorer-css]')) return;
   const link = document.createElement("link");
   link.rel = "stylesheet";

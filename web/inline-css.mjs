@@ -72,7 +72,9 @@ export function inlineStyles(html, file, site) {
     if (!first) return "";
     first = false;
     const indent = /^[ \t]*/.exec(tag)[0];
-    return `${indent}${MARK}\n${indent}<style>${minified.get(key)}</style>\n`;
+    // explorer-boot.js adds explorer.css to a page that has not got it: this one has
+    const explorer = files.some((f) => f.endsWith(`${sep}explorer.css`)) ? " data-explorer-css" : "";
+    return `${indent}${MARK}\n${indent}<style${explorer}>${minified.get(key)}</style>\n`;
   });
   return rewritten + html.slice(head.length);
 }

@@ -56,8 +56,8 @@ const MATH_CSS = `
 math {
   font-size: ${(1 / 0.473).toFixed(4)}ex;
 }
-/* A display formula wider than the column scrolls sideways inside its own box (web/book.js
-   gives exactly those a tab stop and a name); inline maths may wrap at its relations and
+/* A display formula wider than the column scrolls sideways inside its own box (the page
+   shell's attnbook.js gives exactly those a tab stop and a name); inline maths may wrap at its relations and
    binary operators (Temml's wrap: "tex" splits it into <mrow>s, Temml's CSS lets them wrap). */
 div.math {
   overflow-x: auto;

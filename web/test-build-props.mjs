@@ -1,5 +1,6 @@
-// tests/web/test_build_scripts_properties.py's Node side (a test file, never run by the build): one line of JSON in ({"html": ...}),
-// one line of JSON out, per generated page. Run with cwd web/ (parse5, purgecss from there).
+// tests/web/test_build_scripts_properties.py's Node side (a test file, never run by the build):
+// one line of JSON in ({"html": ...} or {"css": ..., "from": ..., "to": ...}), one line of JSON
+// out, per generated case. Run with cwd web/ (parse5 from there).
 //
 // The oracles are written here, apart from the scripts under test:
 // - the text the page's search reads: Sphinx 7.4's Search.htmlToText, i.e. DOMParser (parse5
@@ -7,13 +8,16 @@
 //   "script" or "style" removed (CSS selectors: a type selector matches in any namespace, a
 //   class selector case-insensitively in quirks mode), then the textContent of the first
 //   [role="main"], and of `[role="main"] #id` for each id;
-// - the classes a page uses: every class of every element parse5 builds (any namespace).
+// - where a stylesheet's url()s point: each url token read by a small CSS tokenizer written here
+//   (a quoted string is one token, whatever it holds), resolved from the stylesheet's folder;
+//   after inlining they must point, resolved from the page's folder, at the same files, and a
+//   data:/absolute URL must be left as it was.
 import { createInterface } from "node:readline";
 import { parse } from "parse5";
-import { PurgeCSS } from "purgecss";
+import { dirname, resolve } from "node:path";
 
+import { rebaseUrls } from "./inline-css.mjs";
 import { searchText } from "./search-text.mjs";
-import { htmlMarkup } from "./optimize-pages.mjs";
 
 const isEl = (n) => n.tagName !== undefined;
 const attr = (el, name) => (el.attrs || []).find((a) => a.name === name && !a.prefix)?.value;
@@ -42,12 +46,48 @@ function htmlToText(html) {
   return { main: text(main), anchors };
 }
 
-function usedClasses(html) {
-  const out = new Set();
-  walk(parse(html, { scriptingEnabled: false }), (c) => { if (isEl(c)) for (const k of classesOf(c)) out.add(k); });
-  return [...out];
+// the url(...) tokens of a stylesheet, in order: quoted strings are skipped whole
+function urlTokens(css) {
+  const out = [];
+  let i = 0;
+  while (i < css.length) {
+    const ch = css[i];
+    if (ch === '"' || ch === "'") { i = css.indexOf(ch, i + 1) + 1 || css.length; continue; }
+    if (css.startsWith("url(", i)) {
+      let j = i + 4;
+      while (css[j] === " ") j += 1;
+      let value;
+      if (css[j] === '"' || css[j] === "'") {
+        const end = css.indexOf(css[j], j + 1);
+        value = css.slice(j + 1, end);
+        j = end + 1;
+      } else {
+        const end = css.indexOf(")", j);
+        value = css.slice(j, end).trim();
+        j = end;
+      }
+      out.push(value);
+      i = css.indexOf(")", j) + 1;
+      continue;
+    }
+    i += 1;
+  }
+  return out;
 }
-const cssIdent = (s) => s.replace(/^-?\d|[^A-Za-z0-9_-]/g, (ch) => `\\${ch.codePointAt(0).toString(16)} `);
+const external = (u) => /^(data:|[a-z][a-z0-9+.-]*:|#|\/)/i.test(u);
+
+function checkRebase({ css, from, to }) {
+  const before = urlTokens(css);
+  const after = urlTokens(rebaseUrls(css, from, to));
+  if (before.length !== after.length) return { count: [before.length, after.length] };
+  const wrong = [];
+  before.forEach((u, k) => {
+    const got = after[k];
+    const ok = external(u) ? got === u : resolve(to, got) === resolve(dirname(from), u);
+    if (!ok) wrong.push({ url: u, got });
+  });
+  return { wrong };
+}
 
 async function check(html) {
   const out = {};
@@ -61,21 +101,11 @@ async function check(html) {
   } catch (e) {
     out.search = { refused: true, error: String(e.message || e), has_main: want !== null };
   }
-  const used = usedClasses(html);
-  const found = new Set(htmlMarkup(html).classes);
-  out.extractor_missing = used.filter((c) => !found.has(c));
-  const css = used.map((c, i) => `.${cssIdent(c)}{z-index:${1000 + i}}`).join("\n");
-  const [r] = await new PurgeCSS().purge({
-    content: [{ raw: html, extension: "html" }],
-    extractors: [{ extractor: htmlMarkup, extensions: ["html"] }],
-    css: [{ raw: css }],
-  });
-  const kept = r.css.replace(/\s+/g, "").replace(/;}/g, "}");
-  out.purged = used.filter((c, i) => !kept.includes(`z-index:${1000 + i}}`));
   return out;
 }
 
 for await (const line of createInterface({ input: process.stdin })) {
-  const { html } = JSON.parse(line);
-  process.stdout.write(JSON.stringify(await check(html)) + "\n");
+  const input = JSON.parse(line);
+  const out = "css" in input ? checkRebase(input) : await check(input.html);
+  process.stdout.write(JSON.stringify(out) + "\n");
 }

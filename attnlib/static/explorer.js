@@ -1005,24 +1005,6 @@ function maskingFrame(live, params, spec) {
 
 // attnlib/static/src/render.js
 var SPEEDS = [["slow", 16e3], ["normal", 7e3], ["fast", 3e3]];
-var under = /* @__PURE__ */ new Set();
-function underButton(root) {
-  const doc = root.ownerDocument, view = doc && doc.defaultView;
-  if (!view || typeof view.IntersectionObserver !== "function") return () => {
-  };
-  const io = new view.IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (e.isIntersecting) under.add(root);
-      else under.delete(root);
-    }
-    doc.documentElement.classList.toggle("attn-explorer-under-button", under.size > 0);
-  }, { rootMargin: "-80% 0px 0px 0px" });
-  io.observe(root);
-  return () => {
-    io.disconnect();
-    under.delete(root);
-  };
-}
 function render({ model, el: host }) {
   const root = html("div", "attn-explorer", host);
   let cleanup = [];
@@ -1427,7 +1409,6 @@ function render({ model, el: host }) {
       if (doc.body) obs.observe(doc.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
       cleanup.push(() => obs.disconnect());
     }
-    cleanup.push(underButton(root));
     if (view && typeof view.ResizeObserver === "function") {
       const ro = new view.ResizeObserver(() => root.style.setProperty("--attn-bar-h", `${Math.ceil(controls.offsetHeight)}px`));
       ro.observe(controls);

@@ -12,21 +12,6 @@ import { kernelFrame, liveFrame, maskingFrame } from "./primitives.js";
 
 const SPEEDS = [["slow", 16000], ["normal", 7000], ["fast", 3000]];  // ms for a whole run
 
-// The book's theme floats a "Back to top" button over the lower middle of the window (at 90 %
-// of its height), where a dragged point may be: while any explorer reaches into that band,
-// <html> has the class attn-explorer-under-button and explorer.css hides the button.
-const under = new Set();
-function underButton(root) {
-  const doc = root.ownerDocument, view = doc && doc.defaultView;
-  if (!view || typeof view.IntersectionObserver !== "function") return () => {};
-  const io = new view.IntersectionObserver((entries) => {
-    for (const e of entries) { if (e.isIntersecting) under.add(root); else under.delete(root); }
-    doc.documentElement.classList.toggle("attn-explorer-under-button", under.size > 0);
-  }, { rootMargin: "-80% 0px 0px 0px" });
-  io.observe(root);
-  return () => { io.disconnect(); under.delete(root); };
-}
-
 export function render({ model, el: host }) {
   const root = html("div", "attn-explorer", host);
   let cleanup = [];
@@ -407,8 +392,7 @@ export function render({ model, el: host }) {
       if (doc.body) obs.observe(doc.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
       cleanup.push(() => obs.disconnect());
     }
-    cleanup.push(underButton(root));
-    // On phones the controls stick under the theme's header: anything brought into view (a
+    // On phones the controls stick under the book's header: anything brought into view (a
     // focused handle or map) must clear them too (explorer.css: scroll-margin-top).
     if (view && typeof view.ResizeObserver === "function") {
       const ro = new view.ResizeObserver(() => root.style.setProperty("--attn-bar-h", `${Math.ceil(controls.offsetHeight)}px`));

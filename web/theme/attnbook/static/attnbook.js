@@ -13,7 +13,7 @@
 //   toggle without scrolling. From 992 px the chapter list's toggle hides and shows the column.
 // - The Run and Download menus (<details>): one open at a time, Esc or a click outside closes.
 // - Ctrl+K or "/" goes to the search field.
-// - A display formula wider than the column gets a tab stop and a name (it scrolls sideways).
+// - A formula, code block, output or table wider than the column gets a tab stop (it scrolls).
 // - The search page shows the hits at once, when every snippet is in (nothing moves).
 (function () {
   "use strict";
@@ -39,14 +39,14 @@
     return mode;
   }
   function showMode(button, mode) {
-    var name = button.querySelector(".attn-mode-name");
+    var name = button.querySelector(".book-mode-name");
     if (name) name.textContent = MODE_NAMES[mode];
     var next = MODES[(MODES.indexOf(mode) + 1) % MODES.length];
     button.setAttribute("title", "Colour mode: " + (mode === "auto" ? "follows your system" : mode) +
       ". Press for " + (next === "auto" ? "your system's" : next) + ".");
   }
   function setupMode() {
-    var button = byId("attn-mode");
+    var button = byId("book-mode");
     if (!button) return;
     button.hidden = false;
     showMode(button, root.getAttribute("data-mode") || "auto");
@@ -139,7 +139,7 @@
 
   // ------------------------------------------------------------------ menus
   function setupMenus() {
-    var menus = Array.prototype.slice.call(document.querySelectorAll("details.attn-menu"));
+    var menus = Array.prototype.slice.call(document.querySelectorAll("details.book-menu"));
     menus.forEach(function (menu) {
       menu.addEventListener("toggle", function () {
         if (!menu.open) return;
@@ -151,7 +151,7 @@
         if (menu.open && !menu.contains(event.target)) menu.open = false;
       });
     });
-    var print = document.querySelector(".attn-print");
+    var print = document.querySelector(".book-print");
     if (print && window.print) {
       print.hidden = false;
       print.addEventListener("click", function () {
@@ -179,34 +179,44 @@
         event.target.closest("input, textarea, select, [contenteditable]");
       var search = (event.key === "k" && (event.ctrlKey || event.metaKey)) || (event.key === "/" && !typing);
       if (!search) return;
-      var field = byId("attn-search-page-field") || byId("attn-search-field");
+      var field = byId("book-search-page-field") || byId("book-search-field");
       if (!field) return;
       event.preventDefault();
-      if (field.id === "attn-search-field" && narrowNav && narrowNav.matches) {
-        open(byId("attn-nav"), byId("attn-nav-toggle"));
-      } else if (field.id === "attn-search-field") {
+      if (field.id === "book-search-field" && narrowNav && narrowNav.matches) {
+        open(byId("book-nav"), byId("book-nav-toggle"));
+      } else if (field.id === "book-search-field") {
         root.removeAttribute("data-nav-hidden");
       }
       focusWithoutScroll(field);
     });
   }
 
-  // ------------------------------------------------------------------ formulas
-  // A display formula wider than the column scrolls sideways (div.math). Keyboard users can
-  // scroll it only if it can take focus: exactly those formulas get a tab stop and a name
-  // (axe-core: scrollable-region-focusable). Every width is read first, then the changes written.
-  function scrollableMath() {
-    var all = Array.prototype.slice.call(document.querySelectorAll("div.math"));
+  // ------------------------------------------------------------------ boxes that scroll
+  // A display formula, a code block, an output or a table wider than the column scrolls
+  // sideways in its own box. Keyboard users can scroll it only if it can take focus: exactly
+  // those boxes get a tab stop (a formula also a name: it has no text a screen reader would
+  // announce as a box; axe-core: scrollable-region-focusable). Every width is read first, then
+  // the changes written: a read after a write would force a layout each time.
+  var SCROLLERS = "div.math, .book-article pre, .book-article .cell_output > .output, .book-article table";
+  function scrollable() {
+    var all = Array.prototype.slice.call(document.querySelectorAll(SCROLLERS));
     var wide = all.map(function (m) { return m.scrollWidth > m.clientWidth + 1; });
     all.forEach(function (m, i) {
-      if (wide[i] && m.getAttribute("role") !== "region") {
+      var formula = m.matches("div.math");
+      if (wide[i] && !m.hasAttribute("data-scrolls")) {
+        m.setAttribute("data-scrolls", "");
         m.setAttribute("tabindex", "0");
-        m.setAttribute("role", "region");
-        m.setAttribute("aria-label", "formula, scrolls sideways");
-      } else if (!wide[i] && m.getAttribute("role") === "region") {
+        if (formula) {
+          m.setAttribute("role", "region");
+          m.setAttribute("aria-label", "formula, scrolls sideways");
+        }
+      } else if (!wide[i] && m.hasAttribute("data-scrolls")) {
+        m.removeAttribute("data-scrolls");
         m.removeAttribute("tabindex");
-        m.removeAttribute("role");
-        m.removeAttribute("aria-label");
+        if (formula) {
+          m.removeAttribute("role");
+          m.removeAttribute("aria-label");
+        }
       }
     });
   }
@@ -244,18 +254,18 @@
   // ------------------------------------------------------------------ start
   var pending = null;
   function ready() {
-    backdrop = byId("attn-backdrop");
+    backdrop = byId("book-backdrop");
     if (backdrop) backdrop.addEventListener("click", function () { closeDrawer(true); });
     setupMode();
-    setupDrawer("attn-nav-toggle", "attn-nav", narrowNav, true);
-    setupDrawer("attn-toc-toggle", "attn-toc", narrowToc, false);
+    setupDrawer("book-nav-toggle", "book-nav", narrowNav, true);
+    setupDrawer("book-toc-toggle", "book-toc", narrowToc, false);
     setupKeys(setupMenus());
     setupSearchPage();
-    afterFrame(scrollableMath);
-    if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { afterFrame(scrollableMath); });
+    afterFrame(scrollable);
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { afterFrame(scrollable); });
     window.addEventListener("resize", function () {
       if (pending) clearTimeout(pending);
-      pending = setTimeout(scrollableMath, 150);
+      pending = setTimeout(scrollable, 150);
     });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
