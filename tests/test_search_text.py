@@ -11,8 +11,8 @@ finds them.
   script/style/.headerlink removed) the copy, parsed again, gives the expected text.
 
 The browser tests of the search page check the same on the built pages, in Chromium, with
-Sphinx's own htmlToText and makeSearchSummary. Locally these skip when Node or web/node_modules is missing
-(``make test`` installs them); with CI=true they fail instead.
+Sphinx's own htmlToText and makeSearchSummary. Locally these skip when Node or
+web/node_modules is missing (``make test`` installs them); with CI=true they fail instead.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def test_sphinx_fetches_snippets_from_the_content_root():
     theme = (ROOT / "web" / "theme" / "attnbook" / "search.html").read_text(encoding="utf8")
     assert '{%- set attn_search_root = "_search/" %}' in theme
     layout = (ROOT / "web" / "theme" / "attnbook" / "layout.html").read_text(encoding="utf8")
-    assert 'data-content_root="{{ content_root }}{{ attn_search_root|default(\'\') }}"' in layout
+    assert "data-content_root=\"{{ content_root }}{{ attn_search_root|default('') }}\"" in layout
 
 
 REDUCE = """

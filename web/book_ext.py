@@ -22,9 +22,9 @@
        <a class="image-reference only-dark" ...> the same with the dark PNGs </a>
 
    The page shell (web/theme/attnbook) shows ``.only-light`` in light mode (and without
-   JavaScript) and ``.only-dark`` in dark mode; the other one is ``display: none``, so its lazy image is
-   never fetched. The ``<source>`` is picked by the browser from the viewport width, so a
-   phone fetches the narrow PNG and a desktop the wide one, never both.
+   JavaScript) and ``.only-dark`` in dark mode; the other one is ``display: none``, so its
+   lazy image is never fetched. The ``<source>`` is picked by the browser from the viewport
+   width, so a phone fetches the narrow PNG and a desktop the wide one, never both.
    ``data-label-scale`` is the figure's smallest text size (CSS px) per CSS px of the
    picture's width: the browser tests multiply it by the width a figure is shown at.
 """
@@ -49,7 +49,8 @@ PAGE_PADDING = 32
 def narrow_media(wide_label_scale: float) -> str:
     """The media query under which a figure shows its narrow variant: every viewport below
     600 px (phones), and up to 992 px while the wide picture, shrunk to the column, would
-    show text under MIN_LABEL_PX. (From 992 px on the column is 624-736 px wide: web/theme/attnbook.)"""
+    show text under MIN_LABEL_PX. (From 992 px on the column is 624-736 px wide, in the page
+    shell web/theme/attnbook.)"""
     needed = MIN_LABEL_PX / wide_label_scale + PAGE_PADDING
     width = min(992, max(600, math.ceil(needed)))
     return f"(max-width: {width - 0.02:.2f}px)"
