@@ -1,6 +1,6 @@
 """Core Web Vitals of a page of the built book on Lighthouse's mobile profile.
 
-Shared by benchmarks/bench_browser.py (the table) and tests/browser/test_page_weight.py (the
+Shared by benchmarks/bench_browser.py (the table) and tests/browser/speed/test_page_weight.py (the
 budgets). One load = a fresh browser context (empty cache) emulating Lighthouse's mobile
 device (412 x 823 CSS px, device pixel ratio 1.75, touch), with Lighthouse's mobile
 throttling applied through the DevTools protocol before navigation:

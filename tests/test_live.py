@@ -1,6 +1,6 @@
 """attnlib.widgets.live: explorers whose frames the page computes (chapter 1's soft lookup).
 
-The browser's numbers are compared with attnlib's in tests/browser/test_live_explorer.py;
+The browser's numbers are compared with attnlib's in tests/browser/explorers/test_live_explorer.py;
 here: the declaration, the reference update function and the errors."""
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Chapter 2's kernel-regression explorer, computed in the page
 (attnlib.widgets.live.LiveKernelRegression).
 
-The page's numbers are compared with attnlib's in tests/browser/test_kernel_explorer.py; here:
-the reference update function against a plain NumPy Nadaraya-Watson written in this file,
-every position of its grid, the declaration and its errors."""
+The page's numbers are compared with attnlib's in
+tests/browser/explorers/test_kernel_explorer.py; here: the reference update function against a
+plain NumPy Nadaraya-Watson written in this file, every position of its grid, the declaration and
+its errors."""
 
 from __future__ import annotations
 

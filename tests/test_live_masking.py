@@ -1,7 +1,7 @@
 """Chapter 3's explorer on typed sentences, computed in the page
 (attnlib.widgets.live_masking.LiveMasking).
 
-The page's numbers are compared with attnlib's in tests/browser/test_masking_explorer.py;
+The page's numbers are compared with attnlib's in tests/browser/explorers/test_masking_explorer.py;
 here: the reference update against a masked softmax written in this file with plain torch,
 many sentences (empty, long, repeated words, non-ASCII), the Text field and the errors."""
 

@@ -10,7 +10,7 @@ finds them.
   parser's corner cases (a <pre>'s first newline, <template>, entities, MathML, nested ids,
   script/style/.headerlink removed) the copy, parsed again, gives the expected text.
 
-The browser tests of the search page check the same on the built pages, in Chromium, with
+tests/browser/theme/test_search.py checks the same on the built pages, in Chromium, with
 Sphinx's own htmlToText and makeSearchSummary. Locally these skip when Node or
 web/node_modules is missing (``make test`` installs them); with CI=true they fail instead.
 """

@@ -1,5 +1,5 @@
 """How an explorer meets a reader's screen, measured in the built book (Chromium): shared by
-``tests/browser/test_explorer_craft.py`` (which asserts the targets of the book's layout
+``tests/browser/explorers/test_explorer_craft.py`` (which asserts the targets of the book's layout
 issue) and ``benchmarks/explorer_craft.py`` (which prints one row per explorer).
 
 Every number comes from what the page lays out and paints, never from the explorer's spec:
@@ -318,7 +318,7 @@ TEXT_JS = r"""
 }
 """
 
-# The targets of the book's layout issue (tests/browser/test_explorer_craft.py asserts them,
+# The targets of the book's layout issue (tests/browser/explorers/test_explorer_craft.py asserts them,
 # benchmarks/explorer_craft.py prints each explorer's numbers next to them).
 HEIGHT = {"desktop": 1.0, "phone": 1.25}  # the explorer's height over the window's, at most
 SHARE = 0.5  # of what a control changes, on screen while it is operated

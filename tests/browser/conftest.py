@@ -28,6 +28,9 @@ from pathlib import Path
 import pytest
 from _chromium import CHROMIUM, unavailable
 from _pages import book_pages, show_back_to_top, wake_explorers  # noqa: F401  (the tests import it from here)
+from _serve import serve
+
+from ._craft import open_page
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
@@ -39,8 +42,9 @@ PAGES = book_pages()
 LANDING = PAGES[0]
 CHAPTERS = [p for p in PAGES[1:] if p.startswith("chapters/")]  # not the notation page
 # Chapters drawn with static figures only, by design: the explorer tests leave them out.
-# tests/browser/test_book.py::test_chapters_without_explorers_are_the_declared_ones checks this
-# list against the notebooks, so an explorer that goes missing from another chapter still fails.
+# test_chapters_without_explorers_are_the_declared_ones (explorers/test_explorers_match_attnlib.py)
+# checks this list against the notebooks, so an explorer that goes missing from another chapter
+# still fails.
 CHAPTERS_WITHOUT_EXPLORERS = ["chapters/06_scoring_family.html"]
 EXPLORER_CHAPTERS = [p for p in CHAPTERS if p not in CHAPTERS_WITHOUT_EXPLORERS]
 
@@ -264,3 +268,29 @@ def pause_clock(page) -> None:
     """Stop the page's time (an hour after CLOCK_START: later than any page load); from now on
     it moves only by ``page.clock.run_for(ms)``."""
     page.clock.pause_at(CLOCK_START + datetime.timedelta(hours=1))
+
+
+@pytest.fixture(scope="module")
+def gzip_url(site):
+    """The built book served gzip-compressed, as a host would (tests/_serve.py), per module."""
+    with serve(site, gzip=True) as url:
+        yield url
+
+
+@pytest.fixture
+def opened(browser, visits):
+    """opened(name, **context) -> page with every explorer drawn; closed after the test."""
+    contexts = []
+
+    def get(name, **context):
+        visits(name)
+        ctx, page = open_page(browser, visits.base_url, name, **context)
+        contexts.append(ctx)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.errors = errors
+        return page
+
+    yield get
+    for ctx in contexts:
+        ctx.close()

@@ -1,5 +1,6 @@
 """The chapters' static figures as readers see them: legible on a phone, dark on a dark page,
-and each reader fetches only the one picture shown.
+and each reader fetches only the one picture shown; on every page every image loads, and
+every figure has alt text that says something and is drawn at twice its CSS size.
 
 attnlib's figures come as a light and a dark ``<picture>`` (web/book_ext.py), each with a
 narrow ``<source>`` for phones when the figure is wider than 4.2 in; every PNG carries
@@ -16,7 +17,7 @@ import re
 
 import pytest
 
-from .conftest import CHAPTERS, SCREENSHOTS
+from ..conftest import CHAPTERS, PAGES, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
@@ -168,3 +169,62 @@ def test_figures_are_legible_in_the_mode_and_fetched_once(
     wanted = sorted({f["src"] for f in shown})
     extra = [u for u in fetched if u not in wanted]
     assert not extra, f"{where}: fetched {len(extra)} figure PNGs it never shows: {extra[:4]}"
+
+
+# ----------------------------------------------------------------------------- every image, alt text
+
+# Figures load lazily (loading="lazy"): bring each into view, as a reader scrolling would,
+# and wait until it has loaded or failed; then back to the top. Only the images the page
+# renders: each figure also has a variant for the other colour mode, display: none and so
+# never fetched (test_figures_are_legible_in_the_mode_and_fetched_once checks those).
+SCROLL_IMAGES_JS = """
+async () => {
+  const shown = [...document.images].filter((i) => i.checkVisibility());
+  for (const i of shown) {
+    i.scrollIntoView({block: 'center'});
+    if (!i.complete) {
+      await Promise.race([new Promise((r) => { i.addEventListener('load', r, {once: true});
+                                               i.addEventListener('error', r, {once: true}); }),
+                          new Promise((r) => setTimeout(r, 10000))]);
+    }
+  }
+  window.scrollTo(0, 0);
+  return shown.map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0,
+                                         alt: i.getAttribute('alt'), natural: i.naturalWidth, shown: i.width,
+                                         lazy: i.loading === 'lazy', sized: i.hasAttribute('width') && i.hasAttribute('height')}));
+}
+"""
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_images_load(visits, name):
+    v = visits(name)
+    imgs = v.page.evaluate(SCROLL_IMAGES_JS)
+    bad = [i["src"] for i in imgs if not i["ok"]]
+    assert not bad, f"{name}: images that did not load: {bad}"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_figures_have_alt_text_and_are_sharp(visits, margin, name):
+    imgs = [
+        i for i in visits(name).page.evaluate(SCROLL_IMAGES_JS) if "_images/" in (i["src"] or "")
+    ]
+    assert imgs, f"{name}: no figures"
+    for i in imgs:
+        assert i["lazy"] and i["sized"], (
+            f"{name}: figure {i['src']} is not lazy with a reserved size"
+        )
+        alt = (i["alt"] or "").strip()
+        assert (
+            len(alt) >= 40 and not re.search(r"\.(png|svg|jpe?g)$", alt) and "_images" not in alt
+        ), f"{name}: figure {i['src']} has alt text {alt!r}"
+        if i["shown"]:
+            margin(
+                f"{name}: figure {i['src'].rsplit('/', 1)[-1][:12]}, pixels per CSS px",
+                i["natural"] / i["shown"],
+                1.9,
+            )
+        assert i["shown"] and i["natural"] >= 1.9 * i["shown"], (
+            f"{name}: figure {i['src']} is {i['natural']} px wide shown at {i['shown']} px "
+            "(not 2x)"
+        )

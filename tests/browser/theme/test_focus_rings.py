@@ -1,6 +1,5 @@
 """The theme around the chapters (pydata-sphinx-theme + sphinx-book-theme, adjusted in
-web/book.css): keyboard focus is visible on every header and sidebar button, a desktop page has
-one search box, and printing gives the text and pictures without the controls.
+web/book.css): keyboard focus is visible on every header and sidebar button.
 
 Each test drives the built book (`make book`) in a fresh browser context.
 """
@@ -13,13 +12,12 @@ import re
 import numpy as np
 import pytest
 
-from .conftest import CHAPTERS, PAGES, SCREENSHOTS, fresh_page, show_back_to_top
+from ..conftest import CHAPTERS, fresh_page
 
 pytestmark = pytest.mark.browser
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-TABLET = {"width": 1024, "height": 800}  # "Back to top" shows below 1200 px (sphinx-book-theme)
 
 
 def _rgb(css: str) -> tuple[int, int, int]:
@@ -154,87 +152,3 @@ def test_every_header_button_shows_a_focus_ring(browser, base_url, margin, viewp
         missing = [e for i, e in enumerate(expected) if str(i) not in seen]
         assert not missing, f"{name}: never reached by Tab: {missing}"
         assert not problems, "\n".join(problems)
-
-
-# ----------------------------------------------------------------------------- search
-
-VISIBLE_SEARCH_JS = """
-() => [...document.querySelectorAll('.search-button__button, .bd-search, form[role=search], input[type=search]')]
-  .filter(e => e.checkVisibility() && e.getBoundingClientRect().width > 0)
-  .map(e => ({cls: String(e.className), text: e.textContent.trim().replace(/\\s+/g, ' '),
-              top: Math.round(e.getBoundingClientRect().top)}))
-"""
-
-
-@pytest.mark.parametrize("name", PAGES[:2])
-def test_one_search_box(browser, base_url, name):
-    """A desktop page shows one search field (the sidebar's), a phone one search button;
-    Ctrl+K still opens the search dialog."""
-    with fresh_page(browser, f"{base_url}/{name}", viewport=DESKTOP) as page:
-        boxes = page.evaluate(VISIBLE_SEARCH_JS)
-        assert len(boxes) == 1, f"{name} at 1280 px shows {len(boxes)} search boxes: {boxes}"
-        assert "Search" in boxes[0]["text"], boxes
-        page.keyboard.press("Control+k")
-        page.wait_for_function(
-            "document.querySelector('#pst-search-dialog')?.open === true", timeout=5000
-        )
-    with fresh_page(
-        browser, f"{base_url}/{name}", viewport=PHONE, is_mobile=True, has_touch=True
-    ) as page:
-        boxes = page.evaluate(VISIBLE_SEARCH_JS)
-        assert len(boxes) == 1, f"{name} at 390 px shows {len(boxes)} search controls: {boxes}"
-
-
-# ----------------------------------------------------------------------------- print
-
-PRINT_JS = """
-() => {
-  const shown = (e) => e.checkVisibility() && e.getBoundingClientRect().width > 0;
-  const controls = [...document.querySelectorAll('button, input, select, textarea, [role=button], a.btn, #pst-back-to-top')]
-    .filter(e => !e.closest('.attn-explorer') && shown(e))
-    .map(e => `${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]} "${(e.getAttribute('aria-label') || e.textContent).trim().slice(0, 30)}"`);
-  const chrome = ['#pst-header', '.bd-header-article', '.bd-sidebar-primary', '.bd-sidebar-secondary', '#pst-back-to-top',
-                  '.prev-next-area', '.bd-footer']
-    .filter(s => [...document.querySelectorAll(s)].some(shown));
-  const outputs = [...document.querySelectorAll('.bd-article .cell_output')]
-    .filter(o => o.querySelector('img, .attn-explorer'))
-    .map(o => getComputedStyle(o).breakInside);
-  const figures = [...document.querySelectorAll('.bd-article picture.attn-figure')].filter(shown)
-    .map(p => p.classList.contains('only-dark') ? 'dark' : 'light');
-  return {controls, chrome, outputs, figures, text: document.querySelector('.bd-article').innerText.length};
-}
-"""
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("name", CHAPTERS)
-def test_print_shows_the_page_without_its_controls(browser, base_url, name, scheme):
-    """Print media: no theme control is shown (menu, launch, download, mode, search, copy,
-    toggles, "Back to top", which is fixed and would print over the text), the sidebars and
-    header are gone, every output holding a figure or an explorer is kept on one page
-    (break-inside: avoid), and figures print in their light variant even from a dark page.
-    (The controls inside an explorer are attnlib's explorer.css's business.)"""
-    with fresh_page(browser, f"{base_url}/{name}", viewport=TABLET, color_scheme=scheme) as page:
-        # scroll down and a little back up, away from the explorers: the theme then shows
-        # "Back to top"
-        assert show_back_to_top(page) is not None, (
-            f"{name}: 'Back to top' did not appear on screen (the test would not see it hidden)"
-        )
-        page.emulate_media(media="print")
-        got = page.evaluate(PRINT_JS)
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(
-            path=str(
-                SCREENSHOTS
-                / f"{name.replace('/', '__').removesuffix('.html')}--print-{scheme}.png"
-            )
-        )
-    assert got["text"] > 1000, f"{name}: the article has no text in print"
-    assert not got["controls"], f"{name} ({scheme}) prints controls: {got['controls'][:8]}"
-    assert not got["chrome"], f"{name} ({scheme}) prints the theme's chrome: {got['chrome']}"
-    assert got["outputs"] and all(b == "avoid" for b in got["outputs"]), (
-        f"{name}: outputs with figures or explorers may split across pages: {got['outputs']}"
-    )
-    assert got["figures"] and set(got["figures"]) == {"light"}, (
-        f"{name} ({scheme}): printed figures are {got['figures']}, not the light variants"
-    )

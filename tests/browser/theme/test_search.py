@@ -9,7 +9,9 @@ search page fetch it instead of the whole page. These check that:
 - the search page shows, for several queries, the hits in Sphinx's order with the snippets
   Sphinx's own `makeSearchSummary` and highlighting make from the WHOLE pages;
 - a search fetches the copies, no page, and stays within a byte budget;
-- nothing on the page moves while the hits arrive on a slow link (layout shift).
+- nothing on the page moves while the hits arrive on a slow link (layout shift);
+- a chapter's search box (Ctrl+K) leads to the search page, which finds the chapter;
+- a desktop page has one search box, a phone one search button.
 """
 
 from __future__ import annotations
@@ -19,10 +21,9 @@ import re
 from urllib.parse import quote
 
 import pytest
-from _serve import serve
 from _vitals import DEVICE, OBSERVE_JS, READ_JS, Load, cls, slow_network
 
-from .conftest import PAGES, SITE
+from ..conftest import CHAPTERS, PAGES, SITE, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -172,12 +173,6 @@ def test_snippets_are_the_ones_sphinx_makes_from_the_whole_pages(browser, base_u
     assert not [e for e in errors if "search" in e.lower() or "fetch" in e.lower()], errors
 
 
-@pytest.fixture(scope="module")
-def gzip_url(site):
-    with serve(site, gzip=True) as url:
-        yield url
-
-
 @pytest.mark.parametrize("q", ["attention", "bilinear"])
 def test_a_search_fetches_text_copies_not_pages(browser, gzip_url, margin, q):
     load = Load(
@@ -292,3 +287,65 @@ def test_search_page_runs_the_search_first(site):
     unused = [s for s in srcs if re.search(r"copybutton|clipboard|togglebutton", s)]
     assert not unused, f"search.html loads {unused}"
     assert re.search(r'<div id="search-results"></div><script>[^<]*minHeight = "100vh"', html)
+
+
+# ----------------------------------------------------------------------------- the search box
+
+
+def test_search_finds_chapters_on_the_search_page(browser, base_url):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{base_url}/{CHAPTERS[2]}", wait_until="load")
+        # the chapter's search box (Ctrl+K) leads to the search page with the query
+        page.keyboard.press("Control+k")
+        page.wait_for_selector("#pst-search-dialog[open] input[name=q]", timeout=10_000)
+        page.fill("#pst-search-dialog input[name=q]", "masked softmax")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/search.html?q=masked*", timeout=10_000)
+        page.wait_for_function(
+            "() => document.querySelectorAll('#search-results ul.search li a').length > 0",
+            timeout=30_000,
+        )
+        hits = page.eval_on_selector_all(
+            "#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))"
+        )
+        assert any("03_masked_softmax" in h for h in hits), (
+            f"searching 'masked softmax' found {hits}"
+        )
+        assert not errors, f"search page errors: {errors}"
+    finally:
+        ctx.close()
+
+
+DESKTOP = {"width": 1280, "height": 900}
+
+PHONE = {"width": 390, "height": 844}
+
+VISIBLE_SEARCH_JS = """
+() => [...document.querySelectorAll('.search-button__button, .bd-search, form[role=search], input[type=search]')]
+  .filter(e => e.checkVisibility() && e.getBoundingClientRect().width > 0)
+  .map(e => ({cls: String(e.className), text: e.textContent.trim().replace(/\\s+/g, ' '),
+              top: Math.round(e.getBoundingClientRect().top)}))
+"""
+
+
+@pytest.mark.parametrize("name", PAGES[:2])
+def test_one_search_box(browser, base_url, name):
+    """A desktop page shows one search field (the sidebar's), a phone one search button;
+    Ctrl+K still opens the search dialog."""
+    with fresh_page(browser, f"{base_url}/{name}", viewport=DESKTOP) as page:
+        boxes = page.evaluate(VISIBLE_SEARCH_JS)
+        assert len(boxes) == 1, f"{name} at 1280 px shows {len(boxes)} search boxes: {boxes}"
+        assert "Search" in boxes[0]["text"], boxes
+        page.keyboard.press("Control+k")
+        page.wait_for_function(
+            "document.querySelector('#pst-search-dialog')?.open === true", timeout=5000
+        )
+    with fresh_page(
+        browser, f"{base_url}/{name}", viewport=PHONE, is_mobile=True, has_touch=True
+    ) as page:
+        boxes = page.evaluate(VISIBLE_SEARCH_JS)
+        assert len(boxes) == 1, f"{name} at 390 px shows {len(boxes)} search controls: {boxes}"

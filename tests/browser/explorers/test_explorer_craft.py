@@ -13,20 +13,21 @@ Targets:
   cell >= 1.1:1 against it (the map's extent stays visible) and >= 1.5:1 against the map's
   frame; every series colour >= 3:1 against the background, light and dark;
 - explorer text >= 12 CSS px as drawn; inputs and menus >= 16 px where the pointer is coarse.
+
+An explorer in print (at most PRINT_PX tall, no controls): tests/browser/reading/test_print.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from ._craft import (
+from .._craft import (
     DARK_005,
     DESKTOP,
     FIELD_PX,
     HANDLE_PX,
     HEIGHT,
     PHONE,
-    PRINT_PX,
     SERIES,
     SHARE,
     SWIPE_PX,
@@ -40,14 +41,11 @@ from ._craft import (
     swipe,
     text_sizes,
 )
-from .conftest import (
+from ..conftest import (
     CHAPTERS,
     EXPLORER_CHAPTERS,
     LANDING,
-    install_clock,
-    pause_clock,
     show_back_to_top,
-    wake_explorers,
 )
 
 # the pages with explorers, in reading order: the landing page, then every chapter that has
@@ -59,25 +57,6 @@ BAHDANAU = next(p for p in CHAPTERS if p.endswith("07_bahdanau_attention.html"))
 pytestmark = pytest.mark.browser
 
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
-
-
-@pytest.fixture
-def opened(browser, visits):
-    """opened(name, **context) -> page with every explorer drawn; closed after the test."""
-    contexts = []
-
-    def get(name, **context):
-        visits(name)
-        ctx, page = open_page(browser, visits.base_url, name, **context)
-        contexts.append(ctx)
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.errors = errors
-        return page
-
-    yield get
-    for ctx in contexts:
-        ctx.close()
 
 
 @pytest.fixture(scope="module")
@@ -354,151 +333,6 @@ def test_nothing_of_the_theme_covers_a_handle(shared, name, size):
                     f"(Back to top: {r['button']})"
                 )
     assert not problems, f"{name} at {size}:\n" + "\n".join(problems)
-
-
-# ----------------------------------------------------------------------------- print
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_print_shows_each_explorer_whole_without_its_controls(opened, margin, name):
-    page = opened(name, viewport={"width": 700, "height": 1000})
-    page.emulate_media(media="print")
-    got = page.evaluate("""() => [...document.querySelectorAll('.attn-explorer')].map((ex) => ({
-      name: ex.dataset.explorer, height: ex.getBoundingClientRect().height,
-      breakInside: getComputedStyle(ex).breakInside,
-      shown: [...ex.querySelectorAll('input, select, button')].filter((c) => c.getClientRects().length > 0
-        && c.type !== 'text').map((c) => c.className || c.tagName)}))""")
-    assert got, f"{name}: no explorer"
-    for ex in got:
-        where = f"{name}, {ex['name']} in print"
-        assert not ex["shown"], f"{where}: controls still printed: {ex['shown']}"
-        assert ex["breakInside"] == "avoid", (
-            f"{where}: break-inside is {ex['breakInside']!r}, so a page break may split it"
-        )
-        margin(f"{where}: px tall", ex["height"], PRINT_PX, at_least=False)
-        assert ex["height"] <= PRINT_PX, (
-            f"{where}: {ex['height']:.0f} px tall, more than a printed page ({PRINT_PX} px)"
-        )
-
-
-# ----------------------------------------------------------------------------- playback
-
-# Records, in the page, each step of a playback: the moments (page time) its explorer's
-# parameters change.
-STEPS_JS = """
-(name) => {
-  window.__steps = [];
-  new MutationObserver(() => window.__steps.push(performance.now())).observe(
-    document.querySelector(`.attn-explorer[data-explorer="${name}"]`),
-    {attributes: true, attributeFilter: ['data-params']});
-}
-"""
-
-
-def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browser, visits, margin):
-    """The pace in page time: the playback steps on setTimeout, which Playwright's clock drives
-    (conftest.install_clock), so a busy machine cannot move the measurement."""
-    name = PAGES[2]  # chapter 2: 100 steps of Adam
-    visits(name)
-    ctx = browser.new_context(**DESKTOP)
-    try:
-        page = ctx.new_page()
-        install_clock(page)
-        page.goto(f"{visits.base_url}/{name}", wait_until="load")
-        wake_explorers(page, only="bandwidth_training")  # it wakes near the viewport
-        pause_clock(page)
-        ex = page.locator('.attn-explorer[data-explorer="bandwidth_training"]')
-        assert ex.locator(".attn-speed option:checked").text_content() == "normal"
-        steps = int(ex.locator('.attn-slider[data-param="step"]').get_attribute("max"))
-        assert steps == 100
-        page.evaluate(STEPS_JS, "bandwidth_training")
-        t0 = page.evaluate("() => performance.now()")
-        ex.locator(".attn-play-button").click()
-        page.clock.run_for(4_999)
-        early = len(page.evaluate("() => window.__steps"))
-        page.clock.run_for(20_001)
-        assert ex.locator(".attn-play-button").text_content() == "Play", "still playing after 25 s"
-        assert ex.locator('.attn-slider[data-param="step"]').input_value() == str(steps), (
-            "did not play to the end"
-        )
-        times = page.evaluate("() => window.__steps")
-        assert len(times) == steps, f"{len(times)} redraws for {steps} steps"
-        # from the press to the last step
-        took = (times[-1] - t0) / 1000
-        gaps = [b - a for a, b in zip([t0, *times], times)]
-        what = "chapter 2's training playback at normal speed"
-        margin(f"{what}: s for 100 steps of page time, at most", took, 10, at_least=False)
-        margin(f"{what}: s for 100 steps of page time, at least", took, 5)
-        assert 5 <= took <= 10 and early < steps, (
-            f"normal speed plays {steps} steps in {took:.2f} s ({early} steps in the first 5 s)"
-        )
-        assert max(gaps) <= 1.5 * min(gaps), f"uneven steps: {min(gaps):.0f}-{max(gaps):.0f} ms"
-    finally:
-        ctx.close()
-
-
-def test_escape_pauses_playback(browser, visits):
-    name = BAHDANAU  # chapter 7's training playback
-    visits(name)
-    ctx = browser.new_context(**DESKTOP)
-    try:
-        page = ctx.new_page()
-        install_clock(page)
-        page.goto(f"{visits.base_url}/{name}", wait_until="load")
-        wake_explorers(page, only="alignment_playback")
-        pause_clock(page)
-        ex = page.locator('.attn-explorer[data-explorer="alignment_playback"]')
-        ex.locator(".attn-slider").evaluate(
-            "(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }"
-        )
-        ex.locator(".attn-play-button").click()
-        page.clock.run_for(1_500)
-        page.evaluate(
-            "() => document.activeElement && document.activeElement.blur()"
-        )  # the focus leaves the explorer
-        page.keyboard.press("Escape")
-
-        def state():
-            return (
-                ex.locator(".attn-play-button").text_content(),
-                ex.locator(".attn-slider").input_value(),
-            )
-
-        button, at = state()
-        assert button == "Play", f"Escape did not pause: the button says {button!r}"
-        page.clock.run_for(5_000)
-        assert state()[1] == at, "kept playing after Escape"
-        assert 0 < int(at) < int(ex.locator(".attn-slider").get_attribute("max")), (
-            f"paused at {at}"
-        )
-    finally:
-        ctx.close()
-
-
-# ----------------------------------------------------------------------------- readout
-
-
-def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
-    import re
-
-    from _heatmap_js import HOVER
-
-    page = opened(BAHDANAU, **DESKTOP)  # chapter 7: the labels are characters, digits among them
-    svg = page.locator('.attn-explorer[data-explorer="alignment_playback"] svg.attn-heatmap')
-    r = svg.evaluate(f"(svg, [i, j]) => ({HOVER})(svg, i, j)", [3, 16])
-    want = (
-        r"row 3, output character \(query\) \u201c.\u201d, "
-        r"column 16, input character \(key\) \u201c.\u201d: \d\.\d{4}"
-    )
-    assert re.fullmatch(want, r["readout"]), f"the readout says {r['readout']!r}"
-    live = page.locator(
-        '.attn-explorer[data-explorer="alignment_playback"] .attn-live'
-    ).text_content()
-    assert re.search(
-        r"output character \(query\) \u201c.\u201d puts [\d.]+ of its weight on input character "
-        r"\(key\) \u201c.\u201d",
-        live,
-    ), live
 
 
 # ----------------------------------------------------------------------------- chapters 7, 8

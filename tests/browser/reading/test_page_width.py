@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import CHAPTERS
+from ..conftest import CHAPTERS
 
 pytestmark = pytest.mark.browser
 
@@ -38,7 +38,7 @@ def _page(browser, visits, name, width, height, scheme="light"):
 
 @pytest.mark.parametrize("name", CHAPTERS[:5])
 def test_explorers_use_the_page_width_on_wide_screens(browser, visits, name):
-    from .conftest import wake_explorers
+    from ..conftest import wake_explorers
 
     for width, wide in ((1280, True), (1100, False)):
         ctx, page = _page(browser, visits, name, width, 900)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from .conftest import CHAPTERS, EXPLORER_CHAPTERS, PAGES, ROOT, SITE
+from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, PAGES, ROOT, SITE
 
 pytestmark = pytest.mark.browser
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from _heatmap_js import HOVER
 
-from .conftest import CHAPTERS, opened_explorer
-from .test_book import MOVE_JS, _check_affine
+from .._frames import MOVE_JS, _check_affine
+from ..conftest import CHAPTERS, opened_explorer
 
 pytestmark = pytest.mark.browser
 

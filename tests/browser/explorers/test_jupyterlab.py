@@ -34,7 +34,7 @@ from _chromium import unavailable
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 NOTEBOOK = "soft_lookup_live.ipynb"
 CELLS = [

@@ -2,9 +2,9 @@
 
 Each slider says its value in words (``aria-valuetext`` equals the value shown next to it) and
 has a label in words; each heatmap can be walked with the arrow keys and has a readout line
-that names the row, the column and the weight; each explorer has an ``aria-live`` sentence
-that follows the controls and a Reset button; with the OS in dark mode the explorers are
-drawn dark.
+that names the row, the column and the weight (a labelled row or column with its label in
+quotes); each explorer has an ``aria-live`` sentence that follows the controls and a Reset
+button; with the OS in dark mode the explorers are drawn dark.
 """
 
 from __future__ import annotations
@@ -14,10 +14,14 @@ import re
 import pytest
 from _heatmap_js import CELLS
 
-from .conftest import EXPLORER_CHAPTERS, wake_explorers
-from .test_book import MOVE_JS, SNAPSHOT_JS
+from .._craft import DESKTOP
+from .._frames import MOVE_JS, SNAPSHOT_JS
+from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, wake_explorers
 
 pytestmark = pytest.mark.browser
+
+# chapter 7 (Bahdanau attention), named: its place in the book moves as chapters are added
+BAHDANAU = next(p for p in CHAPTERS if p.endswith("07_bahdanau_attention.html"))
 
 CONTROLS_JS = """
 () => [...document.querySelectorAll('.attn-explorer')].map((ex) => ({
@@ -280,3 +284,29 @@ def test_hovering_a_cell_shows_its_weight(browser, visits, name):
             )
     finally:
         ctx.close()
+
+
+# ----------------------------------------------------------------------------- a labelled readout
+
+
+def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
+    import re
+
+    from _heatmap_js import HOVER
+
+    page = opened(BAHDANAU, **DESKTOP)  # chapter 7: the labels are characters, digits among them
+    svg = page.locator('.attn-explorer[data-explorer="alignment_playback"] svg.attn-heatmap')
+    r = svg.evaluate(f"(svg, [i, j]) => ({HOVER})(svg, i, j)", [3, 16])
+    want = (
+        r"row 3, output character \(query\) \u201c.\u201d, "
+        r"column 16, input character \(key\) \u201c.\u201d: \d\.\d{4}"
+    )
+    assert re.fullmatch(want, r["readout"]), f"the readout says {r['readout']!r}"
+    live = page.locator(
+        '.attn-explorer[data-explorer="alignment_playback"] .attn-live'
+    ).text_content()
+    assert re.search(
+        r"output character \(query\) \u201c.\u201d puts [\d.]+ of its weight on input character "
+        r"\(key\) \u201c.\u201d",
+        live,
+    ), live

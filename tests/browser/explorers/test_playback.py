@@ -1,5 +1,6 @@
-"""Play / pause over a slider (Slider(play=True)): chapter 6's training playback and
-chapter 4's query angle, in the built book.
+"""Play / pause over a slider (Slider(play=True)) in the built book: chapters 7's and 2's
+training playbacks and chapter 4's query angle play to the end and stop, pause, respect reduced
+motion; normal speed plays chapter 2's 100 steps in 5 to 10 s; Escape pauses.
 
 A playback steps on setTimeout (attnlib/static/src/render.js). Each test installs Playwright's
 clock before the page loads and pauses it once the explorer is ready (conftest.install_clock,
@@ -11,9 +12,19 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import CHAPTERS, install_clock, pause_clock, wake_explorers
+from .._craft import DESKTOP
+from ..conftest import (
+    CHAPTERS,
+    EXPLORER_CHAPTERS,
+    install_clock,
+    pause_clock,
+    wake_explorers,
+)
 
 pytestmark = pytest.mark.browser
+
+# chapter 7 (Bahdanau attention), named: its place in the book moves as chapters are added
+BAHDANAU = next(p for p in CHAPTERS if p.endswith("07_bahdanau_attention.html"))
 
 PLAYERS = [
     (
@@ -135,5 +146,99 @@ def test_with_reduced_motion_play_steps_once_per_press(browser, visits):
         s1 = page.evaluate(STATE_JS, [name, param])
         assert s1["index"] == s0["index"] + 1, f"one press moved {s0['index']} -> {s1['index']}"
         assert not errors, errors
+    finally:
+        ctx.close()
+
+
+# ----------------------------------------------------------------------------- pace and Escape
+
+# Records, in the page, each step of a playback: the moments (page time) its explorer's
+# parameters change.
+STEPS_JS = """
+(name) => {
+  window.__steps = [];
+  new MutationObserver(() => window.__steps.push(performance.now())).observe(
+    document.querySelector(`.attn-explorer[data-explorer="${name}"]`),
+    {attributes: true, attributeFilter: ['data-params']});
+}
+"""
+
+
+def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browser, visits, margin):
+    """The pace in page time: the playback steps on setTimeout, which Playwright's clock drives
+    (conftest.install_clock), so a busy machine cannot move the measurement."""
+    name = EXPLORER_CHAPTERS[1]  # chapter 2: 100 steps of Adam
+    visits(name)
+    ctx = browser.new_context(**DESKTOP)
+    try:
+        page = ctx.new_page()
+        install_clock(page)
+        page.goto(f"{visits.base_url}/{name}", wait_until="load")
+        wake_explorers(page, only="bandwidth_training")  # it wakes near the viewport
+        pause_clock(page)
+        ex = page.locator('.attn-explorer[data-explorer="bandwidth_training"]')
+        assert ex.locator(".attn-speed option:checked").text_content() == "normal"
+        steps = int(ex.locator('.attn-slider[data-param="step"]').get_attribute("max"))
+        assert steps == 100
+        page.evaluate(STEPS_JS, "bandwidth_training")
+        t0 = page.evaluate("() => performance.now()")
+        ex.locator(".attn-play-button").click()
+        page.clock.run_for(4_999)
+        early = len(page.evaluate("() => window.__steps"))
+        page.clock.run_for(20_001)
+        assert ex.locator(".attn-play-button").text_content() == "Play", "still playing after 25 s"
+        assert ex.locator('.attn-slider[data-param="step"]').input_value() == str(steps), (
+            "did not play to the end"
+        )
+        times = page.evaluate("() => window.__steps")
+        assert len(times) == steps, f"{len(times)} redraws for {steps} steps"
+        # from the press to the last step
+        took = (times[-1] - t0) / 1000
+        gaps = [b - a for a, b in zip([t0, *times], times)]
+        what = "chapter 2's training playback at normal speed"
+        margin(f"{what}: s for 100 steps of page time, at most", took, 10, at_least=False)
+        margin(f"{what}: s for 100 steps of page time, at least", took, 5)
+        assert 5 <= took <= 10 and early < steps, (
+            f"normal speed plays {steps} steps in {took:.2f} s ({early} steps in the first 5 s)"
+        )
+        assert max(gaps) <= 1.5 * min(gaps), f"uneven steps: {min(gaps):.0f}-{max(gaps):.0f} ms"
+    finally:
+        ctx.close()
+
+
+def test_escape_pauses_playback(browser, visits):
+    name = BAHDANAU  # chapter 7's training playback
+    visits(name)
+    ctx = browser.new_context(**DESKTOP)
+    try:
+        page = ctx.new_page()
+        install_clock(page)
+        page.goto(f"{visits.base_url}/{name}", wait_until="load")
+        wake_explorers(page, only="alignment_playback")
+        pause_clock(page)
+        ex = page.locator('.attn-explorer[data-explorer="alignment_playback"]')
+        ex.locator(".attn-slider").evaluate(
+            "(s) => { s.value = '0'; s.dispatchEvent(new Event('input', {bubbles: true})); }"
+        )
+        ex.locator(".attn-play-button").click()
+        page.clock.run_for(1_500)
+        page.evaluate(
+            "() => document.activeElement && document.activeElement.blur()"
+        )  # the focus leaves the explorer
+        page.keyboard.press("Escape")
+
+        def state():
+            return (
+                ex.locator(".attn-play-button").text_content(),
+                ex.locator(".attn-slider").input_value(),
+            )
+
+        button, at = state()
+        assert button == "Play", f"Escape did not pause: the button says {button!r}"
+        page.clock.run_for(5_000)
+        assert state()[1] == at, "kept playing after Escape"
+        assert 0 < int(at) < int(ex.locator(".attn-slider").get_attribute("max")), (
+            f"paused at {at}"
+        )
     finally:
         ctx.close()

@@ -1,7 +1,7 @@
 """Chapter 9's three explorers in the built book: the heads over training (playback), any
 head on three held-out sequences, and the ablation toggles. Each state the keyboard reaches
 is checked against the frames the committed notebook saved (a training run's numbers, see
-tests/test_book.py's TRAINED); the page-level suites (fit, phone, dark, print, no JS, page
+tests/browser/_frames.py's TRAINED); the page-level suites (fit, phone, dark, print, no JS, page
 weight) enumerate this chapter from _toc.yml like the others."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import json
 import pytest
 from _saved_state import saved_explorers, saved_frame
 
-from .conftest import CHAPTERS, install_clock, opened_explorer, pause_clock, wake_explorers
-from .test_book import SNAPSHOT_JS, _check_frame
+from .._frames import SNAPSHOT_JS, _check_frame
+from ..conftest import CHAPTERS, install_clock, opened_explorer, pause_clock, wake_explorers
 
 pytestmark = pytest.mark.browser
 

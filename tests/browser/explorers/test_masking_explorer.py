@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pytest
 
-from .conftest import CHAPTERS, opened_explorer
-from .test_book import SNAPSHOT_JS, _check_frame
+from .._frames import SNAPSHOT_JS, _check_frame
+from ..conftest import CHAPTERS, opened_explorer
 
 pytestmark = pytest.mark.browser
 

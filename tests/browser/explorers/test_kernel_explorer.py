@@ -13,8 +13,8 @@ import re
 import pytest
 from _heatmap_js import HOVER
 
-from .conftest import CHAPTERS, opened_explorer
-from .test_book import MOVE_JS, SNAPSHOT_JS, _check_frame
+from .._frames import MOVE_JS, SNAPSHOT_JS, _check_frame
+from ..conftest import CHAPTERS, opened_explorer
 
 pytestmark = pytest.mark.browser
 

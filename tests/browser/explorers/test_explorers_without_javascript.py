@@ -1,0 +1,70 @@
+"""With JavaScript off, every explorer shows its starting picture (drawn at build time by
+web/prerender-explorers.mjs), and that picture is the one the live explorer draws, as tall as
+it. Screenshots of every page with JavaScript off go to _build/screenshots/."""
+
+from __future__ import annotations
+
+import pytest
+
+from .._reader import _load
+from ..conftest import EXPLORER_CHAPTERS, PAGES
+
+pytestmark = pytest.mark.browser
+
+STATIC_JS = """
+() => [...document.querySelectorAll('.attn-static .attn-explorer')].map((ex) => ({
+  name: ex.dataset.explorer, params: ex.dataset.params,
+  cells: [...ex.querySelectorAll('svg.attn-heatmap image.attn-cells')].map((i) => i.getAttribute('href')),
+  paths: [...ex.querySelectorAll('.attn-series:not(.attn-fixed)')].map((s) =>
+    s.getAttribute('d') || [...s.querySelectorAll('circle')].map((c) => c.getAttribute('cx') + ',' + c.getAttribute('cy')).join(' ')),
+  box: ex.getBoundingClientRect().height,
+}))
+"""
+
+LIVE_JS = STATIC_JS.replace(".attn-static .attn-explorer", ".attn-explorer")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_explorers_show_their_picture_without_javascript(browser, visits, margin, name):
+    v = visits(name)
+    views = v.info.get("views", 0)
+    if name in EXPLORER_CHAPTERS:
+        assert views >= 1, f"{name}: no explorer"
+    ctx, page, _ = _load(browser, visits.base_url, name, shot="nojs", java_script_enabled=False)
+    try:
+        static = page.evaluate(STATIC_JS)
+    finally:
+        ctx.close()
+    assert len(static) == views, (
+        f"{name}: {views} explorers, {len(static)} static pictures without JavaScript"
+    )
+    ctx, page, _ = _load(browser, visits.base_url, name)
+    try:
+        live = page.evaluate(LIVE_JS)
+    finally:
+        ctx.close()
+    for k, (s, lv) in enumerate(zip(static, live)):
+        where = f"{name} explorer #{k} ({s['name']})"
+        margin(f"{where}: static picture px tall", s["box"], 100)
+        assert s["box"] > 100, f"{where}: the static picture is {s['box']} px tall"
+        assert s["cells"] or s["paths"], f"{where}: nothing drawn in the static picture"
+        assert all(c and c.startswith("data:image/png;base64,") for c in s["cells"]), (
+            f"{where}: a heatmap without cells"
+        )
+        # the picture is as tall as the explorer that replaces it: nothing below moves when
+        # the page's script swaps them (layout shift)
+        assert abs(s["box"] - lv["box"]) <= 1, (
+            f"{where}: the static picture is {s['box']:.0f} px tall, the live explorer "
+            f"{lv['box']:.0f} px"
+        )
+        assert s["params"] == lv["params"], (
+            f"{where}: static at {s['params']}, live starts at {lv['params']}"
+        )
+        assert s["cells"] == lv["cells"] and s["paths"] == lv["paths"], (
+            f"{where}: the static picture differs from what the live explorer draws"
+        )
+
+
+# Explorers on a phone in dark mode: test_explorers_match_attnlib.test_explorers_redraw_and_match_
+# attnlib_on_a_phone_in_dark_mode walks every control there (and saves the page's __phone-dark.png
+# screenshot).

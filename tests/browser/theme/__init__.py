@@ -1,0 +1,2 @@
+"""Browser tests of the page shell: navigation drawers, colour mode, search, 404, focus rings,
+axe-core, header buttons."""
