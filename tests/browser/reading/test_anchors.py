@@ -17,12 +17,12 @@ def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, mar
     ) as page:
         page.evaluate("document.fonts.ready")
         hrefs = page.eval_on_selector_all(
-            ".page-toc a.nav-link[href^='#']", "as => as.map(a => a.getAttribute('href'))"
+            "#book-toc a[href^='#']", "as => as.map(a => a.getAttribute('href'))"
         )
         assert hrefs, f"{name}: no 'on this page' links"
         misses = []
         for href in hrefs:
-            page.click(f".page-toc a.nav-link[href='{href}']")
+            page.click(f"#book-toc a[href='{href}']")
             page.wait_for_timeout(150)
             top = page.evaluate(
                 "(id) => document.getElementById(id).getBoundingClientRect().top", href[1:]
@@ -44,7 +44,7 @@ def test_deep_links_land_on_a_fresh_load(browser, base_url, margin, name):
         browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}
     ) as page:
         ids = page.eval_on_selector_all(
-            ".page-toc a.nav-link[href^='#']", "as => as.map(a => a.getAttribute('href').slice(1))"
+            "#book-toc a[href^='#']", "as => as.map(a => a.getAttribute('href').slice(1))"
         )
     for target in (ids[len(ids) // 2], ids[-1]):  # the middle of the page, and its end
         with fresh_page(

@@ -26,10 +26,10 @@ MIN_LABEL_PX = 9.0  # issue 16: every static figure's labels >= 9 CSS px
 FIGURES_JS = """
 async () => {
   // a figure: attnlib's light <picture> (its dark twin is the same figure), or a bare image
-  const figures = [...document.querySelectorAll('.bd-article .cell_output img')]
+  const figures = [...document.querySelectorAll('.book-article .cell_output img')]
     .filter(i => !i.closest('picture.only-dark')).length;
   const shown = [];
-  for (const out of document.querySelectorAll('.bd-article .cell_output')) {
+  for (const out of document.querySelectorAll('.book-article .cell_output')) {
     const imgs = [...out.querySelectorAll('img')].filter(i => i.checkVisibility());
     for (const img of imgs) {
       img.scrollIntoView({block: 'center'});

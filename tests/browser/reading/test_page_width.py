@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 WIDTHS_JS = """() => ({
   explorers: [...document.querySelectorAll('.attn-explorer')].map((e) => e.getBoundingClientRect().width),
-  column: Math.max(...[...document.querySelectorAll('.bd-article section > p')].map((p) => p.getBoundingClientRect().width)),
+  column: Math.max(...[...document.querySelectorAll('.book-article section > p')].map((p) => p.getBoundingClientRect().width)),
   scroll: document.documentElement.scrollWidth,
   // what a reader sees 40 px inside the right edge of each explorer (not the sidebar's list)
   covered: [...document.querySelectorAll('.attn-explorer')].map((e) => {
@@ -64,7 +64,7 @@ def test_explorers_use_the_page_width_on_wide_screens(browser, visits, name):
                 assert w <= m["column"] + 1, f"{name} at {width} px: explorer {w:.0f} px wide"
 
 
-CUE_JS = """() => [...document.querySelectorAll('.bd-article div.math')]
+CUE_JS = """() => [...document.querySelectorAll('.book-article div.math')]
   .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
 
 
