@@ -27,9 +27,12 @@ help:
 	@echo "make chapters  sync chapters/*.md into the .ipynb twins and re-execute them"
 	@echo "               (one chapter: make chapters CH=03)"
 	@echo "make lab    open the chapters in JupyterLab with live sliders"
-	@echo "make bench  run the speed/memory benchmarks"
+	@echo "make bench  run the speed/memory/page benchmarks (how to read them: benchmarks/README.md)"
 	@echo "make lock   re-resolve requirements.txt into requirements.lock (exact pins of every"
 	@echo "            package .venv gets); make lock UPGRADE=1 also moves the indirect ones"
+	@echo "make install   create .venv from requirements.lock and install attnlib (book/test do it)"
+	@echo "make vendor    npm ci the pinned JavaScript packages, copy what the pages use to _vendor/"
+	@echo "make clean     remove _build, _vendor and the test caches"
 
 # .venv gets requirements.lock, not requirements.txt: pip first, at the lock's pin, then every
 # locked package, then attnlib itself (editable, --no-deps: its dependencies are in the lock;

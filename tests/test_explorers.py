@@ -32,7 +32,8 @@ NAMES = [
 # computed in the browser (attnlib.widgets.live): tests/test_live.py
 LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
 # bytes per explorer's saved state, gzip: a coarse guard here; what a page costs a reader (400 kB
-# on the link read to the end) is measured on the built book by tests/browser/speed/test_page_weight.py
+# on the link read to the end) is checked on the built book by
+# tests/browser/speed/test_page_weight.py and measured by benchmarks/bench_browser.py
 STATE_BUDGET_GZIP = 150_000
 
 
