@@ -38,7 +38,7 @@ help:
 # locked package, then attnlib itself (editable, --no-deps: its dependencies are in the lock;
 # --no-build-isolation: built with the locked setuptools, so nothing unpinned is downloaded).
 # A lock older than requirements.txt (its recorded sha256 differs) stops here, naming `make lock`
-# (tests/test_lock.py checks the same, and that the two agree).
+# (tests/book/test_lock.py checks the same, and that the two agree).
 REQ_SHA256 = $(shell $(PYTHON) -c 'import hashlib; print(hashlib.sha256(open("requirements.txt", "rb").read()).hexdigest())')
 $(STAMP): requirements.lock requirements.txt pyproject.toml
 	@grep -qx '# requirements.txt sha256: $(REQ_SHA256)' requirements.lock || { \
@@ -62,8 +62,8 @@ install: $(STAMP)
 # to the local CPU wheel, 2.13.0+cpu, but the lock says torch==2.13.0, as requirements.txt does.
 # PEP 440's ==2.13.0 matches 2.13.0+cpu, so the same CPU wheel is installed here, while the
 # lock stays installable where no +cpu build exists (a Mac, or PyPI's default Linux wheel).
-# The lock's first lines record requirements.txt's sha256, which $(STAMP) and tests/test_lock.py
-# compare with the current file.
+# The lock's first lines record requirements.txt's sha256, which $(STAMP) and
+# tests/book/test_lock.py compare with the current file.
 PIP_TOOLS_VERSION := 7.6.2
 LOCK_VENV := .venv-lock
 LOCK_TOOL := $(LOCK_VENV)/.pip-tools-$(PIP_TOOLS_VERSION)
@@ -105,8 +105,8 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 
 # The explorer's ES modules (attnlib/static/src/, one concern each) bundled into the ONE file
 # anywidget and the book's loader use, with the esbuild pinned in web/package-lock.json. The
-# bundle is committed (pip install -e . && jupyter lab needs no Node); tests/test_explorer_bundle.py
-# fails when it is stale.
+# bundle is committed (pip install -e . && jupyter lab needs no Node);
+# tests/widgets/test_explorer_bundle.py fails when it is stale.
 EXPLORER_JS := attnlib/static/explorer.js
 $(EXPLORER_JS): $(wildcard attnlib/static/src/*.js) web/build-explorer.mjs | $(NPM_STAMP)
 	cd web && node build-explorer.mjs
@@ -162,7 +162,8 @@ chapters: $(STAMP)
 
 # One formatter and linter, ruff (pinned in requirements.txt; configured in pyproject.toml, the
 # chapters' code cells in chapters/ruff.toml: at most 79 characters, the page column). The
-# .ipynb twins are what ruff reads; tests/test_chapters_in_sync.py keeps the .md twins equal.
+# .ipynb twins are what ruff reads; tests/book/test_chapters_in_sync.py keeps the .md twins
+# equal.
 LINT_PATHS := attnlib tests benchmarks web chapters
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)
