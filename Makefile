@@ -27,15 +27,18 @@ help:
 	@echo "make chapters  sync chapters/*.md into the .ipynb twins and re-execute them"
 	@echo "               (one chapter: make chapters CH=03)"
 	@echo "make lab    open the chapters in JupyterLab with live sliders"
-	@echo "make bench  run the speed/memory benchmarks"
+	@echo "make bench  run the speed/memory/page benchmarks (how to read them: benchmarks/README.md)"
 	@echo "make lock   re-resolve requirements.txt into requirements.lock (exact pins of every"
 	@echo "            package .venv gets); make lock UPGRADE=1 also moves the indirect ones"
+	@echo "make install   create .venv from requirements.lock and install attnlib (book/test do it)"
+	@echo "make vendor    npm ci the pinned JavaScript packages, copy what the pages use to _vendor/"
+	@echo "make clean     remove _build, _vendor and the test caches"
 
 # .venv gets requirements.lock, not requirements.txt: pip first, at the lock's pin, then every
 # locked package, then attnlib itself (editable, --no-deps: its dependencies are in the lock;
 # --no-build-isolation: built with the locked setuptools, so nothing unpinned is downloaded).
 # A lock older than requirements.txt (its recorded sha256 differs) stops here, naming `make lock`
-# (tests/test_lock.py checks the same, and that the two agree).
+# (tests/book/test_lock.py checks the same, and that the two agree).
 REQ_SHA256 = $(shell $(PYTHON) -c 'import hashlib; print(hashlib.sha256(open("requirements.txt", "rb").read()).hexdigest())')
 $(STAMP): requirements.lock requirements.txt pyproject.toml
 	@grep -qx '# requirements.txt sha256: $(REQ_SHA256)' requirements.lock || { \
@@ -59,8 +62,8 @@ install: $(STAMP)
 # to the local CPU wheel, 2.13.0+cpu, but the lock says torch==2.13.0, as requirements.txt does.
 # PEP 440's ==2.13.0 matches 2.13.0+cpu, so the same CPU wheel is installed here, while the
 # lock stays installable where no +cpu build exists (a Mac, or PyPI's default Linux wheel).
-# The lock's first lines record requirements.txt's sha256, which $(STAMP) and tests/test_lock.py
-# compare with the current file.
+# The lock's first lines record requirements.txt's sha256, which $(STAMP) and
+# tests/book/test_lock.py compare with the current file.
 PIP_TOOLS_VERSION := 7.6.2
 LOCK_VENV := .venv-lock
 LOCK_TOOL := $(LOCK_VENV)/.pip-tools-$(PIP_TOOLS_VERSION)
@@ -102,8 +105,8 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 
 # The explorer's ES modules (attnlib/static/src/, one concern each) bundled into the ONE file
 # anywidget and the book's loader use, with the esbuild pinned in web/package-lock.json. The
-# bundle is committed (pip install -e . && jupyter lab needs no Node); tests/test_explorer_bundle.py
-# fails when it is stale.
+# bundle is committed (pip install -e . && jupyter lab needs no Node);
+# tests/widgets/test_explorer_bundle.py fails when it is stale.
 EXPLORER_JS := attnlib/static/explorer.js
 $(EXPLORER_JS): $(wildcard attnlib/static/src/*.js) web/build-explorer.mjs | $(NPM_STAMP)
 	cd web && node build-explorer.mjs
@@ -159,7 +162,8 @@ chapters: $(STAMP)
 
 # One formatter and linter, ruff (pinned in requirements.txt; configured in pyproject.toml, the
 # chapters' code cells in chapters/ruff.toml: at most 79 characters, the page column). The
-# .ipynb twins are what ruff reads; tests/test_chapters_in_sync.py keeps the .md twins equal.
+# .ipynb twins are what ruff reads; tests/book/test_chapters_in_sync.py keeps the .md twins
+# equal.
 LINT_PATHS := attnlib tests benchmarks web chapters
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)

@@ -255,11 +255,13 @@ class Load:
     def _interact(self) -> None:
         page = self.page
         self.marks = []
-        if self._tap(".primary-toggle"):
+        # the chapter list's toggle and the colour-mode switch (the book's own shell, or, to
+        # measure a build from before it, the old theme's)
+        if self._tap("#book-nav-toggle, .primary-toggle"):
             self._mark("Escape")
             page.keyboard.press("Escape")
             page.wait_for_timeout(400)
-        self._tap(".theme-switch-button")
+        self._tap("#book-mode, .theme-switch-button")
         self._tap("details.hide > summary")
         # the first slider a reader can see (sliders bound to a dragged point are hidden: the
         # point is the control); disabled while its picture is static
@@ -514,7 +516,7 @@ def theme_switch_cpu(browser, url: str, settle_ms: int = 2000) -> dict:
         page.wait_for_load_state("networkidle")
         page.wait_for_timeout(settle_ms)
         box = page.evaluate(
-            """() => { const b = [...document.querySelectorAll('.theme-switch-button')]
+            """() => { const b = [...document.querySelectorAll('#book-mode, .theme-switch-button')]
                 .find((b) => b.offsetParent !== null); if (!b) return null;
               const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }"""
         )

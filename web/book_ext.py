@@ -40,7 +40,7 @@ from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 
-#: The smallest text a figure may show (CSS px); tests/browser/test_figures.py checks it.
+#: The smallest text a figure may show (CSS px); tests/browser/reading/test_figures.py checks it.
 MIN_LABEL_PX = 9.0
 #: Below 992 px (no side columns) the page shell's text column is the viewport less 2 x 16 px.
 PAGE_PADDING = 32

@@ -4,7 +4,7 @@
 // not minified (readable when debugging; the pages serve it gzipped).
 //
 // The bundle is committed, so `pip install -e . && jupyter lab` works with no Node. `make`
-// rebuilds it when a source changes; tests/test_explorer_bundle.py fails when the committed
+// rebuilds it when a source changes; tests/widgets/test_explorer_bundle.py fails when the committed
 // file differs from a fresh build.
 //
 // Usage: node build-explorer.mjs               write attnlib/static/explorer.js

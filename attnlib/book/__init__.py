@@ -11,14 +11,29 @@ module                               what the chapter imports from it
                                      ``check_masked_softmax``
 ``ch04_additive_attention``          the additive-attention explorer, ``check_scores``
 ``ch05_scaled_dot_product``          the scaling and scoring-comparison explorers
-``ch06_bahdanau``                    the alignment playback, ``check_alignment``,
+``ch06_family``                      chapter 6's family map, worked examples, cost table,
+                                     row entropy and scaling experiment
+``ch06_bahdanau``                    chapter 7's alignment playback, ``check_alignment``,
                                      ``check_attention_module``
-``ch06_model``                       chapter 7's date data, encoder-decoder and training
-``diagrams``                         the query-key-value pipeline figure (chapters 1, 3-5)
+``ch06_model``                       chapters 7 and 8's data, encoder-decoder and training
+``ch06_lengths``                     chapter 8's length experiment (numbers read aloud,
+                                     models compared over seeds) and its explorer
+``ch09_multihead``                   chapter 9's attention-only model, head scores,
+                                     ablations and explorers
+``diagrams``                         the query-key-value pipeline figure (chapters 1, 3-5);
+                                     re-exports chapter 7's ``draw_encoder_decoder``
+``diagram_seq2seq``                  chapter 7's encoder-decoder architecture figure
+``claims``                           ``Claim``, ``check``: the conclusions drawn from
+                                     trained numbers, with measured bounds
 ``registry``                         ``EXPLORERS``, ``DECLARATIONS``, ``compute(name)``
 ``glue``                             ``glue(name, text)``: a trained number into the prose
+``_ch06_inputs``                     checks of what chapters 7 and 8's functions accept
 ``_checking``, ``_common``           what the checkers / the explorers share
 ==================================== ===================================================
+
+``ch06_bahdanau``, ``ch06_model``, ``ch06_lengths`` and ``_ch06_inputs`` (chapters 7 and 8)
+keep the number their chapter had before chapter 6, the family of scoring functions, was
+written.
 
 A chapter imports book machinery from its own module only; a checker a later chapter uses
 again (``check_weights``, ``check_scores``) is defined where it is introduced and

@@ -74,8 +74,8 @@ TEST_MAX = 16  # the longest number tested
 #: curves look like the chapter's static plot of the same curves (None: solid).
 DASHES = (None, "7 3", "12 3 2 3", "2 3", "9 2 2 2 2 2", "2 5", "14 4", None)
 
-#: :func:`chapter_length_declaration` repeats it; tests/test_lengths.py checks that the
-#: chapter's cell says the same.
+#: :func:`chapter_length_declaration` repeats it; tests/book/test_ch06_lengths.py checks that
+#: the chapter's cell says the same.
 STEPS, LR = 200, 0.02
 _SPOKEN_INDEX = {c: i for i, c in enumerate(SPOKEN_CHARS)}
 assert SPOKEN_CHARS[PAD] == DIGIT_CHARS[PAD] == "<pad>" and DIGIT_CHARS[BOS] == "<bos>"

@@ -4,8 +4,8 @@ A figure is drawn for a light page (white, as matplotlib draws by default) or fo
 (the explorers' dark card). Both themes use the explorers' colour scale for attention weights
 (attnlib/static/src/heatmap.js: light = matplotlib "Reds", dark = an "inferno"-like ramp from
 the dark card's colour), so a static heatmap and an explorer on the same page paint one weight
-in one colour. ``tests/test_plotting_variants.py`` (``test_heatmap_colours_run_along_the_scale``)
-checks the ramps.
+in one colour. ``tests/library/test_plotting_variants.py``
+(``test_heatmap_colours_run_along_the_scale``) checks the ramps.
 
 Every text is at least :data:`SMALLEST_PT` points, every series colour keeps at least 3:1
 contrast against the background (WCAG 1.4.11: lines are graphical objects a reader needs).

@@ -40,6 +40,8 @@ from ._engine import Example
 REASON_COUNT = "a long run is the caller's choice; a huge count only takes long"
 #: attacking every argument would train three models per bad value: too slow for the unit step
 SLOW_TRAINING = "each call trains three models; too slow to attack in the unit-test step"
+#: the length experiment's models: a wrong kind is attacked where the experiment is tested
+LENGTHS_MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch06_lengths.py"
 #: nn.Module constructors (and what builds one) draw their initial parameters from torch's
 #: global generator, as every torch.nn layer does: torch.manual_seed(s) reproduces a model
 #: the core's tensor maths lets a NaN/inf entry through, as torch's own operations do
@@ -510,8 +512,8 @@ _BOOK = {
             {"train_max": 1},
         ),
         skip_args={
-            "with_attention": "a model; the wrong kind is attacked in tests/test_lengths.py",
-            "without_attention": "a model; the wrong kind is attacked in tests/test_lengths.py",
+            "with_attention": LENGTHS_MODEL_ARG,
+            "without_attention": LENGTHS_MODEL_ARG,
         },
     ),
     "attnlib.book.ch06_lengths.length_explorer": Example(
@@ -661,7 +663,8 @@ def _results():
 #: a training run: every bad value of a size would train again; the valid call is enough here
 TRAINS = "trains a model: each bad value would train again (seconds); tests/robustness attacks it"
 #: measure_costs times and traces memory: each bad value took ~1 s, 60 s in all (the harness
-#: must run in seconds); the valid call stays, its sizes are checked by tests/test_family*.py
+#: must run in seconds); the valid call stays, its sizes are checked by
+#: tests/book/test_ch06_family.py
 TIMES = "times every scoring function at each size: too slow to attack in the unit-test step"
 #: a huge size asks torch for petabytes; torch refuses with its own RuntimeError (as torch.zeros
 #: does); a size cap would be an arbitrary limit on the caller
@@ -669,8 +672,8 @@ HUGE_SIZE = "a huge size is refused by torch's allocator (RuntimeError), as torc
 #: TrainRun is a plain record of what train() measured (a dataclass): a diverged run's NaN
 #: loss is recorded as measured, and shown as such, not refused
 RECORD = "a record of what train() measured: a NaN loss is kept as measured"
-RUN_ARG = "a TrainRun; the wrong kind is refused by _check_run (tests/test_multihead*.py)"
-MODEL_ARG = "a model; the wrong kind is attacked in tests/test_multihead*.py"
+RUN_ARG = "a TrainRun; the wrong kind is refused by _check_run (tests/book/test_ch09_multihead.py)"
+MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch09_multihead.py"
 
 
 @functools.cache

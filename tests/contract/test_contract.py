@@ -23,9 +23,9 @@ NOT_CALLED = {
     "attnlib.book.ch06_bahdanau.chapter_playback_declaration": "trains chapter 6's model "
     "(~10 s); its generator promise: tests/contract/test_fixes.py",
     "attnlib.book.ch06_lengths.chapter_length_declaration": "trains chapter 6's six number "
-    "models (tens of seconds); tests/test_lengths.py runs it",
+    "models (tens of seconds); tests/book/test_ch06_lengths.py runs it",
     "attnlib.book.ch06_family.measure_costs": "starts a Python subprocess (importing torch) "
-    "to measure peak memory: seconds per call; tests/test_family_chapter.py calls it validly "
+    "to measure peak memory: seconds per call; tests/book/test_ch06_family.py calls it validly "
     "and with bad sizes, d, repeats",
     "attnlib.book.ch09_multihead.chapter_run": "trains chapter 9's model (~10 s); its tiny "
     "form, train(steps=2), is called and chapter 9's notebook runs it",

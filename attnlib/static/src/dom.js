@@ -2,7 +2,7 @@
 // theme, number formatting, unique ids.
 
 const SVG = "http://www.w3.org/2000/svg";
-// Dark when the book's theme says so (pydata: html[data-theme=dark]) or JupyterLab's does.
+// Dark when the book's page shell says so (web/theme/attnbook: html[data-theme=dark]) or JupyterLab's does.
 export function isDark(node) {
   const doc = node.ownerDocument, html = doc && doc.documentElement;
   if (!html) return false;

@@ -2,8 +2,8 @@
 // Plain script, no dependencies. Without it the page still reads: the chapter list and "on this
 // page" show in the flow (attnbook.css), the menus are <details>, the search is a form.
 //
-// - The colour mode: auto (the OS setting) -> light -> dark -> auto, remembered in localStorage
-//   ("attnbook-mode"); the inline script in layout.html applies it before the first paint. A
+// - The colour mode: auto (the OS setting), then the mode the OS is not in, then the OS's own,
+//   remembered in localStorage ("attnbook-mode"); the inline script in layout.html applies it before the first paint. A
 //   change of data-theme restyles every element of the page (150-300 ms at 4x CPU on a chapter):
 //   the press is answered first (the button shows the new mode in the press's own frame), the
 //   restyle runs as a task of its own right after that frame.
@@ -19,7 +19,6 @@
   "use strict";
 
   var root = document.documentElement;
-  var MODES = ["auto", "light", "dark"];
   var MODE_NAMES = { auto: "auto", light: "light", dark: "dark" };
   var osDark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
   var narrowNav = window.matchMedia ? window.matchMedia("(max-width: 991.98px)") : null;
@@ -38,10 +37,17 @@
     if (mode === "auto") return osDark && osDark.matches ? "dark" : "light";
     return mode;
   }
+  // The cycle starts with the mode the page is NOT in, so the first press always changes what
+  // the reader sees: on a light system auto -> dark -> light -> auto, on a dark one
+  // auto -> light -> dark -> auto.
+  function nextMode(mode) {
+    var os = themeFor("auto"), other = os === "dark" ? "light" : "dark";
+    return mode === "auto" ? other : mode === other ? os : "auto";
+  }
   function showMode(button, mode) {
     var name = button.querySelector(".book-mode-name");
     if (name) name.textContent = MODE_NAMES[mode];
-    var next = MODES[(MODES.indexOf(mode) + 1) % MODES.length];
+    var next = nextMode(mode);
     button.setAttribute("title", "Colour mode: " + (mode === "auto" ? "follows your system" : mode) +
       ". Press for " + (next === "auto" ? "your system's" : next) + ".");
   }
@@ -51,8 +57,7 @@
     button.hidden = false;
     showMode(button, root.getAttribute("data-mode") || "auto");
     button.addEventListener("click", function () {
-      var mode = root.getAttribute("data-mode") || "auto";
-      var next = MODES[(MODES.indexOf(mode) + 1) % MODES.length];
+      var next = nextMode(root.getAttribute("data-mode") || "auto");
       root.setAttribute("data-mode", next); // an attribute no style reads: no restyle
       showMode(button, next); // the press's answer, painted in this frame
       try { localStorage.setItem("attnbook-mode", next); } catch (e) { /* private mode */ }

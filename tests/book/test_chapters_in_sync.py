@@ -14,7 +14,7 @@ import jupytext
 import nbformat
 import pytest
 
-CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
 MARKDOWN = sorted(CHAPTERS.glob("*.md"))
 
 

@@ -35,7 +35,7 @@ from attnlib.widgets import (
     standalone_html,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOOK = [n for n in registry.EXPLORERS]  # chapters 1-5 (chapter 6's train a model)
 
 

@@ -27,7 +27,7 @@ from attnlib.book.registry import DECLARATIONS, compute
 from attnlib.widgets import Explorer
 from attnlib.widgets.live import SCORINGS, LiveAttention
 
-PRIMITIVES = Path(__file__).resolve().parents[1] / "attnlib" / "static" / "src" / "primitives.js"
+PRIMITIVES = Path(__file__).resolve().parents[2] / "attnlib" / "static" / "src" / "primitives.js"
 
 RUNNER = """
 import { liveFrame, kernelFrame, maskingFrame } from %s;

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
 GLUE_MIME = "application/papermill.record/text/plain"
 
 # chapter -> (the heading where training starts, the heading where it ends; None: the end)

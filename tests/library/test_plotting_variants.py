@@ -38,7 +38,7 @@ from attnlib.plotting._figure import DPI, NARROW_WIDTH, NotebookFigure
 from attnlib.plotting._theme import DARK, LIGHT, SMALLEST_PT, contrast, series_colour
 from attnlib.plotting.variants import book_figures, drawn_texts, figure_variants, render_png
 
-STATIC = Path(__file__).resolve().parents[1] / "attnlib" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "attnlib" / "static"
 
 
 def _gen(seed=0):

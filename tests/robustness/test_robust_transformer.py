@@ -1,6 +1,6 @@
-"""Adversarial inputs to attnlib.transformer (the style of tests/robustness/): every bad
-argument raises TypeError/ValueError naming the argument, what was expected and what was
-received; nothing returns NaN or broadcasts silently."""
+"""Adversarial inputs to attnlib.transformer: every bad argument raises TypeError/ValueError
+naming the argument, what was expected and what was received; nothing returns NaN or broadcasts
+silently."""
 
 from __future__ import annotations
 

@@ -29,10 +29,11 @@ NAMES = [
     "scaling",
     "decode_step",
 ]
-# computed in the browser (attnlib.widgets.live): tests/test_live.py
+# computed in the browser (attnlib.widgets.live): tests/widgets/test_live.py
 LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
 # bytes per explorer's saved state, gzip: a coarse guard here; what a page costs a reader (400 kB
-# on the link read to the end) is measured on the built book by tests/browser/speed/test_page_weight.py
+# on the link read to the end) is checked on the built book by
+# tests/browser/speed/test_page_weight.py and measured by benchmarks/bench_browser.py
 STATE_BUDGET_GZIP = 150_000
 
 
@@ -74,11 +75,11 @@ def test_registry():
         "decode_step",
     ]
     # chapters 7 and 8's are declared from training runs (attnlib.book.ch06_bahdanau);
-    # tests/test_seq2seq.py checks its frames
+    # tests/book/test_ch06_model.py checks its frames
     assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {
         "alignment_playback",
         "length_experiment",
-        "heads_playback",  # chapter 9's, from a training run: tests/test_transformer_chapter.py
+        "heads_playback",  # chapter 9's, from a training run: tests/book/test_ch09_multihead.py
         "heads",
         "ablation",
     }
@@ -250,10 +251,7 @@ def test_scaling(built):
 
 # ----------------------------------------------------------------------------- browser
 
-try:  # tests/ is not a package: pytest puts it on sys.path
-    from test_widgets import READ_CELLS, browser, open_explorer  # noqa: E402,F401
-except ImportError:  # pragma: no cover - if tests/ becomes a package
-    from tests.test_widgets import READ_CELLS, browser, open_explorer  # noqa: E402,F401
+from .test_widgets import READ_CELLS, browser, open_explorer  # noqa: E402,F401
 
 
 @pytest.mark.browser

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from _chromium import unavailable
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "attnlib" / "static" / "explorer.js"
 SOURCES = ROOT / "attnlib" / "static" / "src"
 ESBUILD = ROOT / "web" / "node_modules" / "esbuild"

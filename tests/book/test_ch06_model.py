@@ -1,5 +1,6 @@
-"""Chapter 6's date model: the task, the alignment, the model's shapes, and a short training
-that must work, so that a broken attention fails fast (the chapter trains the full model)."""
+"""Chapter 7's date model (attnlib.book.ch06_model; the module keeps its old chapter number):
+the task, the alignment, the model's shapes, and a short training that must work, so that a
+broken attention fails fast (the chapter trains the full model)."""
 
 from __future__ import annotations
 
