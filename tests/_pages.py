@@ -67,33 +67,3 @@ def wake_explorers(page, only: str | None = None, timeout_ms: int = 60_000) -> d
     """Scroll to every explorer (or the one named ``only``) as a reader would, and wait until each
     is live; returns {"views": widget views on the page, "woken": explorers woken}."""
     return page.evaluate(WAKE_JS, [timeout_ms, only])
-
-
-# sphinx-book-theme shows its "Back to top" button after an upward scroll, and explorer.js
-# hides it while an explorer reaches into the window's bottom fifth (render.js). This walks up
-# from the end of the page half a window at a time, scrolling up a little at each place as a
-# reader would, until the button shows; returns that scroll position, or null if it never does.
-BACK_TO_TOP_JS = """
-async () => {
-  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const go = (top) => window.scrollTo({left: 0, top, behavior: 'instant'});
-  const button = document.getElementById('pst-back-to-top');
-  if (!button) return null;
-  const end = document.scrollingElement.scrollHeight - innerHeight;
-  for (let y = end; y > innerHeight; y -= innerHeight / 2) {
-    go(y);
-    await frames();
-    go(y - 80);
-    await frames();
-    await new Promise((r) => setTimeout(r, 300));
-    if (button.checkVisibility()) return scrollY;
-  }
-  return null;
-}
-"""
-
-
-def show_back_to_top(page):
-    """Scroll to where the theme's "Back to top" button shows (see BACK_TO_TOP_JS); returns the
-    scroll position, or None if no place on the page shows it."""
-    return page.evaluate(BACK_TO_TOP_JS)

@@ -54,11 +54,11 @@ HELPERS_JS = r"""
     // everything drawn, without the reader's focus rings (linked views)
     return svg.innerHTML.replace(/ class="attn-linked"/g, '');
   };
-  // The sticky header of the theme (and anything else fixed at the top): how far down the
-  // visible page starts when the page is scrolled.
+  // The page's sticky header (#book-header, web/theme/CONTRACT.md): how far down the visible
+  // page starts when the page is scrolled.
   const topCover = () => {
     let bottom = 0;
-    for (const e of document.querySelectorAll('.bd-header-article, .bd-header')) {
+    for (const e of document.querySelectorAll('#book-header')) {
       const s = getComputedStyle(e), b = e.getBoundingClientRect();
       if ((s.position === 'sticky' || s.position === 'fixed') && b.top <= 0.5 && b.height > 0 && s.display !== 'none') bottom = Math.max(bottom, b.bottom);
     }

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 from _chromium import CHROMIUM, unavailable
-from _pages import book_pages, show_back_to_top, wake_explorers  # noqa: F401  (the tests import it from here)
+from _pages import book_pages, wake_explorers  # noqa: F401  (the tests import it from here)
 from _serve import serve
 
 from ._craft import open_page

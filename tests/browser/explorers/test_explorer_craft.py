@@ -45,7 +45,6 @@ from ..conftest import (
     CHAPTERS,
     EXPLORER_CHAPTERS,
     LANDING,
-    show_back_to_top,
 )
 
 # the pages with explorers, in reading order: the landing page, then every chapter that has
@@ -285,52 +284,61 @@ HANDLE_PAGES = [
     PAGES[5],
 ]  # chapters 1, 2, 4 and 5 have dragged points
 
-# Put handle k's centre at the height `frac` of the window, then scroll up a little, which is
-# what makes the theme show its "Back to top" button (it shows on an upward scroll); return
-# what is on top at the handle's centre.
+# Put handle k's centre at `at` px from the top of the window ("header": 12 px below the height
+# the page shell declares for its sticky header, --book-header-height, which explorer.css's
+# sticky controls and scroll margins rely on); return what is on top at the handle's centre and
+# where the sticky header is.
 COVER_JS = r"""
-async ([k, frac]) => {
+async ([k, at]) => {
   const C = window.__craft;
   const knob = document.querySelectorAll('.attn-handle')[k], dot = knob.querySelector('.attn-handle-dot');
-  const at = () => { const b = dot.getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; };
-  C.scrollTo(scrollY + at()[1] - frac * innerHeight + 60);
+  const centre = () => { const b = dot.getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; };
+  const declared = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--book-header-height'))
+    * parseFloat(getComputedStyle(document.documentElement).fontSize);
+  const want = at === 'header' ? declared + 12 : at * innerHeight;
+  C.scrollTo(scrollY + centre()[1] - want);
   await C.frames();
-  C.scrollTo(scrollY - 60);
-  await C.frames();
-  await new Promise((r) => setTimeout(r, 300));
-  const [x, y] = at();
+  await new Promise((r) => setTimeout(r, 100));
+  const [x, y] = centre();
   const hit = document.elementFromPoint(x, y);
-  const button = document.getElementById('pst-back-to-top');
-  const b = button && button.getBoundingClientRect();
-  // the handle's own explorer may cover it (its controls stick at the top on a phone): not the theme
+  const header = document.getElementById('book-header'), hb = header.getBoundingClientRect();
+  // the handle's own explorer may cover it (its controls stick at the top on a phone): not the shell
   const own = !!hit && hit.closest('.attn-explorer') === knob.closest('.attn-explorer');
-  return {x, y, onTop: hit ? (hit.id || hit.tagName) + '.' + (hit.getAttribute('class') || '') : null,
+  return {x, y, declared, onTop: hit ? (hit.id || hit.tagName) + '.' + (hit.getAttribute('class') || '') : null,
           inView: y >= 0 && y < innerHeight, onKnob: !!hit && knob.contains(hit), own,
-          button: button ? {shown: getComputedStyle(button).display !== 'none', box: [b.left, b.top, b.width, b.height]} : null};
+          header: {top: hb.top, bottom: hb.bottom, position: getComputedStyle(header).position}};
 }
 """
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 @pytest.mark.parametrize("name", HANDLE_PAGES, scope="module")
-def test_nothing_of_the_theme_covers_a_handle(shared, name, size):
+def test_nothing_of_the_page_shell_covers_a_handle(shared, name, size):
+    """A dragged point anywhere in the window below the sticky header, from just under the header
+    to the window's bottom edge, is on top where the reader grabs it: the page shell (the sticky
+    header, the closed drawers, their shade) covers none of it. The header stays within the
+    height it declares (--book-header-height)."""
     page = shared(name, **SIZES[size])
     n = page.evaluate("() => document.querySelectorAll('.attn-handle').length")
     assert n >= 1, f"{name}: no dragged point"
-    if size == "phone":  # (sphinx-book-theme hides the button from 1200 px on)
-        # the button does show somewhere on the page (else the check below would pass merely
-        # because it never shows)
-        assert show_back_to_top(page) is not None, (
-            f"{name} at {size}: the theme's Back to top button never shows (test set-up)"
-        )
     problems = []
     for k in range(n):
-        for frac in (0.12, 0.5, 0.86, 0.9, 0.94):
-            r = page.evaluate(COVER_JS, [k, frac])
+        for at in ("header", 0.12, 0.5, 0.86, 0.9, 0.94):
+            r = page.evaluate(COVER_JS, [k, at])
+            # the set-up: the header is stuck at the top of the window, over the page (else
+            # nothing would be there to cover the handle)
+            assert r["header"]["position"] == "sticky" and abs(r["header"]["top"]) < 1, (
+                f"{name} at {size}: the header is not stuck at the top ({r['header']})"
+            )
+            if at == "header" and r["header"]["bottom"] > r["declared"] + 0.5:
+                problems.append(
+                    f"the header ends at {r['header']['bottom']:.1f} px, below the "
+                    f"{r['declared']:.1f} px it declares (--book-header-height)"
+                )
             if r["inView"] and not r["onKnob"] and not r["own"]:
                 problems.append(
-                    f"handle #{k} at {frac:.0%} of the window: {r['onTop']} is on top of it "
-                    f"(Back to top: {r['button']})"
+                    f"handle #{k} at {at if at == 'header' else f'{at:.0%}'} of the window "
+                    f"(y = {r['y']:.0f} px): {r['onTop']} is on top of it"
                 )
     assert not problems, f"{name} at {size}:\n" + "\n".join(problems)
 

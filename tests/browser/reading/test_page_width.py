@@ -1,8 +1,9 @@
 """Figures at page width and display equations that say they scroll (issue 26).
 
 - at 1280 x 900 (>= 1200 px) every explorer is wider than the text column (it takes the
-  width the "on this page" sidebar keeps beside it) while the column's paragraphs stay at
-  their reading width and nothing scrolls sideways; at 1100 px explorers keep to the column;
+  width the "on this page" column, #book-toc, keeps beside it, and is drawn over that column's
+  list) while the column's paragraphs stay at their reading width (<= 700 px) and nothing
+  scrolls sideways; at 1100 px ("on this page" is a drawer) explorers keep to the column;
 - at 390 x 844 every display equation carries the scroll cue (a shadow at an edge that has
   more, shown only while it overflows), in light and dark.
 """
@@ -19,7 +20,7 @@ WIDTHS_JS = """() => ({
   explorers: [...document.querySelectorAll('.attn-explorer')].map((e) => e.getBoundingClientRect().width),
   column: Math.max(...[...document.querySelectorAll('.book-article section > p')].map((p) => p.getBoundingClientRect().width)),
   scroll: document.documentElement.scrollWidth,
-  // what a reader sees 40 px inside the right edge of each explorer (not the sidebar's list)
+  // what a reader sees 40 px inside the right edge of each explorer (not the list of #book-toc)
   covered: [...document.querySelectorAll('.attn-explorer')].map((e) => {
     e.scrollIntoView({ block: 'center' });
     const r = e.getBoundingClientRect(), at = document.elementFromPoint(r.right - 40, r.top + r.height / 2);
@@ -48,11 +49,11 @@ def test_explorers_use_the_page_width_on_wide_screens(browser, visits, name):
         finally:
             ctx.close()
         assert m["explorers"], f"{name}: no explorer"
-        if wide:  # (below 1200 px the theme's own column is wider: no sidebar beside it)
+        if wide:  # (below 1200 px the text column may be wider: no "on this page" beside it)
             assert m["column"] <= 700, f"{name} at {width} px: text column {m['column']:.0f} px"
         assert m["scroll"] <= width, f"{name} at {width} px: the page scrolls sideways"
         assert not any(m["covered"]), (
-            f"{name} at {width} px: an explorer is drawn under the sidebar"
+            f"{name} at {width} px: an explorer is drawn under 'on this page'"
         )
         for w in m["explorers"]:
             if wide:

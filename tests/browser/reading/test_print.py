@@ -13,30 +13,58 @@ from ..conftest import (
     LANDING,
     SCREENSHOTS,
     fresh_page,
-    show_back_to_top,
 )
 
 pytestmark = pytest.mark.browser
 
 # ----------------------------------------------------------------------------- the page
 
-TABLET = {"width": 1024, "height": 800}  # "Back to top" shows below 1200 px (sphinx-book-theme)
+# Below 1200 px "on this page" is a drawer (position: fixed) that would print over the text;
+# the chapter list is a column from 992 px, so both kinds of shell show on screen here.
+TABLET = {"width": 1024, "height": 800}
+
+# The page shell (web/theme/CONTRACT.md): header, chapter list, "on this page", its shade,
+# previous/next, footer, skip link.
+SHELL = [
+    "#book-header",
+    "#book-nav",
+    "#book-toc",
+    "#book-backdrop",
+    ".book-prev-next",
+    ".book-footer",
+    ".book-skip-link",
+]
+
+# A reader halfway down the page opens "on this page" (the fixed drawer and its shade over the
+# text, the sticky header on top): what of the shell shows on screen.
+OPEN_DRAWER_JS = """
+async (shell) => {
+  window.scrollTo({left: 0, top: document.documentElement.scrollHeight / 2, behavior: 'instant'});
+  document.getElementById('book-toc-toggle').click();
+  await new Promise((r) => setTimeout(r, 400));  // the drawer slides in (0.15 s)
+  const onScreen = (e) => { const b = e.getBoundingClientRect();
+    return e.checkVisibility({visibilityProperty: true}) && b.width > 0 && b.right > 0 && b.left < innerWidth
+      && b.bottom > 0 && b.top < innerHeight; };
+  return shell.filter((s) => [...document.querySelectorAll(s)].some(onScreen));
+}
+"""
 
 PRINT_JS = """
-() => {
-  const shown = (e) => e.checkVisibility() && e.getBoundingClientRect().width > 0;
-  const controls = [...document.querySelectorAll('button, input, select, textarea, [role=button], a.btn, #pst-back-to-top')]
+(shell) => {
+  const shown = (e) => e.checkVisibility({visibilityProperty: true}) && e.getBoundingClientRect().width > 0;
+  const controls = [...document.querySelectorAll('button, input, select, textarea, summary, [role=button], a.book-button')]
     .filter(e => !e.closest('.attn-explorer') && shown(e))
     .map(e => `${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]} "${(e.getAttribute('aria-label') || e.textContent).trim().slice(0, 30)}"`);
-  const chrome = ['#pst-header', '.bd-header-article', '.bd-sidebar-primary', '.bd-sidebar-secondary', '#pst-back-to-top',
-                  '.prev-next-area', '.bd-footer']
-    .filter(s => [...document.querySelectorAll(s)].some(shown));
-  const outputs = [...document.querySelectorAll('.bd-article .cell_output')]
+  const chrome = shell.filter(s => [...document.querySelectorAll(s)].some(shown));
+  const outputs = [...document.querySelectorAll('.book-article .cell_output')]
     .filter(o => o.querySelector('img, .attn-explorer'))
     .map(o => getComputedStyle(o).breakInside);
-  const figures = [...document.querySelectorAll('.bd-article picture.attn-figure')].filter(shown)
+  const figures = [...document.querySelectorAll('.book-article picture.attn-figure')].filter(shown)
     .map(p => p.classList.contains('only-dark') ? 'dark' : 'light');
-  return {controls, chrome, outputs, figures, text: document.querySelector('.bd-article').innerText.length};
+  const article = document.querySelector('.book-article');
+  return {controls, chrome, outputs, figures, text: article.innerText.length,
+          // the text uses the paper's width: nothing of the screen's columns is left beside it
+          width: article.getBoundingClientRect().width, page: document.documentElement.clientWidth};
 }
 """
 
@@ -44,19 +72,21 @@ PRINT_JS = """
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_print_shows_the_page_without_its_controls(browser, base_url, name, scheme):
-    """Print media: no theme control is shown (menu, launch, download, mode, search, copy,
-    toggles, "Back to top", which is fixed and would print over the text), the sidebars and
-    header are gone, every output holding a figure or an explorer is kept on one page
+    """Print media: no control of the page is shown (the header's menus, launch, download,
+    mode and search, the drawers' toggles, copy buttons, hidden-code toggles), the page shell
+    is gone (header, chapter list, "on this page" even while open as a drawer, which is fixed
+    and would print over the text, its shade, previous/next, footer), the text takes the
+    paper's width, every output holding a figure or an explorer is kept on one page
     (break-inside: avoid), and figures print in their light variant even from a dark page.
     (The controls inside an explorer are attnlib's explorer.css's business.)"""
     with fresh_page(browser, f"{base_url}/{name}", viewport=TABLET, color_scheme=scheme) as page:
-        # scroll down and a little back up, away from the explorers: the theme then shows
-        # "Back to top"
-        assert show_back_to_top(page) is not None, (
-            f"{name}: 'Back to top' did not appear on screen (the test would not see it hidden)"
-        )
+        on_screen = page.evaluate(OPEN_DRAWER_JS, SHELL)
+        # the set-up: the header, both lists and the shade are on screen (else the check below
+        # would pass merely because they never showed)
+        for part in ("#book-header", "#book-nav", "#book-toc", "#book-backdrop"):
+            assert part in on_screen, f"{name}: {part} not on screen before printing ({on_screen})"
         page.emulate_media(media="print")
-        got = page.evaluate(PRINT_JS)
+        got = page.evaluate(PRINT_JS, SHELL)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(
             path=str(
@@ -66,7 +96,11 @@ def test_print_shows_the_page_without_its_controls(browser, base_url, name, sche
         )
     assert got["text"] > 1000, f"{name}: the article has no text in print"
     assert not got["controls"], f"{name} ({scheme}) prints controls: {got['controls'][:8]}"
-    assert not got["chrome"], f"{name} ({scheme}) prints the theme's chrome: {got['chrome']}"
+    assert not got["chrome"], f"{name} ({scheme}) prints the page shell: {got['chrome']}"
+    assert got["width"] >= 0.9 * got["page"], (
+        f"{name} ({scheme}): the text prints {got['width']:.0f} px wide on a "
+        f"{got['page']} px page"
+    )
     assert got["outputs"] and all(b == "avoid" for b in got["outputs"]), (
         f"{name}: outputs with figures or explorers may split across pages: {got['outputs']}"
     )

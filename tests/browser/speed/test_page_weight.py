@@ -1,9 +1,11 @@
 """Pages as light as the landing page on a slow phone (issue 20), checked in ways a busy machine
 cannot make flaky.
 
-- Nothing in a page's <head> holds up the first paint: no stylesheet to fetch (the CSS a page
-  uses is inlined, purged, by web/optimize-pages.mjs), no @import, no parser-blocking script, no
-  preloaded script, no widget state; Sphinx's search index only on the search page.
+- Nothing in a page's <head> holds up the first paint: no stylesheet to fetch (web/inline-css.mjs
+  inlines the stylesheets a page lists into one <style>), no @import, no parser-blocking script,
+  no preloaded script, no widget state; Sphinx's search index only on the search page; no script
+  but the book's own (the theme's attnbook.js, the explorers' boot) and Sphinx's and its
+  extensions' small ones (no theme bundle, no framework).
 - The bytes that cross the link, served gzip-compressed as a host would (tests/_serve.py): at
   load and after reading to the end, within the budget, every chapter next to the landing page.
 - An explorer wakes when it nears the viewport, not at load.
@@ -32,6 +34,23 @@ pytestmark = pytest.mark.browser
 OTHER_PAGES = ["search.html", "genindex.html", "404.html"]
 READ_BUDGET = 400e3  # bytes on the link, read to the end (issue 20)
 LOAD_BUDGET = 200e3  # at load: figures and explorers below the first screen wait for the reader
+
+
+# Every script a page may load: the theme's (web/theme/attnbook), the explorers' boot (web/),
+# Sphinx's, sphinx-copybutton's and sphinx-togglebutton's; Sphinx's search on the search page.
+SCRIPTS = {
+    "attnbook.js",
+    "explorer-boot.js",
+    "documentation_options.js",
+    "doctools.js",
+    "sphinx_highlight.js",
+    "clipboard.min.js",
+    "copybutton.js",
+    "togglebutton.js",
+    "language_data.js",
+    "searchtools.js",
+    "searchindex.js",
+}
 
 
 def _head(name: str) -> str:
@@ -75,9 +94,12 @@ def test_nothing_in_the_head_holds_up_the_first_paint(site, name):
         assert not search, (
             f"{name}: loads Sphinx's search index ({search}); only the search page needs it"
         )
-    assert not re.search(r"<script\b[^>]*\bsrc=\"[^\"]*bootstrap\.js", html), (
-        f"{name}: bootstrap.js loaded with the page (web/book.js fetches it at first use)"
-    )
+    scripts = {
+        re.sub(r"\?.*", "", src).rsplit("/", 1)[-1]
+        for src in re.findall(r"<script\b[^>]*\bsrc=\"([^\"]+)\"", html)
+    }
+    foreign = sorted(scripts - SCRIPTS)
+    assert not foreign, f"{name}: loads scripts that are not the book's or Sphinx's: {foreign}"
 
 
 # ----------------------------------------------------------------------------- bytes
