@@ -98,8 +98,7 @@ def test_print_shows_the_page_without_its_controls(browser, base_url, name, sche
     assert not got["controls"], f"{name} ({scheme}) prints controls: {got['controls'][:8]}"
     assert not got["chrome"], f"{name} ({scheme}) prints the page shell: {got['chrome']}"
     assert got["width"] >= 0.9 * got["page"], (
-        f"{name} ({scheme}): the text prints {got['width']:.0f} px wide on a "
-        f"{got['page']} px page"
+        f"{name} ({scheme}): the text prints {got['width']:.0f} px wide on a {got['page']} px page"
     )
     assert got["outputs"] and all(b == "avoid" for b in got["outputs"]), (
         f"{name}: outputs with figures or explorers may split across pages: {got['outputs']}"
