@@ -41,7 +41,13 @@ OPEN_DRAWER_JS = """
 async (shell) => {
   window.scrollTo({left: 0, top: document.documentElement.scrollHeight / 2, behavior: 'instant'});
   document.getElementById('book-toc-toggle').click();
-  await new Promise((r) => setTimeout(r, 400));  // the drawer slides in (0.15 s)
+  // the drawer slides in (0.15 s; longer on a busy machine): wait until it is all on screen
+  const toc = document.getElementById('book-toc');
+  for (let t = 0; t < 100; t++) {
+    const b = toc.getBoundingClientRect();
+    if (toc.checkVisibility({visibilityProperty: true}) && b.right <= innerWidth + 1) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const onScreen = (e) => { const b = e.getBoundingClientRect();
     return e.checkVisibility({visibilityProperty: true}) && b.width > 0 && b.right > 0 && b.left < innerWidth
       && b.bottom > 0 && b.top < innerHeight; };
