@@ -66,7 +66,9 @@ def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base
     press is answered first (the button names the new mode in the press's own frame) and the
     restyle runs after that frame, as a task of its own; the mode is remembered."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
-    ctx.add_init_script("localStorage.getItem('attnbook-mode') || localStorage.setItem('attnbook-mode', 'light')")
+    ctx.add_init_script(
+        "localStorage.getItem('attnbook-mode') || localStorage.setItem('attnbook-mode', 'light')"
+    )
     page = ctx.new_page()
     try:
         page.goto(f"{base_url}/{CHAPTERS[4]}", wait_until="load")

@@ -45,7 +45,9 @@ def _tap_toggle(page, which):
 
 
 def _phone(browser, base_url, name):
-    return fresh_page(browser, f"{base_url}/{name}", viewport=PHONE, has_touch=True, is_mobile=True)
+    return fresh_page(
+        browser, f"{base_url}/{name}", viewport=PHONE, has_touch=True, is_mobile=True
+    )
 
 
 @pytest.mark.parametrize("which", ["nav", "toc"])
@@ -139,7 +141,9 @@ def test_closing_a_phone_drawer_keeps_the_readers_place(browser, base_url, which
             page.touchscreen.tap(x, 600)
         shown = page.evaluate(DRAWER_SHOWS_JS, [panel, 600])
         got = _state(page, which)
-        assert not got["open"] and not got["shade"], f"{name}: {how} left the {which} drawer: {got}"
+        assert not got["open"] and not got["shade"], (
+            f"{name}: {how} left the {which} drawer: {got}"
+        )
         late = [t for t in shown if t > 250]  # the slide out takes 0.15 s
         assert not late, f"{name}: the closed {which} drawer still showed at {late} ms"
         y1 = page.evaluate("scrollY")
@@ -179,7 +183,9 @@ def test_the_navigation_toggle_a_reader_sees_hides_the_sidebar_on_a_wide_screen(
     ) as page:
         toggle = page.locator("#book-nav-toggle")
         assert toggle.is_visible(), "no visible navigation toggle at 1280 px"
-        shows = "() => document.getElementById('book-nav').checkVisibility({visibilityProperty: true})"
+        shows = (
+            "() => document.getElementById('book-nav').checkVisibility({visibilityProperty: true})"
+        )
         assert page.evaluate(shows), "the chapter list is not a column at 1280 px"
         assert toggle.get_attribute("aria-expanded") == "true"
         toggle.click()
@@ -264,14 +270,19 @@ def test_a_phone_drawer_shows_in_the_taps_frame_and_only_it_restyles(browser, ba
         assert got["atFrame"]["open"] and got["atFrame"]["drawer"] and got["atFrame"]["shade"], (
             f"the {which} drawer and its shade did not show in the tap's frame: {got}"
         )
-        assert got["settled"] == {"open": True, "drawer": True, "shade": True, "focusInside": True}, (
-            f"the {which} drawer did not stay open with the focus inside: {got}"
-        )
+        assert got["settled"] == {
+            "open": True,
+            "drawer": True,
+            "shade": True,
+            "focusInside": True,
+        }, f"the {which} drawer did not stay open with the focus inside: {got}"
         assert set(got["touched"]) <= {panel, toggle, "book-backdrop"}, (
             f"the tap on the {which} toggle changed attributes of {got['touched']}: "
             "more than the drawer restyles"
         )
-        assert not got["modal"] and not got["inert"], f"the {which} drawer made the page inert: {got}"
+        assert not got["modal"] and not got["inert"], (
+            f"the {which} drawer made the page inert: {got}"
+        )
 
         got = page.evaluate(ESC_DRAWER_JS, [panel, toggle])
         assert got["atFrame"] == {"open": False, "shade": False}, (
