@@ -70,6 +70,14 @@ def test_navigation_toggles_open_and_close_on_a_phone(browser, base_url, which):
             f"{name}: the {which} drawer did not open: {got}"
         )
         assert got["focusInside"], f"{name}: the focus did not go into the {which} drawer: {got}"
+        # on the reader's place in the chapter list (on "on this page" its first link), not on
+        # the search field: a phone's keyboard would come up over the list
+        focused = page.evaluate(
+            "() => [document.activeElement.tagName, document.activeElement.getAttribute('aria-current')]"
+        )
+        assert focused == (["A", "page"] if which == "nav" else ["A", None]), (
+            f"{name}: opening the {which} drawer focused {focused}"
+        )
         links = page.eval_on_selector_all(
             f"#{panel} a[href]",
             "as => as.filter(a => a.checkVisibility({visibilityProperty: true})).length",

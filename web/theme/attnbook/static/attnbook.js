@@ -88,8 +88,9 @@
     panel.setAttribute("data-open", "");
     toggle.setAttribute("aria-expanded", "true");
     if (backdrop) backdrop.hidden = false;
-    var first = panel.querySelector("[aria-current=page], input, a[href]");
-    focusWithoutScroll(first);
+    // the reader's place in the list, else its first link: not the search field (on a phone
+    // its keyboard would cover the list; Ctrl+K and "/" go to the field)
+    focusWithoutScroll(panel.querySelector("a[aria-current=page]") || panel.querySelector("a[href]"));
   }
   function setupDrawer(toggleId, panelId, narrow, wideToggles) {
     var toggle = byId(toggleId), panel = byId(panelId);
