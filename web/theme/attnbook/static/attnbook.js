@@ -93,8 +93,9 @@
     panel.setAttribute("data-open", "");
     toggle.setAttribute("aria-expanded", "true");
     if (backdrop) backdrop.hidden = false;
-    // the reader's place in the list (the search field would bring up a phone's keyboard)
-    focusWithoutScroll(panel.querySelector("[aria-current=page]") || panel.querySelector("a[href]"));
+    // the reader's place in the list, else its first link: not the search field (on a phone
+    // its keyboard would cover the list; Ctrl+K and "/" go to the field)
+    focusWithoutScroll(panel.querySelector("a[aria-current=page]") || panel.querySelector("a[href]"));
   }
   function setupDrawer(toggleId, panelId, narrow, wideToggles) {
     var toggle = byId(toggleId), panel = byId(panelId);
