@@ -1,5 +1,5 @@
-"""The theme around the chapters (pydata-sphinx-theme + sphinx-book-theme, adjusted in
-web/book.css): keyboard focus is visible on every header and sidebar button.
+"""The page shell around the chapters (web/theme/attnbook): keyboard focus is visible on every
+header button and on the chapter list's search field.
 
 Each test drives the built book (`make book`) in a fresh browser context.
 """
@@ -37,13 +37,11 @@ def _contrast(a, b) -> float:
 
 # ----------------------------------------------------------------------------- focus rings
 
-# The buttons of the theme's chrome that a keyboard user reaches: the article header's menu,
-# launch, download, full-screen and colour-mode buttons (and, on a phone, its search and
-# "contents" buttons), the sidebar's search field on a desktop.
-TARGETS = (
-    ".bd-header-article button, .bd-sidebar-primary .search-button__button, "
-    ".bd-header .search-button__button"
-)
+# The controls of the page shell that a keyboard user reaches: the header's chapter-list
+# toggle, title, Run and Download menus and colour-mode switch (and, below 1200 px, the "on
+# this page" toggle, below 992 px the search link), the chapter list's search field on a
+# desktop.
+TARGETS = "#book-header .book-button, #book-header .book-title, #book-search-field"
 
 FOCUSED_JS = """
 (targets) => {
@@ -108,10 +106,10 @@ def test_every_header_button_shows_a_focus_ring(browser, base_url, margin, viewp
         is_mobile=mobile,
         has_touch=mobile,
     ) as page:
-        # each visible button is tagged with its index: its text may change under the test
-        # (the theme's script adds "Ctrl+K" to the search button once it runs)
+        # each visible control is tagged with its index: its text may change under the test
+        # (the colour-mode switch names the mode it is in)
         expected = page.evaluate(f"""() => [...document.querySelectorAll({TARGETS!r})]
-            .filter(e => e.checkVisibility()).map((e, i) => {{ e.dataset.probe = i;
+            .filter(e => e.checkVisibility({{visibilityProperty: true}})).map((e, i) => {{ e.dataset.probe = i;
               return (e.getAttribute('aria-label') || e.title || e.textContent).trim().replace(/\\s+/g, ' '); }})""")
         assert len(expected) >= 4, (
             f"{name}: only {expected} visible header buttons at {viewport['width']} px"

@@ -1,5 +1,7 @@
 """The buttons of a chapter's header: the Binder and Colab launch buttons are plain links to
-the chapter's notebook, and the launch and download menus open at the first click."""
+the chapter's notebook, and the Run and Download menus (<details>, web/theme/attnbook) open at
+the first click, one at a time, and close on Esc (the focus back on the menu's button) or on a
+click outside."""
 
 from __future__ import annotations
 
@@ -26,27 +28,48 @@ def test_launch_buttons_are_plain_links(visits, name):
     assert colab, f"{name}: no Colab launch link for {nb}"
 
 
-def test_theme_dropdowns_open(browser, base_url):
-    """The launch and download menus open at the first click, Bootstrap fetched on the way."""
+MENU_JS = """
+() => ['book-launch', 'book-download'].map((id) => {
+  const d = document.getElementById(id);
+  return [id, d.open, [...d.querySelectorAll('a[href], button')]
+    .filter((e) => e.checkVisibility({visibilityProperty: true})).map((e) => e.textContent.trim())];
+})
+"""
+
+
+def test_the_run_and_download_menus_open(browser, base_url):
+    """The menus open at the first click and show their items (the notebook, printing; Binder
+    and Colab), only one at a time; Esc closes a menu with the focus back on its button, a click
+    outside closes it; opening them fetches nothing."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
     fetched = []
-    page.on("request", lambda r: "bootstrap.js" in r.url and fetched.append(r.url))
     try:
         page.goto(f"{base_url}/{CHAPTERS[0]}", wait_until="load")
-        assert not fetched, "bootstrap.js fetched at load"
-        toggles = page.locator(".dropdown-download-buttons > button.dropdown-toggle")
-        assert toggles.count() == 1, "no download menu"
-        page.evaluate(
-            "document.querySelector('.dropdown-download-buttons > button').click()"
-        )  # no hover first
-        page.wait_for_selector(".dropdown-download-buttons .dropdown-menu.show", timeout=10_000)
-        assert fetched, "the menu opened without Bootstrap?"
+        page.wait_for_load_state("networkidle")
+        page.on("request", lambda r: fetched.append(r.url))
+        menus = dict((k, (o, items)) for k, o, items in page.evaluate(MENU_JS))
+        assert menus == {"book-launch": (False, []), "book-download": (False, [])}, menus
+        page.locator("#book-download > summary").click()
+        menus = dict((k, (o, items)) for k, o, items in page.evaluate(MENU_JS))
+        assert menus["book-download"][0], f"the Download menu did not open: {menus}"
+        assert menus["book-download"][1] == ["This page as .ipynb", "Print, or save as PDF"], menus
         page.keyboard.press("Escape")
-        page.wait_for_selector(
-            ".dropdown-download-buttons .dropdown-menu.show", state="detached", timeout=5_000
+        menus = dict((k, (o, items)) for k, o, items in page.evaluate(MENU_JS))
+        assert not menus["book-download"][0], f"Esc did not close the Download menu: {menus}"
+        assert page.evaluate(
+            "() => document.activeElement === document.querySelector('#book-download > summary')"
+        ), "after Esc the focus is not on the Download menu's button"
+        page.locator("#book-download > summary").click()
+        page.locator("#book-launch > summary").click()
+        menus = dict((k, (o, items)) for k, o, items in page.evaluate(MENU_JS))
+        assert menus["book-launch"][0] and not menus["book-download"][0], (
+            f"the Run menu did not open alone: {menus}"
         )
-        page.locator(".dropdown-launch-buttons > button.dropdown-toggle").click()
-        page.wait_for_selector(".dropdown-launch-buttons .dropdown-menu.show", timeout=5_000)
+        assert menus["book-launch"][1] == ["Open in Binder", "Open in Colab"], menus
+        page.locator("main h1").first.click()  # the title, outside the menu
+        menus = dict((k, (o, items)) for k, o, items in page.evaluate(MENU_JS))
+        assert not menus["book-launch"][0], f"a click outside left the Run menu open: {menus}"
+        assert not fetched, f"opening the menus fetched {fetched}"
     finally:
         ctx.close()

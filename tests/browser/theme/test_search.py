@@ -10,8 +10,14 @@ search page fetch it instead of the whole page. These check that:
   Sphinx's own `makeSearchSummary` and highlighting make from the WHOLE pages;
 - a search fetches the copies, no page, and stays within a byte budget;
 - nothing on the page moves while the hits arrive on a slow link (layout shift);
-- a chapter's search box (Ctrl+K) leads to the search page, which finds the chapter;
-- a desktop page has one search box, a phone one search button.
+- the hits stay hidden until every snippet is in, then show at once (attnbook.js);
+- a chapter's search field (Ctrl+K or "/" go to it) leads to the search page, which finds the
+  chapter;
+- a desktop page has one search field (in the chapter list), a phone one search link; there
+  Ctrl+K opens the chapter list's drawer at the field.
+
+On the search page `data-content_root` is `_search/` (web/theme/attnbook/search.html): the
+checks below fetch the whole pages from the site's root, the copies from `_search/`.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ def search_page(browser, base_url):
 # main text (each a possible hit anchor).
 SAME_TEXT_JS = """
 async (doc) => {
-  const root = document.documentElement.dataset.content_root;
+  const root = new URL('./', location.href).href;  // the site's root (search.html is there)
   const get = async (url) => {
     const r = await fetch(url);
     if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
@@ -107,7 +113,7 @@ EXPECTED_JS = """
 async (q) => {
   const [query, terms, excluded, highlight, objects] = Search._parseQuery(q);
   const results = Search._performSearch(query, terms, excluded, highlight, objects).reverse();
-  const root = document.documentElement.dataset.content_root;
+  const root = new URL('./', location.href).href;  // the WHOLE pages, not the _search/ copies
   const out = [];
   for (const [docName, title, anchor, descr] of results) {
     if (descr) throw new Error('a hit with a description: not expected in this book');
@@ -276,17 +282,91 @@ def test_highlighted_words_in_the_hits_are_readable(browser, base_url, margin, s
 
 
 def test_search_page_runs_the_search_first(site):
-    """search.html fetches and runs Sphinx's search scripts before the theme's and the book's,
-    without the code-cell buttons' scripts, and keeps a screen's room for the hits when the
-    address holds a query (web/search-text.mjs)."""
+    """search.html fetches and runs Sphinx's search scripts right after the ones they use,
+    before the theme's, without the code-cell buttons' scripts, and its snippets come from
+    the text copies (data-content_root is _search/)."""
     html = (site / "search.html").read_text(encoding="utf8")
     srcs = [s.split("?")[0] for s in re.findall(r'<script defer src="([^"]+)"', html)]
-    search = ["_static/searchtools.js", "_static/language_data.js", "searchindex.js"]
-    assert srcs[2:5] == search, f"search.html's deferred scripts: {srcs}"
-    assert srcs[:2] == ["_static/doctools.js", "_static/sphinx_highlight.js"], srcs
+    search = ["_static/language_data.js", "_static/searchtools.js", "searchindex.js"]
+    assert srcs[:3] == [
+        "_static/documentation_options.js",
+        "_static/doctools.js",
+        "_static/sphinx_highlight.js",
+    ], srcs
+    assert srcs[3:6] == search, f"search.html's deferred scripts: {srcs}"
+    assert srcs[-1] == "_static/attnbook.js", srcs
     unused = [s for s in srcs if re.search(r"copybutton|clipboard|togglebutton", s)]
     assert not unused, f"search.html loads {unused}"
-    assert re.search(r'<div id="search-results"></div><script>[^<]*minHeight = "100vh"', html)
+    assert re.search(r'<html [^>]*data-content_root="(\./)?_search/"', html), (
+        "search.html's data-content_root does not point at the text copies"
+    )
+
+
+# Every frame from the page's start: whether the hits show, how many hits and snippets there
+# are, and the results box's height (an init script: it runs before the page's own).
+WATCH_HITS_JS = """
+window.__frames = [];
+const watch = () => {
+  const box = document.getElementById('search-results');
+  if (box) {
+    const hits = box.querySelectorAll('ul.search > li').length;
+    const snippets = box.querySelectorAll('ul.search > li p.context').length;
+    window.__frames.push({shown: box.checkVisibility({visibilityProperty: true}), hits, snippets,
+      height: box.getBoundingClientRect().height, vh: innerHeight,
+      pending: document.documentElement.hasAttribute('data-search-pending')});
+  }
+  requestAnimationFrame(watch);
+};
+requestAnimationFrame(watch);
+"""
+
+
+# Holds back the k-th fetch of a text copy (_search/) by 150 * k ms.
+HOLD_COPIES_JS = """
+window.__held = [];
+const fetch0 = window.fetch;
+window.fetch = (url, ...rest) => {
+  if (!String(url).includes('_search/')) return fetch0(url, ...rest);
+  window.__held.push(String(url));
+  const wait = 150 * window.__held.length;
+  return new Promise((r) => setTimeout(r, wait)).then(() => fetch0(url, ...rest));
+};
+"""
+
+
+def test_the_hits_show_at_once_when_every_snippet_is_in(browser, base_url):
+    """The snippets arrive one by one (here each text copy is held back 150 ms more than the
+    one before): no hit shows before all of them have their snippet, the box keeps a screen's
+    height while it waits, and then all show at once."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.add_init_script(WATCH_HITS_JS)
+    ctx.add_init_script(HOLD_COPIES_JS)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}/search.html?q=attention", wait_until="load")
+        page.wait_for_function(FINISHED_JS, timeout=30_000)
+        page.wait_for_function(
+            "() => document.getElementById('search-results').checkVisibility({visibilityProperty: true})",
+            timeout=10_000,
+        )
+        page.wait_for_timeout(300)
+        frames = page.evaluate("() => window.__frames")
+        held = page.evaluate("() => window.__held")
+    finally:
+        ctx.close()
+    assert len(held) >= 8, f"only {len(held)} text copies fetched"
+    shown = [f for f in frames if f["shown"] and f["hits"]]
+    assert shown, "the hits never showed"
+    first = shown[0]
+    assert first["snippets"] == first["hits"] >= 8, (
+        f"the hits showed before every snippet was in: {first}"
+    )
+    waiting = [f for f in frames if f["hits"] and not f["shown"]]
+    assert waiting, "no frame with hits waiting for their snippets (the copies were not slowed?)"
+    assert all(f["height"] >= f["vh"] for f in waiting), (
+        f"the results box did not keep a screen's height while waiting: {waiting[:3]}"
+    )
+    assert not frames[-1]["pending"], frames[-1]
 
 
 # ----------------------------------------------------------------------------- the search box
@@ -299,10 +379,12 @@ def test_search_finds_chapters_on_the_search_page(browser, base_url):
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         page.goto(f"{base_url}/{CHAPTERS[2]}", wait_until="load")
-        # the chapter's search box (Ctrl+K) leads to the search page with the query
+        # Ctrl+K goes to the chapter's search field, which leads to the search page
         page.keyboard.press("Control+k")
-        page.wait_for_selector("#pst-search-dialog[open] input[name=q]", timeout=10_000)
-        page.fill("#pst-search-dialog input[name=q]", "masked softmax")
+        page.wait_for_function(
+            "() => document.activeElement?.id === 'book-search-field'", timeout=5_000
+        )
+        page.keyboard.type("masked softmax")
         page.keyboard.press("Enter")
         page.wait_for_url("**/search.html?q=masked*", timeout=10_000)
         page.wait_for_function(
@@ -315,6 +397,7 @@ def test_search_finds_chapters_on_the_search_page(browser, base_url):
         assert any("03_masked_softmax" in h for h in hits), (
             f"searching 'masked softmax' found {hits}"
         )
+        assert page.input_value("#book-search-page-field") == "masked softmax"
         assert not errors, f"search page errors: {errors}"
     finally:
         ctx.close()
@@ -325,27 +408,38 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
 VISIBLE_SEARCH_JS = """
-() => [...document.querySelectorAll('.search-button__button, .bd-search, form[role=search], input[type=search]')]
-  .filter(e => e.checkVisibility() && e.getBoundingClientRect().width > 0)
-  .map(e => ({cls: String(e.className), text: e.textContent.trim().replace(/\\s+/g, ' '),
-              top: Math.round(e.getBoundingClientRect().top)}))
+() => [...document.querySelectorAll('a[href*="search.html"], input[type=search], button[type=submit]')]
+  .filter(e => e.checkVisibility({visibilityProperty: true}) && e.getBoundingClientRect().width > 0)
+  .filter(e => !e.closest('[role=main]'))  // the text's own links (the 404 page's) are not controls
+  .map(e => ({tag: e.tagName, id: e.id, text: e.textContent.trim().replace(/\\s+/g, ' '),
+              label: e.labels?.[0]?.textContent.trim() ?? null}))
 """
+
+FOCUS_JS = "() => [document.activeElement?.id, document.getElementById('book-nav').hasAttribute('data-open')]"
 
 
 @pytest.mark.parametrize("name", PAGES[:2])
 def test_one_search_box(browser, base_url, name):
-    """A desktop page shows one search field (the sidebar's), a phone one search button;
-    Ctrl+K still opens the search dialog."""
+    """A desktop page shows one search field (the chapter list's), a phone one search link;
+    Ctrl+K and "/" go to the field (on a phone in the chapter list's drawer), a "/" typed in
+    the field stays a character."""
     with fresh_page(browser, f"{base_url}/{name}", viewport=DESKTOP) as page:
         boxes = page.evaluate(VISIBLE_SEARCH_JS)
         assert len(boxes) == 1, f"{name} at 1280 px shows {len(boxes)} search boxes: {boxes}"
-        assert "Search" in boxes[0]["text"], boxes
+        assert boxes[0]["id"] == "book-search-field" and "Search" in boxes[0]["label"], boxes
         page.keyboard.press("Control+k")
-        page.wait_for_function(
-            "document.querySelector('#pst-search-dialog')?.open === true", timeout=5000
-        )
+        assert page.evaluate(FOCUS_JS) == ["book-search-field", False], "Ctrl+K at 1280 px"
+        page.keyboard.type("a/b")
+        assert page.input_value("#book-search-field") == "a/b"
+        page.evaluate("() => document.activeElement.blur()")
+        page.keyboard.press("/")
+        assert page.evaluate(FOCUS_JS) == ["book-search-field", False], '"/" at 1280 px'
     with fresh_page(
         browser, f"{base_url}/{name}", viewport=PHONE, is_mobile=True, has_touch=True
     ) as page:
         boxes = page.evaluate(VISIBLE_SEARCH_JS)
         assert len(boxes) == 1, f"{name} at 390 px shows {len(boxes)} search controls: {boxes}"
+        assert boxes[0]["tag"] == "A" and boxes[0]["text"] == "Search", boxes
+        page.keyboard.press("Control+k")
+        assert page.evaluate(FOCUS_JS) == ["book-search-field", True], "Ctrl+K at 390 px"
+        assert page.locator("#book-search-field").is_visible()

@@ -93,8 +93,9 @@
     panel.setAttribute("data-open", "");
     toggle.setAttribute("aria-expanded", "true");
     if (backdrop) backdrop.hidden = false;
-    var first = panel.querySelector("[aria-current=page], input, a[href]");
-    focusWithoutScroll(first);
+    // the reader's place in the list, else its first link: not the search field (on a phone
+    // its keyboard would cover the list; Ctrl+K and "/" go to the field)
+    focusWithoutScroll(panel.querySelector("a[aria-current=page]") || panel.querySelector("a[href]"));
   }
   function setupDrawer(toggleId, panelId, narrow, wideToggles) {
     var toggle = byId(toggleId), panel = byId(panelId);
@@ -254,9 +255,27 @@
     var observer = new MutationObserver(check);
     observer.observe(results, { childList: true, subtree: true, characterData: true });
     setTimeout(reveal, 3000);
+    // the search may have finished before this script ran (searchindex.js, deferred before it,
+    // runs the query at once): then no change is left to observe
+    check();
   }
 
   // ------------------------------------------------------------------ start
+  // The drawers are drawers only once this script runs (attnbook.css: html[data-js]); if it
+  // never loads, the chapter list stays in the page's flow.
+  root.setAttribute("data-js", "");
+
+  // Print on paper: the light colours, whatever the screen's mode (figures, code, explorers).
+  var printedFrom = null;
+  window.addEventListener("beforeprint", function () {
+    printedFrom = root.getAttribute("data-theme");
+    root.setAttribute("data-theme", "light");
+  });
+  window.addEventListener("afterprint", function () {
+    if (printedFrom) root.setAttribute("data-theme", printedFrom);
+    printedFrom = null;
+  });
+
   var pending = null;
   function ready() {
     backdrop = byId("book-backdrop");
