@@ -54,7 +54,6 @@
   function setupMode() {
     var button = byId("book-mode");
     if (!button) return;
-    button.hidden = false;
     showMode(button, root.getAttribute("data-mode") || "auto");
     button.addEventListener("click", function () {
       var next = nextMode(root.getAttribute("data-mode") || "auto");
@@ -100,7 +99,6 @@
   function setupDrawer(toggleId, panelId, narrow, wideToggles) {
     var toggle = byId(toggleId), panel = byId(panelId);
     if (!toggle || !panel) return;
-    toggle.hidden = false;
     toggle.addEventListener("click", function () {
       if (narrow && !narrow.matches) {
         if (!wideToggles) return;
