@@ -13,10 +13,11 @@ What the extension adds to each page's template context (``html-page-context``):
 - ``attn_launch``: plain links that open the chapter's notebook on Binder and Colab (nothing is
   fetched from them until a reader clicks), for pages built from a notebook;
 - ``attn_download``: the page's source file (``_sources/...``: the notebook for a chapter);
+- ``attn_author``: the book's author (``_config.yml``), for the footer;
 - ``attn_base``: the site's path ("/" or html_baseurl's path), for the 404 page's ``<base>``.
 
 At the end of the build it writes ``_static/pygments.css`` with the code colours of both modes,
-each scoped to ``html[data-theme=...]`` (Sphinx's own file follows only the OS setting):
+each scoped to ``html[data-theme=...]`` (Sphinx writes one style there; the page's mode picks):
 a11y-light and a11y-dark (accessible-pygments), both designed for WCAG AA contrast.
 """
 
@@ -111,17 +112,13 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
     else:
         context["attn_nav"] = ""
     context["attn_page_toc"] = page_toc(context.get("toc") or "") if doctree else ""
-    source = context.get("sourcename") or ""
-    suffix = context.get("page_source_suffix") or ""
-    notebook = source if source.endswith(".ipynb") else ""
-    if not notebook and suffix == ".ipynb" and source:
-        notebook = source
+    source = context.get("sourcename") or ""  # e.g. "chapters/03_masked_softmax.ipynb"
     options = {
         key.removeprefix("theme_"): value
         for key, value in context.items()
         if key.startswith("theme_")
     }
-    context["attn_launch"] = launch_links(options, notebook) if notebook else []
+    context["attn_launch"] = launch_links(options, source)  # [] unless a notebook
     context["attn_download"] = (
         {"href": f"_sources/{source}", "label": Path(source).suffix or "source"}
         if source and doctree

@@ -19,7 +19,6 @@
   "use strict";
 
   var root = document.documentElement;
-  var MODE_NAMES = { auto: "auto", light: "light", dark: "dark" };
   var osDark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
   var narrowNav = window.matchMedia ? window.matchMedia("(max-width: 991.98px)") : null;
   var narrowToc = window.matchMedia ? window.matchMedia("(max-width: 1199.98px)") : null;
@@ -46,7 +45,7 @@
   }
   function showMode(button, mode) {
     var name = button.querySelector(".book-mode-name");
-    if (name) name.textContent = MODE_NAMES[mode];
+    if (name) name.textContent = mode;
     var next = nextMode(mode);
     button.setAttribute("title", "Colour mode: " + (mode === "auto" ? "follows your system" : mode) +
       ". Press for " + (next === "auto" ? "your system's" : next) + ".");
