@@ -164,7 +164,7 @@ chapters: $(STAMP)
 # chapters' code cells in chapters/ruff.toml: at most 79 characters, the page column). The
 # .ipynb twins are what ruff reads; tests/book/test_chapters_in_sync.py keeps the .md twins
 # equal.
-LINT_PATHS := attnlib tests benchmarks web chapters
+LINT_PATHS := attnlib scoringbook tests benchmarks web chapters
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
@@ -178,7 +178,7 @@ format: $(STAMP)
 # MKL's reproducible code path), which change a training run's trajectory as another processor
 # would. Outputs that do not depend on the machine must still match exactly; trained numbers are
 # glued, not compared, and the claims drawn from them are asserted in the chapters
-# (attnlib/book/claims.py). `make test NBVAL_ENV=` runs nbval in the plain environment.
+# (scoringbook/claims.py). `make test NBVAL_ENV=` runs nbval in the plain environment.
 NBVAL_ENV ?= ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 
 # attnlib's tests and nbval share one pytest session on both cores (--dist loadscope: a notebook,

@@ -12,18 +12,18 @@ Shape vocabulary, used everywhere in the package:
 - scores and weights ``(batch, n_queries, n_keys)``: queries are rows, keys are columns
 - valid_lens ``(batch,)`` or ``(batch, n_queries)``, integer
 
-Three layers, imports running downward only:
+Two layers, imports running downward only:
 
 1. the library d2l readers use: :mod:`attnlib.masking`, :mod:`attnlib.scoring`,
    :mod:`attnlib.attention`, :mod:`attnlib.transformer`, :mod:`attnlib.kernels`,
    :mod:`attnlib.plotting`;
 2. the widget toolkit: :mod:`attnlib.widgets` (explorers declared in Python, drawn by one
-   ES module; :mod:`attnlib.widgets.live` for those the page computes);
-3. the book's machinery: :mod:`attnlib.book`, one module per chapter (its explorers and
-   checkers), e.g. :mod:`attnlib.book.ch03_masked_softmax`.
+   ES module; :mod:`attnlib.widgets.live` for those the page computes).
 
-``plotting``, ``widgets`` and ``book`` are imported on first use, so ``import attnlib``
-stays light.
+The book's own machinery (each chapter's explorers, checkers and claims) is not here: it is
+the separate package :mod:`scoringbook`, which imports attnlib and never the other way round.
+
+``plotting`` and ``widgets`` are imported on first use, so ``import attnlib`` stays light.
 """
 
 from attnlib import kernels
@@ -81,11 +81,11 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("widgets", "book", "plotting")
+_LAZY_SUBMODULES = ("widgets", "plotting")
 
 
 def __getattr__(name):
-    # ``attnlib.widgets`` / ``attnlib.book`` import anywidget, ``attnlib.plotting``
+    # ``attnlib.widgets`` imports anywidget, ``attnlib.plotting``
     # imports matplotlib (about 0.8 s): load them only when first used, so that
     # ``import attnlib`` stays light.
     if name == "show_heatmaps":

@@ -38,7 +38,7 @@ from IPython.core.pylabtools import print_figure  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from attnlib import plotting  # noqa: E402
-from attnlib.book.registry import EXPLORERS  # noqa: E402
+from scoringbook.registry import EXPLORERS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _chromium import CHROMIUM as _CHROMIUM  # noqa: E402

@@ -39,9 +39,9 @@ def run_one(seed: int) -> dict:
     """Train what the chapters train with ``seed``; return every asserted quantity."""
     import torch
 
-    from attnlib.book import ch06_lengths as spoken
-    from attnlib.book import ch06_model as s2s
-    from attnlib.book.ch02_attention_pooling import _bandwidth_runs
+    from scoringbook import ch08_lengths as spoken
+    from scoringbook import seq2seq as s2s
+    from scoringbook.ch02_attention_pooling import _bandwidth_runs
 
     torch.set_num_threads(1)
     out: dict = {}
@@ -145,8 +145,8 @@ def run_claims(run: dict) -> list:
     """Every claim of the chapters, evaluated on one run's numbers."""
     import torch
 
-    from attnlib.book import ch06_model as s2s
-    from attnlib.book import claims as c
+    from scoringbook import claims as c
+    from scoringbook import seq2seq as s2s
 
     d = run["date"]
     checkpoints = [(10 * i if i < 20 else 200, torch.tensor([w])) for i, w in enumerate(

@@ -1,4 +1,4 @@
-"""Chapter 9's model, scores, ablation and explorers (attnlib.book.ch09_multihead).
+"""Chapter 9's model, scores, ablation and explorers (scoringbook.ch09_multihead).
 
 The scores are checked on weight patterns whose scores are known exactly; the trained
 explorers the notebook saves are checked for what does not depend on the machine (names,
@@ -14,8 +14,8 @@ import pytest
 import torch
 from _saved_state import saved_explorers
 
-from attnlib.book import ch09_multihead as tiny
-from attnlib.book.claims import multihead_claims
+from scoringbook import ch09_multihead as tiny
+from scoringbook.claims import multihead_claims
 
 N = 2 * tiny.HALF
 

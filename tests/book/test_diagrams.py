@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from attnlib.book.diagrams import draw_pipeline, pipeline_example  # noqa: E402
+from scoringbook.diagrams import draw_pipeline, pipeline_example  # noqa: E402
 
 
 def _texts(fig):
@@ -63,7 +63,7 @@ ONE_HOT = [1.0] + [0.0] * 10
 
 
 def _ed(source=DATE, weights=None, **kw):
-    from attnlib.book.diagrams import draw_encoder_decoder
+    from scoringbook.diagrams import draw_encoder_decoder
 
     if weights is None:
         weights = ONE_HOT if source == DATE else [1 / len(source)] * len(source)

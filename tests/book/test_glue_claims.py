@@ -1,11 +1,11 @@
-"""attnlib.book.glue and attnlib.book.claims: what they refuse, and that a broken claim fails."""
+"""scoringbook.glue and scoringbook.claims: what they refuse, and that a broken claim fails."""
 
 from __future__ import annotations
 
 import pytest
 
-from attnlib.book import claims
-from attnlib.book.glue import glue
+from scoringbook import claims
+from scoringbook.glue import glue
 
 
 def test_glue_returns_its_text_outside_a_notebook():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from _saved_state import as_arrays, saved_explorers, saved_frame
 
-from attnlib.book.registry import EXPLORERS
+from scoringbook.registry import EXPLORERS
 
 
 @pytest.mark.parametrize("name", ["softmax_temperature", "bandwidth_training", "scaling"])

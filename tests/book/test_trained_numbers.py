@@ -85,7 +85,7 @@ def test_prose_types_no_trained_number(name):
     typed = sorted(set(NUMBER.findall(_prose(_section(name)))) - ALLOWED.get(name, set()))
     assert not typed, (
         f"{name}: the prose about training types {typed}; glue them from the run "
-        "(attnlib.book.glue) and check the conclusion (attnlib.book.claims)"
+        "(scoringbook.glue) and check the conclusion (scoringbook.claims)"
     )
 
 

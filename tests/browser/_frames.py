@@ -3,7 +3,7 @@ tests (tests/browser/explorers/).
 
 ``SNAPSHOT_JS`` reads what explorer k draws (its parameters, controls, heatmap cells with their
 painted colours, line series, readouts); ``MOVE_JS`` moves one of its controls; ``_check_frame``
-checks a snapshot against ``attnlib.book.compute`` (a trained explorer: against the frames its
+checks a snapshot against ``scoringbook.compute`` (a trained explorer: against the frames its
 committed notebook saved) and that the colours follow the weights; ``_check_affine`` checks that
 drawn coordinates are one affine image of attnlib's numbers.
 """
@@ -159,7 +159,7 @@ def _check_frame(snap: dict, where: str) -> float | None:
     (None: no map spans enough)."""
     from _saved_state import saved_explorers, saved_frame
 
-    from attnlib.book.registry import compute
+    from scoringbook.registry import compute
 
     assert snap["ready"] == "true", f"{where}: data-ready is {snap['ready']!r}"
     params = json.loads(snap["params"])

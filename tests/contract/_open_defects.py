@@ -4,40 +4,40 @@
 listed and on any listed one that no longer occurs."""
 
 OPEN = {
-    "attnlib.book.ch01_queries_keys_values.soft_lookup_declaration": {
+    "scoringbook.ch01_queries_keys_values.soft_lookup_declaration": {
         ("n_keys", "huge"): "wrong exception"
     },
-    "attnlib.book.ch01_queries_keys_values.softmax_temperature_declaration": {
+    "scoringbook.ch01_queries_keys_values.softmax_temperature_declaration": {
         ("n_keys", "huge"): "wrong exception",
         ("n_queries", "huge"): "wrong exception",
         ("n_temperatures", "huge"): "wrong exception",
     },
-    "attnlib.book.ch02_attention_pooling.bandwidth_training_declaration": {
+    "scoringbook.ch02_attention_pooling.bandwidth_training_declaration": {
         ("lr", "huge"): "wrong exception",
         ("n_train", "huge"): "wrong exception",
         ("steps", "huge"): "hangs",
     },
-    "attnlib.book.ch02_attention_pooling.kernel_regression_declaration": {
+    "scoringbook.ch02_attention_pooling.kernel_regression_declaration": {
         ("n_bandwidths", "huge"): "wrong exception",
         ("n_heat_queries", "huge"): "wrong exception",
         ("n_train", "huge"): "wrong exception",
     },
-    "attnlib.book.ch03_masked_softmax.masking_declaration": {
+    "scoringbook.ch03_masked_softmax.masking_declaration": {
         ("d", "huge"): "hangs",
         ("max_tokens", "huge"): "wrong exception",
     },
-    "attnlib.book.ch04_additive_attention.additive_attention_declaration": {
+    "scoringbook.ch04_additive_attention.additive_attention_declaration": {
         ("n_keys", "huge"): "wrong exception"
     },
-    "attnlib.book.ch05_scaled_dot_product.scoring_comparison_declaration": {
+    "scoringbook.ch05_scaled_dot_product.scoring_comparison_declaration": {
         ("num_hiddens", "huge"): "wrong exception"
     },
-    "attnlib.book.ch06_lengths.NumberModel": {
+    "scoringbook.ch08_lengths.NumberModel": {
         ("embed_size", "huge"): "wrong exception",
         ("num_hiddens", "huge"): "wrong exception",
     },
-    "attnlib.book.ch06_lengths.ResultsTable": {("names", "None"): "unnamed"},
-    "attnlib.book.ch06_lengths.length_declaration": {
+    "scoringbook.ch08_lengths.ResultsTable": {("names", "None"): "unnamed"},
+    "scoringbook.ch08_lengths.length_declaration": {
         ("curves", "None"): "wrong exception",
         ("curves", "list"): "wrong exception",
         ("curves", "str"): "wrong exception",
@@ -47,20 +47,20 @@ OPEN = {
         ("train_max", "None"): "unnamed",
         ("train_max", "str"): "unnamed",
     },
-    "attnlib.book.ch06_lengths.random_numbers": {
+    "scoringbook.ch08_lengths.random_numbers": {
         ("max_digits", "huge"): "wrong exception",
         ("n", "huge"): "wrong exception",
     },
-    "attnlib.book.ch06_lengths.read_numbers": {("extra", "huge"): "hangs"},
-    "attnlib.book.ch06_lengths.scores": {
+    "scoringbook.ch08_lengths.read_numbers": {("extra", "huge"): "hangs"},
+    "scoringbook.ch08_lengths.scores": {
         ("predicted", "empty"): "unnamed",
         ("predicted", "one shorter"): "unnamed",
     },
-    "attnlib.book.ch06_lengths.wrong_by_position": {
+    "scoringbook.ch08_lengths.wrong_by_position": {
         ("predicted", "empty"): "unnamed",
         ("predicted", "one shorter"): "unnamed",
     },
-    "attnlib.book.ch06_model.AttentionDecoder": {
+    "scoringbook.seq2seq.AttentionDecoder": {
         ("embed_size", "huge"): "wrong exception",
         ("num_hiddens", "huge"): "wrong exception",
         ("num_layers", "huge"): "hangs",
@@ -71,7 +71,7 @@ OPEN = {
         ("vocab_size", "negative"): "wrong exception",
         ("vocab_size", "str"): "unnamed",
     },
-    "attnlib.book.ch06_model.ContextDecoder": {
+    "scoringbook.seq2seq.ContextDecoder": {
         ("embed_size", "huge"): "wrong exception",
         ("num_hiddens", "huge"): "wrong exception",
         ("num_layers", "huge"): "hangs",
@@ -82,11 +82,11 @@ OPEN = {
         ("vocab_size", "negative"): "wrong exception",
         ("vocab_size", "str"): "unnamed",
     },
-    "attnlib.book.ch06_model.DateModel": {
+    "scoringbook.seq2seq.DateModel": {
         ("embed_size", "huge"): "wrong exception",
         ("num_hiddens", "huge"): "wrong exception",
     },
-    "attnlib.book.ch06_model.Encoder": {
+    "scoringbook.seq2seq.Encoder": {
         ("embed_size", "huge"): "wrong exception",
         ("num_hiddens", "huge"): "wrong exception",
         ("num_layers", "huge"): "hangs",
@@ -98,7 +98,7 @@ OPEN = {
         ("vocab_size", "str"): "unnamed",
         ("vocab_size", "zero"): "wrong exception",
     },
-    "attnlib.book.ch06_model.EncoderDecoder": {
+    "scoringbook.seq2seq.EncoderDecoder": {
         ("embed_size", "huge"): "wrong exception",
         ("num_hiddens", "huge"): "wrong exception",
         ("src_vocab_size", "None"): "unnamed",
@@ -115,18 +115,18 @@ OPEN = {
         ("tgt_vocab_size", "negative"): "wrong exception",
         ("tgt_vocab_size", "str"): "unnamed",
     },
-    "attnlib.book.ch06_model.TrainLog": {
+    "scoringbook.seq2seq.TrainLog": {
         ("losses", "nan entry"): "non-finite",
         ("seconds", "+inf"): "non-finite",
         ("seconds", "-inf"): "non-finite",
         ("seconds", "nan"): "non-finite",
     },
-    "attnlib.book.ch06_model.random_dates": {("n", "huge"): "wrong exception"},
-    "attnlib.book.ch06_model.train": {
+    "scoringbook.seq2seq.random_dates": {("n", "huge"): "wrong exception"},
+    "scoringbook.seq2seq.train": {
         ("batch_size", "huge"): "wrong exception",
         ("lr", "huge"): "wrong exception",
     },
-    "attnlib.book.claims.Claim": {
+    "scoringbook.claims.Claim": {
         ("bound", "+inf"): "non-finite",
         ("bound", "-inf"): "non-finite",
         ("bound", "nan"): "non-finite",
@@ -134,7 +134,7 @@ OPEN = {
         ("value", "-inf"): "non-finite",
         ("value", "nan"): "non-finite",
     },
-    "attnlib.book.claims.bandwidth_claims": {
+    "scoringbook.claims.bandwidth_claims": {
         ("loo", "None"): "unnamed",
         ("loo", "empty"): "unnamed",
         ("loo", "one shorter"): "unnamed",
@@ -144,7 +144,7 @@ OPEN = {
         ("naive", "one shorter"): "unnamed",
         ("naive", "str"): "unnamed",
     },
-    "attnlib.book.claims.bucket_means": {
+    "scoringbook.claims.bucket_means": {
         ("results", "+inf"): "non-finite",
         ("results", "-inf"): "non-finite",
         ("results", "None"): "unnamed",
@@ -153,12 +153,12 @@ OPEN = {
         ("results", "nan"): "non-finite",
         ("results", "str"): "unnamed",
     },
-    "attnlib.book.claims.check": {
+    "scoringbook.claims.check": {
         ("claims", "None"): "unnamed",
         ("claims", "None entry"): "wrong exception",
         ("claims", "str"): "wrong exception",
     },
-    "attnlib.book.claims.date_claims": {
+    "scoringbook.claims.date_claims": {
         ("acc", "+inf"): "non-finite",
         ("acc", "-inf"): "non-finite",
         ("acc", "nan"): "non-finite",
@@ -172,7 +172,7 @@ OPEN = {
         ("share", "nan"): "non-finite",
         ("share", "str"): "unnamed",
     },
-    "attnlib.book.claims.first_focused": {
+    "scoringbook.claims.first_focused": {
         ("checkpoints", "None"): "unnamed",
         ("checkpoints", "str"): "unnamed",
         ("implied", "None"): "unnamed",
@@ -188,13 +188,13 @@ OPEN = {
         ("rows", "nan entry"): "wrong exception",
         ("rows", "str"): "unnamed",
     },
-    "attnlib.book.claims.length_claims": {
+    "scoringbook.claims.length_claims": {
         ("results", "None"): "wrong exception",
         ("results", "empty"): "wrong exception",
         ("results", "list"): "wrong exception",
         ("results", "str"): "wrong exception",
     },
-    "attnlib.book.claims.multihead_claims": {
+    "scoringbook.claims.multihead_claims": {
         ("ablation", "None"): "unnamed",
         ("ablation", "empty"): "wrong exception",
         ("ablation", "list"): "unnamed",
@@ -212,7 +212,7 @@ OPEN = {
         ("previous", "one shorter"): "wrong exception",
         ("previous", "str"): "unnamed",
     },
-    "attnlib.book.claims.playback_claims": {
+    "scoringbook.claims.playback_claims": {
         ("checkpoints", "None"): "unnamed",
         ("checkpoints", "empty"): "wrong exception",
         ("checkpoints", "str"): "wrong exception",
@@ -227,13 +227,13 @@ OPEN = {
         ("losses", "nan entry"): "non-finite",
         ("losses", "str"): "unnamed",
     },
-    "attnlib.book.claims.scaling_claims": {
+    "scoringbook.claims.scaling_claims": {
         ("acc", "None"): "unnamed",
         ("acc", "empty"): "wrong exception",
         ("acc", "list"): "unnamed",
         ("acc", "str"): "unnamed",
     },
-    "attnlib.book.registry.compute": {
+    "scoringbook.registry.compute": {
         ("name", "None"): "wrong exception",
         ("name", "bytes"): "wrong exception",
         ("name", "empty"): "wrong exception",

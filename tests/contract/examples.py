@@ -41,7 +41,7 @@ REASON_COUNT = "a long run is the caller's choice; a huge count only takes long"
 #: attacking every argument would train three models per bad value: too slow for the unit step
 SLOW_TRAINING = "each call trains three models; too slow to attack in the unit-test step"
 #: the length experiment's models: a wrong kind is attacked where the experiment is tested
-LENGTHS_MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch06_lengths.py"
+LENGTHS_MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch08_lengths.py"
 #: nn.Module constructors (and what builds one) draw their initial parameters from torch's
 #: global generator, as every torch.nn layer does: torch.manual_seed(s) reproduces a model
 #: the core's tensor maths lets a NaN/inf entry through, as torch's own operations do
@@ -70,7 +70,7 @@ def _weights_ok(r):
 
 @functools.cache
 def _date_model():
-    from attnlib.book import ch06_model as s2s
+    from scoringbook import seq2seq as s2s
 
     with torch.random.fork_rng():
         torch.manual_seed(0)
@@ -83,7 +83,7 @@ def _date_model():
 
 @functools.cache
 def _number_models():
-    from attnlib.book import ch06_lengths as L
+    from scoringbook import ch08_lengths as L
 
     with torch.random.fork_rng():
         torch.manual_seed(0)
@@ -97,7 +97,7 @@ def _number_models():
 
 
 def _log():
-    from attnlib.book import ch06_model as s2s
+    from scoringbook import seq2seq as s2s
 
     w = torch.softmax(torch.randn(1, s2s.N_OUT, 11, generator=_g()), -1)
     return s2s.TrainLog(losses=[2.0 - 0.05 * i for i in range(20)], checkpoints=[(0, w), (20, w)])
@@ -386,123 +386,121 @@ def _additive_factory(n):
 
 _BOOK = {
     # chapter 1
-    "attnlib.book.ch01_queries_keys_values.soft_lookup_declaration": Example(
+    "scoringbook.ch01_queries_keys_values.soft_lookup_declaration": Example(
         lambda: ((), {"seed": 0, "n_keys": 4})
     ),
-    "attnlib.book.ch01_queries_keys_values.soft_lookup_explorer": _explorer_fn(n_keys=3),
-    "attnlib.book.ch01_queries_keys_values.softmax_temperature_declaration": Example(
+    "scoringbook.ch01_queries_keys_values.soft_lookup_explorer": _explorer_fn(n_keys=3),
+    "scoringbook.ch01_queries_keys_values.softmax_temperature_declaration": Example(
         lambda: ((), {"seed": 0, "n_queries": 2, "n_keys": 3, "n_temperatures": 5})
     ),
-    "attnlib.book.ch01_queries_keys_values.softmax_temperature_explorer": _explorer_fn(
+    "scoringbook.ch01_queries_keys_values.softmax_temperature_explorer": _explorer_fn(
         n_queries=2, n_keys=3, n_temperatures=5
     ),
-    "attnlib.book.ch01_queries_keys_values.check_weights": Example(
+    "scoringbook.ch01_queries_keys_values.check_weights": Example(
         lambda: ((torch.softmax(T(2, 3, 4), -1),), {})
     ),
     # chapter 2
-    "attnlib.book.ch02_attention_pooling.kernel_regression_declaration": Example(
+    "scoringbook.ch02_attention_pooling.kernel_regression_declaration": Example(
         lambda: ((), {"seed": 0, "n_train": 8, "n_heat_queries": 4, "n_bandwidths": 3})
     ),
-    "attnlib.book.ch02_attention_pooling.kernel_regression_explorer": _explorer_fn(
+    "scoringbook.ch02_attention_pooling.kernel_regression_explorer": _explorer_fn(
         n_train=8, n_heat_queries=4, n_bandwidths=3
     ),
-    "attnlib.book.ch02_attention_pooling.bandwidth_training_declaration": Example(
+    "scoringbook.ch02_attention_pooling.bandwidth_training_declaration": Example(
         lambda: ((), {"seed": 0, "n_train": 8, "steps": 5, "lr": 0.1})
     ),
-    "attnlib.book.ch02_attention_pooling.bandwidth_training_explorer": _explorer_fn(
+    "scoringbook.ch02_attention_pooling.bandwidth_training_explorer": _explorer_fn(
         n_train=8, steps=5
     ),
-    "attnlib.book.ch02_attention_pooling.check_kernel": Example(
+    "scoringbook.ch02_attention_pooling.check_kernel": Example(
         lambda: ((_kernel, "gaussian"), {})
     ),
     # chapter 3
-    "attnlib.book.ch03_masked_softmax.masking_declaration": Example(
+    "scoringbook.ch03_masked_softmax.masking_declaration": Example(
         lambda: ((), {"max_tokens": 4, "d": 4})
     ),
-    "attnlib.book.ch03_masked_softmax.masking_explorer": _explorer_fn(max_tokens=4, d=4),
-    "attnlib.book.ch03_masked_softmax.check_masked_softmax": Example(lambda: ((_softmax,), {})),
+    "scoringbook.ch03_masked_softmax.masking_explorer": _explorer_fn(max_tokens=4, d=4),
+    "scoringbook.ch03_masked_softmax.check_masked_softmax": Example(lambda: ((_softmax,), {})),
     # chapter 4
-    "attnlib.book.ch04_additive_attention.additive_attention_declaration": Example(
+    "scoringbook.ch04_additive_attention.additive_attention_declaration": Example(
         lambda: ((), {"seed": 0, "n_keys": 3, "hiddens": (2, 4), "n_angles": 4})
     ),
-    "attnlib.book.ch04_additive_attention.additive_attention_explorer": _explorer_fn(
+    "scoringbook.ch04_additive_attention.additive_attention_explorer": _explorer_fn(
         n_keys=3, hiddens=(2, 4), n_angles=4
     ),
-    "attnlib.book.ch04_additive_attention.check_scores": Example(
+    "scoringbook.ch04_additive_attention.check_scores": Example(
         lambda: ((_dot, "dot_product"), {})
     ),
     # chapter 5
-    "attnlib.book.ch05_scaled_dot_product.scaling_declaration": Example(
+    "scoringbook.ch05_scaled_dot_product.scaling_declaration": Example(
         lambda: ((), {"seed": 0, "n_samples": 20, "n_queries": 2, "n_keys": 3, "dims": (2, 4)})
     ),
-    "attnlib.book.ch05_scaled_dot_product.scaling_explorer": _explorer_fn(
+    "scoringbook.ch05_scaled_dot_product.scaling_explorer": _explorer_fn(
         n_samples=20, n_queries=2, n_keys=3, dims=(2, 4)
     ),
-    "attnlib.book.ch05_scaled_dot_product.scoring_comparison_declaration": Example(
+    "scoringbook.ch05_scaled_dot_product.scoring_comparison_declaration": Example(
         lambda: ((), {"seed": 0, "num_hiddens": 4})
     ),
-    "attnlib.book.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(
-        num_hiddens=4
-    ),
+    "scoringbook.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(num_hiddens=4),
     # chapter 6: the playback and its checkers
-    "attnlib.book.ch06_bahdanau.alignment_playback_declaration": Example(
+    "scoringbook.ch07_bahdanau.alignment_playback_declaration": Example(
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
         text_args=("source",),
     ),
-    "attnlib.book.ch06_bahdanau.alignment_playback_explorer": Example(
+    "scoringbook.ch07_bahdanau.alignment_playback_explorer": Example(
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
     ),
-    "attnlib.book.ch06_bahdanau.chapter_playback_declaration": Example(lambda: ((), {})),
-    "attnlib.book.ch06_bahdanau.check_alignment": Example(
+    "scoringbook.ch07_bahdanau.chapter_playback_declaration": Example(lambda: ((), {})),
+    "scoringbook.ch07_bahdanau.check_alignment": Example(
         lambda: ((torch.eye(10, 11), "22 Nov 2026"), {})
     ),
-    "attnlib.book.ch06_bahdanau.check_attention_module": Example(
+    "scoringbook.ch07_bahdanau.check_attention_module": Example(
         lambda: ((_additive_factory,), {"steps": 3, "seed": 0}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
     ),
     # chapter 6: the number-reading models
-    "attnlib.book.ch06_lengths.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
-    "attnlib.book.ch06_lengths.spell": Example(lambda: (("1203",), {})),
-    "attnlib.book.ch06_lengths.encode_spoken": Example(lambda: ((["12", "3"],), {})),
-    "attnlib.book.ch06_lengths.encode_digits": Example(lambda: ((["12", "3"],), {})),
-    "attnlib.book.ch06_lengths.NumberModel": Example(
+    "scoringbook.ch08_lengths.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
+    "scoringbook.ch08_lengths.spell": Example(lambda: (("1203",), {})),
+    "scoringbook.ch08_lengths.encode_spoken": Example(lambda: ((["12", "3"],), {})),
+    "scoringbook.ch08_lengths.encode_digits": Example(lambda: ((["12", "3"],), {})),
+    "scoringbook.ch08_lengths.NumberModel": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"attention": True, "embed_size": 4, "num_hiddens": 8}),
     ),
-    "attnlib.book.ch06_lengths.read_numbers": Example(
+    "scoringbook.ch08_lengths.read_numbers": Example(
         lambda: ((_number_models()[0], ["12", "3"]), {"extra": 2}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
-    "attnlib.book.ch06_lengths.scores": Example(lambda: ((["12", "4"], ["12", "3"]), {})),
-    "attnlib.book.ch06_lengths.word_weights": Example(
+    "scoringbook.ch08_lengths.scores": Example(lambda: ((["12", "4"], ["12", "3"]), {})),
+    "scoringbook.ch08_lengths.word_weights": Example(
         lambda: ((torch.softmax(T(3, 9), -1), "12"), {})
     ),
-    "attnlib.book.ch06_lengths.evaluate": Example(
+    "scoringbook.ch08_lengths.evaluate": Example(
         lambda: ((_number_models()[1], {1: ["1", "2"], 2: ["12", "34"]}), {}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
-    "attnlib.book.ch06_lengths.compare_models": Example(
+    "scoringbook.ch08_lengths.compare_models": Example(
         lambda: (_number_data() + ({1: ["1"], 2: ["12"]},), {"seed": 0, "steps": 1}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
         skip_args=dict.fromkeys(
             ("src", "src_lens", "tgt", "tests", "seeds", "workers"), SLOW_TRAINING
         ),
     ),
-    "attnlib.book.ch06_lengths.compare_seeds": Example(
+    "scoringbook.ch08_lengths.compare_seeds": Example(
         lambda: (_number_data() + ({1: ["1"], 2: ["12"]}, [0]), {"workers": 1, "steps": 1}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
         skip_args=dict.fromkeys(
             ("src", "src_lens", "tgt", "tests", "seeds", "workers"), SLOW_TRAINING
         ),
     ),
-    "attnlib.book.ch06_lengths.results_table": Example(lambda: ((_results(), _tests16()), {})),
-    "attnlib.book.ch06_lengths.ResultsTable": Example(
+    "scoringbook.ch08_lengths.results_table": Example(lambda: ((_results(), _tests16()), {})),
+    "scoringbook.ch08_lengths.ResultsTable": Example(
         lambda: (([("a", "model a", [(0.5, 0.4, 0.6)])], ["1-4"]), {})
     ),
-    "attnlib.book.ch06_lengths.wrong_by_position": Example(
+    "scoringbook.ch08_lengths.wrong_by_position": Example(
         lambda: ((["12", "45"], ["12", "35"]), {})
     ),
-    "attnlib.book.ch06_lengths.length_declaration": Example(
+    "scoringbook.ch08_lengths.length_declaration": Example(
         lambda: (
             (
                 *_number_models(),
@@ -516,7 +514,7 @@ _BOOK = {
             "without_attention": LENGTHS_MODEL_ARG,
         },
     ),
-    "attnlib.book.ch06_lengths.length_explorer": Example(
+    "scoringbook.ch08_lengths.length_explorer": Example(
         lambda: (
             (
                 *_number_models(),
@@ -526,44 +524,38 @@ _BOOK = {
             {"train_max": 1},
         ),
     ),
-    "attnlib.book.ch06_lengths.chapter_length_declaration": Example(lambda: ((), {})),
+    "scoringbook.ch08_lengths.chapter_length_declaration": Example(lambda: ((), {})),
     # chapter 6: the date model
-    "attnlib.book.ch06_model.random_dates": Example(lambda: ((3, _g()), {})),
-    "attnlib.book.ch06_model.format_source": Example(
+    "scoringbook.seq2seq.random_dates": Example(lambda: ((3, _g()), {})),
+    "scoringbook.seq2seq.format_source": Example(
         lambda: ((dt.date(2026, 11, 22),), {"style": "short"})
     ),
-    "attnlib.book.ch06_model.format_target": Example(lambda: ((dt.date(2026, 11, 22),), {})),
-    "attnlib.book.ch06_model.random_sources": Example(
+    "scoringbook.seq2seq.format_target": Example(lambda: ((dt.date(2026, 11, 22),), {})),
+    "scoringbook.seq2seq.random_sources": Example(
         lambda: (([dt.date(2026, 11, 22), dt.date(1999, 1, 3)], _g()), {})
     ),
-    "attnlib.book.ch06_model.encode_sources": Example(lambda: ((["22 Nov 2026", "3 Jan"],), {})),
-    "attnlib.book.ch06_model.encode_targets": Example(
-        lambda: ((["2026-11-22", "1999-01-03"],), {})
-    ),
-    "attnlib.book.ch06_model.implied_alignment": Example(lambda: (("22 Nov 2026",), {})),
-    "attnlib.book.ch06_model.Encoder": Example(
+    "scoringbook.seq2seq.encode_sources": Example(lambda: ((["22 Nov 2026", "3 Jan"],), {})),
+    "scoringbook.seq2seq.encode_targets": Example(lambda: ((["2026-11-22", "1999-01-03"],), {})),
+    "scoringbook.seq2seq.implied_alignment": Example(lambda: (("22 Nov 2026",), {})),
+    "scoringbook.seq2seq.Encoder": Example(
         torch_rng=MODULE_INIT, call=lambda: ((10, 4, 8), {"num_layers": 1})
     ),
-    "attnlib.book.ch06_model.AttentionDecoder": Example(
+    "scoringbook.seq2seq.AttentionDecoder": Example(
         torch_rng=MODULE_INIT, call=lambda: ((10, 4, 8), {"num_layers": 1, "dropout": 0.0})
     ),
-    "attnlib.book.ch06_model.ContextDecoder": Example(
+    "scoringbook.seq2seq.ContextDecoder": Example(
         torch_rng=MODULE_INIT, call=lambda: ((10, 4, 8), {"num_layers": 1, "dropout": 0.0})
     ),
-    "attnlib.book.ch06_model.UniformAttention": Example(
-        torch_rng=MODULE_INIT, call=lambda: ((), {})
-    ),
-    "attnlib.book.ch06_model.EncoderDecoder": Example(
+    "scoringbook.seq2seq.UniformAttention": Example(torch_rng=MODULE_INIT, call=lambda: ((), {})),
+    "scoringbook.seq2seq.EncoderDecoder": Example(
         torch_rng=MODULE_INIT, call=lambda: ((10, 12), {"embed_size": 4, "num_hiddens": 8})
     ),
-    "attnlib.book.ch06_model.DateModel": Example(
+    "scoringbook.seq2seq.DateModel": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"embed_size": 4, "num_hiddens": 8, "dropout": 0.0}),
     ),
-    "attnlib.book.ch06_model.TrainLog": Example(
-        lambda: ((), {"losses": [1.0, 0.5], "seconds": 0.1})
-    ),
-    "attnlib.book.ch06_model.train": Example(
+    "scoringbook.seq2seq.TrainLog": Example(lambda: ((), {"losses": [1.0, 0.5], "seconds": 0.1})),
+    "scoringbook.seq2seq.train": Example(
         lambda: (
             (_date_model_copy(), *_date_data()),
             {"steps": 2, "batch_size": 2, "lr": 0.01, "generator": _g()},
@@ -571,69 +563,67 @@ _BOOK = {
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
         mutates={"model": "train updates the model's parameters: its purpose"},
     ),
-    "attnlib.book.ch06_model.translate": Example(
+    "scoringbook.seq2seq.translate": Example(
         lambda: ((_date_model(), ["22 Nov 2026"]), {}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
-    "attnlib.book.ch06_model.accuracy": Example(
+    "scoringbook.seq2seq.accuracy": Example(
         lambda: ((_date_model(), ["22 Nov 2026"], [dt.date(2026, 11, 22)]), {}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
-    "attnlib.book.ch06_model.uniform_rows": Example(lambda: ((_date_model(), [8]), {})),
+    "scoringbook.seq2seq.uniform_rows": Example(lambda: ((_date_model(), [8]), {})),
     # claims, diagrams, glue, registry
-    "attnlib.book.claims.Claim": Example(lambda: (("c", "says", 0.5, ">=", 0.1), {})),
-    "attnlib.book.claims.check": Example(lambda: (([_claim()],), {})),
-    "attnlib.book.claims.bucket_means": Example(lambda: ((T(16, 2),), {})),
-    "attnlib.book.claims.first_focused": Example(
+    "scoringbook.claims.Claim": Example(lambda: (("c", "says", 0.5, ">=", 0.1), {})),
+    "scoringbook.claims.check": Example(lambda: (([_claim()],), {})),
+    "scoringbook.claims.bucket_means": Example(lambda: ((T(16, 2),), {})),
+    "scoringbook.claims.first_focused": Example(
         lambda: (([(0, torch.eye(10, 11)[None])], torch.eye(10, 11), [0, 1]), {"level": 0.5})
     ),
-    "attnlib.book.claims.date_claims": Example(lambda: ((0.9, T(10), T(10, seed=1)), {})),
-    "attnlib.book.claims.playback_claims": Example(
+    "scoringbook.claims.date_claims": Example(lambda: ((0.9, T(10), T(10, seed=1)), {})),
+    "scoringbook.claims.playback_claims": Example(
         lambda: (([2.5, 1.0], [(0, torch.eye(10, 11)[None])], torch.eye(10, 11)), {})
     ),
-    "attnlib.book.claims.length_claims": Example(lambda: ((_results(),), {})),
-    "attnlib.book.claims.bandwidth_claims": Example(
+    "scoringbook.claims.length_claims": Example(lambda: ((_results(),), {})),
+    "scoringbook.claims.bandwidth_claims": Example(
         lambda: (
             (([1.0] * 101, [0.5] * 100), ([1.0 - 0.005 * i for i in range(101)], [0.5] * 100)),
             {},
         )
     ),
-    "attnlib.book.diagrams.draw_pipeline": Example(
+    "scoringbook.diagrams.draw_pipeline": Example(
         lambda: ((_pipeline(),), {"title": "t"}), text_args=("title",)
     ),
-    "attnlib.book.diagrams.pipeline_example": Example(
-        lambda: (("dot_product",), {"valid_len": 2})
-    ),
-    "attnlib.book.diagram_seq2seq.draw_encoder_decoder": Example(
+    "scoringbook.diagrams.pipeline_example": Example(lambda: (("dot_product",), {"valid_len": 2})),
+    "scoringbook.diagram_seq2seq.draw_encoder_decoder": Example(
         lambda: (("22 Nov 2026", "2026-11-", torch.softmax(T(11), -1)), {"next_char": "2"}),
         text_args=("title",),
     ),
-    "attnlib.book.glue.glue": Example(lambda: (("contract_name", "0.50"), {})),
-    "attnlib.book.registry.compute": Example(lambda: (("soft_lookup",), {})),
+    "scoringbook.glue.glue": Example(lambda: (("contract_name", "0.50"), {})),
+    "scoringbook.registry.compute": Example(lambda: (("soft_lookup",), {})),
 }
 
 
 def _claim():
-    from attnlib.book.claims import Claim
+    from scoringbook.claims import Claim
 
     return Claim("c", "says", 0.5, ">=", 0.1)
 
 
 def _pipeline():
-    from attnlib.book.diagrams import pipeline_example
+    from scoringbook.diagrams import pipeline_example
 
     return pipeline_example("dot_product")
 
 
 def _number_data():
-    from attnlib.book import ch06_lengths as L
+    from scoringbook import ch08_lengths as L
 
     src, lens = L.encode_spoken(["12", "3", "45"])
     return src, lens, L.encode_digits(["12", "3", "45"])
 
 
 def _date_data():
-    from attnlib.book import ch06_model as s2s
+    from scoringbook import seq2seq as s2s
 
     src, lens = s2s.encode_sources(["22 Nov 2026", "3 Jan 1999"])
     return src, lens, s2s.encode_targets(["2026-11-22", "1999-01-03"])
@@ -653,7 +643,7 @@ def _tests16():
 
 
 def _results():
-    from attnlib.book.ch06_lengths import MODEL_NAMES
+    from scoringbook.ch08_lengths import MODEL_NAMES
 
     return {name: T(1, 16, 2, seed=i) for i, name in enumerate(MODEL_NAMES)}
 
@@ -664,7 +654,7 @@ def _results():
 TRAINS = "trains a model: each bad value would train again (seconds); tests/robustness attacks it"
 #: measure_costs times and traces memory: each bad value took ~1 s, 60 s in all (the harness
 #: must run in seconds); the valid call stays, its sizes are checked by
-#: tests/book/test_ch06_family.py
+#: tests/book/test_ch06_scoring_family.py
 TIMES = "times every scoring function at each size: too slow to attack in the unit-test step"
 #: a huge size asks torch for petabytes; torch refuses with its own RuntimeError (as torch.zeros
 #: does); a size cap would be an arbitrary limit on the caller
@@ -678,20 +668,20 @@ MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch09_multihe
 
 @functools.cache
 def _tiny_run():
-    from attnlib.book import ch09_multihead as tiny
+    from scoringbook import ch09_multihead as tiny
 
     with torch.random.fork_rng():
         return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=2)
 
 
 def _tiny_tokens(n=4):
-    from attnlib.book import ch09_multihead as tiny
+    from scoringbook import ch09_multihead as tiny
 
     return tiny.repeated_sequences(n, _g(1), min_half=4)[0]
 
 
 def _costs():
-    from attnlib.book import ch06_family as fam
+    from scoringbook import ch06_scoring_family as fam
 
     return fam.measure_costs(sizes=(8,), d=4, h=4, repeats=1)
 
@@ -762,40 +752,40 @@ _NEW = {
         text_args=("xlabel", "ylabel"),
     ),
     # chapter 6: the scoring family
-    "attnlib.book.ch06_family.location_weights": Example(
+    "scoringbook.ch06_scoring_family.location_weights": Example(
         lambda: ((torch.eye(3, 2), torch.tensor([1.0, 0.0]), 3), {}), check=_weights_ok
     ),
-    "attnlib.book.ch06_family.hard_attention": Example(
+    "scoringbook.ch06_scoring_family.hard_attention": Example(
         lambda: ((torch.full((2, 4), 0.25), _g()), {})
     ),
-    "attnlib.book.ch06_family.measure_costs": Example(
+    "scoringbook.ch06_scoring_family.measure_costs": Example(
         lambda: ((), {"sizes": (8, 16), "d": 4, "h": 4, "repeats": 1}),
         skip_args=dict.fromkeys(("sizes", "d", "h", "repeats"), TIMES),
     ),
-    "attnlib.book.ch06_family.row_entropy": Example(
+    "scoringbook.ch06_scoring_family.row_entropy": Example(
         lambda: ((), {"dims": (4, 8), "n_keys": 4, "n_rows": 8, "seed": 0}),
         decisions={
             ("n_rows", "huge"): ("not run", REASON_COUNT),
             ("n_keys", "huge"): ("not run", REASON_COUNT),
         },
     ),
-    "attnlib.book.ch06_family.scaling_experiment": Example(
+    "scoringbook.ch06_scoring_family.scaling_experiment": Example(
         lambda: ((), {"dims": (4,), "seeds": (0,), "steps": 2}),
         skip_args=dict.fromkeys(("dims", "seeds", "steps"), TRAINS),
     ),
-    "attnlib.book.ch06_bahdanau.decode_step_declaration": Example(
+    "scoringbook.ch07_bahdanau.decode_step_declaration": Example(
         lambda: ((), {"source": "3 Jan 1999"}), text_args=("source",)
     ),
-    "attnlib.book.ch06_bahdanau.decode_step_explorer": Example(
+    "scoringbook.ch07_bahdanau.decode_step_explorer": Example(
         lambda: ((), {"source": "3 Jan 1999"})
     ),
     # chapter 9: the attention-only model and its heads
-    "attnlib.book.ch09_multihead.repeated_sequences": Example(
+    "scoringbook.ch09_multihead.repeated_sequences": Example(
         lambda: ((4, _g()), {"min_half": 4}),
         decisions={("n", "huge"): ("not run", REASON_COUNT)},
     ),
-    "attnlib.book.ch09_multihead.token_text": Example(lambda: (([0, 1],), {})),
-    "attnlib.book.ch09_multihead.AttentionOnly": Example(
+    "scoringbook.ch09_multihead.token_text": Example(lambda: (([0, 1],), {})),
+    "scoringbook.ch09_multihead.AttentionOnly": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"num_hiddens": 8, "num_heads": 2, "num_layers": 2, "max_len": 20}),
         decisions={
@@ -808,53 +798,53 @@ _NEW = {
             ),
         },
     ),
-    "attnlib.book.ch09_multihead.previous_token_score": Example(
+    "scoringbook.ch09_multihead.previous_token_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "attnlib.book.ch09_multihead.induction_score": Example(
+    "scoringbook.ch09_multihead.induction_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "attnlib.book.ch09_multihead.repeated_half_accuracy": Example(
+    "scoringbook.ch09_multihead.repeated_half_accuracy": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {"ablate": [(0, 1)]}),
         skip_args={"model": MODEL_ARG},
     ),
-    "attnlib.book.ch09_multihead.head_scores": Example(
+    "scoringbook.ch09_multihead.head_scores": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "attnlib.book.ch09_multihead.ablation_table": Example(
+    "scoringbook.ch09_multihead.ablation_table": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "attnlib.book.ch09_multihead.TrainRun": Example(
+    "scoringbook.ch09_multihead.TrainRun": Example(
         lambda: ((_tiny_run().model,), {"losses": [1.0, 0.5], "steps": [0, 1]}),
         skip_args={"model": MODEL_ARG},
         nonfinite_in_out=RECORD,
     ),
-    "attnlib.book.ch09_multihead.train": Example(
+    "scoringbook.ch09_multihead.train": Example(
         lambda: ((), {"seed": 3, "steps": 2, "batch_size": 4, "every": 1, "n_held_out": 4}),
         skip_args=dict.fromkeys(
             ("seed", "steps", "batch_size", "lr", "every", "n_held_out", "watch"), TRAINS
         ),
     ),
-    "attnlib.book.ch09_multihead.chapter_run": Example(lambda: ((), {})),
-    "attnlib.book.ch09_multihead.heads_declaration": Example(
+    "scoringbook.ch09_multihead.chapter_run": Example(lambda: ((), {})),
+    "scoringbook.ch09_multihead.heads_declaration": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "attnlib.book.ch09_multihead.heads_explorer": Example(
+    "scoringbook.ch09_multihead.heads_explorer": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "attnlib.book.ch09_multihead.heads_playback_declaration": Example(
+    "scoringbook.ch09_multihead.heads_playback_declaration": Example(
         lambda: ((_tiny_run(),), {"smooth": 2}), skip_args={"run": RUN_ARG}
     ),
-    "attnlib.book.ch09_multihead.heads_playback_explorer": Example(
+    "scoringbook.ch09_multihead.heads_playback_explorer": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "attnlib.book.ch09_multihead.ablation_declaration": Example(
+    "scoringbook.ch09_multihead.ablation_declaration": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "attnlib.book.ch09_multihead.ablation_explorer": Example(
+    "scoringbook.ch09_multihead.ablation_explorer": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "attnlib.book.claims.multihead_claims": Example(
+    "scoringbook.claims.multihead_claims": Example(
         lambda: (
             (
                 [[0.4, 0.1], [0.08, 0.08]],
@@ -865,7 +855,7 @@ _NEW = {
             {},
         )
     ),
-    "attnlib.book.claims.scaling_claims": Example(
+    "scoringbook.claims.scaling_claims": Example(
         lambda: (({"1/√d": 0.9 + 0.05 * T(2, 3), "1": 0.5 * T(2, 3, seed=1)},), {})
     ),
 }

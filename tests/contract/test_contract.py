@@ -20,14 +20,14 @@ NONFINITE = ("nan", "+inf", "-inf", "nan entry")
 
 #: callables never called here (the example is still required), with the reason
 NOT_CALLED = {
-    "attnlib.book.ch06_bahdanau.chapter_playback_declaration": "trains chapter 6's model "
+    "scoringbook.ch07_bahdanau.chapter_playback_declaration": "trains chapter 6's model "
     "(~10 s); its generator promise: tests/contract/test_fixes.py",
-    "attnlib.book.ch06_lengths.chapter_length_declaration": "trains chapter 6's six number "
-    "models (tens of seconds); tests/book/test_ch06_lengths.py runs it",
-    "attnlib.book.ch06_family.measure_costs": "starts a Python subprocess (importing torch) "
-    "to measure peak memory: seconds per call; tests/book/test_ch06_family.py calls it validly "
-    "and with bad sizes, d, repeats",
-    "attnlib.book.ch09_multihead.chapter_run": "trains chapter 9's model (~10 s); its tiny "
+    "scoringbook.ch08_lengths.chapter_length_declaration": "trains chapter 8's six number "
+    "models (tens of seconds); tests/book/test_ch08_lengths.py runs it",
+    "scoringbook.ch06_scoring_family.measure_costs": "starts a Python subprocess (importing "
+    "torch) to measure peak memory: seconds per call; tests/book/test_ch06_scoring_family.py "
+    "calls it validly and with bad sizes, d, repeats",
+    "scoringbook.ch09_multihead.chapter_run": "trains chapter 9's model (~10 s); its tiny "
     "form, train(steps=2), is called and chapter 9's notebook runs it",
 }
 
@@ -35,7 +35,7 @@ NOT_CALLED = {
 def public_modules() -> list[str]:
     """attnlib and every public module below it that declares ``__all__``."""
     names = ["attnlib"]
-    for pkg in ("attnlib", "attnlib.widgets", "attnlib.plotting", "attnlib.book"):
+    for pkg in ("attnlib", "attnlib.widgets", "attnlib.plotting", "scoringbook"):
         mod = importlib.import_module(pkg)
         if pkg != "attnlib":
             names.append(pkg)

@@ -99,7 +99,7 @@ def test_live_reference_frame_with_wrong_keys_or_rows_is_refused(cols, rows):
 
 
 def test_live_kernel_regression_reference_frame_shape():
-    from attnlib.book.registry import DECLARATIONS
+    from scoringbook.registry import DECLARATIONS
 
     decl = DECLARATIONS["kernel_regression"]()
     frame = decl.compute()
@@ -202,7 +202,7 @@ def _body(md: str) -> str:
 
 @pytest.mark.parametrize("special", ["$x$", "a & b", "~~gone~~", "![img](x)", "{glue}`n`"])
 def test_check_result_markdown_escapes_markup(special):
-    from attnlib.book._checking import CheckResult
+    from scoringbook._checking import CheckResult
 
     md = CheckResult(False, f"source {special!r} differs")._repr_markdown_()
     body = _body(md)
@@ -215,7 +215,7 @@ def test_check_result_markdown_escapes_markup(special):
 
 
 def test_check_alignment_markdown_escapes_the_source():
-    from attnlib.book.ch06_bahdanau import check_alignment
+    from scoringbook.ch07_bahdanau import check_alignment
 
     r = check_alignment(torch.zeros(10, 11), "22 Nov 2026")
     body = _body(r._repr_markdown_())
@@ -232,7 +232,7 @@ def test_book_figures_names_a_shell_that_is_not_one():
 
 # ------------------------------------------------ chapters 6 and 9: new callables (issue 28)
 def test_location_weights_names_a_non_tensor_and_a_nan():
-    from attnlib.book.ch06_family import location_weights
+    from scoringbook.ch06_scoring_family import location_weights
 
     with pytest.raises(TypeError, match="W_a"):
         location_weights([[1.0, 0.0]], torch.tensor([1.0, 0.0]), 1)
@@ -241,7 +241,7 @@ def test_location_weights_names_a_non_tensor_and_a_nan():
 
 
 def test_hard_attention_names_weights_and_generator():
-    from attnlib.book.ch06_family import hard_attention
+    from scoringbook.ch06_scoring_family import hard_attention
 
     with pytest.raises(TypeError, match="weights"):
         hard_attention(None, torch.Generator())
@@ -255,7 +255,7 @@ def test_hard_attention_names_weights_and_generator():
 
 @pytest.mark.parametrize("fn", ["previous_token_score", "induction_score"])
 def test_head_scores_refuse_an_empty_batch(fn):
-    from attnlib.book import ch09_multihead as tiny
+    from scoringbook import ch09_multihead as tiny
 
     with pytest.raises(ValueError, match="weights"):
         getattr(tiny, fn)(torch.zeros(0, 1, 20, 20))
@@ -273,7 +273,7 @@ def test_head_scores_refuse_an_empty_batch(fn):
 )
 @pytest.mark.parametrize("fn", ["head_scores", "ablation_table", "repeated_half_accuracy"])
 def test_multihead_measures_name_bad_tokens(fn, bad, exc):
-    from attnlib.book import ch09_multihead as tiny
+    from scoringbook import ch09_multihead as tiny
 
     with torch.random.fork_rng():
         model = tiny.AttentionOnly(num_hiddens=8)
@@ -282,7 +282,7 @@ def test_multihead_measures_name_bad_tokens(fn, bad, exc):
 
 
 def test_repeated_half_accuracy_names_bad_ablate():
-    from attnlib.book import ch09_multihead as tiny
+    from scoringbook import ch09_multihead as tiny
 
     with torch.random.fork_rng():
         model = tiny.AttentionOnly(num_hiddens=8)
@@ -291,7 +291,7 @@ def test_repeated_half_accuracy_names_bad_ablate():
 
 
 def test_token_text_and_attention_only_name_bad_arguments():
-    from attnlib.book import ch09_multihead as tiny
+    from scoringbook import ch09_multihead as tiny
 
     with pytest.raises(TypeError, match="tokens"):
         tiny.token_text(None)

@@ -24,7 +24,6 @@ from matplotlib.colors import to_hex, to_rgb
 from PIL import Image
 
 from attnlib import kernels
-from attnlib.book.diagrams import draw_encoder_decoder, draw_pipeline, pipeline_example
 from attnlib.plotting import (
     OKABE_ITO,
     plot_bars,
@@ -37,6 +36,7 @@ from attnlib.plotting import (
 from attnlib.plotting._figure import DPI, NARROW_WIDTH, NotebookFigure
 from attnlib.plotting._theme import DARK, LIGHT, SMALLEST_PT, contrast, series_colour
 from attnlib.plotting.variants import book_figures, drawn_texts, figure_variants, render_png
+from scoringbook.diagrams import draw_encoder_decoder, draw_pipeline, pipeline_example
 
 STATIC = Path(__file__).resolve().parents[2] / "attnlib" / "static"
 

@@ -23,10 +23,10 @@ from attnlib import (
     masked_softmax,
     nadaraya_watson,
 )
-from attnlib.book.ch02_attention_pooling import check_kernel
-from attnlib.book.ch04_additive_attention import check_scores
 from attnlib.scoring import additive_scores
 from attnlib.widgets import ExplorerError, encode_frames
+from scoringbook.ch02_attention_pooling import check_kernel
+from scoringbook.ch04_additive_attention import check_scores
 
 
 def _gen(seed):

@@ -1,4 +1,4 @@
-"""Chapter 6's length experiment (attnlib.book.ch06_lengths): bad input is refused with a
+"""Chapter 6's length experiment (scoringbook.ch08_lengths): bad input is refused with a
 message naming the function and the argument; nothing draws from the global generator; the
 reader's model keeps its train/eval mode."""
 

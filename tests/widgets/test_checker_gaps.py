@@ -7,10 +7,10 @@ import torch
 from torch import nn
 
 import attnlib
-from attnlib.book.ch02_attention_pooling import check_kernel
-from attnlib.book.ch03_masked_softmax import check_masked_softmax
-from attnlib.book.ch06_bahdanau import check_attention_module
 from attnlib.masking import valid_lens_to_mask
+from scoringbook.ch02_attention_pooling import check_kernel
+from scoringbook.ch03_masked_softmax import check_masked_softmax
+from scoringbook.ch07_bahdanau import check_attention_module
 
 
 # ----------------------------------------------------------------- check_attention_module

@@ -1,4 +1,4 @@
-"""Tests for the book's checkers (attnlib.book.chNN_*.check_*): right answers pass,
+"""Tests for the book's checkers (scoringbook.chNN_*.check_*): right answers pass,
 classic wrong answers get a diagnosis."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnlib import scoring
-from attnlib.book._checking import CheckResult
-from attnlib.book.ch01_queries_keys_values import check_weights
-from attnlib.book.ch02_attention_pooling import KERNEL_FORMULAS, check_kernel
-from attnlib.book.ch03_masked_softmax import check_masked_softmax
-from attnlib.book.ch04_additive_attention import check_scores
 from attnlib.kernels import KERNELS
 from attnlib.masking import masked_softmax, valid_lens_to_mask
+from scoringbook._checking import CheckResult
+from scoringbook.ch01_queries_keys_values import check_weights
+from scoringbook.ch02_attention_pooling import KERNEL_FORMULAS, check_kernel
+from scoringbook.ch03_masked_softmax import check_masked_softmax
+from scoringbook.ch04_additive_attention import check_scores
 
 
 def _gen(seed: int = 0) -> torch.Generator:

@@ -1,4 +1,4 @@
-"""Tests of the book's explorers (attnlib.book, one module per chapter; attnlib.book.registry)
+"""Tests of the book's explorers (scoringbook, one module per chapter; scoringbook.registry)
 over their whole slider range.
 
 Each frame is checked three ways: the invariants of attention weights (finite, rows sum to
@@ -18,9 +18,9 @@ import pytest
 import torch
 
 from attnlib import AdditiveAttention
-from attnlib.book import claims
-from attnlib.book.registry import DECLARATIONS, EXPLORERS, compute
 from attnlib.widgets import Explorer
+from scoringbook import claims
+from scoringbook.registry import DECLARATIONS, EXPLORERS, compute
 
 NAMES = [
     "softmax_temperature",
@@ -74,8 +74,8 @@ def test_registry():
         "scoring_comparison",
         "decode_step",
     ]
-    # chapters 7 and 8's are declared from training runs (attnlib.book.ch06_bahdanau);
-    # tests/book/test_ch06_model.py checks its frames
+    # chapters 7 and 8's are declared from training runs (scoringbook.ch07_bahdanau);
+    # tests/book/test_seq2seq_model.py checks its frames
     assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {
         "alignment_playback",
         "length_experiment",

@@ -12,8 +12,6 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib.book.ch01_queries_keys_values import soft_lookup_declaration, soft_lookup_explorer
-from attnlib.book.registry import compute
 from attnlib.widgets import (
     Choice,
     Declaration,
@@ -27,6 +25,8 @@ from attnlib.widgets import (
     Spokes,
 )
 from attnlib.widgets.live import LiveAttention
+from scoringbook.ch01_queries_keys_values import soft_lookup_declaration, soft_lookup_explorer
+from scoringbook.registry import compute
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +184,7 @@ def test_bad_handles_and_spokes_say_what_is_wrong():
 
 def test_scoring_comparison_rows_are_attnlib_s_six_scoring_functions():
     """Each row: softmax of one scoring function, written here with plain torch."""
-    from attnlib.book.ch05_scaled_dot_product import scoring_comparison_declaration
+    from scoringbook.ch05_scaled_dot_product import scoring_comparison_declaration
 
     d = scoring_comparison_declaration()
     K, W_q, W_k, w_v, W = (

@@ -16,11 +16,6 @@ import pytest
 import torch
 
 from attnlib import nadaraya_watson
-from attnlib.book.ch02_attention_pooling import (
-    kernel_regression_declaration,
-    kernel_regression_explorer,
-)
-from attnlib.book.registry import compute
 from attnlib.widgets import (
     Choice,
     Declaration,
@@ -32,6 +27,11 @@ from attnlib.widgets import (
     Slider,
 )
 from attnlib.widgets.live import WINDOW_U, LiveKernelRegression
+from scoringbook.ch02_attention_pooling import (
+    kernel_regression_declaration,
+    kernel_regression_explorer,
+)
+from scoringbook.registry import compute
 
 SQRT_2PI = np.sqrt(2 * np.pi)
 

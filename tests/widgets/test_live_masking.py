@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib.book.ch03_masked_softmax import masking_declaration, masking_explorer
-from attnlib.book.registry import compute
 from attnlib.widgets import Choice, Declaration, ExplorerError, Heatmap, Slider, Text
 from attnlib.widgets.live_masking import LiveMasking, fold, tokens, word_vector
+from scoringbook.ch03_masked_softmax import masking_declaration, masking_explorer
+from scoringbook.registry import compute
 
 N, D = 6, 8
 WORDS = (

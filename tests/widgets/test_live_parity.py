@@ -5,8 +5,8 @@ syncs (the numbers the page receives); its frames are compared with attnlib's:
 
 - each attention scoring function of ``SCORES`` (``attnlib.widgets.live.SCORINGS``), one by
   one, against attnlib's scoring function fed the same (rounded) numbers, to 1e-12;
-- every live explorer of the book (``attnlib.book.registry``), frame by frame, against
-  :func:`attnlib.book.compute` at random positions.
+- every live explorer of the book (``scoringbook.registry``), frame by frame, against
+  :func:`scoringbook.compute` at random positions.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import torch
 from _chromium import unavailable
 
 import attnlib
-from attnlib.book.ch05_scaled_dot_product import scoring_comparison_declaration
-from attnlib.book.registry import DECLARATIONS, compute
 from attnlib.widgets import Explorer
 from attnlib.widgets.live import SCORINGS, LiveAttention
+from scoringbook.ch05_scaled_dot_product import scoring_comparison_declaration
+from scoringbook.registry import DECLARATIONS, compute
 
 PRIMITIVES = Path(__file__).resolve().parents[2] / "attnlib" / "static" / "src" / "primitives.js"
 

@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnlib.book import registry
 from attnlib.widgets import (
     Choice,
     Declaration,
@@ -34,6 +33,7 @@ from attnlib.widgets import (
     Slider,
     standalone_html,
 )
+from scoringbook import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = [n for n in registry.EXPLORERS]  # chapters 1-5 (chapter 6's train a model)

@@ -444,7 +444,7 @@ def test_play_is_declared_on_a_slider_and_reaches_the_spec():
     )
     spec = Explorer(decl).spec
     assert [p["play"] for p in spec["params"]] == [True, False]
-    from attnlib.book.registry import DECLARATIONS
+    from scoringbook.registry import DECLARATIONS
 
     assert next(p for p in DECLARATIONS["additive_attention"]().params if p.name == "angle").play
 

@@ -1,6 +1,6 @@
 """Every explorer of the published book works (headless Chromium, no kernel, no network):
 each slider / choice, moved to several positions, redraws the picture, and the weights the page
-shows equal what ``attnlib.book.compute`` returns for the parameters the page reports; on a
+shows equal what ``scoringbook.compute`` returns for the parameters the page reports; on a
 desktop in light mode and on a phone in dark mode. The chapters left out as having no explorer
 are exactly the declared ones."""
 

@@ -8,7 +8,7 @@ runs every cell through the Run menu, as a reader would; later cells are added t
 notebook and run with JupyterLab's own run-cell command (what Shift+Enter runs). Checked:
 the explorer renders inside the output area; dragging the query (mouse, arrow keys) reaches
 the kernel (``ex.params``); ``ex.set(...)`` in Python moves the query on the page and the
-page redraws attnlib's weights (``attnlib.book.compute``); JupyterLab's dark theme
+page redraws attnlib's weights (``scoringbook.compute``); JupyterLab's dark theme
 recolours it. Screenshots go to _build/screenshots/jupyterlab-*.png.
 """
 
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[3]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 NOTEBOOK = "soft_lookup_live.ipynb"
 CELLS = [
-    "import attnlib.book.ch01_queries_keys_values as E",
+    "import scoringbook.ch01_queries_keys_values as E",
     "ex = E.soft_lookup_explorer()",
     "ex",
 ]
@@ -353,13 +353,13 @@ def _position(valuetext: str) -> tuple[float, float]:
 
 
 def _grid(name: str) -> list:
-    from attnlib.book.ch01_queries_keys_values import soft_lookup_declaration
+    from scoringbook.ch01_queries_keys_values import soft_lookup_declaration
 
     return list(next(p for p in soft_lookup_declaration().params if p.name == name).values)
 
 
 def _check_weights(s: dict, params: dict, where: str) -> None:
-    from attnlib.book.registry import compute
+    from scoringbook.registry import compute
 
     want = np.asarray(compute(NAME, **params)["weights"]).reshape(-1)
     got = np.asarray(s["weights"])
@@ -511,7 +511,7 @@ def test_set_in_python_moves_the_query_on_the_page(notebook):
         assert s["cells"] != before["cells"], f"{where}: the heatmap was not repainted"
         _check_weights(s, target, where)
         # drawn where the keys' axes put (x, y): one affine map per axis, fitted on the keys
-        from attnlib.book.ch01_queries_keys_values import soft_lookup_declaration
+        from scoringbook.ch01_queries_keys_values import soft_lookup_declaration
 
         keys = np.asarray(soft_lookup_declaration().meta["keys"])
         pix = np.asarray(s["keys"])

@@ -1,7 +1,7 @@
 """Chapter 2's kernel-regression explorer in the built book: the reader drags the query x
 along the axis (mouse, touch, keyboard); the page computes the fit, the query's weight bars,
 the kernel window and the heatmap itself (attnlib/static/src/primitives.js, `kernelFrame`). Each
-state the page shows is checked against attnlib's (`attnlib.book.compute`): weights
+state the page shows is checked against attnlib's (`scoringbook.compute`): weights
 within 1e-4, every drawn series an affine image of attnlib's numbers."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _screen_x(s: dict, x: float) -> float:
 
 
 def test_the_page_computes_what_attnlib_computes_at_random_positions(browser, visits):
-    from attnlib.book.registry import DECLARATIONS
+    from scoringbook.registry import DECLARATIONS
 
     decl = DECLARATIONS[NAME]()
     with _opened(browser, visits) as page:
@@ -160,7 +160,7 @@ def test_the_keys_move_the_query_one_grid_step(browser, visits):
 
 
 def test_a_narrow_window_and_the_empty_window_rule_in_the_page(browser, visits):
-    from attnlib.book.registry import DECLARATIONS
+    from scoringbook.registry import DECLARATIONS
 
     decl = DECLARATIONS[NAME]()
     with _opened(browser, visits) as page:

@@ -1,7 +1,7 @@
 """The live explorers in the built book (chapter 1's soft lookup, chapter 5's six scoring
 functions): the page computes their frames itself (attnlib/static/src/primitives.js, `liveFrame`);
 the reader drags the query with a mouse, a finger or the arrow keys. Checked against
-attnlib's reference (`attnlib.book.compute`)."""
+attnlib's reference (`scoringbook.compute`)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def _opened(browser, visits, page_name=PAGE, name=NAME, **context):
 
 
 def _expected(params: dict, name: str = NAME):
-    from attnlib.book.registry import compute
+    from scoringbook.registry import compute
 
     return compute(name, **params)
 
@@ -62,7 +62,7 @@ def _expected(params: dict, name: str = NAME):
 def test_the_page_computes_what_attnlib_computes_at_random_positions(
     browser, visits, page_name, name
 ):
-    from attnlib.book.registry import DECLARATIONS
+    from scoringbook.registry import DECLARATIONS
 
     decl = DECLARATIONS[name]()
     with _opened(browser, visits, page_name, name) as page:

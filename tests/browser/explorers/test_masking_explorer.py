@@ -1,7 +1,7 @@
 """Chapter 3's explorer in the built book: the reader types three sentences; the page splits
 them into tokens, pads them, labels the heatmaps with the words and computes the masked
 softmax itself (attnlib/static/src/primitives.js, `maskingFrame`). Each state is checked against
-attnlib's (`attnlib.book.compute`), within 1e-4."""
+attnlib's (`scoringbook.compute`), within 1e-4."""
 
 from __future__ import annotations
 

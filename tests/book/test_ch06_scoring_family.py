@@ -1,5 +1,5 @@
-"""attnlib.book.ch06_family: the examples, the entropy curve, the cost table and the claims of
-the scoring-family chapter, against numbers computed independently here."""
+"""scoringbook.ch06_scoring_family: the examples, the entropy curve, the cost table and the
+claims of the scoring-family chapter, against numbers computed independently here."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 import pytest
 import torch
 
-from attnlib.book import claims
-from attnlib.book.ch06_family import (
+from scoringbook import claims
+from scoringbook.ch06_scoring_family import (
     CHOICE,
     SCALINGS,
     CostTable,

@@ -2,7 +2,7 @@
 
 A trained number is a measurement: it differs by processor, thread count and library build
 (training amplifies the last bits of the arithmetic). So the chapters never compare one
-exactly, and their prose never types one (it glues it from the run, :mod:`attnlib.book.glue`).
+exactly, and their prose never types one (it glues it from the run, :mod:`scoringbook.glue`).
 What the prose *concludes* from them is stated here once, as a :class:`Claim` with a bound,
 and checked twice:
 
@@ -239,7 +239,7 @@ def bucket_means(results: Tensor) -> Tensor:
 
 def length_claims(results: dict[str, Tensor]) -> list[Claim]:
     """Chapter 8's length experiment: ``results`` maps each model of
-    :data:`attnlib.book.ch06_lengths.MODEL_NAMES` to ``(n_seeds, 16, 2)``; every claim
+    :data:`scoringbook.ch08_lengths.MODEL_NAMES` to ``(n_seeds, 16, 2)``; every claim
     holds for every seed.
 
     The prose: with attention the model writes nearly every number of up to 4 digits and most
@@ -322,7 +322,7 @@ def length_claims(results: dict[str, Tensor]) -> list[Claim]:
 
 def scaling_claims(acc: dict[str, Tensor]) -> list[Claim]:
     """The scoring-family chapter's reproduction (``acc``: scaling -> ``(n_dims, n_seeds)``
-    held-out accuracies of :func:`attnlib.book.ch06_family.scaling_experiment`).
+    held-out accuracies of :func:`scoringbook.ch06_scoring_family.scaling_experiment`).
 
     The text says: at every d tried, the worst seed scaled by 1/√d beats the best unscaled
     seed (bound 0.02: gaps of 0.06-0.07 measured when the chapter was written, 3 seeds, one
@@ -372,8 +372,8 @@ def multihead_claims(
     """Chapter 9's tiny attention-only Transformer (2 layers x 2 heads, 400 steps).
 
     ``previous`` and ``induction`` are the ``(layers, heads)`` scores of
-    :func:`attnlib.book.ch09_multihead.head_scores` on the held-out sequences, ``ablation``
-    the table of :func:`~attnlib.book.ch09_multihead.ablation_table`, ``losses`` the loss on
+    :func:`scoringbook.ch09_multihead.head_scores` on the held-out sequences, ``ablation``
+    the table of :func:`~scoringbook.ch09_multihead.ablation_table`, ``losses`` the loss on
     the repeated half per step. The prose says: the loss on the repeated half starts near
     ln 20 (guessing) and drops far below it; the model then copies most of the repeated half
     right; one head of layer 1 looks at the previous token far more than the 1/n of an

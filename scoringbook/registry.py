@@ -33,12 +33,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from attnlib.book import ch01_queries_keys_values as ch01
-from attnlib.book import ch02_attention_pooling as ch02
-from attnlib.book import ch03_masked_softmax as ch03
-from attnlib.book import ch04_additive_attention as ch04
-from attnlib.book import ch05_scaled_dot_product as ch05
 from attnlib.widgets import Declaration, Explorer
+from scoringbook import ch01_queries_keys_values as ch01
+from scoringbook import ch02_attention_pooling as ch02
+from scoringbook import ch03_masked_softmax as ch03
+from scoringbook import ch04_additive_attention as ch04
+from scoringbook import ch05_scaled_dot_product as ch05
 
 __all__ = ["EXPLORERS", "DECLARATIONS", "compute"]
 
@@ -58,21 +58,21 @@ EXPLORERS: dict[str, Callable[..., Explorer]] = {
 
 def _decode_step_module():
     """Chapter 7's module, imported on first use (it loads the date model's code)."""
-    from attnlib.book import ch06_bahdanau
+    from scoringbook import ch07_bahdanau
 
-    return ch06_bahdanau
+    return ch07_bahdanau
 
 
 def _alignment_playback_declaration() -> Declaration:
     """Chapter 7's playback: trains the chapter's model once (about 10 s, then cached)."""
-    from attnlib.book.ch06_bahdanau import chapter_playback_declaration
+    from scoringbook.ch07_bahdanau import chapter_playback_declaration
 
     return chapter_playback_declaration()
 
 
 def _length_experiment_declaration() -> Declaration:
     """Chapter 8's length explorer: trains the chapter's three models once (then cached)."""
-    from attnlib.book.ch06_lengths import chapter_length_declaration
+    from scoringbook.ch08_lengths import chapter_length_declaration
 
     return chapter_length_declaration()
 
@@ -81,7 +81,7 @@ def _ch09_declaration(name: str) -> Callable[[], Declaration]:
     """Chapter 9's explorers: train the chapter's model once (seed 0; then cached)."""
 
     def build() -> Declaration:
-        from attnlib.book import ch09_multihead as ch09
+        from scoringbook import ch09_multihead as ch09
 
         builder = getattr(ch09, f"{name}_declaration")
         return builder(ch09.chapter_run())

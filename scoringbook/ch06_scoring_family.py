@@ -164,7 +164,7 @@ def _memory_child(sizes: list[int], d: int, h: int) -> None:
 
 def _peak_memory(sizes: tuple[int, ...], d: int, h: int) -> dict[str, list[int]]:
     code = (
-        "import torch; torch.set_num_threads(1); from attnlib.book.ch06_family import "
+        "import torch; torch.set_num_threads(1); from scoringbook.ch06_scoring_family import "
         f"_memory_child; _memory_child({list(sizes)!r}, {d}, {h})"
     )
     env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "16384"}

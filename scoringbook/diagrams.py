@@ -12,7 +12,7 @@ The function only draws: callers compute the numbers with attnlib (see
 :func:`pipeline_example`), and the figure shows them rounded to two decimals.
 
 Chapter 7's encoder-decoder picture, :func:`draw_encoder_decoder`, lives in
-:mod:`attnlib.book.diagram_seq2seq` and is re-exported here.
+:mod:`scoringbook.diagram_seq2seq` and is re-exported here.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from attnlib._validate import as_int, as_str, describe
-from attnlib.book.diagram_seq2seq import draw_encoder_decoder  # re-exported: chapter 7's picture
+from scoringbook.diagram_seq2seq import draw_encoder_decoder  # re-exported: chapter 7's picture
 
 __all__ = ["draw_pipeline", "pipeline_example", "draw_encoder_decoder"]
 

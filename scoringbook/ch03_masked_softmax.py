@@ -15,7 +15,17 @@ import torch
 from torch import Tensor
 
 from attnlib._checks import fmt_shape
-from attnlib.book._checking import (
+from attnlib.masking import masked_softmax
+from attnlib.widgets import (
+    Choice,
+    Declaration,
+    Explorer,
+    Heatmap,
+    Preset,
+    Text,
+)
+from attnlib.widgets.live_masking import LiveMasking
+from scoringbook._checking import (
     CheckResult,
     _as_answer,
     _exc,
@@ -27,17 +37,7 @@ from attnlib.book._checking import (
     _require_callable,
     checker,
 )
-from attnlib.book._common import _count
-from attnlib.masking import masked_softmax
-from attnlib.widgets import (
-    Choice,
-    Declaration,
-    Explorer,
-    Heatmap,
-    Preset,
-    Text,
-)
-from attnlib.widgets.live_masking import LiveMasking
+from scoringbook._common import _count
 
 __all__ = [
     "masking_explorer",
@@ -178,7 +178,7 @@ def masking_explorer(**kwargs: Any) -> Explorer:
     length get exactly 0, and the ``<pad>`` queries, which have no valid key, get all-zero
     rows. The "masking" choice switches to a plain softmax, the mistake masking prevents.
     The tokens label the heatmaps. Computed in the page (:mod:`attnlib.widgets.live`);
-    :func:`attnlib.book.compute`
+    :func:`scoringbook.compute`
     gives attnlib's.
 
     Keyword args (optional): ``max_tokens``, ``d``.

@@ -14,7 +14,7 @@ inputs of 3 to 95 characters; the models train on 1 to :data:`TRAIN_MAX` digits 
 tested on up to :data:`TEST_MAX`, lengths longer than any seen in training. The output
 ends with ``<eos>``; a model that stops early, or late, gets the number wrong.
 
-The model is :class:`attnlib.book.ch06_model.EncoderDecoder` (the chapter's date model,
+The model is :class:`scoringbook.seq2seq.EncoderDecoder` (the chapter's date model,
 with these vocabularies), with additive attention, without attention, or with
 query-blind (uniform) attention.
 """
@@ -28,8 +28,8 @@ from torch import Tensor
 
 from attnlib._rng import isolated_global_rng
 from attnlib._validate import as_int, as_str_list, check_generator, describe
-from attnlib.book.ch06_model import BOS, PAD, EncoderDecoder, _encode
-from attnlib.book.claims import BUCKETS, bucket_means
+from scoringbook.claims import BUCKETS, bucket_means
+from scoringbook.seq2seq import BOS, PAD, EncoderDecoder, _encode
 
 __all__ = [
     "WORDS",
@@ -74,7 +74,7 @@ TEST_MAX = 16  # the longest number tested
 #: curves look like the chapter's static plot of the same curves (None: solid).
 DASHES = (None, "7 3", "12 3 2 3", "2 3", "9 2 2 2 2 2", "2 5", "14 4", None)
 
-#: :func:`chapter_length_declaration` repeats it; tests/book/test_ch06_lengths.py checks that
+#: :func:`chapter_length_declaration` repeats it; tests/book/test_ch08_lengths.py checks that
 #: the chapter's cell says the same.
 STEPS, LR = 200, 0.02
 _SPOKEN_INDEX = {c: i for i, c in enumerate(SPOKEN_CHARS)}
@@ -140,7 +140,7 @@ def encode_digits(numbers: list[str]) -> Tensor:
 
 
 class NumberModel(EncoderDecoder):
-    """:class:`attnlib.book.ch06_model.EncoderDecoder` with the spoken-digit vocabularies.
+    """:class:`scoringbook.seq2seq.EncoderDecoder` with the spoken-digit vocabularies.
 
     ``attention``: ``True`` (additive), ``False`` (one fixed context) or ``"uniform"``
     (query-blind), as there.
@@ -271,7 +271,7 @@ def compare_models(
         its steps); ``results`` maps each of :data:`MODEL_NAMES` to ``evaluate``'s
         ``(len(tests), 2)`` tensor (exact match, digits right).
     """
-    from attnlib.book import ch06_model as s2s
+    from scoringbook import seq2seq as s2s
 
     fn = "compare_models"
     seed = as_int(seed, "seed", fn, min=0)

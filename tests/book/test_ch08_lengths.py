@@ -1,4 +1,4 @@
-"""Chapter 8's length experiment (attnlib.book.ch06_lengths; the module keeps its old chapter
+"""Chapter 8's length experiment (scoringbook.ch08_lengths; the module keeps its old chapter
 number): the spoken-number task, its scores, and the explorer built from two models."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib.book import ch06_lengths as spoken
-from attnlib.book import ch06_model as s2s
+from scoringbook import ch08_lengths as spoken
+from scoringbook import seq2seq as s2s
 
 
 def test_random_numbers_lengths_and_determinism():

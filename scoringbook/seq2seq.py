@@ -12,7 +12,7 @@ Chapters 7 and 8 train it on two tasks (this module's name keeps the old chapter
 number) generated in code (no download): rewrite a date,
 ``"22 Nov 2026"`` -> ``"2026-11-22"`` (this module), whose alignment is known and not
 monotone; and write down a number read aloud, ``"three one four"`` -> ``"314"``
-(:mod:`attnlib.book.ch06_lengths`), whose inputs run to several times that length.
+(:mod:`scoringbook.ch08_lengths`), whose inputs run to several times that length.
 
 Shapes (one vocabulary with the rest of attnlib):
 
@@ -39,7 +39,8 @@ from torch import Tensor, nn
 from attnlib._rng import isolated_global_rng, seed_from
 from attnlib._validate import as_int, as_real, check_generator, describe
 from attnlib.attention import AdditiveAttention, check_dropout
-from attnlib.book._ch06_inputs import (
+from attnlib.masking import masked_softmax
+from scoringbook._seq2seq_inputs import (
     check_batch,
     check_date,
     check_dates,
@@ -47,7 +48,6 @@ from attnlib.book._ch06_inputs import (
     check_target_texts,
     source_fields,
 )
-from attnlib.masking import masked_softmax
 
 __all__ = [
     "MONTHS",

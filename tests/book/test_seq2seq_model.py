@@ -1,4 +1,4 @@
-"""Chapter 7's date model (attnlib.book.ch06_model; the module keeps its old chapter number):
+"""Chapter 7's date model (scoringbook.seq2seq; the module keeps its old chapter number):
 the task, the alignment, the model's shapes, and a short training that must work, so that a
 broken attention fails fast (the chapter trains the full model)."""
 
@@ -12,8 +12,8 @@ import torch
 from torch import nn
 
 import attnlib
-from attnlib.book import ch06_model as s2s
-from attnlib.book.ch06_bahdanau import check_alignment, check_attention_module
+from scoringbook import seq2seq as s2s
+from scoringbook.ch07_bahdanau import check_alignment, check_attention_module
 
 
 def test_formats_and_encoding():
@@ -132,7 +132,7 @@ def test_training_is_deterministic_and_records_checkpoints():
 
 
 def test_playback_explorer_frames_are_valid_weights():
-    from attnlib.book.ch06_bahdanau import alignment_playback_declaration
+    from scoringbook.ch07_bahdanau import alignment_playback_declaration
 
     g = torch.Generator().manual_seed(4)
     dates = s2s.random_dates(100, g)
@@ -375,7 +375,7 @@ def test_check_attention_module_passes_the_solution():
     ],
 )
 def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, target):
-    from attnlib.book.ch06_bahdanau import decode_step_declaration
+    from scoringbook.ch07_bahdanau import decode_step_declaration
 
     decl = decode_step_declaration(source)
     implied = s2s.implied_alignment(source).double().numpy()  # (10, n_in), computed apart
@@ -409,7 +409,7 @@ def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, ta
     ],
 )
 def test_decode_step_refuses_what_is_not_a_date(source, error, match):
-    from attnlib.book.ch06_bahdanau import decode_step_declaration
+    from scoringbook.ch07_bahdanau import decode_step_declaration
 
     with pytest.raises(error, match=match):
         decode_step_declaration(source)

@@ -19,29 +19,6 @@ import torch
 from torch import Tensor
 
 from attnlib._checks import fmt_shape
-from attnlib.book._checking import (
-    CheckResult,
-    _as_answer,
-    _constant_ratio,
-    _exc,
-    _fail,
-    _first,
-    _num,
-    _pair,
-    _pass,
-    _require_callable,
-    checker,
-)
-from attnlib.book._common import (
-    _count,
-    _distinct_presets,
-    _generator,
-    _log_grid,
-    _nearest,
-    _np,
-    _real,
-    _seed,
-)
 from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
 from attnlib.widgets import (
     Choice,
@@ -56,6 +33,29 @@ from attnlib.widgets import (
     Slider,
 )
 from attnlib.widgets.live import LiveKernelRegression, kernel_window
+from scoringbook._checking import (
+    CheckResult,
+    _as_answer,
+    _constant_ratio,
+    _exc,
+    _fail,
+    _first,
+    _num,
+    _pair,
+    _pass,
+    _require_callable,
+    checker,
+)
+from scoringbook._common import (
+    _count,
+    _distinct_presets,
+    _generator,
+    _log_grid,
+    _nearest,
+    _np,
+    _real,
+    _seed,
+)
 
 __all__ = [
     "kernel_regression_explorer",
@@ -288,7 +288,7 @@ def kernel_regression_explorer(**kwargs: Any) -> Explorer:
     the training inputs, on the kernel window drawn around the query; the weight matrix of
     20 queries (rows, also marked on the fit: reading a row rings its query) by the
     training inputs (columns). The page computes each frame itself (:mod:`attnlib.widgets.live`);
-    :func:`attnlib.book.compute` gives attnlib's.
+    :func:`scoringbook.compute` gives attnlib's.
 
     Keyword args (optional): ``seed``, ``n_train``, ``n_heat_queries``, ``n_bandwidths``,
     ``noise``.

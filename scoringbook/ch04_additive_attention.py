@@ -18,21 +18,6 @@ import torch
 from torch import Tensor
 
 from attnlib._checks import fmt_shape
-from attnlib.book._checking import (
-    CheckResult,
-    _as_answer,
-    _constant_ratio,
-    _exc,
-    _fail,
-    _first,
-    _num,
-    _pair,
-    _pass,
-    _require_callable,
-    checker,
-)
-from attnlib.book._common import _count, _distinct_presets, _generator, _ints, _np, _real, _seed
-from attnlib.book.ch01_queries_keys_values import check_weights
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores
 from attnlib.widgets import (
@@ -46,6 +31,21 @@ from attnlib.widgets import (
     Series,
     Slider,
 )
+from scoringbook._checking import (
+    CheckResult,
+    _as_answer,
+    _constant_ratio,
+    _exc,
+    _fail,
+    _first,
+    _num,
+    _pair,
+    _pass,
+    _require_callable,
+    checker,
+)
+from scoringbook._common import _count, _distinct_presets, _generator, _ints, _np, _real, _seed
+from scoringbook.ch01_queries_keys_values import check_weights
 
 __all__ = [
     "additive_attention_explorer",

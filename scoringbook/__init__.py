@@ -11,12 +11,12 @@ module                               what the chapter imports from it
                                      ``check_masked_softmax``
 ``ch04_additive_attention``          the additive-attention explorer, ``check_scores``
 ``ch05_scaled_dot_product``          the scaling and scoring-comparison explorers
-``ch06_family``                      chapter 6's family map, worked examples, cost table,
+``ch06_scoring_family``                      chapter 6's family map, worked examples, cost table,
                                      row entropy and scaling experiment
-``ch06_bahdanau``                    chapter 7's alignment playback, ``check_alignment``,
+``ch07_bahdanau``                    chapter 7's alignment playback, ``check_alignment``,
                                      ``check_attention_module``
-``ch06_model``                       chapters 7 and 8's data, encoder-decoder and training
-``ch06_lengths``                     chapter 8's length experiment (numbers read aloud,
+``seq2seq``                       chapters 7 and 8's data, encoder-decoder and training
+``ch08_lengths``                     chapter 8's length experiment (numbers read aloud,
                                      models compared over seeds) and its explorer
 ``ch09_multihead``                   chapter 9's attention-only model, head scores,
                                      ablations and explorers
@@ -27,11 +27,11 @@ module                               what the chapter imports from it
                                      trained numbers, with measured bounds
 ``registry``                         ``EXPLORERS``, ``DECLARATIONS``, ``compute(name)``
 ``glue``                             ``glue(name, text)``: a trained number into the prose
-``_ch06_inputs``                     checks of what chapters 7 and 8's functions accept
+``_seq2seq_inputs``                     checks of what chapters 7 and 8's functions accept
 ``_checking``, ``_common``           what the checkers / the explorers share
 ==================================== ===================================================
 
-``ch06_bahdanau``, ``ch06_model``, ``ch06_lengths`` and ``_ch06_inputs`` (chapters 7 and 8)
+``ch07_bahdanau``, ``seq2seq``, ``ch08_lengths`` and ``_seq2seq_inputs`` (chapters 7 and 8)
 keep the number their chapter had before chapter 6, the family of scoring functions, was
 written.
 
@@ -39,7 +39,7 @@ A chapter imports book machinery from its own module only; a checker a later cha
 again (``check_weights``, ``check_scores``) is defined where it is introduced and
 re-exported by the later chapter's module. Imports run one way: library (``attnlib.masking``
 ... ``attnlib.plotting``) -> widget toolkit (:mod:`attnlib.widgets`) -> this package.
-``attnlib.book.compute``, ``EXPLORERS`` and ``DECLARATIONS`` load the registry on first use.
+``scoringbook.compute``, ``EXPLORERS`` and ``DECLARATIONS`` load the registry on first use.
 """
 
 _REGISTRY = ("compute", "EXPLORERS", "DECLARATIONS")
@@ -47,7 +47,7 @@ _REGISTRY = ("compute", "EXPLORERS", "DECLARATIONS")
 
 def __getattr__(name):
     if name in _REGISTRY:
-        from attnlib.book import registry
+        from scoringbook import registry
 
         return getattr(registry, name)
-    raise AttributeError(f"module 'attnlib.book' has no attribute {name!r}")
+    raise AttributeError(f"module 'scoringbook' has no attribute {name!r}")

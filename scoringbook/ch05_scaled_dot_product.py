@@ -14,17 +14,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.book._common import (
-    _count,
-    _distinct_presets,
-    _generator,
-    _ints,
-    _np,
-    _query_sliders,
-    _real,
-    _seed,
-)
-from attnlib.book.ch04_additive_attention import check_scores
 from attnlib.masking import masked_softmax
 from attnlib.scoring import (
     additive_scores,
@@ -45,6 +34,17 @@ from attnlib.widgets import (
     Slider,
 )
 from attnlib.widgets.live import LiveAttention
+from scoringbook._common import (
+    _count,
+    _distinct_presets,
+    _generator,
+    _ints,
+    _np,
+    _query_sliders,
+    _real,
+    _seed,
+)
+from scoringbook.ch04_additive_attention import check_scores
 
 __all__ = [
     "scaling_explorer",
@@ -327,7 +327,7 @@ def scoring_comparison_explorer(**kwargs: Any) -> Explorer:
     attention w_v.tanh(W_q q + W_k k) with fixed seeded weights (8 hidden units), the
     cosine similarity cos(q, k)/0.25 (the long key gains nothing from its length) and
     Luong's general q^T W k with a fixed seeded W (2 x 2). Computed
-    in the page (:mod:`attnlib.widgets.live`); :func:`attnlib.book.compute` gives attnlib's
+    in the page (:mod:`attnlib.widgets.live`); :func:`scoringbook.compute` gives attnlib's
     numbers.
 
     Keyword args (optional): ``seed``, ``num_hiddens``.

@@ -21,25 +21,6 @@ from torch import Tensor
 
 from attnlib._checks import check_valid_lens, fmt_shape
 from attnlib.attention import attention_pool
-from attnlib.book._checking import (
-    CheckResult,
-    _as_input_tensor,
-    _fail,
-    _first,
-    _num,
-    _pair,
-    _pass,
-    checker,
-)
-from attnlib.book._common import (
-    _count,
-    _generator,
-    _log_grid,
-    _nearest,
-    _np,
-    _query_sliders,
-    _seed,
-)
 from attnlib.masking import masked_softmax
 from attnlib.scoring import dot_product_scores, gaussian_scores
 from attnlib.widgets import (
@@ -56,6 +37,25 @@ from attnlib.widgets import (
     Spokes,
 )
 from attnlib.widgets.live import LiveAttention
+from scoringbook._checking import (
+    CheckResult,
+    _as_input_tensor,
+    _fail,
+    _first,
+    _num,
+    _pair,
+    _pass,
+    checker,
+)
+from scoringbook._common import (
+    _count,
+    _generator,
+    _log_grid,
+    _nearest,
+    _np,
+    _query_sliders,
+    _seed,
+)
 
 __all__ = [
     "soft_lookup_explorer",
@@ -345,7 +345,7 @@ def soft_lookup_explorer(**kwargs: Any) -> Explorer:
     opacity equal to the weight, and as a heatmap row; the output, the weighted average of
     the values, moves inside their convex hull. Low temperature: one-hot, the output sits
     on a corner; high temperature: uniform, the output sits at the centroid. The page
-    computes each frame itself (:mod:`attnlib.widgets.live`); :func:`attnlib.book.compute`
+    computes each frame itself (:mod:`attnlib.widgets.live`); :func:`scoringbook.compute`
     gives attnlib's.
 
     Keyword args (optional): ``seed``, ``n_keys``.

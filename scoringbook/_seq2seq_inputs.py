@@ -2,7 +2,7 @@
 
 Each check raises ``TypeError`` (wrong kind of object) or ``ValueError`` (wrong content),
 naming the function, the argument (``texts[1]``), what was expected and what was received.
-The vocabularies and formats are :mod:`attnlib.book.ch06_model`'s.
+The vocabularies and formats are :mod:`scoringbook.seq2seq`'s.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ _ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 
 
 def _model():
-    from attnlib.book import ch06_model  # the vocabularies (imported late: no cycle)
+    from scoringbook import seq2seq  # the vocabularies (imported late: no cycle)
 
-    return ch06_model
+    return seq2seq
 
 
 def check_date(date: object, name: str, fn: str) -> _dt.date:
@@ -98,7 +98,7 @@ def check_target_texts(texts: object, name: str, fn: str) -> tuple[str, ...]:
 
 def source_fields(source: object, fn: str):
     """(start, end) of the day digits, the month's name and the year digits in ``source``,
-    which must name a real date (see :func:`attnlib.book.ch06_model.implied_alignment`)."""
+    which must name a real date (see :func:`scoringbook.seq2seq.implied_alignment`)."""
     m = _model()
     if not isinstance(source, str):
         raise TypeError(

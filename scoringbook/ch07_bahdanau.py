@@ -1,10 +1,10 @@
 """Chapter 7, Bahdanau attention learns to align: its explorer and its checkers (the module
 keeps the old chapter number).
 
-The model, data and training loop are in :mod:`attnlib.book.ch06_model`.
+The model, data and training loop are in :mod:`scoringbook.seq2seq`.
 
 - :func:`alignment_playback_explorer`: play back how the date model's alignment emerges in
-  training. The frames are the attention weights that :func:`attnlib.book.ch06_model.train`
+  training. The frames are the attention weights that :func:`scoringbook.seq2seq.train`
   recorded for one watched input at its checkpoints (computed by attnlib's
   ``AdditiveAttention`` during training); the slider walks through the training steps, and
   a marker on the loss curve shows where in training each frame was taken.
@@ -26,10 +26,21 @@ from torch import Tensor, nn
 
 from attnlib._rng import isolated_global_rng
 from attnlib._validate import _scalar, as_int, as_seed, as_str, describe
-from attnlib.book._ch06_inputs import check_source_texts, check_target_texts
-from attnlib.book._checking import CheckResult, _exc, _fail, _pair, checker
-from attnlib.book.ch01_queries_keys_values import check_weights
-from attnlib.book.ch06_model import (
+from attnlib.widgets import (
+    Caption,
+    Declaration,
+    Explorer,
+    FixedSeries,
+    Heatmap,
+    Lines,
+    Preset,
+    Series,
+    Slider,
+)
+from scoringbook._checking import CheckResult, _exc, _fail, _pair, checker
+from scoringbook._seq2seq_inputs import check_source_texts, check_target_texts
+from scoringbook.ch01_queries_keys_values import check_weights
+from scoringbook.seq2seq import (
     N_OUT,
     DateModel,
     TrainLog,
@@ -41,17 +52,6 @@ from attnlib.book.ch06_model import (
     random_dates,
     random_sources,
     train,
-)
-from attnlib.widgets import (
-    Caption,
-    Declaration,
-    Explorer,
-    FixedSeries,
-    Heatmap,
-    Lines,
-    Preset,
-    Series,
-    Slider,
 )
 
 __all__ = [
@@ -161,7 +161,7 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
     Bahdanau's idea in one gesture: the keys (the encoder's states, one per character of
     ``source``) stay put while the query, the decoder's state before step ``t'``, changes
     with every output character, and so do the weights. Each frame shows the weights the
-    task implies for step ``t'`` (:func:`~attnlib.book.ch06_model.implied_alignment`'s row
+    task implies for step ``t'`` (:func:`~scoringbook.seq2seq.implied_alignment`'s row
     ``t' - 1``, ``(1, n_in)``: machine-independent, no training) and says what the decoder
     has written so far and writes now. The dashes' rows are all zero (a dash needs no input
     character).
@@ -256,8 +256,8 @@ def decode_step_explorer(source: str = "22 Nov 2026") -> Explorer:
 
 def _target_of(source: str) -> str:
     """The ISO date ``source`` names (already checked to be one of the task's styles)."""
-    from attnlib.book._ch06_inputs import source_fields
-    from attnlib.book.ch06_model import MONTHS
+    from scoringbook._seq2seq_inputs import source_fields
+    from scoringbook.seq2seq import MONTHS
 
     (d0, d1), (m0, m1), (y0, y1) = source_fields(source, "decode_step_declaration")
     name = source[m0:m1]
@@ -400,7 +400,7 @@ def chapter_playback_declaration() -> Declaration:
 def _chapter_playback() -> Declaration:
     import torch
 
-    from attnlib.book import ch06_model as s2s
+    from scoringbook import seq2seq as s2s
 
     data_gen = torch.Generator().manual_seed(0)
     train_dates = s2s.random_dates(5000, data_gen)
@@ -439,7 +439,7 @@ def check_alignment(answer, source: str) -> CheckResult:
     copies an input character, ``1/m`` on each of the ``m`` letters of the month's name
     for the two month digits, and zero rows for the dashes. The leading ``0`` of a one-digit
     day copies nothing, so its row may be all zeros, or point at the day's digit, which
-    decides it (:func:`attnlib.book.ch06_model.implied_alignment`'s reading): both are
+    decides it (:func:`scoringbook.seq2seq.implied_alignment`'s reading): both are
     accepted. Compared within 1e-3.
 
     A wrong row is reported with the first entry that differs. An answer is called
