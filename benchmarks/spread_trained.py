@@ -25,6 +25,12 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+#: The chapters whose trained numbers this script measures (their stems in
+#: scoringbook/manifest.py, which lists every chapter with a trained section;
+#: tests/book/test_manifest.py checks these are such chapters). Chapters 6 and 9 measure their
+#: own spread in their notebooks and tests.
+MEASURED_HERE = ("02_attention_pooling", "07_bahdanau_attention", "08_attention_and_length")
+
 #: name -> environment variables: numeric environments that change the training trajectory
 #: on one machine (measured: each alone changes chapter 7's losses after 200 steps).
 ENVS = {
