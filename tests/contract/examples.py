@@ -601,6 +601,14 @@ _BOOK = {
     ),
     "scoringbook.glue.glue": Example(lambda: (("contract_name", "0.50"), {})),
     "scoringbook.registry.compute": Example(lambda: (("soft_lookup",), {})),
+    # the chapter manifest
+    "scoringbook.manifest.chapter": Example(lambda: ((7,), {})),
+    "scoringbook.manifest.explorers": Example(lambda: (("stored", "live"), {})),
+    "scoringbook.manifest.explorer": Example(lambda: (("scaling",), {})),
+    "scoringbook.manifest.chapter_of": Example(lambda: (("scaling",), {})),
+    "scoringbook.manifest.Explorer": Example(lambda: (("x", "stored", "ch01_x"), {})),
+    "scoringbook.manifest.Section": Example(lambda: (("## A",), {"end": "## B"})),
+    "scoringbook.manifest.Chapter": Example(lambda: ((10, "10_x", "X"), {"modules": ("ch10_x",)})),
 }
 
 

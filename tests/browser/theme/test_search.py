@@ -29,7 +29,7 @@ from urllib.parse import quote
 import pytest
 from _vitals import DEVICE, OBSERVE_JS, READ_JS, Load, cls, slow_network
 
-from ..conftest import CHAPTERS, PAGES, SITE, fresh_page
+from ..conftest import PAGES, SITE, chapter_page, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -378,7 +378,7 @@ def test_search_finds_chapters_on_the_search_page(browser, base_url):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto(f"{base_url}/{CHAPTERS[2]}", wait_until="load")
+        page.goto(f"{base_url}/{chapter_page('03_masked_softmax')}", wait_until="load")
         # Ctrl+K goes to the chapter's search field, which leads to the search page
         page.keyboard.press("Control+k")
         page.wait_for_function(
