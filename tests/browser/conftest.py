@@ -27,12 +27,11 @@ from pathlib import Path
 
 import pytest
 from _chromium import CHROMIUM, unavailable
+from _craft import open_page
 from _pages import book_pages, wake_explorers  # noqa: F401  (the tests import it from here)
 from _serve import serve
 
 from scoringbook import manifest
-
-from ._craft import open_page
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
@@ -287,7 +286,7 @@ def pause_clock(page) -> None:
 
 @pytest.fixture(scope="module")
 def gzip_url(site):
-    """The built book served gzip-compressed, as a host would (tests/_serve.py), per module."""
+    """The built book served gzip-compressed, as a host would (devtools/_serve.py), per module."""
     with serve(site, gzip=True) as url:
         yield url
 

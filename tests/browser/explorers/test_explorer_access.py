@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from _craft import DESKTOP
 from _heatmap_js import CELLS
 
-from .._craft import DESKTOP
 from .._frames import MOVE_JS, SNAPSHOT_JS
 from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, chapter_page, wake_explorers
 

@@ -11,8 +11,8 @@ tests share the cores with the others."""
 from __future__ import annotations
 
 import pytest
+from _craft import DESKTOP
 
-from .._craft import DESKTOP
 from ..conftest import (
     CHAPTERS,
     install_clock,

@@ -207,7 +207,7 @@ def test_a_search_fetches_text_copies_not_pages(browser, gzip_url, margin, q):
 
 @pytest.mark.parametrize("width", [412, 1280])
 def test_nothing_moves_while_the_hits_arrive(browser, gzip_url, margin, width):
-    """On the slow link (150 ms round trips, 1.6 Mbit/s, as tests/_vitals.py) the hits arrive
+    """On the slow link (150 ms round trips, 1.6 Mbit/s, as devtools/_vitals.py) the hits arrive
     over a second or more: the layout shifts while they arrive and while reading to the end
     stay under 0.005 (the target is 0.1; Sphinx's way gave 0.15 at 412 px)."""
     device = {**DEVICE, "viewport": {"width": width, "height": 823 if width < 600 else 900}}
