@@ -441,7 +441,7 @@ _BOOK = {
         lambda: ((), {"seed": 0, "num_hiddens": 4})
     ),
     "scoringbook.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(num_hiddens=4),
-    # chapter 6: the playback and its checkers
+    # chapter 7: the playback and its checkers
     "scoringbook.ch07_bahdanau.alignment_playback_declaration": Example(
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
         text_args=("source",),
@@ -457,7 +457,7 @@ _BOOK = {
         lambda: ((_additive_factory,), {"steps": 3, "seed": 0}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
     ),
-    # chapter 6: the number-reading models
+    # chapter 8: the number-reading models
     "scoringbook.ch08_numbers.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
     "scoringbook.ch08_numbers.spell": Example(lambda: (("1203",), {})),
     "scoringbook.ch08_numbers.encode_spoken": Example(lambda: ((["12", "3"],), {})),
@@ -524,7 +524,7 @@ _BOOK = {
         ),
     ),
     "scoringbook.ch08_lengths.chapter_length_declaration": Example(lambda: ((), {})),
-    # chapter 6: the date model
+    # chapters 7 and 8: the encoder-decoder; chapter 7: the date task
     "scoringbook.ch07_dates.random_dates": Example(lambda: ((3, _g()), {})),
     "scoringbook.ch07_dates.format_source": Example(
         lambda: ((dt.date(2026, 11, 22),), {"style": "short"})
