@@ -161,7 +161,7 @@ _LIB = {
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
     ),
-    "attnlib.attention.attention_pool": Example(
+    "attnlib.pooling.attention_pool": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 5), T(2, 5, 2, seed=1)), {"valid_lens": torch.tensor([2, 5])}),
         check=_weights_ok,
@@ -177,7 +177,7 @@ _LIB = {
     "attnlib.attention.DotProductAttention": Example(
         torch_rng=MODULE_INIT, call=lambda: ((), {"dropout": 0.1})
     ),
-    "attnlib.attention.AdditiveAttention": Example(
+    "attnlib.additive.AdditiveAttention": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"key_size": 4, "query_size": 4, "num_hiddens": 8, "dropout": 0.0}),
     ),
@@ -200,7 +200,7 @@ _LIB = {
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((torch.linspace(-2, 2, 9),), {"kernel": "gaussian"}),
     ),
-    "attnlib.kernels.nadaraya_watson": Example(
+    "attnlib.kernel_regression.nadaraya_watson": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: (
             (T(6), T(6, seed=1), T(3, seed=2)),
@@ -208,7 +208,7 @@ _LIB = {
         ),
         check=_weights_ok,
     ),
-    "attnlib.kernels.NadarayaWatson": Example(
+    "attnlib.kernel_regression.NadarayaWatson": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"kernel": "boxcar", "bandwidth": 0.5, "exclude_self": True}),
     ),
@@ -692,7 +692,7 @@ _NEW = {
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"temperature": 0.5}),
     ),
-    "attnlib.attention.cosine_attention": Example(
+    "attnlib.cosine.cosine_attention": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: (
             (T(2, 3, 4), T(2, 5, 4, seed=1), T(2, 5, 2, seed=2), torch.tensor([2, 5])),
@@ -700,7 +700,7 @@ _NEW = {
         ),
         check=_weights_ok,
     ),
-    "attnlib.attention.bilinear_attention": Example(
+    "attnlib.bilinear.bilinear_attention": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: (
             (T(2, 3, 4), T(2, 5, 6, seed=1), T(2, 5, 2, seed=2), T(4, 6, seed=3)),
@@ -708,11 +708,11 @@ _NEW = {
         ),
         check=_weights_ok,
     ),
-    "attnlib.attention.CosineAttention": Example(
+    "attnlib.cosine.CosineAttention": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"temperature": 0.5, "dropout": 0.0, "learn_temperature": True}),
     ),
-    "attnlib.attention.GeneralAttention": Example(
+    "attnlib.bilinear.GeneralAttention": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((4, 6), {"dropout": 0.0}),
         decisions={
