@@ -10,7 +10,7 @@ builder                              chapter shows
 ``masking_explorer``                 3       masked softmax of typed sentences (page)
 ``additive_attention_explorer``      4       additive attention weights as a query moves
 ``scaling_explorer``                 5       why scaled dot-product divides by sqrt(d)
-``scoring_comparison_explorer``      5       one dragged query, six scoring functions (page)
+``scoring_comparison_explorer``      5       one dragged query, every live scoring function (page)
 ``decode_step_explorer``             7       one decoder step at a time: the query moves
 ``alignment_playback_explorer``      7       the date model's alignment over training
 ``length_explorer``                  8       both models' outputs and attention, by length

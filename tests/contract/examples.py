@@ -68,6 +68,18 @@ def _weights_ok(r):
 # ------------------------------------------------------------------ small shared objects
 
 
+def _gaussian_reference():
+    from attnlib.scoring import gaussian_scores
+
+    return gaussian_scores
+
+
+def _score_arg():
+    from attnlib.widgets.live_scores import ScoreArg
+
+    return ScoreArg("sigma", default=1.0)
+
+
 @functools.cache
 def _date_model():
     from scoringbook import seq2seq as s2s
@@ -267,6 +279,13 @@ _WIDGETS = {
         lambda: (
             (np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])),
             {"query": ("x", "y"), "weights": "w", "output": ("p", "s")},
+        )
+    ),
+    "attnlib.widgets.live_scores.ScoreArg": Example(lambda: (("sigma",), {"default": 1.0})),
+    "attnlib.widgets.live_scores.LiveScore": Example(
+        lambda: (
+            ("gaussian", _gaussian_reference(), "gaussian"),
+            {"args": (_score_arg(),), "label": "Gaussian"},
         )
     ),
     "attnlib.widgets.live.LiveKernelRegression": Example(
