@@ -18,8 +18,8 @@ The family, with its sources (Weng, "Attention? Attention!", 2018, tabulates it)
 content-based / cosine (:func:`cosine_scores`; Graves et al. 2014), additive
 (:func:`additive_scores`; Bahdanau et al. 2015), general / bilinear (:func:`bilinear_scores`;
 Luong et al. 2015), dot product and scaled dot product (:func:`dot_product_scores`; Luong et
-al. 2015, Vaswani et al. 2017), and the Gaussian kernel of Nadaraya-Watson
-(:func:`gaussian_scores`).
+al. 2015, Vaswani et al. 2017), and the Gaussian and Laplace kernels of Nadaraya-Watson
+(:func:`gaussian_scores`, :func:`laplace_scores`).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ __all__ = [
     "bilinear_scores",
     "cosine_scores",
     "gaussian_scores",
+    "laplace_scores",
     "DEFAULT_BLOCK_ELEMENTS",
 ]
 
@@ -352,6 +353,59 @@ def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) 
     # rounding can make the expanded distance slightly negative: clamp to the true bound
     sq_dist = (q_sq + k_sq - 2.0 * cross).clamp_min(0.0)  # (batch, n_queries, n_keys)
     return (-sq_dist / (2.0 * sigma * sigma) + 0.0).to(out_dtype)  # + 0.0: no -0.0
+
+
+def laplace_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
+    r"""Laplace-kernel scores :math:`-\lVert q - k\rVert / \sigma`.
+
+    .. math::
+        a(\mathbf q_i, \mathbf k_j) = -\frac{\lVert \mathbf q_i - \mathbf k_j\rVert}{\sigma}
+
+    The distance itself, not its square: a softmax of these scores is Nadaraya-Watson with
+    the kernel :math:`\exp(-\lVert u\rVert/\sigma)`, whose weights fall off with distance
+    more slowly than the Gaussian's far away and more sharply close by. Unlike
+    :func:`gaussian_scores` the score does not expand into :math:`q^\top k` plus a query
+    term and a key term (there is no square to multiply out), so no dot product is hiding in
+    it and no single matrix product computes it. At :math:`q = k` the norm has a kink: the
+    gradient there is the subgradient 0 (not 0/0).
+
+    Plain-code reference (what the implementation computes; it builds the
+    ``(batch, n_queries, n_keys, d)`` differences, so keep it to book-sized inputs)::
+
+        diff = queries[:, :, None, :] - keys[:, None, :, :]  # (batch, n_queries, n_keys, d)
+        scores = -diff.norm(dim=-1) / sigma
+
+    Args:
+        queries: ``(batch, n_queries, d)``, floating point.
+        keys: ``(batch, n_keys, d)``, same dtype and feature size.
+        sigma: bandwidth, a positive number or a single-element tensor (may require grad).
+
+    Returns:
+        Scores of shape ``(batch, n_queries, n_keys)``, all ``<= 0``.
+
+    Example::
+
+        >>> q = torch.tensor([[[0.0, 0.0]]])                  # (1, 1, 2)
+        >>> k = torch.tensor([[[0.0, 0.0], [3.0, 4.0]]])      # (1, 2, 2)
+        >>> laplace_scores(q, k, sigma=2.0)
+        tensor([[[ 0.0000, -2.5000]]])
+    """
+    fn = "laplace_scores"
+    queries, keys = _check_qk(queries, keys, fn)
+    check_dim_match(fn, "queries", queries, 2, "keys", keys, 2, "feature size d")
+    sigma = check_positive(sigma, "sigma", fn)
+    out_dtype = queries.dtype
+    if out_dtype in (torch.float16, torch.bfloat16):  # norms in float32, one rounding at the end
+        queries, keys = queries.float(), keys.float()
+    if isinstance(sigma, Tensor):
+        sigma = sigma.to(queries.dtype).reshape(())  # ()
+    diff = queries.unsqueeze(2) - keys.unsqueeze(1)  # (batch, n_queries, n_keys, d)
+    tie = (diff == 0).all(dim=-1)  # (batch, n_queries, n_keys): q_i = k_j
+    # a safe norm: where q_i = k_j the norm sees ones instead of zeros, so its gradient there
+    # is finite, and the where below passes none of it back (the subgradient 0)
+    safe = torch.where(tie.unsqueeze(-1), torch.ones_like(diff), diff)
+    dist = torch.where(tie, 0.0, torch.linalg.vector_norm(safe, dim=-1))
+    return (-dist / sigma + 0.0).to(out_dtype)  # + 0.0: no -0.0
 
 
 def additive_scores(

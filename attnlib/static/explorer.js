@@ -898,8 +898,13 @@ var SCORES = {
     const n = Math.sqrt(dot(q, q)) * Math.sqrt(dot(k, k));
     return n > 0 ? Math.max(-1, Math.min(1, dot(q, k) / n)) / temperature : 0;
   },
-  general: (q, k, { M }) => dot(q, M.map((row) => dot(row, k)))
+  general: (q, k, { M }) => dot(q, M.map((row) => dot(row, k))),
   // q . (M k)
+  laplace: (q, k, { sigma }) => {
+    let s = 0;
+    for (let i = 0; i < q.length; i++) s += (q[i] - k[i]) ** 2;
+    return -Math.sqrt(s) / sigma;
+  }
 };
 function softmax(s) {
   const m = Math.max(...s), e = s.map((v) => Math.exp(v - m)), z = e.reduce((a, b) => a + b, 0);

@@ -43,6 +43,7 @@ from attnlib.scoring import (
     cosine_scores,
     dot_product_scores,
     gaussian_scores,
+    laplace_scores,
 )
 from attnlib.widgets.controls import ExplorerError
 from attnlib.widgets.series import _round_list, _to_array
@@ -255,6 +256,13 @@ LIVE_SCORES: dict[str, LiveScore] = {
             "general",
             (ScoreArg("M", (2, 2)),),
             label="general q\u1d40Wk",
+        ),
+        LiveScore(
+            "laplace",
+            laplace_scores,
+            "laplace",
+            (ScoreArg("sigma", default=1.0),),
+            label="Laplace \u2212\u2016q\u2212k\u2016/{sigma:g}",
         ),
     )
 }

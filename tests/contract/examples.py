@@ -188,6 +188,14 @@ _LIB = {
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
         tie=_tie(lambda: torch.tensor(0.5)),
     ),
+    "attnlib.scoring.laplace_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        check=lambda r: torch.testing.assert_close(  # -||q - k|| / sigma, written out
+            r, -(T(2, 3, 4)[:, :, None] - T(2, 5, 4, seed=1)[:, None]).norm(dim=-1) / 0.5
+        ),
+        tie=_tie(lambda: torch.tensor(0.5)),
+    ),
     "attnlib.attention.attention_pool": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 5), T(2, 5, 2, seed=1)), {"valid_lens": torch.tensor([2, 5])}),

@@ -193,6 +193,7 @@ PLAIN = {
         torch.nn.functional.cosine_similarity(q[None], K, dim=1, eps=1e-300) / 0.25
     ),
     "general": lambda q, K, m: K @ m["W"].T @ q,  # q^T W k_j
+    "laplace": lambda q, K, m: -(((q - K) ** 2).sum(1) ** 0.5),  # -||q - k_j||, sigma = 1
 }
 
 
