@@ -227,6 +227,35 @@ def test_scoring_comparison_rows_are_attnlib_s_scoring_functions():
             )
 
 
+def test_the_laplace_row_is_no_dot_product_in_disguise():
+    """Chapter 5's claims about its Laplace row, on the page's reference weights."""
+    from scoringbook.ch05_scaled_dot_product import SCORING_ROWS, scoring_comparison_declaration
+
+    d = scoring_comparison_declaration()
+    K = d.meta["keys"].numpy()  # (6, 2)
+    row = {n: i for i, n in enumerate(SCORING_ROWS)}
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        x, y = (float(rng.choice(d.params[0].values)) for _ in range(2))
+        w = compute("scoring_comparison", query_x=x, query_y=y)["weights"]
+        dot, gauss, lap = w[row["dot"]], w[row["gaussian"]], w[row["laplace"]]
+        # on the equal-length keys 0-4 it ranks the keys as the dot product does
+        np.testing.assert_array_equal(np.argsort(lap[:5]), np.argsort(dot[:5]))
+        # the Gaussian's log-weight gap is the Laplace's times the two keys' mean distance
+        dist = np.linalg.norm(np.array([x, y]) - K, axis=1)  # (6,)
+        i, j = np.triu_indices(6, 1)
+        mean = (dist[i] + dist[j]) / 2
+        np.testing.assert_allclose(
+            np.log(gauss[i] / gauss[j]), np.log(lap[i] / lap[j]) * mean, atol=1e-9
+        )
+    near_2 = compute("scoring_comparison", query_x=-1.15, query_y=0.4)["weights"]  # a preset
+    for other, proportional in (("gaussian", True), ("laplace", False)):
+        ratio = near_2[row["dot"], :5] / near_2[row[other], :5]
+        assert (ratio.max() / ratio.min() < 1 + 1e-9) == proportional, (other, ratio)
+    far = compute("scoring_comparison", query_x=2.5, query_y=2.5)["weights"]  # a preset
+    assert far[row["laplace"], 5] < far[row["gaussian"], 5]  # the other keys keep more weight
+
+
 def test_additive_scoring_needs_its_weights():
     with pytest.raises(
         ExplorerError,
