@@ -60,12 +60,35 @@ def T(*shape, seed=0):
     return torch.rand(*shape, generator=_g(seed))
 
 
+def _tie(*extra):
+    """``() -> (args, kwargs)`` of a scoring function whose queries 0-2 equal keys 0-2:
+    (queries (2, 3, 4), keys (2, 5, 4), *extra)."""
+
+    def call():
+        k = T(2, 5, 4, seed=1)  # (2, 5, 4)
+        return (k[:, :3].clone(), k, *(e() for e in extra)), {}
+
+    return call
+
+
 def _weights_ok(r):
     w = r[1] if isinstance(r, tuple) else r
     torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[:-1], dtype=w.dtype))
 
 
 # ------------------------------------------------------------------ small shared objects
+
+
+def _gaussian_reference():
+    from attnlib.scoring import gaussian_scores
+
+    return gaussian_scores
+
+
+def _score_arg():
+    from attnlib.widgets.live_scores import ScoreArg
+
+    return ScoreArg("sigma", default=1.0)
 
 
 @functools.cache
@@ -144,7 +167,9 @@ _LIB = {
         lambda: ((torch.tensor([1, 3]), 2, 4), {}),
     ),
     "attnlib.scoring.dot_product_scores": Example(
-        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {})
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {}),
+        tie=_tie(),
     ),
     "attnlib.scoring.additive_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
@@ -152,14 +177,25 @@ _LIB = {
             (T(2, 3, 4), T(2, 5, 6, seed=1), T(8, 4, seed=2), T(8, 6, seed=3), T(8, seed=4)),
             {},
         ),
+        tie=_tie(lambda: T(8, 4, seed=2), lambda: T(8, 4, seed=3), lambda: T(8, seed=4)),
     ),
     "attnlib.scoring.bilinear_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 6, seed=1), T(4, 6, seed=2)), {}),
+        tie=_tie(lambda: T(4, 4, seed=2)),
     ),
     "attnlib.scoring.gaussian_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        tie=_tie(lambda: torch.tensor(0.5)),
+    ),
+    "attnlib.scoring.laplace_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        check=lambda r: torch.testing.assert_close(  # -||q - k|| / sigma, written out
+            r, -(T(2, 3, 4)[:, :, None] - T(2, 5, 4, seed=1)[:, None]).norm(dim=-1) / 0.5
+        ),
+        tie=_tie(lambda: torch.tensor(0.5)),
     ),
     "attnlib.pooling.attention_pool": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
@@ -268,6 +304,13 @@ _WIDGETS = {
         lambda: (
             (np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])),
             {"query": ("x", "y"), "weights": "w", "output": ("p", "s")},
+        )
+    ),
+    "attnlib.widgets.live_scores.ScoreArg": Example(lambda: (("sigma",), {"default": 1.0})),
+    "attnlib.widgets.live_scores.LiveScore": Example(
+        lambda: (
+            ("gaussian", _gaussian_reference(), "gaussian"),
+            {"args": (_score_arg(),), "label": "Gaussian"},
         )
     ),
     "attnlib.widgets.live.LiveKernelRegression": Example(
@@ -691,6 +734,7 @@ _NEW = {
     "attnlib.scoring.cosine_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"temperature": 0.5}),
+        tie=_tie(lambda: torch.tensor(0.5)),
     ),
     "attnlib.cosine.cosine_attention": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
