@@ -18,8 +18,12 @@ module                               what the chapter imports from it
 ``seq2seq``                       chapters 7 and 8's data, encoder-decoder and training
 ``ch08_lengths``                     chapter 8's length experiment (numbers read aloud,
                                      models compared over seeds) and its explorer
-``ch09_multihead``                   chapter 9's attention-only model, head scores,
-                                     ablations and explorers
+``ch09_model``                       chapter 9's attention-only model, data, training
+                                     and evidence (accuracy, ablations, scores by length)
+``ch09_scores``                      chapter 9's head scores (previous-token, induction)
+``ch09_multihead``                   chapter 9's three explorers, with presets
+``ch09_exercises``                   chapter 9's checkers (heads, positions, masks,
+                                     scores)
 ``diagrams``                         the query-key-value pipeline figure (chapters 1, 3-5);
                                      re-exports chapter 7's ``draw_encoder_decoder``
 ``diagram_seq2seq``                  chapter 7's encoder-decoder architecture figure
@@ -35,7 +39,7 @@ module                               what the chapter imports from it
 keep the number their chapter had before chapter 6, the family of scoring functions, was
 written.
 
-A chapter imports book machinery from its own module only; a checker a later chapter uses
+A chapter imports book machinery from its own modules only; a checker a later chapter uses
 again (``check_weights``, ``check_scores``) is defined where it is introduced and
 re-exported by the later chapter's module. Imports run one way: library (``attnlib.masking``
 ... ``attnlib.plotting``) -> widget toolkit (:mod:`attnlib.widgets`) -> this package.

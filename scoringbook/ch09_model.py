@@ -1,21 +1,25 @@
-"""Chapter 9, multi-head attention: a tiny attention-only Transformer, its heads and explorers.
+"""Chapter 9's model: a tiny attention-only Transformer, its data, training and head scores.
 
 The model follows Elhage et al. (2021, "A mathematical framework for Transformer
 circuits") and Olsson et al. (2022, "In-context learning and induction heads"): token
 embedding plus sinusoidal positions (:class:`attnlib.PositionalEncoding`), then layers of
 causal :class:`attnlib.MultiHeadAttention` added to a residual stream, then a linear read-out.
-No MLP, no layer norm. It is trained on random token sequences whose second half repeats
-the first (:func:`repeated_sequences`): the first half cannot be predicted, the second can
-only by copying from the first.
+No MLP, no layer norm. It is trained on random token sequences whose random part of ``k``
+tokens is repeated once (:func:`repeated_sequences`, ``k`` from 4 to 10): the random part
+cannot be predicted, the repeat can only by copying from the earlier occurrence.
 
 - :func:`train`: a seeded training run that records the loss, the held-out accuracy on the
-  repeated half, and every head's weights on watched sequences at checkpoints.
-- :func:`previous_token_score`, :func:`induction_score`: what the chapter calls a
-  previous-token head and an induction head, as numbers in [0, 1].
-- :func:`ablation_table`: the accuracy on the repeated half with each head's output zeroed.
-- Explorers: :func:`heads_explorer` (pick a layer and head and a sequence),
-  :func:`heads_playback_explorer` (the heads over training), :func:`ablation_explorer`
-  (knock heads out).
+  repeats, and every head's weights on watched sequences (repeats of 10, 7 and 5) at
+  checkpoints.
+- :func:`head_scores`: every head's previous-token and induction scores
+  (:mod:`scoringbook.ch09_scores`; the induction score looks ``k - 1`` places back for a
+  repeat of ``k``).
+- :func:`ablation_table`, :func:`scores_by_length`, :func:`loss_by_position`: the chapter's
+  evidence (accuracy with heads zeroed, scores per repeat length, the loss late against
+  early in a sequence).
+
+The explorers are in :mod:`scoringbook.ch09_multihead`, the exercises' checkers in
+:mod:`scoringbook.ch09_exercises`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ import contextlib
 import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import torch
@@ -33,48 +36,46 @@ from torch import Tensor, nn
 from attnlib._rng import isolated_global_rng
 from attnlib._validate import as_int, as_real, as_seed, describe
 from attnlib.transformer import MultiHeadAttention, PositionalEncoding, causal_valid_lens
-from attnlib.widgets import (
-    Caption,
-    Choice,
-    Declaration,
-    Explorer,
-    FixedSeries,
-    Heatmap,
-    Lines,
-    Series,
-    Slider,
-)
+from scoringbook.ch09_scores import check_k, induction_score, offset_score, previous_token_score
 
 __all__ = [
     "VOCAB",
     "HALF",
+    "MIN_HALF",
     "TOKENS",
+    "WATCH_LENGTHS",
     "AttentionOnly",
     "repeated_sequences",
+    "repeats_of_length",
     "token_text",
     "train",
     "TrainRun",
     "repeated_half_accuracy",
-    "previous_token_score",
-    "induction_score",
+    "accuracy_by_place",
     "head_scores",
     "ablation_table",
-    "heads_declaration",
-    "heads_explorer",
-    "heads_playback_declaration",
-    "heads_playback_explorer",
-    "ablation_declaration",
-    "ablation_explorer",
+    "scores_by_length",
+    "loss_by_position",
     "chapter_run",
 ]
 
 #: Vocabulary size, and the letters the tokens are written as.
 VOCAB = 20
 TOKENS = "ABCDEFGHJKLMNPQRSTUV"
-#: Length of the random half; a sequence is 2 * HALF tokens.
+#: Longest random part; a sequence is 2 * HALF tokens.
 HALF = 10
 #: Training sequences repeat a random part of MIN_HALF .. HALF tokens.
 MIN_HALF = 4
+#: Repeat lengths of the three watched sequences (the explorers' sequences).
+WATCH_LENGTHS = (10, 7, 5)
+
+
+def _repeat(tokens: Tensor, k: Tensor) -> Tensor:
+    """Copy each row's first ``k_b`` tokens to places ``k_b .. 2 k_b - 1``."""
+    i = torch.arange(tokens.shape[1])  # (n,)
+    copy = (i >= k[:, None]) & (i < 2 * k[:, None])  # (batch, n): the repeat
+    src = torch.where(copy, i - k[:, None], i)  # (batch, n): where each token comes from
+    return torch.gather(tokens, 1, src)
 
 
 def repeated_sequences(
@@ -98,10 +99,27 @@ def repeated_sequences(
         raise TypeError(f"{fn}: generator must be a torch.Generator; got {describe(generator)}")
     tokens = torch.randint(0, VOCAB, (n, 2 * half), generator=generator)  # (n, 2 half)
     k = torch.randint(lo, half + 1, (n,), generator=generator)  # (n,)
-    i = torch.arange(2 * half)  # (2 half,)
-    copy = (i >= k[:, None]) & (i < 2 * k[:, None])  # (n, 2 half): the repeat
-    src = torch.where(copy, i - k[:, None], i)  # (n, 2 half): where each token comes from
-    return torch.gather(tokens, 1, src), k
+    return _repeat(tokens, k), k
+
+
+def repeats_of_length(
+    n: int, k: int, generator: torch.Generator, half: int = HALF
+) -> tuple[Tensor, Tensor]:
+    """``n`` sequences of ``2 * half`` tokens, each with a random part of exactly ``k`` tokens
+    repeated once (then fresh random tokens): :func:`repeated_sequences` at one length.
+
+    Returns:
+        ``(tokens, k)``: ``(n, 2 * half)`` int64 and ``(n,)`` int64 (all equal to ``k``).
+    """
+    fn = "repeats_of_length"
+    n = as_int(n, "n", fn, min=1)
+    half = as_int(half, "half", fn, min=2)
+    k = as_int(k, "k", fn, min=2, max=half)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"{fn}: generator must be a torch.Generator; got {describe(generator)}")
+    tokens = torch.randint(0, VOCAB, (n, 2 * half), generator=generator)  # (n, 2 half)
+    ks = torch.full((n,), k, dtype=torch.long)
+    return _repeat(tokens, ks), ks
 
 
 def copyable(k: Tensor, n: int) -> Tensor:
@@ -227,89 +245,140 @@ def _check_tokens(tokens: object, model: AttentionOnly, fn: str) -> Tensor:
     return tokens
 
 
-def repeated_half_accuracy(
-    model: AttentionOnly, tokens: Tensor, ablate: Iterable[tuple[int, int]] = ()
-) -> float:
-    """Share of the tokens copying can predict (tokens ``HALF + 1 ..`` of a full repeat,
-    ``tokens`` ``(batch, 2 HALF)``) that the model predicts right (argmax), with the heads
-    in ``ablate`` ((layer, head) from 0) zeroed."""
-    tokens = _check_tokens(tokens, model, "repeated_half_accuracy")
+def _check_ablate(ablate: object, fn: str) -> list[tuple[int, int]]:
     try:
-        ablate = [(int(layer), int(head)) for layer, head in ablate]
+        return [(int(layer), int(head)) for layer, head in ablate]  # type: ignore[union-attr]
     except (TypeError, ValueError):
         raise TypeError(
-            f"repeated_half_accuracy: ablate must be (layer, head) pairs of ints; got "
-            f"{describe(ablate)}"
+            f"{fn}: ablate must be (layer, head) pairs of ints; got {describe(ablate)}"
         ) from None
-    half = tokens.shape[1] // 2
+
+
+def _right(model: AttentionOnly, tokens: Tensor, ablate: list[tuple[int, int]]) -> Tensor:
+    """``(batch, n - 1)`` bool: prediction ``i`` (argmax) equals token ``i + 1``."""
     with torch.no_grad(), model.ablated(ablate):
         logits = model(tokens)  # (batch, n, VOCAB)
-    right = logits[:, half:-1].argmax(-1) == tokens[:, half + 1 :]  # (batch, half - 1)
-    return float(right.float().mean())
+    return logits[:, :-1].argmax(-1) == tokens[:, 1:]
 
 
-def _check_weights4(weights: object, fn: str) -> Tensor:
-    """Weights ``(batch, H, n, n)``: a floating tensor, square in its last two dimensions."""
-    if not isinstance(weights, Tensor) or not weights.is_floating_point():
-        raise TypeError(
-            f"{fn}: weights must be a floating-point tensor (batch, H, n, n); got "
-            f"{describe(weights)}"
-        )
-    if (
-        weights.dim() != 4
-        or weights.shape[-1] != weights.shape[-2]
-        or weights.shape[-1] < 2
-        or weights.numel() == 0
-    ):
-        raise ValueError(
-            f"{fn}: weights must have shape (batch, H, n, n) with n >= 2, batch, H >= 1; got "
-            f"{tuple(weights.shape)}"
-        )
-    return weights
+def repeated_half_accuracy(
+    model: AttentionOnly,
+    tokens: Tensor,
+    ablate: Iterable[tuple[int, int]] = (),
+    k: Tensor | int | None = None,
+) -> float:
+    """Share of the tokens copying can predict (:func:`copyable`: the repeat's tokens after its
+    first) that the model predicts right (argmax), with the heads in ``ablate``
+    ((layer, head) from 0) zeroed. ``tokens`` ``(batch, n)``; ``k`` the repeat length of each
+    sequence (``(batch,)``, an int, or ``None`` for full repeats, ``k = n // 2``)."""
+    fn = "repeated_half_accuracy"
+    tokens = _check_tokens(tokens, model, fn)
+    ablate = _check_ablate(ablate, fn)
+    k = check_k(k, tokens.shape[0], tokens.shape[1], fn)
+    right = _right(model, tokens, ablate)  # (batch, n - 1)
+    return float(right[copyable(k, tokens.shape[1])].float().mean())
 
 
-def previous_token_score(weights: Tensor) -> Tensor:
-    """Mean weight a head puts on the previous position (the diagonal at offset -1), over
-    queries ``1 .. n - 1`` and the batch. ``weights``: ``(batch, H, n, n)`` -> ``(H,)``."""
-    weights = _check_weights4(weights, "previous_token_score")
-    diag = torch.diagonal(weights, offset=-1, dim1=-2, dim2=-1)  # (batch, H, n - 1)
-    return diag.mean(dim=(0, 2))
+def accuracy_by_place(
+    model: AttentionOnly,
+    tokens: Tensor,
+    k: Tensor | int | None = None,
+    ablate: Iterable[tuple[int, int]] = (),
+) -> np.ndarray:
+    """Accuracy at each place of the repeat: entry ``j - 1`` (``j = 1 .. max k - 1``) is the
+    share of sequences whose repeat has a token ``j`` (counted from 0 within the repeat) that
+    the model predicts it right. ``(max k - 1,)`` float64."""
+    fn = "accuracy_by_place"
+    tokens = _check_tokens(tokens, model, fn)
+    ablate = _check_ablate(ablate, fn)
+    k = check_k(k, tokens.shape[0], tokens.shape[1], fn)
+    right = _right(model, tokens, ablate).double()  # (batch, n - 1)
+    out = []
+    for j in range(1, int(k.max())):
+        has = k > j  # (batch,): the repeat has a token j
+        query = (k + j - 1)[has]  # prediction of token k + j is made at query k + j - 1
+        out.append(float(right[has, query].mean()))
+    return np.array(out)
 
 
-def induction_score(weights: Tensor) -> Tensor:
-    """Mean weight a head puts, from a query in the repeated half, on the token *after* the
-    earlier occurrence of the query's token: query ``i >= HALF`` on key ``i - HALF + 1``.
-    ``weights``: ``(batch, H, n, n)`` -> ``(H,)``."""
-    weights = _check_weights4(weights, "induction_score")
-    half = weights.shape[-1] // 2
-    diag = torch.diagonal(weights, offset=-(half - 1), dim1=-2, dim2=-1)  # (b, H, half + 1)
-    return diag[..., 1:].mean(dim=(0, 2))  # queries half .. n - 1
-
-
-def head_scores(model: AttentionOnly, tokens: Tensor) -> dict[str, np.ndarray]:
-    """Both scores of every head on ``tokens``: ``{"previous": (L, H), "induction": (L, H)}``."""
-    tokens = _check_tokens(tokens, model, "head_scores")
+def head_scores(
+    model: AttentionOnly, tokens: Tensor, k: Tensor | int | None = None
+) -> dict[str, np.ndarray]:
+    """Both scores of every head on ``tokens`` (repeat lengths ``k``, see
+    :func:`induction_score`): ``{"previous": (L, H), "induction": (L, H)}``."""
+    fn = "head_scores"
+    tokens = _check_tokens(tokens, model, fn)
+    k = check_k(k, tokens.shape[0], tokens.shape[1], fn)
     with torch.no_grad():
         model(tokens)
     prev = torch.stack([previous_token_score(w) for w in model.weights])  # (L, H)
-    ind = torch.stack([induction_score(w) for w in model.weights])  # (L, H)
+    ind = torch.stack([induction_score(w, k) for w in model.weights])  # (L, H)
     return {
         "previous": prev.numpy().astype(np.float64),
         "induction": ind.numpy().astype(np.float64),
     }
 
 
-def ablation_table(model: AttentionOnly, tokens: Tensor) -> dict[str, float]:
-    """Accuracy on the repeated half: ``"none"`` (all heads) and ``"L{l}H{h}"`` (that head's
-    output zeroed; layers and heads numbered from 1)."""
-    tokens = _check_tokens(tokens, model, "ablation_table")
-    out = {"none": repeated_half_accuracy(model, tokens)}
+def ablation_table(
+    model: AttentionOnly, tokens: Tensor, k: Tensor | int | None = None
+) -> dict[str, float]:
+    """Accuracy on the repeats (:func:`repeated_half_accuracy`, repeat lengths ``k``):
+    ``"none"`` (all heads) and ``"L{l}H{h}"`` (that head's output zeroed; layers and heads
+    numbered from 1)."""
+    fn = "ablation_table"
+    tokens = _check_tokens(tokens, model, fn)
+    k = check_k(k, tokens.shape[0], tokens.shape[1], fn)
+    out = {"none": repeated_half_accuracy(model, tokens, k=k)}
     for layer, mha in enumerate(model.layers):
         for head in range(mha.num_heads):
             out[f"L{layer + 1}H{head + 1}"] = repeated_half_accuracy(
-                model, tokens, [(layer, head)]
+                model, tokens, [(layer, head)], k
             )
     return out
+
+
+def scores_by_length(
+    model: AttentionOnly, lengths: Sequence[int] = (5, 7, 10), n: int = 256, seed: int = 1
+) -> dict[int, dict[str, np.ndarray | float]]:
+    """The heads on repeats of each length in ``lengths``: for each ``k``, on ``n`` fresh
+    sequences (:func:`repeats_of_length`, seeded by ``seed`` and ``k``), ``"induction"``
+    (L, H) (weight ``k - 1`` back), ``"nine_back"`` (L, H) (weight ``HALF - 1`` back, the
+    induction place only when ``k = HALF``), ``"previous"`` (L, H) and ``"accuracy"``."""
+    fn = "scores_by_length"
+    n = as_int(n, "n", fn, min=1)
+    seed = as_seed(seed, "seed", fn)
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise TypeError(
+            f"{fn}: lengths must be a non-empty sequence of ints; got {describe(lengths)}"
+        )
+    out: dict[int, dict[str, np.ndarray | float]] = {}
+    for k in lengths:
+        k = as_int(k, "lengths", fn, min=2, max=HALF)
+        tokens, ks = repeats_of_length(n, k, torch.Generator().manual_seed(seed * 100 + k))
+        s = head_scores(model, tokens, ks)
+        with torch.no_grad():
+            model(tokens)
+        nine = torch.stack([offset_score(w, HALF - 1, ks) for w in model.weights])
+        out[k] = {
+            "induction": s["induction"],
+            "nine_back": nine.numpy().astype(np.float64),
+            "previous": s["previous"],
+            "accuracy": repeated_half_accuracy(model, tokens, k=ks),
+        }
+    return out
+
+
+def loss_by_position(model: AttentionOnly, tokens: Tensor) -> np.ndarray:
+    """Mean cross-entropy of the prediction of each token ``1 .. n - 1`` over the sequences
+    (Olsson et al.'s in-context learning measure compares late tokens with early ones).
+    ``tokens`` ``(batch, n)`` -> ``(n - 1,)`` float64."""
+    tokens = _check_tokens(tokens, model, "loss_by_position")
+    with torch.no_grad():
+        logits = model(tokens)  # (batch, n, VOCAB)
+    loss = nn.functional.cross_entropy(
+        logits[:, :-1].transpose(1, 2), tokens[:, 1:], reduction="none"
+    )  # (batch, n - 1)
+    return loss.mean(0).numpy().astype(np.float64)
 
 
 @dataclass
@@ -317,14 +386,16 @@ class TrainRun:
     """What :func:`train` records."""
 
     model: AttentionOnly
-    losses: list[float] = field(default_factory=list)  # repeated-half loss, per step
+    losses: list[float] = field(default_factory=list)  # repeated-part loss, per step
     steps: list[int] = field(default_factory=list)  # checkpoint steps
     accuracy: list[float] = field(default_factory=list)  # held-out, per checkpoint
     weights: list[list[np.ndarray]] = field(default_factory=list)  # per checkpoint, per layer
     previous: list[np.ndarray] = field(default_factory=list)  # (L, H) per checkpoint
     induction: list[np.ndarray] = field(default_factory=list)  # (L, H) per checkpoint
-    held_out: Tensor | None = None
-    watch: Tensor | None = None
+    held_out: Tensor | None = None  # (n_held_out, 2 HALF), repeats of MIN_HALF .. HALF
+    held_k: Tensor | None = None  # (n_held_out,): each held-out sequence's repeat length
+    watch: Tensor | None = None  # (len(WATCH_LENGTHS), 2 HALF)
+    watch_k: Tensor | None = None  # (len(WATCH_LENGTHS),)
 
 
 def train(
@@ -334,15 +405,17 @@ def train(
     lr: float = 1e-2,
     every: int = 20,
     n_held_out: int = 256,
-    watch: int = 3,
+    watch: Sequence[int] = WATCH_LENGTHS,
 ) -> TrainRun:
     """Train :class:`AttentionOnly` with Adam on fresh :func:`repeated_sequences` each step.
 
     The loss is the cross-entropy of every next-token prediction; the run records the loss
-    on the repeated half (the part copying can predict) each step and, every ``every``
-    steps, the held-out accuracy, the head scores and the heads' weights on ``watch``
-    held-out sequences. Seeded by ``seed`` (data and initial weights) on its own
-    generators: the reader's global generators are left as they were.
+    on the repeat (the part copying can predict) each step and, every ``every`` steps, the
+    held-out accuracy and head scores (``n_held_out`` sequences with repeats of
+    ``MIN_HALF .. HALF`` tokens, the induction score ``k - 1`` back per sequence) and the
+    heads' weights on one watched sequence per repeat length in ``watch``. Seeded by
+    ``seed`` (data and initial weights) on its own generators: the reader's global
+    generators are left as they were.
     """
     fn = "train"
     seed = as_seed(seed, "seed", fn)
@@ -350,17 +423,31 @@ def train(
     batch_size = as_int(batch_size, "batch_size", fn, min=1)
     lr = as_real(lr, "lr", fn, min=0.0, min_open=True)
     every = as_int(every, "every", fn, min=1)
+    n_held_out = as_int(n_held_out, "n_held_out", fn, min=1)
+    if isinstance(watch, (str, bytes)) or not isinstance(watch, Sequence) or not watch:
+        raise TypeError(
+            f"{fn}: watch must be a non-empty sequence of repeat lengths; got {describe(watch)}"
+        )
+    watch = [as_int(k, "watch", fn, min=2, max=HALF) for k in watch]
     gen = torch.Generator().manual_seed(seed)
-    held_out, _ = repeated_sequences(as_int(n_held_out, "n_held_out", fn, min=1), gen)
+    held_out, held_k = repeated_sequences(n_held_out, gen, min_half=MIN_HALF)
+    look = torch.Generator().manual_seed(10_000 + seed)  # the watched sequences' own stream
+    watched = [repeats_of_length(1, k, look) for k in watch]
     with isolated_global_rng(seed=seed):
         model = AttentionOnly()
-    run = TrainRun(model=model, held_out=held_out, watch=held_out[: as_int(watch, "watch", fn)])
+    run = TrainRun(
+        model=model,
+        held_out=held_out,
+        held_k=held_k,
+        watch=torch.cat([t for t, _ in watched]),
+        watch_k=torch.cat([k for _, k in watched]),
+    )
     opt = torch.optim.Adam(model.parameters(), lr=lr)
 
     def checkpoint(step: int) -> None:
         run.steps.append(step)
-        run.accuracy.append(repeated_half_accuracy(model, held_out))
-        s = head_scores(model, held_out)
+        run.accuracy.append(repeated_half_accuracy(model, held_out, k=held_k))
+        s = head_scores(model, held_out, held_k)
         run.previous.append(s["previous"])
         run.induction.append(s["induction"])
         with torch.no_grad():
@@ -381,205 +468,6 @@ def train(
         if step % every == 0 or step == steps:
             checkpoint(step)
     return run
-
-
-# ----------------------------------------------------------------------------- explorers
-
-_HEADS_COLOR = {"previous": "#0072B2", "induction": "#D55E00"}
-
-
-def _head_names(run: TrainRun) -> tuple[list[str], list[str]]:
-    """Options ``L1H1 ..`` and their labels ``layer 1, head 1 ..``, layers and heads from 1."""
-    L, H = len(run.model.layers), run.model.layers[0].num_heads
-    opts = [f"L{layer + 1}H{head + 1}" for layer in range(L) for head in range(H)]
-    labels = [f"layer {layer + 1}, head {head + 1}" for layer in range(L) for head in range(H)]
-    return opts, labels
-
-
-def _parse_head(option: str) -> tuple[int, int]:
-    layer, head = option[1:].split("H")
-    return int(layer) - 1, int(head) - 1
-
-
-def _check_run(run: object, fn: str) -> TrainRun:
-    if not isinstance(run, TrainRun) or not run.steps or run.watch is None:
-        raise TypeError(f"{fn}: run must be a TrainRun from train(); got {describe(run)}")
-    return run
-
-
-def heads_declaration(run: TrainRun) -> Declaration:
-    """Pick a layer and a head, and a held-out sequence: that head's weights on it, at the
-    end of ``run`` (queries are rows; each row sums to 1 over the tokens up to it)."""
-    fn = "heads_declaration"
-    run = _check_run(run, fn)
-    opts, labels = _head_names(run)
-    final = run.weights[-1]  # per layer (n_watch, H, n, n)
-    n_watch = final[0].shape[0]
-    texts = [token_text(run.watch[i]) for i in range(n_watch)]
-
-    def update(head: str, sequence: str) -> dict[str, Any]:
-        layer, h = _parse_head(head)
-        i = int(sequence) - 1
-        return {
-            "weights": {
-                "values": final[layer][i, h],
-                "row_labels": texts[i],
-                "col_labels": texts[i],
-            }
-        }
-
-    return Declaration(
-        name="heads",
-        update=update,
-        params=[
-            Choice("head", opts, label="head", default=opts[-1], option_labels=labels),
-            Choice(
-                "sequence",
-                [str(i + 1) for i in range(n_watch)],
-                label="held-out sequence",
-                option_labels=[" ".join(t[:HALF]) + " …" for t in texts],
-            ),
-        ],
-        panels=[
-            Heatmap(
-                "weights",
-                xlabel="earlier tokens (keys)",
-                ylabel="token now (queries)",
-                rows_sum_to_one=True,
-                labels_per_frame=True,
-                title="where this head looks",
-            )
-        ],
-        title="Each head's weights on a sequence it has not seen",
-    )
-
-
-def heads_explorer(run: TrainRun) -> Explorer:
-    """:func:`heads_declaration` as an explorer."""
-    return Explorer(heads_declaration(run))
-
-
-def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
-    """Play back ``run``: the chosen head's weights on the first watched sequence at each
-    checkpoint, next to the loss on the repeated half (a moving mean of ``smooth`` steps)
-    with a point at the checkpoint."""
-    fn = "heads_playback_declaration"
-    run = _check_run(run, fn)
-    smooth = as_int(smooth, "smooth", fn, min=1)
-    opts, labels = _head_names(run)
-    text = token_text(run.watch[0])
-    losses = np.asarray(run.losses, dtype=np.float64)
-    total = np.concatenate([[0.0], np.cumsum(losses)])  # (steps + 1,)
-    i = np.arange(len(losses))
-    lo, hi = np.maximum(0, i - smooth // 2), np.minimum(len(losses), i + smooth // 2 + 1)
-    curve = (total[hi] - total[lo]) / (hi - lo)  # (steps,)
-    loss_x = np.arange(1, len(losses) + 1, dtype=np.float64)
-    frames = dict(zip(run.steps, run.weights))
-
-    def update(step: int, head: str) -> dict[str, Any]:
-        layer, h = _parse_head(head)
-        at = min(max(step, 1), len(losses))
-        return {
-            "weights": frames[step][layer][0, h],
-            "loss": {"now": np.array([[float(at)], [float(curve[at - 1])]])},
-        }
-
-    return Declaration(
-        name="heads_playback",
-        update=update,
-        params=[
-            Slider(
-                "step",
-                list(run.steps),
-                label="training step",
-                default=run.steps[-1],
-                value_labels=[str(s) for s in run.steps],
-                play=True,
-            ),
-            Choice("head", opts, label="head", default=opts[0], option_labels=labels),
-        ],
-        panels=[
-            Heatmap(
-                "weights",
-                xlabel="earlier tokens (keys)",
-                ylabel="token now (queries)",
-                row_labels=text,
-                col_labels=text,
-                rows_sum_to_one=True,
-                title="this head's weights",
-            ),
-            Lines(
-                "loss",
-                series=[Series("now", style="points", xy=True, color="#000000")],
-                fixed=[FixedSeries("loss on the repeated part", loss_x, curve, color="#0072B2")],
-                xlabel="training step",
-                ylabel="cross-entropy",
-                title="loss",
-            ),
-        ],
-        title="Play back training: the heads form",
-    )
-
-
-def heads_playback_explorer(run: TrainRun) -> Explorer:
-    """:func:`heads_playback_declaration` as an explorer."""
-    return Explorer(heads_playback_declaration(run))
-
-
-def ablation_declaration(run: TrainRun) -> Declaration:
-    """Knock heads out: one kept/zeroed choice per head; the accuracy per position of the
-    repeated half on the held-out sequences, and the mean, for that set of heads."""
-    fn = "ablation_declaration"
-    run = _check_run(run, fn)
-    opts, labels = _head_names(run)
-    tokens = run.held_out
-    half = tokens.shape[1] // 2
-    x = np.arange(half + 1, 2 * half, dtype=np.float64)  # positions predicted (from 0)
-
-    def accuracy_by_position(ablate: list[tuple[int, int]]) -> np.ndarray:
-        with torch.no_grad(), run.model.ablated(ablate):
-            logits = run.model(tokens)
-        right = logits[:, half:-1].argmax(-1) == tokens[:, half + 1 :]  # (batch, half - 1)
-        return right.double().mean(0).numpy()
-
-    def update(**kept: str) -> dict[str, Any]:
-        ablate = [_parse_head(o) for o in opts if kept[o] == "zeroed"]
-        acc = accuracy_by_position(ablate)
-        off = [lab for o, lab in zip(opts, labels) if kept[o] == "zeroed"]
-        return {
-            "accuracy": {"accuracy": acc},
-            "summary": (
-                f"heads zeroed: {', '.join(off) if off else 'none'}\n"
-                f"accuracy on the repeated half: {acc.mean():.2f}"
-            ),
-        }
-
-    return Declaration(
-        name="ablation",
-        update=update,
-        params=[
-            Choice(o, ["kept", "zeroed"], label=lab, option_labels=["kept", "zeroed"])
-            for o, lab in zip(opts, labels)
-        ],
-        panels=[
-            Lines(
-                "accuracy",
-                x=x,
-                series=[Series("accuracy", style="bars", color="#0072B2")],
-                xlabel="position in the sequence (repeated half)",
-                ylabel="share predicted right",
-                ylim=(0.0, 1.0),
-                title="accuracy by position",
-            ),
-            Caption("summary"),
-        ],
-        title="Knock heads out",
-    )
-
-
-def ablation_explorer(run: TrainRun) -> Explorer:
-    """:func:`ablation_declaration` as an explorer."""
-    return Explorer(ablation_declaration(run))
 
 
 #: The chapter's run: seed, steps, checkpoints every ``EVERY`` steps.

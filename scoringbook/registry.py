@@ -82,9 +82,10 @@ def _ch09_declaration(name: str) -> Callable[[], Declaration]:
 
     def build() -> Declaration:
         from scoringbook import ch09_multihead as ch09
+        from scoringbook.ch09_model import chapter_run
 
         builder = getattr(ch09, f"{name}_declaration")
-        return builder(ch09.chapter_run())
+        return builder(chapter_run())
 
     build.__name__ = f"_{name}_declaration"
     return build

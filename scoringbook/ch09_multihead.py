@@ -1,0 +1,336 @@
+"""Chapter 9's explorers: the trained heads on a sequence, over training, and knocked out.
+
+Each builder takes a :class:`scoringbook.ch09_model.TrainRun` (the chapter's is
+:func:`scoringbook.ch09_model.chapter_run`):
+
+- :func:`heads_explorer`: pick a layer and head and one of the watched sequences (repeats of
+  10, 7 and 5 tokens): the head's final weights on it; the induction stripe moves with the
+  repeat.
+- :func:`heads_playback_explorer`: a head's weights on the repeat of 10 at each checkpoint,
+  next to the loss curve.
+- :func:`ablation_explorer`: zero any set of heads: the held-out accuracy at each place of
+  the repeat (repeats of 4 to 10 tokens).
+
+Each has presets ("things to try") with the one line to notice there; the presets name heads
+from the run's own scores (which layer-1 head is the previous-token head changes by seed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from attnlib._validate import as_int, describe
+from attnlib.widgets import (
+    Caption,
+    Choice,
+    Declaration,
+    Explorer,
+    FixedSeries,
+    Heatmap,
+    Lines,
+    Preset,
+    Series,
+    Slider,
+)
+from scoringbook.ch09_model import (
+    TrainRun,
+    accuracy_by_place,
+    repeated_half_accuracy,
+    token_text,
+)
+
+__all__ = [
+    "heads_declaration",
+    "heads_explorer",
+    "heads_playback_declaration",
+    "heads_playback_explorer",
+    "ablation_declaration",
+    "ablation_explorer",
+]
+
+
+def _head_names(run: TrainRun) -> tuple[list[str], list[str]]:
+    """Options ``L1H1 ..`` and their labels ``layer 1, head 1 ..``, layers and heads from 1."""
+    L, H = len(run.model.layers), run.model.layers[0].num_heads
+    opts = [f"L{layer + 1}H{head + 1}" for layer in range(L) for head in range(H)]
+    labels = [f"layer {layer + 1}, head {head + 1}" for layer in range(L) for head in range(H)]
+    return opts, labels
+
+
+def _parse_head(option: str) -> tuple[int, int]:
+    layer, head = option[1:].split("H")
+    return int(layer) - 1, int(head) - 1
+
+
+def _check_run(run: object, fn: str) -> TrainRun:
+    if (
+        not isinstance(run, TrainRun)
+        or not run.steps
+        or run.watch is None
+        or run.watch_k is None
+        or run.held_k is None
+    ):
+        raise TypeError(f"{fn}: run must be a TrainRun from train(); got {describe(run)}")
+    return run
+
+
+def _previous_head(run: TrainRun) -> str:
+    """The layer-1 head with the highest previous-token score at the end of ``run``."""
+    return f"L1H{int(np.argmax(run.previous[-1][0])) + 1}"
+
+
+def _induction_head(run: TrainRun) -> str:
+    """The last layer's head with the highest induction score at the end of ``run``."""
+    last = len(run.model.layers)
+    return f"L{last}H{int(np.argmax(run.induction[-1][last - 1])) + 1}"
+
+
+def heads_declaration(run: TrainRun) -> Declaration:
+    """Pick a layer and a head, and a watched sequence: that head's weights on it, at the
+    end of ``run`` (queries are rows; each row sums to 1 over the tokens up to it)."""
+    fn = "heads_declaration"
+    run = _check_run(run, fn)
+    opts, labels = _head_names(run)
+    final = run.weights[-1]  # per layer (n_watch, H, n, n)
+    n_watch = final[0].shape[0]
+    ks = [int(k) for k in run.watch_k]
+    texts = [token_text(run.watch[i]) for i in range(n_watch)]
+
+    def update(head: str, sequence: str) -> dict[str, Any]:
+        layer, h = _parse_head(head)
+        i = int(sequence) - 1
+        return {
+            "weights": {
+                "values": final[layer][i, h],
+                "row_labels": texts[i],
+                "col_labels": texts[i],
+            }
+        }
+
+    ind, prev = _induction_head(run), _previous_head(run)
+    presets = [
+        Preset(
+            f"Induction head, repeat of {k}",
+            f"Notice: from the repeat's first token on, the stripe runs {k - 1} places below "
+            f"the diagonal, on the token after the earlier occurrence"
+            + (": it moved with the repeat." if i else "."),
+            {"head": ind, "sequence": str(i + 1)},
+        )
+        for i, k in enumerate(ks)
+    ]
+    presets.append(
+        Preset(
+            "Previous-token head",
+            "Notice: much of each row's weight sits just below the diagonal, on the token "
+            "before: where the repeat is does not matter to this head.",
+            {"head": prev, "sequence": str(min(2, n_watch))},
+        )
+    )
+    return Declaration(
+        name="heads",
+        update=update,
+        params=[
+            Choice("head", opts, label="head", default=ind, option_labels=labels),
+            Choice(
+                "sequence",
+                [str(i + 1) for i in range(n_watch)],
+                label="held-out sequence",
+                option_labels=[
+                    f"repeat of {k}: " + " ".join(t[:k]) + " …" for t, k in zip(texts, ks)
+                ],
+            ),
+        ],
+        panels=[
+            Heatmap(
+                "weights",
+                xlabel="earlier tokens (keys)",
+                ylabel="token now (queries)",
+                rows_sum_to_one=True,
+                labels_per_frame=True,
+                title="where this head looks",
+            )
+        ],
+        title="Each head's weights on a sequence it has not seen",
+        presets=presets,
+    )
+
+
+def heads_explorer(run: TrainRun) -> Explorer:
+    """:func:`heads_declaration` as an explorer."""
+    return Explorer(heads_declaration(run))
+
+
+def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
+    """Play back ``run``: the chosen head's weights on the first watched sequence at each
+    checkpoint, next to the loss on the repeat (a moving mean of ``smooth`` steps) with a
+    point at the checkpoint."""
+    fn = "heads_playback_declaration"
+    run = _check_run(run, fn)
+    smooth = as_int(smooth, "smooth", fn, min=1)
+    opts, labels = _head_names(run)
+    text = token_text(run.watch[0])
+    losses = np.asarray(run.losses, dtype=np.float64)
+    total = np.concatenate([[0.0], np.cumsum(losses)])  # (steps + 1,)
+    i = np.arange(len(losses))
+    lo, hi = np.maximum(0, i - smooth // 2), np.minimum(len(losses), i + smooth // 2 + 1)
+    curve = (total[hi] - total[lo]) / (hi - lo)  # (steps,)
+    loss_x = np.arange(1, len(losses) + 1, dtype=np.float64)
+    frames = dict(zip(run.steps, run.weights))
+
+    def update(step: int, head: str) -> dict[str, Any]:
+        layer, h = _parse_head(head)
+        at = min(max(step, 1), len(losses))
+        return {
+            "weights": frames[step][layer][0, h],
+            "loss": {"now": np.array([[float(at)], [float(curve[at - 1])]])},
+        }
+
+    ind = _induction_head(run)
+    presets = []
+    if len(run.steps) >= 3:
+        # the first checkpoint where the induction head has half its final score
+        layer, h = _parse_head(ind)
+        final = run.induction[-1][layer, h]
+        mid = next(
+            (
+                s
+                for s, sc in zip(run.steps[1:-1], run.induction[1:-1])
+                if sc[layer, h] >= final / 2
+            ),
+            run.steps[len(run.steps) // 2],
+        )
+        presets = [
+            Preset(
+                f"Step {run.steps[0]}",
+                "Notice: the untrained heads show no stripe below the diagonal; the loss is "
+                "that of guessing.",
+                {"step": run.steps[0], "head": ind},
+            ),
+            Preset(
+                f"Step {mid}",
+                "Notice: the induction stripe is half formed, at the step where this head's "
+                "held-out induction score first reaches half its final value.",
+                {"step": mid, "head": ind},
+            ),
+            Preset(
+                f"Step {run.steps[-1]}",
+                "Notice: the stripe 9 places below the diagonal is sharp in the repeat, and "
+                "the loss has fallen far below guessing.",
+                {"step": run.steps[-1], "head": ind},
+            ),
+        ]
+    return Declaration(
+        name="heads_playback",
+        update=update,
+        params=[
+            Slider(
+                "step",
+                list(run.steps),
+                label="training step",
+                default=run.steps[-1],
+                value_labels=[str(s) for s in run.steps],
+                play=True,
+            ),
+            Choice("head", opts, label="head", default=opts[0], option_labels=labels),
+        ],
+        panels=[
+            Heatmap(
+                "weights",
+                xlabel="earlier tokens (keys)",
+                ylabel="token now (queries)",
+                row_labels=text,
+                col_labels=text,
+                rows_sum_to_one=True,
+                title="this head's weights",
+            ),
+            Lines(
+                "loss",
+                series=[Series("now", style="points", xy=True, color="#000000")],
+                fixed=[FixedSeries("loss on the repeated part", loss_x, curve, color="#0072B2")],
+                xlabel="training step",
+                ylabel="cross-entropy",
+                title="loss",
+            ),
+        ],
+        title="Play back training: the heads form",
+        presets=presets,
+    )
+
+
+def heads_playback_explorer(run: TrainRun) -> Explorer:
+    """:func:`heads_playback_declaration` as an explorer."""
+    return Explorer(heads_playback_declaration(run))
+
+
+def ablation_declaration(run: TrainRun) -> Declaration:
+    """Knock heads out: one kept/zeroed choice per head; the held-out accuracy at each place
+    of the repeat (repeats of 4 to 10 tokens), and the mean over the repeats, for that set of
+    heads."""
+    fn = "ablation_declaration"
+    run = _check_run(run, fn)
+    opts, labels = _head_names(run)
+    tokens, k = run.held_out, run.held_k
+    x = np.arange(1, int(k.max()), dtype=np.float64)  # place in the repeat, from 0
+
+    def update(**kept: str) -> dict[str, Any]:
+        ablate = [_parse_head(o) for o in opts if kept[o] == "zeroed"]
+        acc = accuracy_by_place(run.model, tokens, k, ablate)
+        mean = repeated_half_accuracy(run.model, tokens, ablate, k)
+        off = [lab for o, lab in zip(opts, labels) if kept[o] == "zeroed"]
+        return {
+            "accuracy": {"accuracy": acc},
+            "summary": (
+                f"heads zeroed: {', '.join(off) if off else 'none'}\n"
+                f"accuracy on the repeats: {mean:.2f}"
+            ),
+        }
+
+    last = len(run.model.layers)
+    prev = _previous_head(run)
+    return Declaration(
+        name="ablation",
+        update=update,
+        params=[
+            Choice(o, ["kept", "zeroed"], label=lab, option_labels=["kept", "zeroed"])
+            for o, lab in zip(opts, labels)
+        ],
+        panels=[
+            Lines(
+                "accuracy",
+                x=x,
+                series=[Series("accuracy", style="bars", color="#0072B2")],
+                xlabel="place in the repeat (0 = its first token)",
+                ylabel="share predicted right",
+                ylim=(0.0, 1.0),
+                title="accuracy by place in the repeat",
+            ),
+            Caption("summary"),
+        ],
+        title="Knock heads out",
+        presets=[
+            Preset(
+                "All heads kept",
+                "Notice: most tokens of the repeat are predicted right at every place.",
+                dict.fromkeys(opts, "kept"),
+            ),
+            Preset(
+                "Previous-token head zeroed",
+                "Notice: the mean accuracy under the chart drops by a clear share: the "
+                "induction heads need to know which token came before.",
+                {o: ("zeroed" if o == prev else "kept") for o in opts},
+            ),
+            Preset(
+                "Both induction heads zeroed",
+                "Notice: the bars fall to near chance (1 in 20): nothing else in the model "
+                "copies.",
+                {o: ("zeroed" if o.startswith(f"L{last}H") else "kept") for o in opts},
+            ),
+        ],
+    )
+
+
+def ablation_explorer(run: TrainRun) -> Explorer:
+    """:func:`ablation_declaration` as an explorer."""
+    return Explorer(ablation_declaration(run))
