@@ -34,6 +34,7 @@ from attnlib.widgets import (
     Series,
     Slider,
 )
+from scoringbook import ch09_model
 from scoringbook.ch09_model import (
     TrainRun,
     accuracy_by_place,
@@ -49,6 +50,12 @@ __all__ = [
     "ablation_declaration",
     "ablation_explorer",
 ]
+
+
+def chapter_run() -> TrainRun:
+    """The chapter's run, :func:`scoringbook.ch09_model.chapter_run` (trained once, cached):
+    the manifest builds this module's explorers from it."""
+    return ch09_model.chapter_run()
 
 
 def _head_names(run: TrainRun) -> tuple[list[str], list[str]]:
