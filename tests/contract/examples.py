@@ -712,16 +712,38 @@ MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch09_multihe
 
 @functools.cache
 def _tiny_run():
-    from scoringbook import ch09_multihead as tiny
+    from scoringbook import ch09_model as tiny
 
     with torch.random.fork_rng():
-        return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=2)
+        return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=(10, 5))
 
 
 def _tiny_tokens(n=4):
-    from scoringbook import ch09_multihead as tiny
+    from scoringbook import ch09_model as tiny
 
     return tiny.repeated_sequences(n, _g(1), min_half=4)[0]
+
+
+def _ex_split(x, H):
+    b, n, d = x.shape
+    return x.reshape(b, n, H, d // H).permute(0, 2, 1, 3).reshape(b * H, n, d // H)
+
+
+def _ex_merge(x, H):
+    bh, n, dh = x.shape
+    return x.reshape(bh // H, H, n, dh).permute(0, 2, 1, 3).reshape(bh // H, n, H * dh)
+
+
+def _ex_lens(b, n):
+    return torch.arange(1, n + 1).repeat(b, 1)
+
+
+def _ex_sdpa(n):
+    return torch.ones(n, n, dtype=torch.bool).tril()
+
+
+def _ex_mha(n):
+    return torch.ones(n, n, dtype=torch.bool).triu(1)
 
 
 def _costs():
@@ -825,12 +847,12 @@ _NEW = {
         lambda: ((), {"source": "3 Jan 1999"})
     ),
     # chapter 9: the attention-only model and its heads
-    "scoringbook.ch09_multihead.repeated_sequences": Example(
+    "scoringbook.ch09_model.repeated_sequences": Example(
         lambda: ((4, _g()), {"min_half": 4}),
         decisions={("n", "huge"): ("not run", REASON_COUNT)},
     ),
-    "scoringbook.ch09_multihead.token_text": Example(lambda: (([0, 1],), {})),
-    "scoringbook.ch09_multihead.AttentionOnly": Example(
+    "scoringbook.ch09_model.token_text": Example(lambda: (([0, 1],), {})),
+    "scoringbook.ch09_model.AttentionOnly": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"num_hiddens": 8, "num_heads": 2, "num_layers": 2, "max_len": 20}),
         decisions={
@@ -843,34 +865,66 @@ _NEW = {
             ),
         },
     ),
-    "scoringbook.ch09_multihead.previous_token_score": Example(
+    "scoringbook.ch09_model.repeats_of_length": Example(
+        lambda: ((4, 7, _g()), {}),
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
+    ),
+    "scoringbook.ch09_model.accuracy_by_place": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens(), torch.tensor([4, 5, 6, 10])), {}),
+        skip_args={"model": MODEL_ARG},
+    ),
+    "scoringbook.ch09_model.scores_by_length": Example(
+        lambda: ((_tiny_run().model,), {"lengths": (5, 10), "n": 4}),
+        skip_args={"model": MODEL_ARG},
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
+    ),
+    "scoringbook.ch09_model.loss_by_position": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
+    ),
+    "scoringbook.ch09_scores.offset_score": Example(
+        lambda: ((torch.full((2, 1, 20, 20), 0.05), 9), {"k": torch.tensor([5, 10])})
+    ),
+    "scoringbook.ch09_exercises.check_heads": Example(lambda: ((_ex_split, _ex_merge), {})),
+    "scoringbook.ch09_exercises.check_sinusoidal": Example(
+        lambda: ((lambda n, d: torch.zeros(n, d),), {})
+    ),
+    "scoringbook.ch09_exercises.check_relative_offset": Example(
+        lambda: ((lambda delta, d: torch.eye(d),), {})
+    ),
+    "scoringbook.ch09_exercises.check_causal_masks": Example(
+        lambda: ((_ex_lens, _ex_sdpa, _ex_mha), {}),
+    ),
+    "scoringbook.ch09_exercises.check_head_score": Example(
+        lambda: ((lambda w: w.mean(dim=(0, 2, 3)), "previous"), {}),
+    ),
+    "scoringbook.ch09_scores.previous_token_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "scoringbook.ch09_multihead.induction_score": Example(
+    "scoringbook.ch09_scores.induction_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "scoringbook.ch09_multihead.repeated_half_accuracy": Example(
+    "scoringbook.ch09_model.repeated_half_accuracy": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {"ablate": [(0, 1)]}),
         skip_args={"model": MODEL_ARG},
     ),
-    "scoringbook.ch09_multihead.head_scores": Example(
+    "scoringbook.ch09_model.head_scores": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_multihead.ablation_table": Example(
+    "scoringbook.ch09_model.ablation_table": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_multihead.TrainRun": Example(
+    "scoringbook.ch09_model.TrainRun": Example(
         lambda: ((_tiny_run().model,), {"losses": [1.0, 0.5], "steps": [0, 1]}),
         skip_args={"model": MODEL_ARG},
         nonfinite_in_out=RECORD,
     ),
-    "scoringbook.ch09_multihead.train": Example(
+    "scoringbook.ch09_model.train": Example(
         lambda: ((), {"seed": 3, "steps": 2, "batch_size": 4, "every": 1, "n_held_out": 4}),
         skip_args=dict.fromkeys(
             ("seed", "steps", "batch_size", "lr", "every", "n_held_out", "watch"), TRAINS
         ),
     ),
-    "scoringbook.ch09_multihead.chapter_run": Example(lambda: ((), {})),
+    "scoringbook.ch09_model.chapter_run": Example(lambda: ((), {})),
     "scoringbook.ch09_multihead.heads_declaration": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),

@@ -28,7 +28,7 @@ NOT_CALLED = {
     "scoringbook.ch06_scoring_family.measure_costs": "starts a Python subprocess (importing "
     "torch) to measure peak memory: seconds per call; tests/book/test_ch06_scoring_family.py "
     "calls it validly and with bad sizes, d, repeats",
-    "scoringbook.ch09_multihead.chapter_run": "trains chapter 9's model (~10 s); its tiny "
+    "scoringbook.ch09_model.chapter_run": "trains chapter 9's model (~10 s); its tiny "
     "form, train(steps=2), is called and chapter 9's notebook runs it",
 }
 
