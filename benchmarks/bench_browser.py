@@ -159,14 +159,14 @@ async ([moves]) => {
 
 
 def pages() -> list[str]:
-    from browser.conftest import PAGES  # the same page list the browser tests use
+    from _pages import book_pages  # the same page list the browser tests use
 
-    return PAGES
+    return book_pages()
 
 
 def wake_all(page) -> None:
     """Scroll to every explorer in turn, as a reader would: each wakes near the viewport."""
-    from browser.conftest import WAKE_JS
+    from _pages import WAKE_JS
 
     page.evaluate(WAKE_JS, [60_000, None])
 
