@@ -65,7 +65,7 @@ def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, mar
         assert not misses, f"{name}: links that miss their heading: {misses}"
 
 
-@pytest.mark.parametrize("name", CHAPTERS[:1] + CHAPTERS[-1:])
+@pytest.mark.parametrize("name", CHAPTERS[:1] + CHAPTERS[-1:])  # the first and the last chapter
 def test_deep_links_land_on_a_fresh_load(browser, base_url, margin, name):
     with fresh_page(
         browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}
