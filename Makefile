@@ -164,7 +164,7 @@ chapters: $(STAMP)
 # chapters' code cells in chapters/ruff.toml: at most 79 characters, the page column). The
 # .ipynb twins are what ruff reads; tests/book/test_chapters_in_sync.py keeps the .md twins
 # equal.
-LINT_PATHS := attnlib scoringbook tests benchmarks web chapters
+LINT_PATHS := attnlib scoringbook tests benchmarks devtools web chapters
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)

@@ -2,10 +2,10 @@
 time to a working slider.
 
 Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built book
-(_build/html), served on 127.0.0.1 by tests/_serve.py, which gzips text as a host would
+(_build/html), served on 127.0.0.1 by devtools/_serve.py, which gzips text as a host would
 (--no-gzip: as the files lie on disk). Measured in one run, on this machine:
 
-* vitals (tests/_vitals.py explains each measure): per page (the landing page, every
+* vitals (devtools/_vitals.py explains each measure): per page (the landing page, every
   chapter, and the search page running a query), on Lighthouse's mobile profile (412 x 823
   touch screen; 150 ms round trips and 1.6 Mbit/s through DevTools'
   Network.emulateNetworkConditions; 4x CPU slow-down through Emulation.setCPUThrottlingRate),
@@ -16,7 +16,7 @@ Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built b
   ratio to the landing page's in the same run (the machine's load moves both alike), and LCP,
   TBT and INP as a ratio to their targets.
 * cpu: per page, the main thread's work at 4x CPU estimated from CPU (thread) time, the page
-  loaded unthrottled and traced (tests/_vitals.py): the blocking time after the first paint
+  loaded unthrottled and traced (devtools/_vitals.py): the blocking time after the first paint
   (cpu_load) and, on the landing page and the chapters, a tap on the colour-mode button
   (theme_switch_cpu). Regression guards, not issue 20's wall-clock targets: CPU time hardly
   moves with the machine's load, but these were too close to their budgets to be test verdicts
@@ -47,7 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
-sys.path[:0] = [str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "devtools")]
 
 import _vitals  # noqa: E402
 from _chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
@@ -59,7 +59,7 @@ THROTTLE = 4  # CPU slow-down factor for the second redraw measurement
 # Targets on the mobile profile (issue 20; web.dev's "good" is LCP <= 2.5 s, INP <= 200 ms, CLS <= 0.1)
 VITALS_TARGETS = {"lcp": 1200.0, "tbt": 200.0, "inp": 200.0, "cls": 0.1, "read_kb": 400.0}
 SEARCH = "search.html?q=attention"  # the search page, running a query
-# Total blocking time at 4x CPU estimated from CPU time (tests/_vitals.py, cpu_load). A regression
+# Total blocking time at 4x CPU estimated from CPU time (devtools/_vitals.py, cpu_load). A regression
 # guard, not issue 20's target: the pages before issue 20 came to 1,000-2,600 ms (the landing
 # page 20-90). Measured at the end of issue 20 (3 loads a page, with the machine's load average
 # at 12 on 2 cores): the chapters 49-338 ms (a median of about 215; native MathML layout and the

@@ -1,7 +1,7 @@
 """The explorers on a reader's screen (the book's layout issue): each fits the window, what a
 control changes is in view while it is operated, a swipe on a picture scrolls the page,
 small weights stay visible in dark mode, series colours have 3:1 contrast, text is legible
-and fields do not make a phone zoom. Methods and protocol: tests/browser/_craft.py;
+and fields do not make a phone zoom. Methods and protocol: devtools/_craft.py;
 `benchmarks/explorer_craft.py` prints the same numbers as a table.
 
 Targets:
@@ -20,8 +20,7 @@ An explorer in print (at most PRINT_PX tall, no controls): tests/browser/reading
 from __future__ import annotations
 
 import pytest
-
-from .._craft import (
+from _craft import (
     DARK_005,
     DESKTOP,
     FIELD_PX,
@@ -41,6 +40,7 @@ from .._craft import (
     swipe,
     text_sizes,
 )
+
 from ..conftest import (
     CHAPTERS,
     EXPLORER_CHAPTERS,

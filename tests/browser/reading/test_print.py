@@ -5,8 +5,8 @@ whole, without its controls, no taller than a printed page."""
 from __future__ import annotations
 
 import pytest
+from _craft import PRINT_PX
 
-from .._craft import PRINT_PX
 from ..conftest import (
     CHAPTERS,
     EXPLORER_CHAPTERS,

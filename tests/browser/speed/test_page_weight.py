@@ -6,7 +6,7 @@ cannot make flaky.
   no preloaded script, no widget state; Sphinx's search index only on the search page; no script
   but the book's own (the theme's attnbook.js, the explorers' boot) and Sphinx's and its
   extensions' small ones (no theme bundle, no framework).
-- The bytes that cross the link, served gzip-compressed as a host would (tests/_serve.py): at
+- The bytes that cross the link, served gzip-compressed as a host would (devtools/_serve.py): at
   load and after reading to the end, within the budget, every chapter next to the landing page.
 - An explorer wakes when it nears the viewport, not at load.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from .._reader import _shot
-from ..conftest import CHAPTERS, PAGES, fresh_page
+from ..conftest import PAGES, chapter_page, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -69,7 +69,9 @@ def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
     page = ctx.new_page()
     try:
-        page.goto(f"{base_url}/{CHAPTERS[4]}", wait_until="load")
+        page.goto(
+            f"{base_url}/{chapter_page('05_scaled_dot_product_attention')}", wait_until="load"
+        )
         page.wait_for_load_state("networkidle")
         got = page.evaluate(PRESS_MODE_JS)
         assert got["before"] == {"mode": "auto", "theme": "light", "says": "Colour: auto"}, got
@@ -84,7 +86,7 @@ def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base
         )
         assert got["stored"] == "dark", f"the choice was not remembered: {got}"
         # the next page opens in the mode chosen, before its first paint
-        page.goto(f"{base_url}/{CHAPTERS[5]}", wait_until="commit")
+        page.goto(f"{base_url}/{chapter_page('06_scoring_family')}", wait_until="commit")
         page.wait_for_selector("#book-header", state="attached")
         assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     finally:
@@ -98,7 +100,9 @@ def test_the_colour_mode_switch_cycles_by_keyboard(browser, base_url, key):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
     page = ctx.new_page()
     try:
-        page.goto(f"{base_url}/{CHAPTERS[0]}", wait_until="load")  # no mode stored: auto
+        page.goto(
+            f"{base_url}/{chapter_page('01_queries_keys_values')}", wait_until="load"
+        )  # no mode stored: auto
         button = page.locator("#book-mode")
         assert button.is_visible(), "no visible colour-mode switch"
         state = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import CHAPTERS, fresh_page
+from ..conftest import chapter_page, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +52,7 @@ def _phone(browser, base_url, name):
 
 @pytest.mark.parametrize("which", ["nav", "toc"])
 def test_navigation_toggles_open_and_close_on_a_phone(browser, base_url, which):
-    name = CHAPTERS[2]
+    name = chapter_page("03_masked_softmax")
     panel, toggle = DRAWERS[which]
     with _phone(browser, base_url, name) as page:
         assert page.locator(f"#{toggle}").is_visible(), f"{name}: #{toggle} hidden at 390 px"
@@ -130,7 +130,7 @@ def test_closing_a_phone_drawer_keeps_the_readers_place(browser, base_url, which
     """Closing a drawer leaves the page where it was, the drawer slides out and does not come
     back, the focus returns to the toggle, and nothing (a shade, a leftover panel, a tooltip)
     is left over the header's controls."""
-    name = CHAPTERS[4]
+    name = chapter_page("05_scaled_dot_product_attention")
     panel, toggle = DRAWERS[which]
     with _phone(browser, base_url, name) as page:
         page.evaluate("window.scrollTo(0, 3000)")
@@ -162,7 +162,7 @@ def test_closing_a_phone_drawer_keeps_the_readers_place(browser, base_url, which
 
 
 def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url, margin):
-    name = CHAPTERS[4]
+    name = chapter_page("05_scaled_dot_product_attention")
     with _phone(browser, base_url, name) as page:
         _tap_toggle(page, "toc")
         page.wait_for_function(
@@ -187,7 +187,9 @@ def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url, m
 
 def test_the_navigation_toggle_a_reader_sees_hides_the_sidebar_on_a_wide_screen(browser, base_url):
     with fresh_page(
-        browser, f"{base_url}/{CHAPTERS[4]}", viewport={"width": 1280, "height": 900}
+        browser,
+        f"{base_url}/{chapter_page('05_scaled_dot_product_attention')}",
+        viewport={"width": 1280, "height": 900},
     ) as page:
         toggle = page.locator("#book-nav-toggle")
         assert toggle.is_visible(), "no visible navigation toggle at 1280 px"
@@ -272,7 +274,9 @@ def test_a_phone_drawer_shows_in_the_taps_frame_and_only_it_restyles(browser, ba
     ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = ctx.new_page()
     try:
-        page.goto(f"{base_url}/{CHAPTERS[4]}", wait_until="load")
+        page.goto(
+            f"{base_url}/{chapter_page('05_scaled_dot_product_attention')}", wait_until="load"
+        )
         page.wait_for_load_state("networkidle")
         got = page.evaluate(TAP_DRAWER_JS, [panel, toggle])
         assert got["atFrame"]["open"] and got["atFrame"]["drawer"] and got["atFrame"]["shade"], (

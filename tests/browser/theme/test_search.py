@@ -29,7 +29,7 @@ from urllib.parse import quote
 import pytest
 from _vitals import DEVICE, OBSERVE_JS, READ_JS, Load, cls, slow_network
 
-from ..conftest import CHAPTERS, PAGES, SITE, fresh_page
+from ..conftest import PAGES, SITE, chapter_page, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -207,7 +207,7 @@ def test_a_search_fetches_text_copies_not_pages(browser, gzip_url, margin, q):
 
 @pytest.mark.parametrize("width", [412, 1280])
 def test_nothing_moves_while_the_hits_arrive(browser, gzip_url, margin, width):
-    """On the slow link (150 ms round trips, 1.6 Mbit/s, as tests/_vitals.py) the hits arrive
+    """On the slow link (150 ms round trips, 1.6 Mbit/s, as devtools/_vitals.py) the hits arrive
     over a second or more: the layout shifts while they arrive and while reading to the end
     stay under 0.005 (the target is 0.1; Sphinx's way gave 0.15 at 412 px)."""
     device = {**DEVICE, "viewport": {"width": width, "height": 823 if width < 600 else 900}}
@@ -378,7 +378,7 @@ def test_search_finds_chapters_on_the_search_page(browser, base_url):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto(f"{base_url}/{CHAPTERS[2]}", wait_until="load")
+        page.goto(f"{base_url}/{chapter_page('03_masked_softmax')}", wait_until="load")
         # Ctrl+K goes to the chapter's search field, which leads to the search page
         page.keyboard.press("Control+k")
         page.wait_for_function(

@@ -9,7 +9,7 @@ throttling applied through the DevTools protocol before navigation:
   1.6 Mbit/s down, 750 kbit/s up;
 * CPU: ``Emulation.setCPUThrottlingRate`` 4 (a mid-range phone).
 
-The page is served compressed (tests/_serve.py: gzip, as a host would). Measured in the page
+The page is served compressed (devtools/_serve.py: gzip, as a host would). Measured in the page
 with the browser's own performance entries, observed from before the first byte:
 
 * LCP: the last ``largest-contentful-paint`` entry before the first input;
