@@ -36,6 +36,7 @@ from attnlib._checks import (
     check_same_dtype,
     fmt_shape,
 )
+from attnlib.domains import FloatTensor, Int, Real, declare
 
 __all__ = [
     "dot_product_scores",
@@ -51,6 +52,12 @@ __all__ = [
 #: enough that per-block overhead is negligible).
 DEFAULT_BLOCK_ELEMENTS = 2**20
 
+#: what the message of a feature-size mismatch suggests
+_DHINT = {
+    "d": "For queries and keys of different sizes use attnlib.bilinear_scores(queries, keys, M) "
+    "or attnlib.AdditiveAttention(num_hiddens)"
+}
+
 _Q = "(batch, n_queries, d)"
 _K = "(batch, n_keys, d)"
 
@@ -65,6 +72,11 @@ def _check_qk(
     return queries, keys
 
 
+@declare(
+    queries=FloatTensor("batch n_queries d"),
+    keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
+    differentiable=("queries", "keys"),
+)
 def dot_product_scores(queries: Tensor, keys: Tensor) -> Tensor:
     r"""Scaled dot-product scores :math:`q^\top k / \sqrt{d}`.
 
@@ -131,6 +143,12 @@ def _dot_product_scores(queries: Tensor, keys: Tensor, fn: str) -> Tensor:
     )  # (batch, n_queries, n_keys)
 
 
+@declare(
+    queries=FloatTensor("batch n_queries d_q"),
+    keys=FloatTensor("batch n_keys d_k", same_dtype_as="queries"),
+    M=FloatTensor("d_q d_k", same_dtype_as="queries"),
+    differentiable=("queries", "keys", "M"),
+)
 def bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor) -> Tensor:
     r"""Bilinear (general) scores :math:`q^\top M k` for queries and keys of any sizes.
 
@@ -196,6 +214,12 @@ def _unit_rows(x: Tensor) -> Tensor:
     return x / torch.where(norm > 0, norm, torch.ones_like(norm))  # (batch, n, d)
 
 
+@declare(
+    queries=FloatTensor("batch n_queries d"),
+    keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
+    temperature=Real(gt=0, tensor=True),
+    differentiable=("queries", "keys"),
+)
 def cosine_scores(queries: Tensor, keys: Tensor, temperature: float | Tensor = 1.0) -> Tensor:
     r"""Cosine-similarity (content-based) scores :math:`\cos(q, k) / \tau`.
 
@@ -284,6 +308,12 @@ def _cosine_scores(queries: Tensor, keys: Tensor, temperature: object, fn: str) 
     return scores.clamp_(-bound, bound).to(out_dtype)
 
 
+@declare(
+    queries=FloatTensor("batch n_queries d"),
+    keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
+    sigma=Real(gt=0, tensor=True),
+    differentiable=("queries", "keys"),
+)
 def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
     r"""Gaussian-kernel scores :math:`-\lVert q - k\rVert^2 / (2\sigma^2)`.
 
@@ -377,6 +407,15 @@ def _additive_blocks_no_grad(
     return scores
 
 
+@declare(
+    queries=FloatTensor("batch n_queries d_q"),
+    keys=FloatTensor("batch n_keys d_k", same_dtype_as="queries"),
+    W_q=FloatTensor("h d_q", same_dtype_as="queries"),
+    W_k=FloatTensor("h d_k", same_dtype_as="queries"),
+    w_v=FloatTensor("h", same_dtype_as="queries"),
+    max_block_elements=Int(ge=1),
+    differentiable=("queries", "keys", "W_q", "W_k", "w_v"),
+)
 def additive_scores(
     queries: Tensor,
     keys: Tensor,
