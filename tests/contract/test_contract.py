@@ -11,6 +11,7 @@ import pkgutil
 import time
 
 import pytest
+import torch
 
 from ._engine import SLOWER, TIMEOUT_S, function_name, judge, perturbations
 from ._open_defects import OPEN

@@ -91,7 +91,9 @@ def test_bilinear_identity_over_sqrt_d_is_dot_product():
 
 def test_bilinear_bad_M():
     q, k = _qk(dq=2, dk=3)
-    with pytest.raises(ValueError, match=r"M must have shape \(d_q, d_k\) = \(2, 3\), got \(3, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"M must have shape \(d_q, d_k\) = \(2, 3\), got \(3, 2\)"
+    ):
         bilinear_scores(q, k, torch.zeros(3, 2, dtype=torch.float64))
     with pytest.raises(ValueError, match=r"M must have 2 dimensions"):
         bilinear_scores(q, k, torch.zeros(6, dtype=torch.float64))
