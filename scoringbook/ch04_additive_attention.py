@@ -45,7 +45,7 @@ from scoringbook._checking import (
     checker,
 )
 from scoringbook._common import _count, _distinct_presets, _generator, _ints, _np, _real, _seed
-from scoringbook.ch01_queries_keys_values import check_weights
+from scoringbook.ch01_exercises import check_weights
 
 __all__ = [
     "additive_attention_explorer",

@@ -63,7 +63,7 @@ ONE_HOT = [1.0] + [0.0] * 10
 
 
 def _ed(source=DATE, weights=None, **kw):
-    from scoringbook.diagrams import draw_encoder_decoder
+    from scoringbook.ch07_diagram import draw_encoder_decoder
 
     if weights is None:
         weights = ONE_HOT if source == DATE else [1 / len(source)] * len(source)

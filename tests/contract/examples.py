@@ -70,36 +70,37 @@ def _weights_ok(r):
 
 @functools.cache
 def _date_model():
-    from scoringbook import seq2seq as s2s
+    from scoringbook import ch07_dates
 
     with torch.random.fork_rng():
         torch.manual_seed(0)
-        m = s2s.DateModel(attention=True, embed_size=4, num_hiddens=8)
-        src, lens = s2s.encode_sources(["22 Nov 2026", "3 Jan 1999"])
-        tgt = s2s.encode_targets(["2026-11-22", "1999-01-03"])
+        m = ch07_dates.DateModel(attention=True, embed_size=4, num_hiddens=8)
+        src, lens = ch07_dates.encode_sources(["22 Nov 2026", "3 Jan 1999"])
+        tgt = ch07_dates.encode_targets(["2026-11-22", "1999-01-03"])
         m(src, lens, tgt)
     return m
 
 
 @functools.cache
 def _number_models():
-    from scoringbook import ch08_lengths as L
+    from scoringbook import ch08_numbers
 
     with torch.random.fork_rng():
         torch.manual_seed(0)
-        att = L.NumberModel(attention=True, embed_size=4, num_hiddens=8)
-        plain = L.NumberModel(attention=False, embed_size=4, num_hiddens=8)
-        src, lens = L.encode_spoken(["12", "3"])
-        tgt = L.encode_digits(["12", "3"])
+        att = ch08_numbers.NumberModel(attention=True, embed_size=4, num_hiddens=8)
+        plain = ch08_numbers.NumberModel(attention=False, embed_size=4, num_hiddens=8)
+        src, lens = ch08_numbers.encode_spoken(["12", "3"])
+        tgt = ch08_numbers.encode_digits(["12", "3"])
         att(src, lens, tgt)
         plain(src, lens, tgt)
     return att, plain
 
 
 def _log():
+    from scoringbook import ch07_dates
     from scoringbook import seq2seq as s2s
 
-    w = torch.softmax(torch.randn(1, s2s.N_OUT, 11, generator=_g()), -1)
+    w = torch.softmax(torch.randn(1, ch07_dates.N_OUT, 11, generator=_g()), -1)
     return s2s.TrainLog(losses=[2.0 - 0.05 * i for i in range(20)], checkpoints=[(0, w), (20, w)])
 
 
@@ -396,7 +397,7 @@ _BOOK = {
     "scoringbook.ch01_queries_keys_values.softmax_temperature_explorer": _explorer_fn(
         n_queries=2, n_keys=3, n_temperatures=5
     ),
-    "scoringbook.ch01_queries_keys_values.check_weights": Example(
+    "scoringbook.ch01_exercises.check_weights": Example(
         lambda: ((torch.softmax(T(2, 3, 4), -1),), {})
     ),
     # chapter 2
@@ -412,9 +413,7 @@ _BOOK = {
     "scoringbook.ch02_attention_pooling.bandwidth_training_explorer": _explorer_fn(
         n_train=8, steps=5
     ),
-    "scoringbook.ch02_attention_pooling.check_kernel": Example(
-        lambda: ((_kernel, "gaussian"), {})
-    ),
+    "scoringbook.ch02_exercises.check_kernel": Example(lambda: ((_kernel, "gaussian"), {})),
     # chapter 3
     "scoringbook.ch03_masked_softmax.masking_declaration": Example(
         lambda: ((), {"max_tokens": 4, "d": 4})
@@ -451,28 +450,28 @@ _BOOK = {
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
     ),
     "scoringbook.ch07_bahdanau.chapter_playback_declaration": Example(lambda: ((), {})),
-    "scoringbook.ch07_bahdanau.check_alignment": Example(
+    "scoringbook.ch07_exercises.check_alignment": Example(
         lambda: ((torch.eye(10, 11), "22 Nov 2026"), {})
     ),
-    "scoringbook.ch07_bahdanau.check_attention_module": Example(
+    "scoringbook.ch07_exercises.check_attention_module": Example(
         lambda: ((_additive_factory,), {"steps": 3, "seed": 0}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
     ),
     # chapter 6: the number-reading models
-    "scoringbook.ch08_lengths.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
-    "scoringbook.ch08_lengths.spell": Example(lambda: (("1203",), {})),
-    "scoringbook.ch08_lengths.encode_spoken": Example(lambda: ((["12", "3"],), {})),
-    "scoringbook.ch08_lengths.encode_digits": Example(lambda: ((["12", "3"],), {})),
-    "scoringbook.ch08_lengths.NumberModel": Example(
+    "scoringbook.ch08_numbers.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
+    "scoringbook.ch08_numbers.spell": Example(lambda: (("1203",), {})),
+    "scoringbook.ch08_numbers.encode_spoken": Example(lambda: ((["12", "3"],), {})),
+    "scoringbook.ch08_numbers.encode_digits": Example(lambda: ((["12", "3"],), {})),
+    "scoringbook.ch08_numbers.NumberModel": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"attention": True, "embed_size": 4, "num_hiddens": 8}),
     ),
-    "scoringbook.ch08_lengths.read_numbers": Example(
+    "scoringbook.ch08_numbers.read_numbers": Example(
         lambda: ((_number_models()[0], ["12", "3"]), {"extra": 2}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
-    "scoringbook.ch08_lengths.scores": Example(lambda: ((["12", "4"], ["12", "3"]), {})),
-    "scoringbook.ch08_lengths.word_weights": Example(
+    "scoringbook.ch08_numbers.scores": Example(lambda: ((["12", "4"], ["12", "3"]), {})),
+    "scoringbook.ch08_numbers.word_weights": Example(
         lambda: ((torch.softmax(T(3, 9), -1), "12"), {})
     ),
     "scoringbook.ch08_lengths.evaluate": Example(
@@ -526,17 +525,19 @@ _BOOK = {
     ),
     "scoringbook.ch08_lengths.chapter_length_declaration": Example(lambda: ((), {})),
     # chapter 6: the date model
-    "scoringbook.seq2seq.random_dates": Example(lambda: ((3, _g()), {})),
-    "scoringbook.seq2seq.format_source": Example(
+    "scoringbook.ch07_dates.random_dates": Example(lambda: ((3, _g()), {})),
+    "scoringbook.ch07_dates.format_source": Example(
         lambda: ((dt.date(2026, 11, 22),), {"style": "short"})
     ),
-    "scoringbook.seq2seq.format_target": Example(lambda: ((dt.date(2026, 11, 22),), {})),
-    "scoringbook.seq2seq.random_sources": Example(
+    "scoringbook.ch07_dates.format_target": Example(lambda: ((dt.date(2026, 11, 22),), {})),
+    "scoringbook.ch07_dates.random_sources": Example(
         lambda: (([dt.date(2026, 11, 22), dt.date(1999, 1, 3)], _g()), {})
     ),
-    "scoringbook.seq2seq.encode_sources": Example(lambda: ((["22 Nov 2026", "3 Jan"],), {})),
-    "scoringbook.seq2seq.encode_targets": Example(lambda: ((["2026-11-22", "1999-01-03"],), {})),
-    "scoringbook.seq2seq.implied_alignment": Example(lambda: (("22 Nov 2026",), {})),
+    "scoringbook.ch07_dates.encode_sources": Example(lambda: ((["22 Nov 2026", "3 Jan"],), {})),
+    "scoringbook.ch07_dates.encode_targets": Example(
+        lambda: ((["2026-11-22", "1999-01-03"],), {})
+    ),
+    "scoringbook.ch07_dates.implied_alignment": Example(lambda: (("22 Nov 2026",), {})),
     "scoringbook.seq2seq.Encoder": Example(
         torch_rng=MODULE_INIT, call=lambda: ((10, 4, 8), {"num_layers": 1})
     ),
@@ -550,7 +551,7 @@ _BOOK = {
     "scoringbook.seq2seq.EncoderDecoder": Example(
         torch_rng=MODULE_INIT, call=lambda: ((10, 12), {"embed_size": 4, "num_hiddens": 8})
     ),
-    "scoringbook.seq2seq.DateModel": Example(
+    "scoringbook.ch07_dates.DateModel": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"embed_size": 4, "num_hiddens": 8, "dropout": 0.0}),
     ),
@@ -563,11 +564,11 @@ _BOOK = {
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
         mutates={"model": "train updates the model's parameters: its purpose"},
     ),
-    "scoringbook.seq2seq.translate": Example(
+    "scoringbook.ch07_dates.translate": Example(
         lambda: ((_date_model(), ["22 Nov 2026"]), {}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
-    "scoringbook.seq2seq.accuracy": Example(
+    "scoringbook.ch07_dates.accuracy": Example(
         lambda: ((_date_model(), ["22 Nov 2026"], [dt.date(2026, 11, 22)]), {}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
@@ -594,7 +595,7 @@ _BOOK = {
         lambda: ((_pipeline(),), {"title": "t"}), text_args=("title",)
     ),
     "scoringbook.diagrams.pipeline_example": Example(lambda: (("dot_product",), {"valid_len": 2})),
-    "scoringbook.diagram_seq2seq.draw_encoder_decoder": Example(
+    "scoringbook.ch07_diagram.draw_encoder_decoder": Example(
         lambda: (("22 Nov 2026", "2026-11-", torch.softmax(T(11), -1)), {"next_char": "2"}),
         text_args=("title",),
     ),
@@ -616,17 +617,17 @@ def _pipeline():
 
 
 def _number_data():
-    from scoringbook import ch08_lengths as L
+    from scoringbook import ch08_numbers
 
-    src, lens = L.encode_spoken(["12", "3", "45"])
-    return src, lens, L.encode_digits(["12", "3", "45"])
+    src, lens = ch08_numbers.encode_spoken(["12", "3", "45"])
+    return src, lens, ch08_numbers.encode_digits(["12", "3", "45"])
 
 
 def _date_data():
-    from scoringbook import seq2seq as s2s
+    from scoringbook import ch07_dates
 
-    src, lens = s2s.encode_sources(["22 Nov 2026", "3 Jan 1999"])
-    return src, lens, s2s.encode_targets(["2026-11-22", "1999-01-03"])
+    src, lens = ch07_dates.encode_sources(["22 Nov 2026", "3 Jan 1999"])
+    return src, lens, ch07_dates.encode_targets(["2026-11-22", "1999-01-03"])
 
 
 def _date_model_copy():

@@ -215,7 +215,7 @@ def test_check_result_markdown_escapes_markup(special):
 
 
 def test_check_alignment_markdown_escapes_the_source():
-    from scoringbook.ch07_bahdanau import check_alignment
+    from scoringbook.ch07_exercises import check_alignment
 
     r = check_alignment(torch.zeros(10, 11), "22 Nov 2026")
     body = _body(r._repr_markdown_())

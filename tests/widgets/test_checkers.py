@@ -16,8 +16,8 @@ from attnlib import scoring
 from attnlib.kernels import KERNELS
 from attnlib.masking import masked_softmax, valid_lens_to_mask
 from scoringbook._checking import CheckResult
-from scoringbook.ch01_queries_keys_values import check_weights
-from scoringbook.ch02_attention_pooling import KERNEL_FORMULAS, check_kernel
+from scoringbook.ch01_exercises import check_weights
+from scoringbook.ch02_exercises import KERNEL_FORMULAS, check_kernel
 from scoringbook.ch03_masked_softmax import check_masked_softmax
 from scoringbook.ch04_additive_attention import check_scores
 
