@@ -52,7 +52,7 @@ import functools
 import inspect
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -89,6 +89,9 @@ __all__ = [
     "FloatTensor",
     "Lengths",
     "Mask",
+    "Seq",
+    "Tup",
+    "Dict",
     "Generator",
     "Seed",
     "Instance",
@@ -397,15 +400,19 @@ class FloatTensor(Domain):
         finite: bool = False,
         min_size: dict | None = None,
         hints: dict | None = None,
+        within: tuple[float, float] | None = None,
         **kw,
     ) -> None:
         super().__init__(**kw)
         self.hints = dict(hints or {})
+        self.within = within
         self.dims = tuple(dims.split())
         self.same_dtype_as = same_dtype_as
         self.finite = finite
         self.min_size = dict(min_size or {})
         self.layout = "(" + ", ".join(self.dims) + ("," if len(self.dims) == 1 else "") + ")"
+        if "..." in self.dims[1:]:
+            raise ValueError(f"FloatTensor: '...' may only lead the dimensions; got {dims!r}")
 
     def check(self, value, fn, name, dims):
         if not isinstance(value, Tensor):
@@ -428,22 +435,33 @@ class FloatTensor(Domain):
                 )
         dims[("dtype", name)] = value.dtype
         if self.dims != ("...",):
-            n = len(self.dims)
-            if value.dim() != n:
+            lead = self.dims[0] == "..."
+            named = self.dims[1:] if lead else self.dims
+            n = len(named)
+            if value.dim() != n and not (lead and value.dim() >= n):
+                at_least = "at least " if lead else ""
                 raise ValueError(
-                    f"{fn}: {name} must have {n} dimension{'s' if n != 1 else ''} "
+                    f"{fn}: {name} must have {at_least}{n} dimension{'s' if n != 1 else ''} "
                     f"{self.layout}; got shape {fmt_shape(value.shape)}"
                 )
-            for axis, dim in enumerate(self.dims):
+            offset = value.dim() - n
+            for axis, dim in enumerate(named, offset):
                 size = value.shape[axis]
+                if dim.isdigit():
+                    if size != int(dim):
+                        raise ValueError(
+                            f"{fn}: {name} must have shape {self.layout}; got shape "
+                            f"{fmt_shape(value.shape)}"
+                        )
+                    continue
                 seen = dims.get(dim)
                 if seen is None:
                     dims[dim] = (size, name, value.shape)
                 elif seen[0] != size:
                     words = DIM_WORDS.get(dim, dim)
                     expected = tuple(
-                        dims[d][0] if d in dims else value.shape[i]
-                        for i, d in enumerate(self.dims)
+                        int(d) if d.isdigit() else dims[d][0] if d in dims else value.shape[i]
+                        for i, d in enumerate(named, offset)
                     )
                     where = (
                         f"{seen[1]} has shape {fmt_shape(seen[2])}: {dim} = {seen[0]}"
@@ -464,7 +482,90 @@ class FloatTensor(Domain):
                     )
         if self.finite and value.numel() and not bool(torch.isfinite(value).all()):
             raise ValueError(f"{fn}: {name} must hold finite values; got NaN or infinity")
+        if self.within is not None and value.numel():
+            lo, hi = self.within
+            low, high = float(value.min()), float(value.max())
+            if not (lo <= low and high <= hi):
+                raise ValueError(
+                    f"{fn}: {name} must hold values in [{lo:g}, {hi:g}]; got values from "
+                    f"{low:g} to {high:g}"
+                )
         return value
+
+
+class Seq(Domain):
+    """A list or tuple (not a string, not a mapping) whose items are each in ``item``
+    (checked as ``name[i]``), of ``min_len`` items or more (and ``max_len`` at most); returned
+    as a list of the checked items."""
+
+    kind = "seq"
+
+    def __init__(
+        self, item: Domain, *, min_len: int = 0, max_len: int | None = None, **kw
+    ) -> None:
+        super().__init__(**kw)
+        self.item, self.min_len, self.max_len = item, min_len, max_len
+
+    def check(self, value, fn, name, dims):
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(
+            value, (Sequence, np.ndarray, Tensor)
+        ):
+            raise TypeError(f"{fn}: {name} must be a list; got {describe(value)}")
+        items = list(value)
+        if len(items) < self.min_len:
+            raise ValueError(
+                f"{fn}: {name} must hold at least {self.min_len} item(s); got {len(items)}"
+            )
+        if self.max_len is not None and len(items) > self.max_len:
+            raise ValueError(
+                f"{fn}: {name} must hold at most {self.max_len} item(s); got {len(items)}"
+            )
+        return [self.item(v, fn, f"{name}[{i}]", dims) for i, v in enumerate(items)]
+
+
+class Tup(Domain):
+    """A fixed-length list or tuple whose i-th item is in ``items[i]``; returned as a tuple."""
+
+    kind = "tuple"
+
+    def __init__(self, *items: Domain, **kw) -> None:
+        super().__init__(**kw)
+        self.items = items
+
+    def check(self, value, fn, name, dims):
+        n = len(self.items)
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(
+            value, (Sequence, np.ndarray, Tensor)
+        ):
+            raise TypeError(f"{fn}: {name} must be a tuple of {n} items; got {describe(value)}")
+        items = list(value)
+        if len(items) != n:
+            raise ValueError(f"{fn}: {name} must be a tuple of {n} items; got {len(items)}")
+        return tuple(
+            d(v, fn, f"{name}[{i}]", dims) for i, (d, v) in enumerate(zip(self.items, items))
+        )
+
+
+class Dict(Domain):
+    """A mapping with string keys; ``required`` keys must be there, and every value is in
+    ``value`` (checked as ``name[key]``). Returned as a dict of the checked values."""
+
+    kind = "dict"
+
+    def __init__(self, value: Domain, *, required: Sequence[str] = (), **kw) -> None:
+        super().__init__(**kw)
+        self.value, self.required = value, tuple(required)
+
+    def check(self, value, fn, name, dims):
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{fn}: {name} must be a dict; got {describe(value)}")
+        missing = [k for k in self.required if k not in value]
+        if missing:
+            raise ValueError(
+                f"{fn}: {name} must have the keys {list(self.required)}; missing {missing} "
+                f"(got {sorted(map(str, value))})"
+            )
+        return {k: self.value(v, fn, f"{name}[{k!r}]", dims) for k, v in value.items()}
 
 
 class Lengths(Domain):
@@ -559,17 +660,21 @@ def declare(
             )
         )
 
+        # a method names the class of the object it was called on (a subclass's own name)
+        method = _name is None and bool(positional) and positional[0] == "self"
+
         @functools.wraps(fn)
         def checked(*args, **kwargs):
             dims: dict = {}
             n_args = len(args)
             if n_args:
                 args = list(args)
+            where = type(args[0]).__name__ if method and n_args else display
             for name, dom, i in plan:
                 if i < n_args:
-                    args[i] = dom(args[i], display, name, dims)
+                    args[i] = dom(args[i], where, name, dims)
                 elif name in kwargs:
-                    kwargs[name] = dom(kwargs[name], display, name, dims)
+                    kwargs[name] = dom(kwargs[name], where, name, dims)
             return fn(*args, **kwargs)
 
         checked.__domains__ = dict(domains)

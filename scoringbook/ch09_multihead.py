@@ -30,8 +30,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from attnlib._rng import isolated_global_rng
-from attnlib._validate import as_int, as_real, as_seed, describe
+from attnlib.domains import as_int, as_real, as_seed, describe, isolated_global_rng
 from attnlib.transformer import MultiHeadAttention, PositionalEncoding, causal_valid_lens
 from attnlib.widgets import (
     Caption,

@@ -251,3 +251,26 @@ def test_gradients_are_finite(name, case, tie):
     assert d is not None and d[2], f"{name}: declares no differentiable arguments"
     problem = gradient_problem(fn, args, kwargs, d[2], tie)
     assert problem is None, f"{name}: {problem}"
+
+
+def test_scoringbook_reaches_attnlibs_checks_through_the_public_api():
+    """scoringbook validates with attnlib.domains (the public declaration and validation API),
+    never with attnlib's private _validate, _checks or _rng modules."""
+    import ast
+    from pathlib import Path
+
+    import scoringbook
+
+    bad = []
+    for path in sorted(Path(scoringbook.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            mods = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            for m in mods:
+                parts = m.split(".")
+                if parts[0] == "attnlib" and len(parts) > 1 and parts[1].startswith("_"):
+                    bad.append(f"{path.name}:{node.lineno}: {m}")
+    assert not bad, f"scoringbook imports attnlib's private modules (use attnlib.domains): {bad}"

@@ -83,7 +83,7 @@ def test_registry():
         "heads",
         "ablation",
     }
-    with pytest.raises(KeyError, match="unknown explorer 'nope'"):
+    with pytest.raises(ValueError, match="compute: name must be one of .*; got 'nope'"):
         compute("nope")
 
 
