@@ -175,7 +175,8 @@ class MultiHeadAttention(nn.Module):
 
     **Weights layout (a decision).** ``.attention_weights`` is
     ``(batch, num_heads, n_queries, n_keys)``: sequence first, then head, queries are rows
-    (the layout of ``nn.MultiheadAttention(..., average_attn_weights=False)``). d2l's layout,
+    (the layout ``nn.MultiheadAttention`` returns when its forward call is given
+    ``average_attn_weights=False``, an argument of the call, not of the constructor). d2l's layout,
     ``(batch * num_heads, n_queries, n_keys)`` with the heads of sequence 0 first, stays at
     ``.attention.attention_weights``, so d2l's Transformer code runs unchanged. Both are the
     weights before dropout.

@@ -226,7 +226,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         9,
         "09_multi_head_attention",
         "From scoring functions to the Transformer's attention",
-        modules=("ch09_multihead",),
+        modules=("ch09_model", "ch09_scores", "ch09_multihead", "ch09_exercises"),
         explorers=(
             Explorer("heads_playback", TRAINED, "ch09_multihead", run="chapter_run"),
             Explorer("heads", TRAINED, "ch09_multihead", run="chapter_run"),
@@ -235,14 +235,12 @@ CHAPTERS: tuple[Chapter, ...] = (
         trained=Section("## Heads that learn to look back", "## The cost: $n^2$ per head"),
         typed={
             "3.0": "ln 20, the loss of guessing among 20 tokens",
-            "0.14": "the previous-token score of uniform weights (mean of 1/(i+1)): no training",
-            "0.07": "the induction score of uniform weights, likewise",
         },
         not_called={
-            "scoringbook.ch09_multihead.chapter_run": "trains chapter 9's model (~10 s); its "
+            "scoringbook.ch09_model.chapter_run": "trains chapter 9's model (~10 s); its "
             "tiny form, train(steps=2), is called and chapter 9's notebook runs it",
         },
-        exercises=False,
+        exercises=True,
     ),
 )
 

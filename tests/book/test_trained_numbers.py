@@ -47,8 +47,6 @@ ALLOWED = {
     },
     "09_multi_head_attention": {
         "3.0",  # ln 20, the loss of guessing among 20 tokens
-        "0.14",  # the previous-token score of uniform weights (mean of 1/(i+1)): no training
-        "0.07",  # the induction score of uniform weights, likewise
     },
     "08_attention_and_length": {
         "0.02",  # the length experiment's learning rate, a setting

@@ -41,6 +41,7 @@ class Example:
                itself checked: a decided refusal must still name the argument).
     skip_args: arguments not perturbed, ``{argument: reason}`` (e.g. a trained model).
     text_args: string arguments whose text reaches a page (get control characters, markup).
+    tie:       a scoring function's call at a tie (a query equal to a key), for its gradient.
     """
 
     call: Callable[[], tuple[tuple, dict]]
@@ -54,6 +55,10 @@ class Example:
     mutates: dict = dataclasses.field(default_factory=dict)
     #: why a NaN/inf entry in a tensor argument may come out as NaN/inf (a reason), or ""
     nonfinite_in_out: str = ""
+    #: a scoring function's call where some query equals a key, ``() -> (args, kwargs)``: the
+    #: gradient of the scores with respect to every floating tensor argument must be finite
+    #: there (test_contract.py requires one for every ``attnlib.scoring.*_scores``)
+    tie: Callable[[], tuple[tuple, dict]] | None = None
 
 
 def _is_number(v) -> bool:

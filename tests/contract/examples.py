@@ -60,12 +60,35 @@ def T(*shape, seed=0):
     return torch.rand(*shape, generator=_g(seed))
 
 
+def _tie(*extra):
+    """``() -> (args, kwargs)`` of a scoring function whose queries 0-2 equal keys 0-2:
+    (queries (2, 3, 4), keys (2, 5, 4), *extra)."""
+
+    def call():
+        k = T(2, 5, 4, seed=1)  # (2, 5, 4)
+        return (k[:, :3].clone(), k, *(e() for e in extra)), {}
+
+    return call
+
+
 def _weights_ok(r):
     w = r[1] if isinstance(r, tuple) else r
     torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[:-1], dtype=w.dtype))
 
 
 # ------------------------------------------------------------------ small shared objects
+
+
+def _gaussian_reference():
+    from attnlib.scoring import gaussian_scores
+
+    return gaussian_scores
+
+
+def _score_arg():
+    from attnlib.widgets.live_scores import ScoreArg
+
+    return ScoreArg("sigma", default=1.0)
 
 
 @functools.cache
@@ -144,7 +167,9 @@ _LIB = {
         lambda: ((torch.tensor([1, 3]), 2, 4), {}),
     ),
     "attnlib.scoring.dot_product_scores": Example(
-        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {})
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {}),
+        tie=_tie(),
     ),
     "attnlib.scoring.additive_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
@@ -152,14 +177,25 @@ _LIB = {
             (T(2, 3, 4), T(2, 5, 6, seed=1), T(8, 4, seed=2), T(8, 6, seed=3), T(8, seed=4)),
             {},
         ),
+        tie=_tie(lambda: T(8, 4, seed=2), lambda: T(8, 4, seed=3), lambda: T(8, seed=4)),
     ),
     "attnlib.scoring.bilinear_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 6, seed=1), T(4, 6, seed=2)), {}),
+        tie=_tie(lambda: T(4, 4, seed=2)),
     ),
     "attnlib.scoring.gaussian_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        tie=_tie(lambda: torch.tensor(0.5)),
+    ),
+    "attnlib.scoring.laplace_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        check=lambda r: torch.testing.assert_close(  # -||q - k|| / sigma, written out
+            r, -(T(2, 3, 4)[:, :, None] - T(2, 5, 4, seed=1)[:, None]).norm(dim=-1) / 0.5
+        ),
+        tie=_tie(lambda: torch.tensor(0.5)),
     ),
     "attnlib.pooling.attention_pool": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
@@ -268,6 +304,13 @@ _WIDGETS = {
         lambda: (
             (np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])),
             {"query": ("x", "y"), "weights": "w", "output": ("p", "s")},
+        )
+    ),
+    "attnlib.widgets.live_scores.ScoreArg": Example(lambda: (("sigma",), {"default": 1.0})),
+    "attnlib.widgets.live_scores.LiveScore": Example(
+        lambda: (
+            ("gaussian", _gaussian_reference(), "gaussian"),
+            {"args": (_score_arg(),), "label": "Gaussian"},
         )
     ),
     "attnlib.widgets.live.LiveKernelRegression": Example(
@@ -669,16 +712,38 @@ MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch09_multihe
 
 @functools.cache
 def _tiny_run():
-    from scoringbook import ch09_multihead as tiny
+    from scoringbook import ch09_model as tiny
 
     with torch.random.fork_rng():
-        return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=2)
+        return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=(10, 5))
 
 
 def _tiny_tokens(n=4):
-    from scoringbook import ch09_multihead as tiny
+    from scoringbook import ch09_model as tiny
 
     return tiny.repeated_sequences(n, _g(1), min_half=4)[0]
+
+
+def _ex_split(x, H):
+    b, n, d = x.shape
+    return x.reshape(b, n, H, d // H).permute(0, 2, 1, 3).reshape(b * H, n, d // H)
+
+
+def _ex_merge(x, H):
+    bh, n, dh = x.shape
+    return x.reshape(bh // H, H, n, dh).permute(0, 2, 1, 3).reshape(bh // H, n, H * dh)
+
+
+def _ex_lens(b, n):
+    return torch.arange(1, n + 1).repeat(b, 1)
+
+
+def _ex_sdpa(n):
+    return torch.ones(n, n, dtype=torch.bool).tril()
+
+
+def _ex_mha(n):
+    return torch.ones(n, n, dtype=torch.bool).triu(1)
 
 
 def _costs():
@@ -691,6 +756,7 @@ _NEW = {
     "attnlib.scoring.cosine_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"temperature": 0.5}),
+        tie=_tie(lambda: torch.tensor(0.5)),
     ),
     "attnlib.cosine.cosine_attention": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
@@ -781,12 +847,12 @@ _NEW = {
         lambda: ((), {"source": "3 Jan 1999"})
     ),
     # chapter 9: the attention-only model and its heads
-    "scoringbook.ch09_multihead.repeated_sequences": Example(
+    "scoringbook.ch09_model.repeated_sequences": Example(
         lambda: ((4, _g()), {"min_half": 4}),
         decisions={("n", "huge"): ("not run", REASON_COUNT)},
     ),
-    "scoringbook.ch09_multihead.token_text": Example(lambda: (([0, 1],), {})),
-    "scoringbook.ch09_multihead.AttentionOnly": Example(
+    "scoringbook.ch09_model.token_text": Example(lambda: (([0, 1],), {})),
+    "scoringbook.ch09_model.AttentionOnly": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"num_hiddens": 8, "num_heads": 2, "num_layers": 2, "max_len": 20}),
         decisions={
@@ -799,34 +865,66 @@ _NEW = {
             ),
         },
     ),
-    "scoringbook.ch09_multihead.previous_token_score": Example(
+    "scoringbook.ch09_model.repeats_of_length": Example(
+        lambda: ((4, 7, _g()), {}),
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
+    ),
+    "scoringbook.ch09_model.accuracy_by_place": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens(), torch.tensor([4, 5, 6, 10])), {}),
+        skip_args={"model": MODEL_ARG},
+    ),
+    "scoringbook.ch09_model.scores_by_length": Example(
+        lambda: ((_tiny_run().model,), {"lengths": (5, 10), "n": 4}),
+        skip_args={"model": MODEL_ARG},
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
+    ),
+    "scoringbook.ch09_model.loss_by_position": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
+    ),
+    "scoringbook.ch09_scores.offset_score": Example(
+        lambda: ((torch.full((2, 1, 20, 20), 0.05), 9), {"k": torch.tensor([5, 10])})
+    ),
+    "scoringbook.ch09_exercises.check_heads": Example(lambda: ((_ex_split, _ex_merge), {})),
+    "scoringbook.ch09_exercises.check_sinusoidal": Example(
+        lambda: ((lambda n, d: torch.zeros(n, d),), {})
+    ),
+    "scoringbook.ch09_exercises.check_relative_offset": Example(
+        lambda: ((lambda delta, d: torch.eye(d),), {})
+    ),
+    "scoringbook.ch09_exercises.check_causal_masks": Example(
+        lambda: ((_ex_lens, _ex_sdpa, _ex_mha), {}),
+    ),
+    "scoringbook.ch09_exercises.check_head_score": Example(
+        lambda: ((lambda w: w.mean(dim=(0, 2, 3)), "previous"), {}),
+    ),
+    "scoringbook.ch09_scores.previous_token_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "scoringbook.ch09_multihead.induction_score": Example(
+    "scoringbook.ch09_scores.induction_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "scoringbook.ch09_multihead.repeated_half_accuracy": Example(
+    "scoringbook.ch09_model.repeated_half_accuracy": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {"ablate": [(0, 1)]}),
         skip_args={"model": MODEL_ARG},
     ),
-    "scoringbook.ch09_multihead.head_scores": Example(
+    "scoringbook.ch09_model.head_scores": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_multihead.ablation_table": Example(
+    "scoringbook.ch09_model.ablation_table": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_multihead.TrainRun": Example(
+    "scoringbook.ch09_model.TrainRun": Example(
         lambda: ((_tiny_run().model,), {"losses": [1.0, 0.5], "steps": [0, 1]}),
         skip_args={"model": MODEL_ARG},
         nonfinite_in_out=RECORD,
     ),
-    "scoringbook.ch09_multihead.train": Example(
+    "scoringbook.ch09_model.train": Example(
         lambda: ((), {"seed": 3, "steps": 2, "batch_size": 4, "every": 1, "n_held_out": 4}),
         skip_args=dict.fromkeys(
             ("seed", "steps", "batch_size", "lr", "every", "n_held_out", "watch"), TRAINS
         ),
     ),
-    "scoringbook.ch09_multihead.chapter_run": Example(lambda: ((), {})),
+    "scoringbook.ch09_model.chapter_run": Example(lambda: ((), {})),
     "scoringbook.ch09_multihead.heads_declaration": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),

@@ -28,7 +28,7 @@ NOT_CALLED = {
     "scoringbook.ch06_scoring_family.measure_costs": "starts a Python subprocess (importing "
     "torch) to measure peak memory: seconds per call; tests/book/test_ch06_scoring_family.py "
     "calls it validly and with bad sizes, d, repeats",
-    "scoringbook.ch09_multihead.chapter_run": "trains chapter 9's model (~10 s); its tiny "
+    "scoringbook.ch09_model.chapter_run": "trains chapter 9's model (~10 s); its tiny "
     "form, train(steps=2), is called and chapter 9's notebook runs it",
 }
 
@@ -274,3 +274,51 @@ def test_scoringbook_reaches_attnlibs_checks_through_the_public_api():
                 if parts[0] == "attnlib" and len(parts) > 1 and parts[1].startswith("_"):
                     bad.append(f"{path.name}:{node.lineno}: {m}")
     assert not bad, f"scoringbook imports attnlib's private modules (use attnlib.domains): {bad}"
+
+
+#: the scoring functions of attnlib: each needs a gradient check at a tie and errors naming it
+SCORES = sorted(c for c in ALL if c.startswith("attnlib.scoring.") and c.endswith("_scores"))
+
+
+def test_every_scoring_function_has_a_tie():
+    missing = [c for c in SCORES if EXAMPLES.get(c) is None or EXAMPLES[c].tie is None]
+    assert SCORES and not missing, (
+        "scoring functions without tie= in tests/contract/examples.py (a call where a query "
+        f"equals a key, whose gradient must be finite): {missing}"
+    )
+
+
+@pytest.mark.parametrize("name", SCORES)
+def test_scoring_function_has_a_finite_gradient_at_a_tie(name):
+    """Where a query equals a key, the gradient with respect to every floating tensor argument
+    is finite (a norm's kink at 0 must come out as a subgradient, not 0/0)."""
+    fn = _resolve(name)
+    args, kwargs = EXAMPLES[name].tie()
+    q, k = args[0], args[1]
+    assert (torch.cdist(q.double(), k.double()) == 0).any(), f"{name}: tie= has no tie"
+    leaves = []
+
+    def leaf(x):
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            x = x.detach().clone().requires_grad_(True)
+            leaves.append(x)
+        return x
+
+    args = tuple(leaf(a) for a in args)
+    kwargs = {n: leaf(v) for n, v in kwargs.items()}
+    out = fn(*args, **kwargs)  # (batch, n_queries, n_keys)
+    weights = torch.rand(out.shape, generator=torch.Generator().manual_seed(0), dtype=out.dtype)
+    (out * weights).sum().backward()
+    assert torch.isfinite(out).all(), f"{name}: scores at a tie {out}"
+    for x in leaves:
+        assert x.grad is not None and torch.isfinite(x.grad).all(), f"{name}: gradient {x.grad}"
+
+
+@pytest.mark.parametrize("name", SCORES)
+def test_scoring_function_errors_name_it(name):
+    """Every bad input a scoring function refuses is refused with its own name in the error."""
+    fn = _resolve(name)
+    _, rows = run_contract(name)
+    refused = [(a, lb, o.detail) for a, lb, o in rows if o.kind == "refused"]
+    unnamed = [r for r in refused if f"{fn.__name__}:" not in r[2]]
+    assert refused and not unnamed, f"{name}: errors without '{fn.__name__}:': {unnamed}"

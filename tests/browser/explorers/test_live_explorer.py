@@ -1,4 +1,4 @@
-"""The live explorers in the built book (chapter 1's soft lookup, chapter 5's six scoring
+"""The live explorers in the built book (chapter 1's soft lookup, chapter 5's scoring
 functions): the page computes their frames itself (attnlib/static/src/primitives.js, `liveFrame`);
 the reader drags the query with a mouse, a finger or the arrow keys. Checked against
 attnlib's reference (`scoringbook.compute`)."""
