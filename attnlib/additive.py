@@ -14,7 +14,7 @@ from torch.nn.parameter import is_lazy
 
 from attnlib._checks import check_float_tensor, fmt_shape
 from attnlib._validate import _scalar
-from attnlib.domains import FloatTensor, Int, Lengths, Mask, Real, declare
+from attnlib.domains import KV, QK_SIZES, Int, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, _additive_scores
@@ -202,11 +202,8 @@ class AdditiveAttention(nn.Module):
             self.w_v(queries.new_zeros(0, self.num_hiddens))  # (0, num_hiddens)
 
     @declare(
-        queries=FloatTensor("batch n_queries d_q"),
-        keys=FloatTensor("batch n_keys d_k", same_dtype_as="queries"),
-        values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
-        valid_lens=Lengths(),
-        mask=Mask(),
+        **QK_SIZES,
+        **KV,
         differentiable=("queries", "keys", "values"),
     )
     def forward(

@@ -27,10 +27,10 @@ from torch import Tensor, nn
 from attnlib.additive import AdditiveAttention
 from attnlib.bilinear import GeneralAttention, bilinear_attention
 from attnlib.cosine import CosineAttention, cosine_attention
-from attnlib.domains import FloatTensor, Lengths, Mask, Real, declare
+from attnlib.domains import KV, QK, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, attention_pool, check_dropout
-from attnlib.scoring import _DHINT, _dot_product_scores
+from attnlib.scoring import _dot_product_scores
 
 __all__ = [
     "attention_pool",
@@ -45,11 +45,8 @@ __all__ = [
 
 
 @declare(
-    queries=FloatTensor("batch n_queries d"),
-    keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
-    values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
-    valid_lens=Lengths(),
-    mask=Mask(),
+    **QK,
+    **KV,
     differentiable=("queries", "keys", "values"),
 )
 def dot_product_attention(
@@ -158,11 +155,8 @@ class DotProductAttention(nn.Module):
         self.attention_weights: Tensor | None = None
 
     @declare(
-        queries=FloatTensor("batch n_queries d"),
-        keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
-        values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
-        valid_lens=Lengths(),
-        mask=Mask(),
+        **QK,
+        **KV,
         differentiable=("queries", "keys", "values"),
     )
     def forward(

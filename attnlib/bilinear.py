@@ -12,7 +12,7 @@ from torch import Tensor, nn
 
 from attnlib._checks import check_float_tensor, fmt_shape
 from attnlib._validate import _scalar
-from attnlib.domains import FloatTensor, Int, Lengths, Mask, Real, declare
+from attnlib.domains import KV, QK_SIZES, FloatTensor, Int, Lengths, Mask, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import _bilinear_scores
@@ -21,8 +21,7 @@ __all__ = ["bilinear_attention", "GeneralAttention"]
 
 
 @declare(
-    queries=FloatTensor("batch n_queries d_q"),
-    keys=FloatTensor("batch n_keys d_k", same_dtype_as="queries"),
+    **QK_SIZES,
     values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
     W=FloatTensor("d_q d_k", same_dtype_as="queries"),
     valid_lens=Lengths(),
@@ -149,11 +148,8 @@ class GeneralAttention(nn.Module):
         self.attention_weights: Tensor | None = None
 
     @declare(
-        queries=FloatTensor("batch n_queries d_q"),
-        keys=FloatTensor("batch n_keys d_k", same_dtype_as="queries"),
-        values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
-        valid_lens=Lengths(),
-        mask=Mask(),
+        **QK_SIZES,
+        **KV,
         differentiable=("queries", "keys", "values"),
     )
     def forward(

@@ -12,20 +12,17 @@ import torch
 from torch import Tensor, nn
 
 from attnlib._validate import _scalar
-from attnlib.domains import Bool, FloatTensor, Lengths, Mask, Real, declare
+from attnlib.domains import KV, QK, Bool, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
-from attnlib.scoring import _DHINT, _cosine_scores
+from attnlib.scoring import _cosine_scores
 
 __all__ = ["cosine_attention", "CosineAttention"]
 
 
 @declare(
-    queries=FloatTensor("batch n_queries d"),
-    keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
-    values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
-    valid_lens=Lengths(),
-    mask=Mask(),
+    **QK,
+    **KV,
     temperature=Real(gt=0, tensor=True),
     differentiable=("queries", "keys", "values"),
 )
@@ -174,11 +171,8 @@ class CosineAttention(nn.Module):
         return f"temperature={float(self.temperature):.4g}{learned}"
 
     @declare(
-        queries=FloatTensor("batch n_queries d"),
-        keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
-        values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
-        valid_lens=Lengths(),
-        mask=Mask(),
+        **QK,
+        **KV,
         differentiable=("queries", "keys", "values"),
     )
     def forward(

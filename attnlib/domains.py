@@ -38,12 +38,10 @@ Kinds of domain (each takes ``optional=True``: ``None`` is accepted too):
 :class:`Anything`   no constraint, with the reason recorded
 =================== =========================================================================
 
-Why not a library: jaxtyping (shapes, with beartype) and beartype's ``Is[...]`` validators were
-tried (benchmarks/README.md): their refusals print the whole call and every bound axis, never
-say which dimension disagreed with which argument, and a range check reads as a lambda's
-source; they also check types only, so numpy scalars would still need converting. This
-module is one small file, with the book's messages, no new dependency, and a few
-microseconds per call (``make bench`` prints the ratio).
+Why not a library: jaxtyping + beartype were tried (benchmarks/README.md). Their refusals
+print the whole call and every bound axis, never say which dimension disagreed with which
+argument, and they check types only (numpy scalars still need converting). This is two small
+modules with the book's messages, no new dependency (``make bench`` prints the overhead).
 """
 
 from __future__ import annotations
@@ -76,6 +74,10 @@ from attnlib._validate import (
 )
 
 __all__ = [
+    "QK",
+    "QK_SIZES",
+    "KV",
+    "DIM_WORDS",
     "declare",
     "declared",
     "Domain",
@@ -118,19 +120,6 @@ __all__ = [
 
 #: a numpy scalar, 0-d array or 0-d tensor as a Python number (other values unchanged)
 scalar = _scalar
-
-#: readable names of common dimensions, for messages ("the same number of keys n_keys")
-DIM_WORDS = {
-    "batch": "batch size",
-    "n_queries": "number of queries n_queries",
-    "n_keys": "number of keys n_keys",
-    "n_train": "number of training points n_train",
-    "d": "feature size d",
-    "d_q": "query feature size d_q",
-    "d_k": "key feature size d_k",
-    "d_v": "value feature size d_v",
-    "h": "hidden size h",
-}
 
 #: dtypes of each family, for messages and for the harness's "another family" values
 FAMILIES = {
@@ -383,116 +372,6 @@ class Anything(Domain):
         return value
 
 
-class FloatTensor(Domain):
-    """A floating-point tensor whose dimensions are named: ``"batch n_queries d"``. A name
-    shared with another argument of the same call must have the same size there (the
-    first argument that names it sets it); ``"..."`` accepts any shape. ``same_dtype_as``
-    names an argument whose dtype this one must share (no silent promotion); ``finite``
-    refuses NaN and infinite entries (one pass over the tensor: only where it matters)."""
-
-    kind = "tensor"
-
-    def __init__(
-        self,
-        dims: str = "...",
-        *,
-        same_dtype_as: str | None = None,
-        finite: bool = False,
-        min_size: dict | None = None,
-        hints: dict | None = None,
-        within: tuple[float, float] | None = None,
-        **kw,
-    ) -> None:
-        super().__init__(**kw)
-        self.hints = dict(hints or {})
-        self.within = within
-        self.dims = tuple(dims.split())
-        self.same_dtype_as = same_dtype_as
-        self.finite = finite
-        self.min_size = dict(min_size or {})
-        self.layout = "(" + ", ".join(self.dims) + ("," if len(self.dims) == 1 else "") + ")"
-        if "..." in self.dims[1:]:
-            raise ValueError(f"FloatTensor: '...' may only lead the dimensions; got {dims!r}")
-
-    def check(self, value, fn, name, dims):
-        if not isinstance(value, Tensor):
-            raise TypeError(
-                f"{fn}: {name} must be a torch.Tensor"
-                + ("" if self.dims == ("...",) else f" of shape {self.layout}")
-                + f"; got {describe(value)}"
-            )
-        if not value.is_floating_point():
-            raise TypeError(
-                f"{fn}: {name} must be a floating-point tensor (float16, bfloat16, float32 or "
-                f"float64); got dtype {value.dtype}. Convert it first, e.g. {name}.float()"
-            )
-        if self.same_dtype_as is not None:
-            other = dims.get(("dtype", self.same_dtype_as))
-            if other is not None and other != value.dtype:
-                raise TypeError(
-                    f"{fn}: {name} must have the same dtype as {self.same_dtype_as} "
-                    f"({other}); got {value.dtype}"
-                )
-        dims[("dtype", name)] = value.dtype
-        if self.dims != ("...",):
-            lead = self.dims[0] == "..."
-            named = self.dims[1:] if lead else self.dims
-            n = len(named)
-            if value.dim() != n and not (lead and value.dim() >= n):
-                at_least = "at least " if lead else ""
-                raise ValueError(
-                    f"{fn}: {name} must have {at_least}{n} dimension{'s' if n != 1 else ''} "
-                    f"{self.layout}; got shape {fmt_shape(value.shape)}"
-                )
-            offset = value.dim() - n
-            for axis, dim in enumerate(named, offset):
-                size = value.shape[axis]
-                if dim.isdigit():
-                    if size != int(dim):
-                        raise ValueError(
-                            f"{fn}: {name} must have shape {self.layout}; got shape "
-                            f"{fmt_shape(value.shape)}"
-                        )
-                    continue
-                seen = dims.get(dim)
-                if seen is None:
-                    dims[dim] = (size, name, value.shape)
-                elif seen[0] != size:
-                    words = DIM_WORDS.get(dim, dim)
-                    expected = tuple(
-                        int(d) if d.isdigit() else dims[d][0] if d in dims else value.shape[i]
-                        for i, d in enumerate(named, offset)
-                    )
-                    where = (
-                        f"{seen[1]} has shape {fmt_shape(seen[2])}: {dim} = {seen[0]}"
-                        if seen[2] is not None
-                        else f"{seen[1]} = {seen[0]}"
-                    )
-                    raise ValueError(
-                        f"{fn}: {name} and {seen[1]} must have the same {words}; {name} must "
-                        f"have shape {self.layout} = {fmt_shape(expected)}, got "
-                        f"{fmt_shape(value.shape)} ({dim} = {size}; {where})"
-                        + (f". {self.hints[dim]}" if dim in self.hints else "")
-                    )
-                low = self.min_size.get(dim)
-                if low is not None and size < low:
-                    raise ValueError(
-                        f"{fn}: {name} must have {dim} >= {low}; got shape "
-                        f"{fmt_shape(value.shape)}"
-                    )
-        if self.finite and value.numel() and not bool(torch.isfinite(value).all()):
-            raise ValueError(f"{fn}: {name} must hold finite values; got NaN or infinity")
-        if self.within is not None and value.numel():
-            lo, hi = self.within
-            low, high = float(value.min()), float(value.max())
-            if not (lo <= low and high <= hi):
-                raise ValueError(
-                    f"{fn}: {name} must hold values in [{lo:g}, {hi:g}]; got values from "
-                    f"{low:g} to {high:g}"
-                )
-        return value
-
-
 class Seq(Domain):
     """A list or tuple (not a string, not a mapping) whose items are each in ``item``
     (checked as ``name[i]``), of ``min_len`` items or more (and ``max_len`` at most); returned
@@ -566,43 +445,6 @@ class Dict(Domain):
                 f"(got {sorted(map(str, value))})"
             )
         return {k: self.value(v, fn, f"{name}[{k!r}]", dims) for k, v in value.items()}
-
-
-class Lengths(Domain):
-    """``valid_lens``: ``None``, or lengths ``(batch,)`` / ``(batch, n_queries)`` in
-    ``[0, n_keys]`` (integer of any width, or floats holding whole numbers); see
-    :func:`attnlib.masked_softmax`. Returned as int64."""
-
-    kind = "lengths"
-
-    def __init__(self, batch: str = "batch", rows: str = "n_queries", cols: str = "n_keys"):
-        super().__init__(optional=True)
-        self.batch, self.rows, self.cols = batch, rows, cols
-
-    def check(self, value, fn, name, dims):
-        b = dims.get(self.batch)
-        rows = dims.get(self.rows)
-        cols = dims.get(self.cols)
-        if rows is None or cols is None:  # sizes not declared by a tensor argument
-            return value
-        return check_valid_lens(value, b and b[0], rows[0], cols[0], fn, name)
-
-
-class Mask(Domain):
-    """A boolean mask (True = attend) broadcastable to the named dimensions."""
-
-    kind = "mask"
-
-    def __init__(self, dims: str = "batch n_queries n_keys") -> None:
-        super().__init__(optional=True)
-        self.dims = tuple(dims.split())
-
-    def check(self, value, fn, name, dims):
-        sizes = [dims.get(d) for d in self.dims]
-        if any(s is None for s in sizes):
-            return value
-        layout = "(" + ", ".join(self.dims) + ")"
-        return check_mask(value, [s[0] for s in sizes], fn, name, layout)
 
 
 # ------------------------------------------------------------------------------ declare
@@ -693,3 +535,15 @@ def declared(obj: Any) -> tuple[str, dict[str, Domain], tuple[str, ...]] | None:
     if doms is None:
         return None
     return target.__declared_name__, doms, target.__differentiable__
+
+
+# the tensor domains (and the book's shape vocabulary) live next door; they are part of this API
+from attnlib.tensor_domains import (  # noqa: E402
+    DIM_WORDS,
+    KV,
+    QK,
+    QK_SIZES,
+    FloatTensor,
+    Lengths,
+    Mask,
+)

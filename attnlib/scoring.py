@@ -41,7 +41,7 @@ from attnlib._checks import (
     check_same_dtype,
     fmt_shape,
 )
-from attnlib.domains import FloatTensor, Int, Real, declare
+from attnlib.domains import QK, QK_SIZES, FloatTensor, Int, Real, declare
 
 __all__ = [
     "dot_product_scores",
@@ -58,11 +58,7 @@ __all__ = [
 #: enough that per-block overhead is negligible).
 DEFAULT_BLOCK_ELEMENTS = 2**20
 
-#: what the message of a feature-size mismatch suggests
-_DHINT = {
-    "d": "For queries and keys of different sizes use attnlib.bilinear_scores(queries, keys, M) "
-    "or attnlib.AdditiveAttention(num_hiddens)"
-}
+_BOTH = ("queries", "keys")
 
 _Q = "(batch, n_queries, d)"
 _K = "(batch, n_keys, d)"
@@ -78,11 +74,7 @@ def _check_qk(
     return queries, keys
 
 
-@declare(
-    queries=FloatTensor("batch n_queries d"),
-    keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
-    differentiable=("queries", "keys"),
-)
+@declare(**QK, differentiable=_BOTH)
 def dot_product_scores(queries: Tensor, keys: Tensor) -> Tensor:
     r"""Scaled dot-product scores :math:`q^\top k / \sqrt{d}`.
 
@@ -150,10 +142,7 @@ def _dot_product_scores(queries: Tensor, keys: Tensor, fn: str) -> Tensor:
 
 
 @declare(
-    queries=FloatTensor("batch n_queries d_q"),
-    keys=FloatTensor("batch n_keys d_k", same_dtype_as="queries"),
-    M=FloatTensor("d_q d_k", same_dtype_as="queries"),
-    differentiable=("queries", "keys", "M"),
+    **QK_SIZES, M=FloatTensor("d_q d_k", same_dtype_as="queries"), differentiable=(*_BOTH, "M")
 )
 def bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor) -> Tensor:
     r"""Bilinear (general) scores :math:`q^\top M k` for queries and keys of any sizes.
@@ -220,12 +209,7 @@ def _unit_rows(x: Tensor) -> Tensor:
     return x / torch.where(norm > 0, norm, torch.ones_like(norm))  # (batch, n, d)
 
 
-@declare(
-    queries=FloatTensor("batch n_queries d"),
-    keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
-    temperature=Real(gt=0, tensor=True),
-    differentiable=("queries", "keys"),
-)
+@declare(**QK, temperature=Real(gt=0, tensor=True), differentiable=_BOTH)
 def cosine_scores(queries: Tensor, keys: Tensor, temperature: float | Tensor = 1.0) -> Tensor:
     r"""Cosine-similarity (content-based) scores :math:`\cos(q, k) / \tau`.
 
@@ -314,12 +298,7 @@ def _cosine_scores(queries: Tensor, keys: Tensor, temperature: object, fn: str) 
     return scores.clamp_(-bound, bound).to(out_dtype)
 
 
-@declare(
-    queries=FloatTensor("batch n_queries d"),
-    keys=FloatTensor("batch n_keys d", same_dtype_as="queries", hints=_DHINT),
-    sigma=Real(gt=0, tensor=True),
-    differentiable=("queries", "keys"),
-)
+@declare(**QK, sigma=Real(gt=0, tensor=True), differentiable=_BOTH)
 def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
     r"""Gaussian-kernel scores :math:`-\lVert q - k\rVert^2 / (2\sigma^2)`.
 
@@ -385,6 +364,7 @@ def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) 
     return (-sq_dist / (2.0 * sigma * sigma) + 0.0).to(out_dtype)  # + 0.0: no -0.0
 
 
+@declare(**QK, sigma=Real(gt=0, tensor=True), differentiable=_BOTH)
 def laplace_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
     r"""Laplace-kernel scores :math:`-\lVert q - k\rVert / \sigma`.
 
@@ -439,13 +419,12 @@ def laplace_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -
 
 
 @declare(
-    queries=FloatTensor("batch n_queries d_q"),
-    keys=FloatTensor("batch n_keys d_k", same_dtype_as="queries"),
+    **QK_SIZES,
     W_q=FloatTensor("h d_q", same_dtype_as="queries"),
     W_k=FloatTensor("h d_k", same_dtype_as="queries"),
     w_v=FloatTensor("h", same_dtype_as="queries"),
     max_block_elements=Int(ge=1),
-    differentiable=("queries", "keys", "W_q", "W_k", "w_v"),
+    differentiable=(*_BOTH, "W_q", "W_k", "w_v"),
 )
 def additive_scores(
     queries: Tensor,

@@ -23,7 +23,16 @@ from torch import Tensor, nn
 from attnlib._checks import check_dim_match, check_float_tensor, check_mask, check_valid_lens
 from attnlib._validate import as_bool, as_int
 from attnlib.attention import DotProductAttention, check_dropout
-from attnlib.domains import Anything, Bool, FloatTensor, Int, Lengths, Mask, Real, declare
+from attnlib.domains import (
+    KV,
+    QK_SIZES,
+    Anything,
+    Bool,
+    FloatTensor,
+    Int,
+    Real,
+    declare,
+)
 
 __all__ = [
     "sinusoidal_encoding",
@@ -265,11 +274,8 @@ class MultiHeadAttention(nn.Module):
         return w.reshape(w.shape[0] // H, H, w.shape[1], w.shape[2])  # (b, H, n_q, n_k)
 
     @declare(
-        queries=FloatTensor("batch n_queries d_q"),
-        keys=FloatTensor("batch n_keys d_k", same_dtype_as="queries"),
-        values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
-        valid_lens=Lengths(),
-        mask=Mask(),
+        **QK_SIZES,
+        **KV,
         differentiable=("queries", "keys", "values"),
     )
     def forward(

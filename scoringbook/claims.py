@@ -25,18 +25,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from attnlib.domains import (
-    Choice,
-    Dict,
-    FloatTensor,
-    Instance,
-    Int,
-    Real,
-    Seq,
-    Str,
-    Tup,
-    declare,
-)
+from attnlib import domains as D
+from attnlib.domains import declare
 
 __all__ = [
     "Claim",
@@ -75,16 +65,20 @@ class Claim:
 
 # a measured value or bound that is NaN/inf is refused: a NaN never "holds" or "fails" silently
 Claim.__init__ = declare(
-    name=Str(nonempty=True), says=Str(), value=Real(), op=Choice(">=", "<="), bound=Real()
+    name=D.Str(nonempty=True),
+    says=D.Str(),
+    value=D.Real(),
+    op=D.Choice(">=", "<="),
+    bound=D.Real(),
 )(Claim.__init__)
 
 #: accuracies and weight shares: finite, in [0, 1]
 _SHARE = {"finite": True, "within": (0.0, 1.0)}
 #: one recorded checkpoint of the date playback: (step, weights (1, 10, n_in))
-_CHECKPOINT = Tup(Int(ge=0), FloatTensor("1 10 n_in", finite=True))
+_CHECKPOINT = D.Tup(D.Int(ge=0), D.FloatTensor("1 10 n_in", finite=True))
 
 
-@declare(claims=Seq(Instance(Claim)))
+@declare(claims=D.Seq(D.Instance(Claim)))
 def check(claims: Sequence[Claim]) -> None:
     """Raise ``AssertionError`` listing every claim that does not hold in this run."""
     failed = [c for c in claims if not c.holds]
@@ -102,8 +96,8 @@ def check(claims: Sequence[Claim]) -> None:
 
 
 @declare(
-    loo=Tup(Seq(Real(gt=0), min_len=1), Seq(Real(ge=0), min_len=21)),
-    naive=Tup(Seq(Real(gt=0), min_len=1), Seq(Real(ge=0), min_len=1)),
+    loo=D.Tup(D.Seq(D.Real(gt=0), min_len=1), D.Seq(D.Real(ge=0), min_len=21)),
+    naive=D.Tup(D.Seq(D.Real(gt=0), min_len=1), D.Seq(D.Real(ge=0), min_len=1)),
 )
 def bandwidth_claims(loo: tuple[list, list], naive: tuple[list, list]) -> list[Claim]:
     """Chapter 2's learned bandwidth; ``loo`` and ``naive`` are ``(bandwidths, losses)``:
@@ -143,7 +137,9 @@ _YEAR_LAST, _DAY, _DASHES = (2, 3), (8, 9), (4, 7)
 
 
 @declare(
-    acc=Real(ge=0, le=1), share=FloatTensor("10", **_SHARE), exact=FloatTensor("10", **_SHARE)
+    acc=D.Real(ge=0, le=1),
+    share=D.FloatTensor("10", **_SHARE),
+    exact=D.FloatTensor("10", **_SHARE),
 )
 def date_claims(acc: float, share: Tensor, exact: Tensor) -> list[Claim]:
     """Chapter 7's date model: ``acc`` its held-out exact accuracy, ``share`` ``(10,)`` each
@@ -207,10 +203,10 @@ def date_claims(acc: float, share: Tensor, exact: Tensor) -> list[Claim]:
 
 
 @declare(
-    checkpoints=Seq(_CHECKPOINT),
-    implied=FloatTensor("10 n_in", finite=True),
-    rows=Seq(Int(ge=0, le=9), min_len=1),
-    level=Real(ge=0, le=1),
+    checkpoints=D.Seq(_CHECKPOINT),
+    implied=D.FloatTensor("10 n_in", finite=True),
+    rows=D.Seq(D.Int(ge=0, le=9), min_len=1),
+    level=D.Real(ge=0, le=1),
 )
 def first_focused(checkpoints, implied: Tensor, rows: Sequence[int], level: float = 0.5) -> int:
     """The first recorded step at which every row of ``rows`` puts ``level`` or more of its
@@ -224,9 +220,9 @@ def first_focused(checkpoints, implied: Tensor, rows: Sequence[int], level: floa
 
 
 @declare(
-    losses=Seq(Real(), min_len=1),
-    checkpoints=Seq(_CHECKPOINT, min_len=1),
-    implied=FloatTensor("10 n_in", finite=True),
+    losses=D.Seq(D.Real(), min_len=1),
+    checkpoints=D.Seq(_CHECKPOINT, min_len=1),
+    implied=D.FloatTensor("10 n_in", finite=True),
 )
 def playback_claims(losses: Sequence[float], checkpoints, implied: Tensor) -> list[Claim]:
     """Chapter 7's playback of training: ``losses`` per step, ``checkpoints`` ``[(step, (1,
@@ -275,7 +271,7 @@ def playback_claims(losses: Sequence[float], checkpoints, implied: Tensor) -> li
 BUCKETS = ((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 13), (14, 16))
 
 
-@declare(results=FloatTensor("... 16 2", **_SHARE))
+@declare(results=D.FloatTensor("... 16 2", **_SHARE))
 def bucket_means(results: Tensor) -> Tensor:
     """``(..., 16, 2)`` results by length -> ``(..., len(BUCKETS), 2)`` means by bucket."""
     return torch.stack([results[..., lo - 1 : hi, :].mean(dim=-2) for lo, hi in BUCKETS], -2)
@@ -285,8 +281,8 @@ _LENGTH_MODELS = ("with attention", "without", "without (3×)", "query-blind")
 
 
 @declare(
-    results=Dict(
-        FloatTensor("n_seeds 16 2", min_size={"n_seeds": 1}, **_SHARE), required=_LENGTH_MODELS
+    results=D.Dict(
+        D.FloatTensor("n_seeds 16 2", min_size={"n_seeds": 1}, **_SHARE), required=_LENGTH_MODELS
     )
 )
 def length_claims(results: dict[str, Tensor]) -> list[Claim]:
@@ -373,8 +369,8 @@ def length_claims(results: dict[str, Tensor]) -> list[Claim]:
 
 
 @declare(
-    acc=Dict(
-        FloatTensor("n_dims n_seeds", min_size={"n_dims": 1, "n_seeds": 1}, **_SHARE),
+    acc=D.Dict(
+        D.FloatTensor("n_dims n_seeds", min_size={"n_dims": 1, "n_seeds": 1}, **_SHARE),
         required=("1/√d", "1"),
     )
 )
@@ -422,10 +418,10 @@ def scaling_claims(acc: dict[str, Tensor]) -> list[Claim]:
 
 
 @declare(
-    previous=Seq(Seq(Real(ge=0, le=1), min_len=1, max_len=64), min_len=2, max_len=64),
-    induction=Seq(Seq(Real(ge=0, le=1), min_len=1, max_len=64), min_len=2, max_len=64),
-    ablation=Dict(Real(ge=0, le=1), required=("none",)),
-    losses=Seq(Real(), min_len=1),
+    previous=D.Seq(D.Seq(D.Real(ge=0, le=1), min_len=1, max_len=64), min_len=2, max_len=64),
+    induction=D.Seq(D.Seq(D.Real(ge=0, le=1), min_len=1, max_len=64), min_len=2, max_len=64),
+    ablation=D.Dict(D.Real(ge=0, le=1), required=("none",)),
+    losses=D.Seq(D.Real(), min_len=1),
 )
 def multihead_claims(
     previous: Sequence[Sequence[float]],
