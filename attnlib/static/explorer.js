@@ -1165,10 +1165,10 @@ function render({ model, el: host }) {
     let chosen = -1, presetButtons = [], notice = null;
     if (presets.length) {
       const group = html("div", "attn-presets", null);
-      controls.insertBefore(group, controls.firstChild);
+      root.insertBefore(group, controls);
       group.setAttribute("role", "group");
       group.setAttribute("aria-label", "Things to try");
-      html("span", "attn-presets-title", group, "Try:");
+      html("span", "attn-presets-title", group, "Things to try:");
       presetButtons = presets.map((pr, k) => {
         const b = html("button", "attn-preset", group, pr.label);
         b.type = "button";
@@ -1192,12 +1192,6 @@ function render({ model, el: host }) {
       notice.textContent = pr.notice;
       if (!ui.move(pr.indices) || typed) redraw();
       if (typed) syncTexts();
-      const b = presetButtons[k], row = b.parentNode;
-      if (row && row.scrollWidth > row.clientWidth && b.getBoundingClientRect) {
-        const br = b.getBoundingClientRect(), rr = row.getBoundingClientRect();
-        if (br.right > rr.right) row.scrollLeft += br.right - rr.right + 4;
-        else if (br.left < rr.left) row.scrollLeft -= rr.left - br.left + 4;
-      }
     };
     const NOTICE = "Pick one of the things to try; this line says what to notice.";
     const presetOn = (k) => {

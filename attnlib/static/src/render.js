@@ -150,17 +150,18 @@ export function render({ model, el: host }) {
       // choice keep them. No effect outside JupyterLab.
       inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
     });
-    // Things to try (Declaration(presets=...)): one button each, in the controls (which stick
-    // to the top of a phone's screen, so instruction, control and picture stay in view
-    // together), and the line that says what to notice, read out when a preset is picked.
+    // Things to try (Declaration(presets=...)): a labelled list of buttons, one each, above the
+    // controls (a wrapping list, never a row that scrolls sideways: on a phone it is a few
+    // short rows, outside the controls that stick to the top of the screen), and the line that
+    // says what to notice, last in the controls, read out when a preset is picked.
     const presets = spec.presets || [];
     let chosen = -1, presetButtons = [], notice = null;
     if (presets.length) {
       const group = html("div", "attn-presets", null);
-      controls.insertBefore(group, controls.firstChild);
+      root.insertBefore(group, controls);
       group.setAttribute("role", "group");
       group.setAttribute("aria-label", "Things to try");
-      html("span", "attn-presets-title", group, "Try:");
+      html("span", "attn-presets-title", group, "Things to try:");
       presetButtons = presets.map((pr, k) => {
         const b = html("button", "attn-preset", group, pr.label);
         b.type = "button";
@@ -182,14 +183,6 @@ export function render({ model, el: host }) {
       // ui.move redraws when a control moves; the typed texts and the pressed state need one too
       if (!ui.move(pr.indices) || typed) redraw();
       if (typed) syncTexts();
-      // on a phone the buttons share a row that scrolls sideways: the chosen one is brought
-      // whole into that row (only the row scrolls, never the page)
-      const b = presetButtons[k], row = b.parentNode;
-      if (row && row.scrollWidth > row.clientWidth && b.getBoundingClientRect) {
-        const br = b.getBoundingClientRect(), rr = row.getBoundingClientRect();
-        if (br.right > rr.right) row.scrollLeft += br.right - rr.right + 4;
-        else if (br.left < rr.left) row.scrollLeft -= rr.left - br.left + 4;
-      }
     };
     const NOTICE = "Pick one of the things to try; this line says what to notice.";
     const presetOn = (k) => {
