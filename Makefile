@@ -132,6 +132,8 @@ BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # MathJax <script> tags and links one shared stylesheet (_static/lib/math.css): pages load no
 # maths JavaScript. A TeX error makes it (and so `make book`) fail. web/subset_math_font.py cuts
 # STIX Two Math (from the pinned ziamath package) down to the characters the formulas use.
+# web/table-cards.mjs names each cell of a table with words in it by its column (data-label),
+# for the stacked cards a phone shows instead of a table wider than the screen.
 # web/prerender-explorers.mjs draws each explorer's starting picture into its page (shown at
 # first paint and without JavaScript) with its state next to it; web/optimize_images.py stores
 # the 2x figure PNGs as palettes when that is faithful. web/search-text.mjs writes each page's
@@ -141,6 +143,7 @@ book: $(STAMP) vendor
 	$(PY) web/build_book.py --jobs $(BOOK_JOBS) --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
 	$(PY) web/subset_math_font.py _build/html
+	cd web && node table-cards.mjs ../_build/html
 	cd web && node prerender-explorers.mjs ../_build/html
 	$(PY) web/optimize_images.py _build/html
 	cd web && node search-text.mjs ../_build/html
