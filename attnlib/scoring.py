@@ -41,6 +41,7 @@ from attnlib._checks import (
     check_same_dtype,
     fmt_shape,
 )
+from attnlib.domains import QK, QK_SIZES, FloatTensor, Int, Real, declare
 
 __all__ = [
     "dot_product_scores",
@@ -57,6 +58,8 @@ __all__ = [
 #: enough that per-block overhead is negligible).
 DEFAULT_BLOCK_ELEMENTS = 2**20
 
+_BOTH = ("queries", "keys")
+
 _Q = "(batch, n_queries, d)"
 _K = "(batch, n_keys, d)"
 
@@ -71,6 +74,7 @@ def _check_qk(
     return queries, keys
 
 
+@declare(**QK, differentiable=_BOTH)
 def dot_product_scores(queries: Tensor, keys: Tensor) -> Tensor:
     r"""Scaled dot-product scores :math:`q^\top k / \sqrt{d}`.
 
@@ -137,6 +141,9 @@ def _dot_product_scores(queries: Tensor, keys: Tensor, fn: str) -> Tensor:
     )  # (batch, n_queries, n_keys)
 
 
+@declare(
+    **QK_SIZES, M=FloatTensor("d_q d_k", same_dtype_as="queries"), differentiable=(*_BOTH, "M")
+)
 def bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor) -> Tensor:
     r"""Bilinear (general) scores :math:`q^\top M k` for queries and keys of any sizes.
 
@@ -202,6 +209,7 @@ def _unit_rows(x: Tensor) -> Tensor:
     return x / torch.where(norm > 0, norm, torch.ones_like(norm))  # (batch, n, d)
 
 
+@declare(**QK, temperature=Real(gt=0, tensor=True), differentiable=_BOTH)
 def cosine_scores(queries: Tensor, keys: Tensor, temperature: float | Tensor = 1.0) -> Tensor:
     r"""Cosine-similarity (content-based) scores :math:`\cos(q, k) / \tau`.
 
@@ -290,6 +298,7 @@ def _cosine_scores(queries: Tensor, keys: Tensor, temperature: object, fn: str) 
     return scores.clamp_(-bound, bound).to(out_dtype)
 
 
+@declare(**QK, sigma=Real(gt=0, tensor=True), differentiable=_BOTH)
 def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
     r"""Gaussian-kernel scores :math:`-\lVert q - k\rVert^2 / (2\sigma^2)`.
 
@@ -355,6 +364,7 @@ def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) 
     return (-sq_dist / (2.0 * sigma * sigma) + 0.0).to(out_dtype)  # + 0.0: no -0.0
 
 
+@declare(**QK, sigma=Real(gt=0, tensor=True), differentiable=_BOTH)
 def laplace_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
     r"""Laplace-kernel scores :math:`-\lVert q - k\rVert / \sigma`.
 
@@ -408,6 +418,14 @@ def laplace_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -
     return (-dist / sigma + 0.0).to(out_dtype)  # + 0.0: no -0.0
 
 
+@declare(
+    **QK_SIZES,
+    W_q=FloatTensor("h d_q", same_dtype_as="queries"),
+    W_k=FloatTensor("h d_k", same_dtype_as="queries"),
+    w_v=FloatTensor("h", same_dtype_as="queries"),
+    max_block_elements=Int(ge=1),
+    differentiable=(*_BOTH, "W_q", "W_k", "w_v"),
+)
 def additive_scores(
     queries: Tensor,
     keys: Tensor,

@@ -17,10 +17,10 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import selectors
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +93,7 @@ def base_url(site: Path):
     proc = subprocess.Popen(
         [
             sys.executable,
+            "-u",
             "-m",
             "http.server",
             "--bind",
@@ -101,21 +102,20 @@ def base_url(site: Path):
             str(site),
             str(port),
         ],
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 15
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/{LANDING}", timeout=1) as r:
-                r.read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"http.server did not start on {url}") from None
-            time.sleep(0.1)
+    # http.server prints "Serving HTTP on ..." once its socket listens: wait for that line
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        ready = sel.select(timeout=30) and proc.stdout.readline().startswith("Serving HTTP")
+    if not ready:
+        proc.kill()
+        raise RuntimeError(f"http.server did not start on {url}")
+    with urllib.request.urlopen(f"{url}/{LANDING}", timeout=10) as r:
+        r.read()
     yield url
     proc.terminate()
     with contextlib.suppress(subprocess.TimeoutExpired):

@@ -539,7 +539,7 @@ _BOOK = {
     "scoringbook.ch08_lengths.ResultsTable": Example(
         lambda: (([("a", "model a", [(0.5, 0.4, 0.6)])], ["1-4"]), {})
     ),
-    "scoringbook.ch08_lengths.wrong_by_position": Example(
+    "scoringbook.ch08_numbers.wrong_by_position": Example(
         lambda: ((["12", "45"], ["12", "35"]), {})
     ),
     "scoringbook.ch08_lengths.length_declaration": Example(

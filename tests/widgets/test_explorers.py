@@ -74,7 +74,7 @@ def test_registry():
             f"{name}: the manifest says {kind}, its declaration is "
             f"{'live' if decl.live is not None else 'stored'}"
         )
-    with pytest.raises(KeyError, match="unknown explorer 'nope'"):
+    with pytest.raises(ValueError, match="compute: name must be one of .*; got 'nope'"):
         compute("nope")
 
 

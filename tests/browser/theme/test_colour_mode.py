@@ -6,7 +6,10 @@ _build/screenshots/."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from _wait import with_page_waits
 
 from .._reader import _shot
 from ..conftest import PAGES, chapter_page, fresh_page
@@ -44,7 +47,8 @@ def test_dark_mode_follows_the_os_and_leaves_figures_undimmed(browser, base_url,
 # (requestAnimationFrame callbacks asked for after the press run just before that frame is
 # painted) and once things settle: the mode, the theme the page is styled in and the button's
 # words.
-PRESS_MODE_JS = """
+PRESS_MODE_JS = with_page_waits(
+    """
 async () => {
   const button = document.getElementById('book-mode');
   const html = document.documentElement;
@@ -54,11 +58,12 @@ async () => {
   button.click();
   const atPress = state();
   const atNextFrame = await new Promise((r) => requestAnimationFrame(() => r(state())));
-  await new Promise((r) => setTimeout(r, 300));
+  await attnStill();
   return {before, atPress, atNextFrame, after: state(),
           stored: localStorage.getItem('attnbook-mode')};
 }
 """
+)
 
 
 def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base_url):
@@ -109,11 +114,18 @@ def test_the_colour_mode_switch_cycles_by_keyboard(browser, base_url, key):
             "() => [document.documentElement.dataset.mode, document.documentElement.dataset.theme,"
             " document.querySelector('#book-mode .book-mode-name').textContent]"
         )
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
         seen = [page.evaluate(state)]
         button.focus()
         for _ in range(3):
             page.keyboard.press(key)
-            page.wait_for_timeout(200)
+            with contextlib.suppress(PlaywrightTimeout):  # unchanged: the assertion says so
+                page.wait_for_function(
+                    "(m) => document.documentElement.dataset.mode !== m",
+                    arg=seen[-1][0],
+                    timeout=5_000,
+                )
             seen.append(page.evaluate(state))
         assert seen == [
             ["auto", "dark", "auto"],
