@@ -233,12 +233,6 @@ OPEN = {
         ("acc", "list"): "unnamed",
         ("acc", "str"): "unnamed",
     },
-    "scoringbook.registry.compute": {
-        ("name", "None"): "wrong exception",
-        ("name", "bytes"): "wrong exception",
-        ("name", "empty"): "wrong exception",
-        ("name", "int"): "wrong exception",
-    },
     "attnlib.masking.valid_lens_to_mask": {
         ("n_keys", "0-d tensor"): "refused a number",
         ("n_keys", "huge"): "wrong exception",
