@@ -123,6 +123,7 @@ def test_building_every_explorer_leaves_the_global_generators_alone(name):
         DECLARATIONS[name]()
 
 
+@pytest.mark.slow
 def test_building_the_length_experiment_leaves_the_global_generators_alone(
     short_length_experiment,
 ):
