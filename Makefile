@@ -15,7 +15,7 @@ unexport VIRTUAL_ENV
 # them, unless the environment forbids writing bytecode, which this lifts for the venv's runs.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install lock vendor explorer book chapters lint format check test test-browser lab bench clean
+.PHONY: help install lock vendor explorer book chapters lint format check test test-python test-browser test-browser-built lab bench clean
 
 help:
 	@echo "make book   build the book into _build/html"
@@ -200,12 +200,18 @@ NBVAL_ENV ?= ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 # start first and the short tests fill the other worker. NBVAL_ENV reaches only the chapters'
 # kernel (tests/nbval_kernel.py writes it into the kernel spec nbval starts), so the unit tests
 # run in the machine's own numeric environment.
+# The book build (it executes no notebook: they are committed executed) runs beside that
+# session, on one process (`make -j 2 test-python book BOOK_JOBS=1`), filling the cores the
+# session leaves idle; the browser tests then run on the built book.
 test: $(STAMP) $(NPM_STAMP) lint
 	$(PY) tests/nbval_kernel.py $(NBVAL_ENV)
+	$(MAKE) --no-print-directory -j 2 test-python book BOOK_JOBS=1
+	$(MAKE) --no-print-directory test-browser-built
+
+test-python: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadscope chapters tests attnlib --doctest-modules \
 	  -m "not browser" --nbval --nbval-kernel-name attnlib-nbval \
-	  --nbval-sanitize-with tests/nbval_sanitize.cfg
-	$(MAKE) test-browser
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg --durations=15
 
 # Builds the book afresh, then drives every page in headless Chromium (/usr/bin/chromium):
 # no outside requests, no console errors, maths typeset, explorers match attnlib.
@@ -214,6 +220,9 @@ test: $(STAMP) $(NPM_STAMP) lint
 # a page once). No verdict depends on the machine's load: nothing is timed by the wall clock
 # (a playback's pace runs on Playwright's virtual clock; page speed is `make bench`'s).
 test-browser: book
+	$(MAKE) --no-print-directory test-browser-built
+
+test-browser-built:
 	$(PY) -m pytest -q -n 2 --dist loadfile tests -m browser --durations=15
 
 # Speed and memory targets: ratios measured in one run (see each script's docstring).

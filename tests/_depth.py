@@ -1,8 +1,8 @@
 """How many examples the property tests draw, by depth: ``TEST_DEPTH=check`` (what `make check`
 sets: a quick pass after each edit), ``full`` (the default: what `make test` runs, the counts
 each suite chose) or ``deep`` (a deliberate long run, 10x: ``TEST_DEPTH=deep .venv/bin/python -m
-pytest -q tests -m "not browser"``). The examples are derandomised, so each depth draws the
-same examples every run, and a smaller depth draws a prefix of a larger one's."""
+pytest -q tests -m "not browser"``). The suites derandomise Hypothesis, so a depth draws the
+same examples on every run."""
 
 from __future__ import annotations
 

@@ -87,6 +87,7 @@ def test_read_numbers_and_evaluate_with_an_untrained_model():
     assert table.shape == (2, 2) and ((table >= 0) & (table <= 1)).all()
 
 
+@pytest.mark.slow
 def test_length_explorer_frames_match_the_models():
     att, plain = _models()
     examples = {1: ["7", "0"], 2: ["12", "90"], 3: ["345", "678"]}

@@ -95,6 +95,7 @@ class _Uniform(nn.Module):
         return torch.bmm(self.attention_weights, values)  # (batch, 1, h)
 
 
+@pytest.mark.slow
 def test_short_training_learns_and_a_broken_attention_does_not():
     log, acc = _train(True)
     assert log.losses[-1] < 0.25 * log.losses[0], (log.losses[0], log.losses[-1])
@@ -103,6 +104,7 @@ def test_short_training_learns_and_a_broken_attention_does_not():
     assert acc_broken < acc - 0.3, (acc_broken, acc)
 
 
+@pytest.mark.slow
 def test_training_is_deterministic_and_records_checkpoints():
     g = torch.Generator().manual_seed(3)
     dates = ch07_dates.random_dates(200, g)
@@ -234,6 +236,7 @@ def test_encoder_decoder_arguments():
         ch07_dates.encode_sources([])
 
 
+@pytest.mark.slow
 def test_uniform_rows_replaces_exactly_the_rows_asked_for():
     model, src, lens = _tiny_date_model()
     model.eval()
@@ -359,6 +362,7 @@ def test_check_attention_module_checks_what_the_exercise_asks(factory, fragment)
     assert not result.ok and fragment in result.message, result.message
 
 
+@pytest.mark.slow
 def test_check_attention_module_passes_the_solution():
     result = check_attention_module(_Projected)
     assert result.ok, result.message

@@ -342,6 +342,7 @@ def test_figures_are_pyplot_figures_and_rcparams_unchanged(tmp_path):
     plt.close("all")
 
 
+@pytest.mark.slow
 def test_importing_attnlib_loads_no_matplotlib():
     import subprocess
     import sys
@@ -355,6 +356,7 @@ def test_importing_attnlib_loads_no_matplotlib():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 def test_notebook_shows_figures_like_d2l():
     """A real kernel: figures show in loops and after `;`, once each, never plt.show()."""
     import nbformat

@@ -131,6 +131,7 @@ def drawn():
 # ----------------------------------------------------------------------------- variants
 
 
+@pytest.mark.slow  # the `drawn` fixture renders every figure in every variant
 def test_every_figure_has_a_dark_variant_and_wide_ones_a_narrow_pair(drawn):
     for name, (fig, main, variants) in drawn.items():
         kinds = sorted((v["theme"], v["layout"]) for v in variants)
@@ -173,6 +174,7 @@ def test_variants_are_drawn_off_pyplot():
     plt.close("all")
 
 
+@pytest.mark.slow  # the `drawn` fixture renders every figure in every variant
 def test_dark_variants_are_dark_and_light_ones_light(drawn):
     for name, (_, main, variants) in drawn.items():
         for v in [{**main, "theme": "light", "layout": "wide"}, *variants]:
@@ -194,6 +196,7 @@ def test_dark_variants_are_dark_and_light_ones_light(drawn):
             )
 
 
+@pytest.mark.slow  # the `drawn` fixture renders every figure in every variant
 def test_smallest_text_is_nine_points_everywhere(drawn):
     """label_scale * width is the smallest text in CSS px; * 72 / DPI gives it in points."""
     for name, (_, main, variants) in drawn.items():
@@ -218,6 +221,7 @@ def test_label_scale_counts_the_smallest_text_drawn():
     assert got["label_scale"] * got["width"] == pytest.approx(6 / 72 * DPI, rel=1e-9)
 
 
+@pytest.mark.slow  # the `drawn` fixture renders every figure in every variant
 def test_narrow_figures_on_a_phone_show_text_of_at_least_nine_px(drawn):
     """A 390-px phone has a 358-px column (the book's layout): each figure's narrow variant,
     or the figure itself when it has none, shown at min(its width, 358) px."""
@@ -251,6 +255,7 @@ def test_overlap_check_finds_colliding_labels():
     assert len(_overlaps(fig)) >= 4
 
 
+@pytest.mark.slow  # the `drawn` fixture renders every figure in every variant
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
 @pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
 def test_no_text_overlaps_another(drawn, theme, narrow):
@@ -261,6 +266,7 @@ def test_no_text_overlaps_another(drawn, theme, narrow):
         assert not _overlaps(variant), (name, theme.name, narrow, _overlaps(variant)[:4])
 
 
+@pytest.mark.slow  # the `drawn` fixture renders every figure in every variant
 def test_five_heatmaps_on_a_phone_are_two_a_row_with_the_colour_bar_below(drawn):
     fig = drawn["heatmaps, five in a row"][0]
     narrow = fig._attnlib_redraw(LIGHT, True, False)

@@ -352,6 +352,7 @@ class _Projected(torch.nn.Module):
         return self.inner(self.W(queries), keys, values, valid_lens)
 
 
+@pytest.mark.slow
 def test_check_attention_module_verdict_without_gradients_or_the_global_seed():
     # defect 4: "element 0 of tensors does not require grad" under no_grad/inference_mode;
     # defect 8: it called torch.manual_seed(seed). Two full runs (a few seconds each): under

@@ -184,6 +184,7 @@ for statement in sys.argv[1:]:
 """
 
 
+@pytest.mark.slow
 def test_misspelt_epanechnikov_gets_the_helpful_message_on_every_path():
     # defect 9: the `from` form gave a bare "cannot import name"; each statement runs in a
     # fresh module namespace of one fresh interpreter

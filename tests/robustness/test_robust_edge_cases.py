@@ -149,6 +149,7 @@ def test_gaussian_scores_float32_far_from_origin_keeps_its_digits():
 
 
 # ----------------------------------------------------------------- additive, training
+@pytest.mark.slow
 def test_additive_blocked_backward_matches_broadcast_gradients():
     g = _gen(6)
     q = torch.randn(2, 9, 3, dtype=torch.float64, generator=g, requires_grad=True)
@@ -263,6 +264,7 @@ def test_non_finite_score_at_valid_position_is_not_hidden():
     assert masked_softmax(X, torch.tensor([2])).isnan().all()
 
 
+@pytest.mark.slow
 def test_torch_compile_fullgraph_with_valid_lens():
     # decision: under torch.compile the data-dependent range check is skipped
     fn = torch.compile(lambda X, lens: masked_softmax(X, lens), fullgraph=True, backend="eager")
@@ -300,6 +302,7 @@ def test_kernels_epanechikov_explains_d2ls_kernel():
         attnlib.kernels.epanechikov  # noqa: B018  (d2l's spelling)
 
 
+@pytest.mark.slow
 def test_additive_training_peak_rss_stays_far_below_the_broadcast_tensor():
     # defect: in training (forward + backward, CPU, default allocator) peak RSS grew by as
     # much as the broadcast form (+2.1 GB at 4 x 1024 x 1024 x 128). Measured in a fresh

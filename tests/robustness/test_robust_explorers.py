@@ -114,8 +114,16 @@ def short_length_experiment(monkeypatch):
     lengths._chapter_lengths.cache_clear()
 
 
+# the declarations that train a model first (chapter 9's run, chapter 2's bandwidth): slow
+TRAINS = {"ablation", "heads", "heads_playback", "bandwidth_training"}
+
+
 @pytest.mark.parametrize(
-    "name", sorted(set(DECLARATIONS) - {"alignment_playback", "length_experiment"})
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n in TRAINS else n
+        for n in sorted(set(DECLARATIONS) - {"alignment_playback", "length_experiment"})
+    ],
 )
 def test_building_every_explorer_leaves_the_global_generators_alone(name):
     perturb_global_rng()
@@ -123,6 +131,7 @@ def test_building_every_explorer_leaves_the_global_generators_alone(name):
         DECLARATIONS[name]()
 
 
+@pytest.mark.slow
 def test_building_the_length_experiment_leaves_the_global_generators_alone(
     short_length_experiment,
 ):

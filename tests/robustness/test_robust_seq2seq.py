@@ -433,6 +433,7 @@ def test_a_lazy_model_loads_a_trained_state_dict(model):
         torch.testing.assert_close(fresh(src, lens)[0], model(src, lens)[0])
 
 
+@pytest.mark.slow
 def test_training_an_unsized_model_sizes_it_from_the_generator(data):
     # the lazy layers are sized by the first call, inside train: their initial weights must
     # come from the generator, not from wherever the global generator happens to be
@@ -525,6 +526,7 @@ def test_zero_steps_record_the_starting_checkpoint(model, data):
     assert log.losses == [] and [s for s, _ in log.checkpoints] == [0]
 
 
+@pytest.mark.slow
 def test_train_with_dropout_leaves_the_global_generator_alone_and_is_reproducible(data):
     src, lens, tgt = data
     losses = []
