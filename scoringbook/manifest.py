@@ -22,6 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from attnlib import domains as D
+from attnlib.domains import declare
+
 __all__ = [
     "STORED",
     "LIVE",
@@ -114,6 +117,36 @@ class Chapter:
     def page(self) -> str:
         """The built page, relative to the book's root: ``chapters/<stem>.html``."""
         return f"chapters/{self.stem}.html"
+
+
+Explorer.__init__ = declare(
+    name=D.Str(nonempty=True),
+    kind=D.Choice(*KINDS),
+    module=D.Str(nonempty=True),
+    declaration=D.Str(),
+    run=D.Str(),
+)(Explorer.__init__)
+Section.__init__ = declare(start=D.Str(nonempty=True), end=D.Str(optional=True))(Section.__init__)
+Chapter.__init__ = declare(
+    number=D.Int(ge=0, le=99),
+    stem=D.Str(nonempty=True),
+    title=D.Str(nonempty=True),
+    modules=D.Seq(D.Str(nonempty=True)),
+    explorers=D.Seq(D.Instance(Explorer)),
+    trained=D.Instance(Section, optional=True),
+    timed=D.Instance(Section, optional=True),
+    typed=D.Dict(D.Str()),
+    not_called=D.Dict(D.Str()),
+    exercises=D.Bool(),
+)(Chapter.__init__)
+
+
+class UnknownName(KeyError, ValueError):
+    """A chapter or explorer the manifest does not list: a ``KeyError`` (a failed lookup)
+    and a ``ValueError`` (a bad argument value, the book's rule for refusals)."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; this one reads as written
+        return str(self.args[0]) if self.args else ""
 
 
 CHAPTERS: tuple[Chapter, ...] = (
@@ -288,17 +321,19 @@ from attnlib.plotting.variants import book_figures
 book_figures()"""
 
 
+@declare(key=D.Anything("a chapter number or stem: looked up, an unknown one refused"))
 def chapter(key: int | str) -> Chapter:
     """The chapter with this number, or this stem (``"07_bahdanau_attention"``)."""
     for c in CHAPTERS:
         if key in (c.number, c.stem):
             return c
-    raise KeyError(
-        f"chapter: no chapter {key!r}; the chapters are "
+    raise UnknownName(
+        f"chapter: key names no chapter {key!r}; the chapters are "
         f"{[c.stem for c in CHAPTERS]} (scoringbook/manifest.py)"
     )
 
 
+@declare(kinds=D.Anything("names among KINDS: checked in the body"))
 def explorers(*kinds: str) -> list[Explorer]:
     """Every explorer of the book in reading order, or only those of the given kinds."""
     bad = [k for k in kinds if k not in KINDS]
@@ -307,18 +342,25 @@ def explorers(*kinds: str) -> list[Explorer]:
     return [e for c in CHAPTERS for e in c.explorers if not kinds or e.kind in kinds]
 
 
+@declare(name=D.Str())
 def explorer(name: str) -> Explorer:
     """The explorer named ``name``."""
     for e in explorers():
         if e.name == name:
             return e
-    raise KeyError(
-        f"explorer: no explorer {name!r} in scoringbook/manifest.py; the explorers are "
+    raise UnknownName(
+        f"explorer: name names no explorer {name!r} in scoringbook/manifest.py; the explorers are "
         f"{[e.name for e in explorers()]}"
     )
 
 
+@declare(name=D.Str())
 def chapter_of(name: str) -> Chapter:
     """The chapter that shows the explorer ``name``."""
-    explorer(name)  # a KeyError naming the explorers if there is none
-    return next(c for c in CHAPTERS if any(e.name == name for e in c.explorers))
+    for c in CHAPTERS:
+        if any(e.name == name for e in c.explorers):
+            return c
+    raise UnknownName(
+        f"chapter_of: name names no explorer in scoringbook/manifest.py: {name!r}; the "
+        f"explorers are {[e.name for e in explorers()]}"
+    )

@@ -644,6 +644,15 @@ _BOOK = {
     ),
     "scoringbook.glue.glue": Example(lambda: (("contract_name", "0.50"), {})),
     "scoringbook.registry.compute": Example(lambda: (("soft_lookup",), {})),
+    "scoringbook.manifest.Chapter": Example(lambda: ((1, "01_x", "A title"), {})),
+    "scoringbook.manifest.Explorer": Example(
+        lambda: (("e", "stored", "scoringbook.ch01_queries_keys_values"), {})
+    ),
+    "scoringbook.manifest.Section": Example(lambda: (("## A",), {"end": "## B"})),
+    "scoringbook.manifest.chapter": Example(lambda: ((1,), {})),
+    "scoringbook.manifest.chapter_of": Example(lambda: (("soft_lookup",), {})),
+    "scoringbook.manifest.explorer": Example(lambda: (("soft_lookup",), {})),
+    "scoringbook.manifest.explorers": Example(lambda: (("stored",), {})),
 }
 
 
