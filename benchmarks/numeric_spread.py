@@ -1,11 +1,11 @@
 """How far the numbers the tests compare with committed ones move between numeric paths.
 
-Each published explorer (tests/book/test_saved_state.py's PUBLISHED) is built in a fresh
-interpreter under every numeric path this processor offers (tests/_tolerance.py's
-``numeric_paths``: ATen's dispatch, ``ATEN_CPU_CAPABILITY=default/avx2/avx512``, MKL's
-reproducible path ``MKL_CBWR=COMPATIBLE``, and one thread against the default two), and the
-script prints, per explorer and per kind of value, the largest difference between any two
-paths (the spread):
+Each published explorer (the manifest's stored and live ones, tests/book/test_saved_state.py's
+PUBLISHED) is built in a fresh interpreter under every numeric path this processor offers
+(devtools/_tolerance.py's ``numeric_paths``: ATen's dispatch,
+``ATEN_CPU_CAPABILITY=default/avx2/avx512``, MKL's reproducible path ``MKL_CBWR=COMPATIBLE``,
+and one thread against the default two), and the script prints, per explorer and per kind
+of value, the largest difference between any two paths (the spread):
 
 - ``spec``: the floats of the explorer's spec (fixed curves, axes, labels' numbers), taken
   *before* the spec rounds them to 6 decimals, so the spread is the computation's own;
@@ -15,7 +15,7 @@ paths (the spread):
     .venv/bin/python benchmarks/numeric_spread.py            # the table
     .venv/bin/python benchmarks/numeric_spread.py --json     # the same, as JSON
 
-The spreads recorded in tests/_tolerance.py (``MEASURED``) come from this script; a tolerance
+The spreads recorded in devtools/_tolerance.py (``MEASURED``) come from this script; a tolerance
 there is at least 10x the largest spread. About 1 min on 2 cores (a subprocess per path).
 """
 
@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "devtools"))
 
 
 def _flat(value, key: str, out: dict) -> None:
@@ -63,22 +63,23 @@ def dump() -> dict:
 
     series._round_list = panels._round_list = unrounded  # the spec's floats before rounding
     import torch
-    from book.test_saved_state import PUBLISHED
 
+    from scoringbook import manifest
     from scoringbook.registry import EXPLORERS
 
     out = {}
-    for names in PUBLISHED.values():
-        for name in names:
-            ex = EXPLORERS[name]()
-            spec: dict = {}
-            _flat(ex.spec, "spec", spec)
-            frames: dict = {}
-            decl = ex.declaration
-            if decl.live is None:
-                for i, params in list(decl.grid())[:: max(1, decl.n_frames // 40)]:
-                    _flat(decl.compute(**params), f"frame{i}", frames)
-            out[name] = {"spec": spec, "frames": frames}
+    # the published explorers a notebook run rebuilds (tests/book/test_saved_state.py's
+    # PUBLISHED, from the manifest): every one but the trained ones
+    for name in [e.name for e in manifest.explorers(manifest.STORED, manifest.LIVE)]:
+        ex = EXPLORERS[name]()
+        spec: dict = {}
+        _flat(ex.spec, "spec", spec)
+        frames: dict = {}
+        decl = ex.declaration
+        if decl.live is None:
+            for i, params in list(decl.grid())[:: max(1, decl.n_frames // 40)]:
+                _flat(decl.compute(**params), f"frame{i}", frames)
+        out[name] = {"spec": spec, "frames": frames}
     out["_path"] = {"capability": torch.backends.cpu.get_cpu_capability()}
     return out
 

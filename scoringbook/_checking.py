@@ -2,7 +2,9 @@
 
 Each chapter's checker (``check_weights`` in chapter 1, ``check_kernel`` in chapter 2,
 ``check_masked_softmax`` in chapter 3, ``check_scores`` in chapter 4, ``check_alignment``
-and ``check_attention_module`` in chapter 7) compares a learner's answer with attnlib's
+and ``check_attention_module`` in chapter 7, ``check_heads``, ``check_sinusoidal``,
+``check_relative_offset``, ``check_causal_masks`` and ``check_head_score`` in chapter 9)
+compares a learner's answer with attnlib's
 reference implementation on fixed, seeded inputs and returns a :class:`CheckResult`: truthy
 if the answer is right, with a message that names the failing case, the position (batch,
 query, key) and the value found versus the value expected, and, for the classic slips,
@@ -12,6 +14,14 @@ their likely cause (forgetting the :math:`1/\\sqrt d`, transposed scores, d2l's 
 A wrong answer never raises: even a function that crashes gets a ``Not yet:`` result quoting
 the exception. Only input the checker cannot use at all raises: ``TypeError`` (e.g. not
 callable, not numbers) or ``ValueError`` (an unknown kernel or scoring ``kind``).
+
+Each checker that calls a learner's function calls it on two or three seeded inputs that
+differ in every size (batch, queries, keys, feature sizes), so an answer that hard-codes a
+size fails; the verdict names the case. Tolerances follow the answer's dtype
+(:func:`tolerance`): the checkers pass float32 inputs (chapter 2's kernels float64), compare a
+float32 or float64 answer at rtol 1e-4, atol 1e-5, and a float16 or bfloat16 answer at its
+own precision, saying so (:func:`precision_note`), also when precision is or is not the cause
+of a failure.
 
 Inputs are drawn from a local :class:`torch.Generator`; the global random state is never
 touched, so calling a checker does not change what a notebook's later cells draw. Every
@@ -34,7 +44,7 @@ from torch import Tensor
 
 from attnlib.domains import isolated_global_rng
 
-__all__ = ["CheckResult", "checker"]
+__all__ = ["CheckResult", "checker", "tolerance", "answers_close", "precision_note"]
 
 # what Markdown (MyST, Jupyter's renderer) would read as markup: emphasis, code, links, HTML,
 # tables, headings, maths ($), entities (&), images (!), roles' braces

@@ -434,6 +434,7 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
     _require_callable(fn, "check_masked_softmax")
 
     cases = _softmax_cases()
+    half = None
     for desc, X, lens in cases:
         float16 = X.dtype == torch.float16
         want = masked_softmax(X, lens)
@@ -470,6 +471,8 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
         problem = _compare_weights(desc, got, want, lens, float16)
         if problem:
             return _fail(problem + (LOW_HINT if desc == LOW else ""))
+        if not float16 and got.dtype in (torch.float16, torch.bfloat16):
+            half = got.dtype  # compared at its own precision: the verdict says so
 
     # A leaf tensor that requires grad: d2l's in-place fill raises here. The second case has
     # a row with no valid key: an additive -inf mask cleaned by nan_to_num gives zero weights
@@ -490,5 +493,5 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
         f"1-D, 2-D and no valid_lens on three shapes, rows with no valid key (all zeros), "
         f"float16 scores of ±1e4, float32 scores of -1e5 (below any small finite fill), leaf "
         f"tensors that require grad (gradients match, also through a row with no valid key); "
-        f"X was never modified"
+        f"X was never modified" + (precision_note(half) if half is not None else "")
     )

@@ -273,7 +273,7 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
                 xlabel="keys",
                 ylabel="scoring functions",
                 rows_sum_to_one=True,
-                title="weights of one query, one row per scoring function",
+                title="weights, one row per scoring function",
                 row_labels=_row_labels(live.score_kwargs),
             ),
         ],

@@ -199,6 +199,69 @@ def _candidate_maps(params: list[Tensor], h: int):
                     yield A_ @ B_, "(W₁ q)ᵀ(W₂ k)"
 
 
+def _check_structure(
+    factory: Callable[[int], nn.Module], h: int, lens: Tensor, g: torch.Generator
+) -> str | None:
+    """None if ``factory(h)`` builds a module with the exercise's interface, masking, output
+    and scores on inputs of ``len(lens)`` sequences of ``max(lens)`` keys; else the verdict."""
+    batch, n_in = len(lens), int(lens.max())
+    sizes = f"h = {h}, batch = {batch}, n_in = {n_in}"
+    try:
+        module = factory(h)
+        if isinstance(module, nn.Module):
+            module.eval()  # the weights are read before any dropout
+        q = torch.randn(batch, 1, h, generator=g)
+        kv = torch.randn(batch, n_in, h, generator=g)
+        out = module(q, kv, kv, lens)
+    except Exception as err:  # the learner's code: report, do not crash the notebook
+        return f"calling your module ({sizes}) failed: {_exc(err)}"
+    if not isinstance(module, nn.Module):
+        return (
+            f"your factory returned {describe(module)}; it must return an nn.Module (so that "
+            "the date model trains its parameters)"
+        )
+    if not isinstance(out, Tensor) or tuple(out.shape) != (batch, 1, h):
+        shape = tuple(out.shape) if isinstance(out, Tensor) else type(out).__name__
+        return (
+            f"your module returned {shape} ({sizes}); expected the context (batch, 1, h) = "
+            f"{(batch, 1, h)}"
+        )
+    w = getattr(module, "attention_weights", None)
+    if not isinstance(w, Tensor) or tuple(w.shape) != (batch, 1, n_in):
+        return (
+            "your module must keep .attention_weights of shape (batch, 1, n_in) = "
+            f"{(batch, 1, n_in)} after each call ({sizes})"
+        )
+    w = w.detach().double()
+    masked = torch.arange(n_in) >= lens.view(-1, 1, 1)
+    if (w[masked] != 0).any():
+        return "your module gives weight to padded keys: pass valid_lens on to the masked softmax"
+    sums = w.sum(-1).flatten()
+    if not torch.allclose(sums, torch.ones(batch, dtype=torch.float64), atol=1e-5):
+        b = int(torch.nonzero((sums - 1).abs() > 1e-5)[0])
+        got_s, _ = _pair(sums[b], 1.0)
+        return f"the weights of sequence {b} sum to {got_s}; a softmax row sums to 1"
+    want_out = torch.bmm(w, kv.detach().double())  # (batch, 1, h): weights @ values
+    got_out = out.detach().double()
+    if not torch.allclose(got_out, want_out, atol=1e-4, rtol=1e-4):
+        uniform = kv.detach().double().mean(dim=1, keepdim=True)  # (batch, 1, h)
+        hint = (
+            " (it is the plain mean of the values: the weights are never used)"
+            if torch.allclose(got_out, uniform, atol=1e-4)
+            else ""
+        )
+        b = int(torch.nonzero((got_out - want_out).abs().amax(dim=(1, 2)) > 1e-4)[0])
+        return (
+            f"your module's output for sequence {b} is not its weights @ values{hint}; "
+            f"the context is the weighted average of the values, with the weights you keep "
+            f"in .attention_weights"
+        )
+    try:
+        return _check_projection(module, h, g)
+    except Exception as err:
+        return f"calling your module ({sizes}) failed: {_exc(err)}"
+
+
 @checker
 def check_attention_module(
     factory: Callable[[int], nn.Module], *, steps: int = 300, seed: int = 0
@@ -208,7 +271,8 @@ def check_attention_module(
     train the date model with it.
 
     ``factory(num_hiddens)`` must return a module called as ``module(queries, keys, values,
-    valid_lens)`` with queries ``(batch, 1, h)``, keys = values ``(batch, n_in, h)``,
+    valid_lens)`` with queries ``(batch, 1, h)``, keys = values ``(batch, n_in, h)`` (checked
+    at two sizes that differ in each: h = 8, batch 3, n_in 5 and h = 6, batch 2, n_in 7),
     returning ``(batch, 1, h)`` and keeping ``.attention_weights`` ``(batch, 1, n_in)``
     (masked keys 0, rows summing to 1). Its scores, measured from the weights, must be a
     dot product of a linear map of the query with the key: bilinear, with no term in the
@@ -228,65 +292,11 @@ def check_attention_module(
     steps = as_int(steps, "steps", fn, min=1)
     seed = as_seed(seed, "seed", fn)
     g = torch.Generator().manual_seed(seed)
-    h, batch, n_in = 8, 3, 5
-    try:
-        module = factory(h)
-        if isinstance(module, nn.Module):
-            module.eval()  # the weights are read before any dropout
-        q = torch.randn(batch, 1, h, generator=g)
-        kv = torch.randn(batch, n_in, h, generator=g)
-        lens = torch.tensor([2, 5, 1])
-        out = module(q, kv, kv, lens)
-    except Exception as err:  # the learner's code: report, do not crash the notebook
-        return _fail(f"calling your module failed: {_exc(err)}")
-    if not isinstance(module, nn.Module):
-        return _fail(
-            f"your factory returned {describe(module)}; it must return an nn.Module (so that "
-            "the date model trains its parameters)"
-        )
-    if not isinstance(out, Tensor) or tuple(out.shape) != (batch, 1, h):
-        shape = tuple(out.shape) if isinstance(out, Tensor) else type(out).__name__
-        return _fail(
-            f"your module returned {shape}; expected the context (batch, 1, h) = {(batch, 1, h)}"
-        )
-    w = getattr(module, "attention_weights", None)
-    if not isinstance(w, Tensor) or tuple(w.shape) != (batch, 1, n_in):
-        return _fail(
-            "your module must keep .attention_weights of shape (batch, 1, n_in) = "
-            f"{(batch, 1, n_in)} after each call"
-        )
-    w = w.detach().double()
-    masked = torch.arange(n_in) >= lens.view(-1, 1, 1)
-    if (w[masked] != 0).any():
-        return _fail(
-            "your module gives weight to padded keys: pass valid_lens on to the masked softmax"
-        )
-    sums = w.sum(-1).flatten()
-    if not torch.allclose(sums, torch.ones(batch, dtype=torch.float64), atol=1e-5):
-        b = int(torch.nonzero((sums - 1).abs() > 1e-5)[0])
-        got_s, _ = _pair(sums[b], 1.0)
-        return _fail(f"the weights of sequence {b} sum to {got_s}; a softmax row sums to 1")
-    want_out = torch.bmm(w, kv.detach().double())  # (batch, 1, h): weights @ values
-    got_out = out.detach().double()
-    if not torch.allclose(got_out, want_out, atol=1e-4, rtol=1e-4):
-        uniform = kv.detach().double().mean(dim=1, keepdim=True)  # (batch, 1, h)
-        hint = (
-            " (it is the plain mean of the values: the weights are never used)"
-            if torch.allclose(got_out, uniform, atol=1e-4)
-            else ""
-        )
-        b = int(torch.nonzero((got_out - want_out).abs().amax(dim=(1, 2)) > 1e-4)[0])
-        return _fail(
-            f"your module's output for sequence {b} is not its weights @ values{hint}; "
-            f"the context is the weighted average of the values, with the weights you keep "
-            f"in .attention_weights"
-        )
-    try:
-        problem = _check_projection(module, h, g)
-    except Exception as err:
-        return _fail(f"calling your module failed: {_exc(err)}")
-    if problem:
-        return _fail(problem)
+    # two sizes that differ in h, batch and n_in: a module that hard-codes a size fails one
+    for h, lens in ((8, torch.tensor([2, 5, 1])), (6, torch.tensor([7, 3]))):
+        problem = _check_structure(factory, h, lens, g)
+        if problem:
+            return _fail(problem)
     gen = torch.Generator().manual_seed(seed)
     dates = random_dates(3000, gen)
     src, src_lens = encode_sources(random_sources(dates, gen))

@@ -20,6 +20,7 @@ Kinds of explorer:
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 from attnlib import domains as D
@@ -139,14 +140,6 @@ Chapter.__init__ = declare(
     not_called=D.Dict(D.Str()),
     exercises=D.Bool(),
 )(Chapter.__init__)
-
-
-class UnknownName(KeyError, ValueError):
-    """A chapter or explorer the manifest does not list: a ``KeyError`` (a failed lookup)
-    and a ``ValueError`` (a bad argument value, the book's rule for refusals)."""
-
-    def __str__(self) -> str:  # KeyError quotes its message; this one reads as written
-        return str(self.args[0]) if self.args else ""
 
 
 CHAPTERS: tuple[Chapter, ...] = (
@@ -324,12 +317,22 @@ book_figures()"""
 @declare(key=D.Anything("a chapter number or stem: looked up, an unknown one refused"))
 def chapter(key: int | str) -> Chapter:
     """The chapter with this number, or this stem (``"07_bahdanau_attention"``)."""
+    if not isinstance(key, str):
+        try:
+            if isinstance(key, bool):
+                raise TypeError
+            key = operator.index(key)  # an int, a numpy integer or a 0-d integer tensor
+        except TypeError:
+            raise TypeError(
+                f"chapter: key must be a chapter's number (int) or stem (str); got "
+                f"{type(key).__name__} {key!r}"
+            ) from None
     for c in CHAPTERS:
         if key in (c.number, c.stem):
             return c
-    raise UnknownName(
-        f"chapter: key names no chapter {key!r}; the chapters are "
-        f"{[c.stem for c in CHAPTERS]} (scoringbook/manifest.py)"
+    raise ValueError(
+        f"chapter: key must be one of the numbers 1..{len(CHAPTERS)} or stems "
+        f"{[c.stem for c in CHAPTERS]} (scoringbook/manifest.py); got {key!r}"
     )
 
 
@@ -343,24 +346,21 @@ def explorers(*kinds: str) -> list[Explorer]:
 
 
 @declare(name=D.Str())
-def explorer(name: str) -> Explorer:
+def explorer(name: str, *, fn: str = "explorer") -> Explorer:
     """The explorer named ``name``."""
+    if not isinstance(name, str):
+        raise TypeError(f"{fn}: name must be an explorer's name (str); got {type(name).__name__}")
     for e in explorers():
         if e.name == name:
             return e
-    raise UnknownName(
-        f"explorer: name names no explorer {name!r} in scoringbook/manifest.py; the explorers are "
-        f"{[e.name for e in explorers()]}"
+    raise ValueError(
+        f"{fn}: name must be one of the explorers {[e.name for e in explorers()]} "
+        f"(scoringbook/manifest.py); got {name!r}"
     )
 
 
 @declare(name=D.Str())
 def chapter_of(name: str) -> Chapter:
     """The chapter that shows the explorer ``name``."""
-    for c in CHAPTERS:
-        if any(e.name == name for e in c.explorers):
-            return c
-    raise UnknownName(
-        f"chapter_of: name names no explorer in scoringbook/manifest.py: {name!r}; the "
-        f"explorers are {[e.name for e in explorers()]}"
-    )
+    explorer(name, fn="chapter_of")
+    return next(c for c in CHAPTERS if any(e.name == name for e in c.explorers))

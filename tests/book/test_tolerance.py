@@ -1,4 +1,4 @@
-"""tests/_tolerance.py, the tolerance policy for committed numbers: a comparison tighter than a
+"""devtools/_tolerance.py, the tolerance policy for committed numbers: a comparison tighter than a
 value's recorded precision is refused, an order-dependent value gets 10x its measured spread,
 an exact one is compared exactly."""
 

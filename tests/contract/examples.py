@@ -484,7 +484,7 @@ _BOOK = {
         lambda: ((), {"seed": 0, "num_hiddens": 4})
     ),
     "scoringbook.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(num_hiddens=4),
-    # chapter 6: the playback and its checkers
+    # chapter 7: the playback and its checkers
     "scoringbook.ch07_bahdanau.alignment_playback_declaration": Example(
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
         text_args=("source",),
@@ -500,7 +500,7 @@ _BOOK = {
         lambda: ((_additive_factory,), {"steps": 3, "seed": 0}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
     ),
-    # chapter 6: the number-reading models
+    # chapter 8: the number-reading models
     "scoringbook.ch08_numbers.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
     "scoringbook.ch08_numbers.spell": Example(lambda: (("1203",), {})),
     "scoringbook.ch08_numbers.encode_spoken": Example(lambda: ((["12", "3"],), {})),
@@ -567,7 +567,7 @@ _BOOK = {
         ),
     ),
     "scoringbook.ch08_lengths.chapter_length_declaration": Example(lambda: ((), {})),
-    # chapter 6: the date model
+    # chapters 7 and 8: the encoder-decoder; chapter 7: the date task
     "scoringbook.ch07_dates.random_dates": Example(lambda: ((3, _g()), {})),
     "scoringbook.ch07_dates.format_source": Example(
         lambda: ((dt.date(2026, 11, 22),), {"style": "short"})
@@ -644,15 +644,14 @@ _BOOK = {
     ),
     "scoringbook.glue.glue": Example(lambda: (("contract_name", "0.50"), {})),
     "scoringbook.registry.compute": Example(lambda: (("soft_lookup",), {})),
-    "scoringbook.manifest.Chapter": Example(lambda: ((1, "01_x", "A title"), {})),
-    "scoringbook.manifest.Explorer": Example(
-        lambda: (("e", "stored", "scoringbook.ch01_queries_keys_values"), {})
-    ),
+    # the chapter manifest
+    "scoringbook.manifest.chapter": Example(lambda: ((7,), {})),
+    "scoringbook.manifest.explorers": Example(lambda: (("stored", "live"), {})),
+    "scoringbook.manifest.explorer": Example(lambda: (("scaling",), {})),
+    "scoringbook.manifest.chapter_of": Example(lambda: (("scaling",), {})),
+    "scoringbook.manifest.Explorer": Example(lambda: (("x", "stored", "ch01_x"), {})),
     "scoringbook.manifest.Section": Example(lambda: (("## A",), {"end": "## B"})),
-    "scoringbook.manifest.chapter": Example(lambda: ((1,), {})),
-    "scoringbook.manifest.chapter_of": Example(lambda: (("soft_lookup",), {})),
-    "scoringbook.manifest.explorer": Example(lambda: (("soft_lookup",), {})),
-    "scoringbook.manifest.explorers": Example(lambda: (("stored",), {})),
+    "scoringbook.manifest.Chapter": Example(lambda: ((10, "10_x", "X"), {"modules": ("ch10_x",)})),
 }
 
 

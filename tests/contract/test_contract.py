@@ -13,24 +13,17 @@ import time
 import pytest
 import torch
 
+from scoringbook import manifest
+
 from ._engine import SLOWER, TIMEOUT_S, function_name, judge, perturbations
 from ._open_defects import OPEN
 from .examples import EXAMPLES
 
 NONFINITE = ("nan", "+inf", "-inf", "nan entry")
 
-#: callables never called here (the example is still required), with the reason
-NOT_CALLED = {
-    "scoringbook.ch07_bahdanau.chapter_playback_declaration": "trains chapter 6's model "
-    "(~10 s); its generator promise: tests/contract/test_fixes.py",
-    "scoringbook.ch08_lengths.chapter_length_declaration": "trains chapter 8's six number "
-    "models (tens of seconds); tests/book/test_ch08_lengths.py runs it",
-    "scoringbook.ch06_scoring_family.measure_costs": "starts a Python subprocess (importing "
-    "torch) to measure peak memory: seconds per call; tests/book/test_ch06_scoring_family.py "
-    "calls it validly and with bad sizes, d, repeats",
-    "scoringbook.ch09_model.chapter_run": "trains chapter 9's model (~10 s); its tiny "
-    "form, train(steps=2), is called and chapter 9's notebook runs it",
-}
+#: callables never called here (the example is still required), with the reason: the chapter
+#: manifest's (scoringbook/manifest.py) slow runs of each chapter
+NOT_CALLED = {name: why for c in manifest.CHAPTERS for name, why in c.not_called.items()}
 
 
 def public_modules() -> list[str]:

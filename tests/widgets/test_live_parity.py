@@ -25,6 +25,7 @@ from _chromium import unavailable
 from attnlib.widgets import Explorer
 from attnlib.widgets.live import SCORINGS, LiveAttention
 from attnlib.widgets.live_scores import LIVE_SCORES
+from scoringbook import manifest
 from scoringbook.ch05_scaled_dot_product import scoring_comparison_declaration
 from scoringbook.registry import DECLARATIONS, compute
 
@@ -127,7 +128,7 @@ def test_each_page_score_equals_attnlib_s(name):
         np.testing.assert_allclose(np.array(frame["w"]), want, rtol=0, atol=1e-12, err_msg=str(p))
 
 
-LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
+LIVE = [e.name for e in manifest.explorers(manifest.LIVE)]  # every live explorer of the book
 
 
 @pytest.mark.parametrize("name", LIVE)

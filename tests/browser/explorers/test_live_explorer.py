@@ -13,15 +13,15 @@ import pytest
 from _heatmap_js import HOVER
 
 from .._frames import MOVE_JS, _check_affine
-from ..conftest import CHAPTERS, opened_explorer
+from ..conftest import opened_explorer, page_of
 
 pytestmark = pytest.mark.browser
 
-PAGE = CHAPTERS[0]
+PAGE = page_of("soft_lookup")
 NAME = "soft_lookup"
 TOL = 1e-4
 
-LIVE = [(CHAPTERS[0], "soft_lookup"), (CHAPTERS[4], "scoring_comparison")]
+LIVE = [(page_of(name), name) for name in ("soft_lookup", "scoring_comparison")]
 
 STATE_JS = """
 (name) => {

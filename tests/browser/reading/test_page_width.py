@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import CHAPTERS
+from ..conftest import CHAPTERS, chapter_page
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,20 @@ def _page(browser, visits, name, width, height, scheme="light"):
     return ctx, page
 
 
-@pytest.mark.parametrize("name", CHAPTERS[:5])
+# the core chapters' explorers (stored and live), by name
+CORE = [
+    chapter_page(stem)
+    for stem in (
+        "01_queries_keys_values",
+        "02_attention_pooling",
+        "03_masked_softmax",
+        "04_additive_attention",
+        "05_scaled_dot_product_attention",
+    )
+]
+
+
+@pytest.mark.parametrize("name", CORE)
 def test_explorers_use_the_page_width_on_wide_screens(browser, visits, name):
     from ..conftest import wake_explorers
 

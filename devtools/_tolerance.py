@@ -125,7 +125,7 @@ def check_not_tighter(atol: float, rel: float, at: float, floor: float, where: s
         raise ValueError(
             f"{where}: the comparison allows {allowed:.3g} (atol={atol:g}, rel={rel:g} at "
             f"{at:g}), tighter than the value's recorded precision and measured spread "
-            f"({floor:.3g}): it would fail on another processor; use tests/_tolerance.py"
+            f"({floor:.3g}): it would fail on another processor; use devtools/_tolerance.py"
         )
 
 
@@ -157,7 +157,7 @@ def page_tolerance(explorer: str, quantum: float, *, trained: bool) -> Tolerance
 def _measured(explorer: str) -> dict[str, float]:
     if explorer not in MEASURED:
         raise KeyError(
-            f"tests/_tolerance.py: no spread measured for explorer {explorer!r}; run "
+            f"devtools/_tolerance.py: no spread measured for explorer {explorer!r}; run "
             f"benchmarks/numeric_spread.py and record it in MEASURED"
         )
     return MEASURED[explorer]
