@@ -23,9 +23,6 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 
-from attnlib import domains as D
-from attnlib.domains import declare
-
 __all__ = [
     "STORED",
     "LIVE",
@@ -118,28 +115,6 @@ class Chapter:
     def page(self) -> str:
         """The built page, relative to the book's root: ``chapters/<stem>.html``."""
         return f"chapters/{self.stem}.html"
-
-
-Explorer.__init__ = declare(
-    name=D.Str(nonempty=True),
-    kind=D.Choice(*KINDS),
-    module=D.Str(nonempty=True),
-    declaration=D.Str(),
-    run=D.Str(),
-)(Explorer.__init__)
-Section.__init__ = declare(start=D.Str(nonempty=True), end=D.Str(optional=True))(Section.__init__)
-Chapter.__init__ = declare(
-    number=D.Int(ge=0, le=99),
-    stem=D.Str(nonempty=True),
-    title=D.Str(nonempty=True),
-    modules=D.Seq(D.Str(nonempty=True)),
-    explorers=D.Seq(D.Instance(Explorer)),
-    trained=D.Instance(Section, optional=True),
-    timed=D.Instance(Section, optional=True),
-    typed=D.Dict(D.Str()),
-    not_called=D.Dict(D.Str()),
-    exercises=D.Bool(),
-)(Chapter.__init__)
 
 
 CHAPTERS: tuple[Chapter, ...] = (
@@ -314,7 +289,6 @@ from attnlib.plotting.variants import book_figures
 book_figures()"""
 
 
-@declare(key=D.Anything("a chapter number or stem: looked up, an unknown one refused"))
 def chapter(key: int | str) -> Chapter:
     """The chapter with this number, or this stem (``"07_bahdanau_attention"``)."""
     if not isinstance(key, str):
@@ -336,7 +310,6 @@ def chapter(key: int | str) -> Chapter:
     )
 
 
-@declare(kinds=D.Anything("names among KINDS: checked in the body"))
 def explorers(*kinds: str) -> list[Explorer]:
     """Every explorer of the book in reading order, or only those of the given kinds."""
     bad = [k for k in kinds if k not in KINDS]
@@ -345,7 +318,6 @@ def explorers(*kinds: str) -> list[Explorer]:
     return [e for c in CHAPTERS for e in c.explorers if not kinds or e.kind in kinds]
 
 
-@declare(name=D.Str())
 def explorer(name: str, *, fn: str = "explorer") -> Explorer:
     """The explorer named ``name``."""
     if not isinstance(name, str):
@@ -359,7 +331,6 @@ def explorer(name: str, *, fn: str = "explorer") -> Explorer:
     )
 
 
-@declare(name=D.Str())
 def chapter_of(name: str) -> Chapter:
     """The chapter that shows the explorer ``name``."""
     explorer(name, fn="chapter_of")
