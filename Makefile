@@ -228,6 +228,7 @@ test-browser-built:
 # Speed and memory targets: ratios measured in one run (see each script's docstring).
 bench: $(STAMP) book
 	$(PY) benchmarks/bench_attention.py
+	$(PY) benchmarks/bench_domains.py
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_browser.py
 

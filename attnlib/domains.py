@@ -194,11 +194,8 @@ class Real(Domain):
         self.gt, self.ge, self.lt, self.le, self.tensor = gt, ge, lt, le, tensor
 
     def range_text(self) -> str:
-        lo, hi = (self.gt, self.ge), (self.lt, self.le)
-        if any(v is not None for v in lo) and any(v is not None for v in hi):
-            left = f"({self.gt:g}" if self.gt is not None else f"[{self.ge:g}"
-            right = f"{self.lt:g})" if self.lt is not None else f"{self.le:g}]"
-            return f"in {left}, {right}"
+        if self.ge is not None and self.le is not None:  # a closed interval: [0, 1]
+            return f"in [{self.ge:g}, {self.le:g}]"
         parts = []
         if self.gt is not None:
             parts.append(f"> {self.gt:g}")

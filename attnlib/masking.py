@@ -79,8 +79,8 @@ def _lens_bias(
 
 @declare(
     valid_lens=Lengths(batch="-"),
-    n_queries=Int(ge=0, dim="n_queries"),
-    n_keys=Int(ge=0, dim="n_keys"),
+    n_queries=Int(ge=0, le=2**24, dim="n_queries"),
+    n_keys=Int(ge=0, le=2**24, dim="n_keys"),
 )
 def valid_lens_to_mask(valid_lens: Tensor, n_queries: int, n_keys: int) -> Tensor:
     r"""Boolean attention mask from valid lengths (True = attend).

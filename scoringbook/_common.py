@@ -27,9 +27,14 @@ def _seed(value: object, fn: str) -> int:
     return as_seed(value, "seed", fn)
 
 
+#: an explorer is precomputed or drawn on a page: a size past this is a mistake, refused at once
+#: (rather than a MemoryError or a run of hours later)
+MAX_COUNT = 10**6
+
+
 def _count(value: object, name: str, fn: str, min: int = 1) -> int:
-    """A builder's size (``n_keys``, ``steps``, ...): an int >= min."""
-    return as_int(value, name, fn, min=min)
+    """A builder's size (``n_keys``, ``steps``, ...): an int in [min, MAX_COUNT]."""
+    return as_int(value, name, fn, min=min, max=MAX_COUNT)
 
 
 def _real(value: object, name: str, fn: str, **bounds) -> float:

@@ -339,7 +339,7 @@ def bandwidth_training_declaration(
     fn = "bandwidth_training_declaration"
     seed, steps = _seed(seed, fn), _count(steps, "steps", fn, min=0)
     n_train = _count(n_train, "n_train", fn, min=2)  # leave-one-out needs another point
-    lr = _real(lr, "lr", fn, min=0.0, min_open=True)
+    lr = _real(lr, "lr", fn, min=0.0, max=100.0, min_open=True)  # larger only diverges
     x_train, y_train, runs = _bandwidth_runs(seed, n_train, steps, lr)
     x_query = torch.linspace(0.0, 5.0, 51)  # (51,)
     loo, naive = runs[True], runs[False]

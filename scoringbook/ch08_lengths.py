@@ -269,7 +269,7 @@ def results_table(results: dict[str, Tensor], tests: dict[int, list[str]]) -> Re
             for b in by_bucket.values()
         ]
         rows.append((f"{lo}–{hi}", f"{min(chars)}–{max(chars)}", stats))
-    return ResultsTable(rows, by_bucket)
+    return ResultsTable(rows, list(by_bucket))
 
 
 # ----------------------------------------------------------------------------- explorer

@@ -197,8 +197,8 @@ def scores(predicted: list[str], numbers: list[str]) -> tuple[float, float]:
     numbers = _numbers(numbers, "numbers", "scores")
     if len(predicted) != len(numbers):
         raise ValueError(
-            f"scores: predicted must hold one prediction per number (and numbers >= 1); got "
-            f"{len(predicted)} predictions for {len(numbers)} numbers"
+            f"scores: need as many predictions as numbers (>= 1); got predicted of "
+            f"{len(predicted)} and numbers of {len(numbers)}"
         )
     exact = sum(p == x for p, x in zip(predicted, numbers)) / len(numbers)
     right = sum(sum(a == b for a, b in zip(p, x)) for p, x in zip(predicted, numbers))
@@ -213,8 +213,8 @@ def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
     numbers = _numbers(numbers, "numbers", "wrong_by_position")
     if len(predicted) != len(numbers):
         raise ValueError(
-            f"wrong_by_position: predicted must hold one prediction per number; got "
-            f"{len(predicted)} predictions for {len(numbers)} numbers"
+            f"wrong_by_position: need as many predictions as numbers; got predicted of "
+            f"{len(predicted)} and numbers of {len(numbers)}"
         )
     k = len(numbers[0])
     if any(len(x) != k for x in numbers):

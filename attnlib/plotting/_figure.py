@@ -47,6 +47,15 @@ class NotebookFigure(Figure):
     #: What the figure held when attnlib finished it (see ``_fingerprint``).
     _attnlib_fingerprint = None
 
+    def __init__(self, *args, **kwargs) -> None:
+        # a figure size matplotlib would refuse with its own words (or take as NaN inches)
+        # is refused here, naming the class and the argument
+        if kwargs.get("figsize") is not None:
+            kwargs["figsize"] = _check_figsize(kwargs["figsize"], "NotebookFigure")
+        elif args and args[0] is not None:
+            args = (_check_figsize(args[0], "NotebookFigure"), *args[1:])
+        super().__init__(*args, **kwargs)
+
     def __repr__(self) -> str:
         width, height = self.bbox.size
         return f"<Figure size {width:g}x{height:g} with {len(self.axes)} Axes>"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import itertools
-import numbers
 
 from matplotlib.figure import Figure
 
+from attnlib._validate import as_int
 from attnlib.plotting._figure import (
     NARROW_WIDTH,
     _check_figsize,
@@ -61,8 +61,8 @@ def plot_histograms(
     _check_mapping(samples, "samples", "values")
     if not isinstance(xlabel, str):
         raise TypeError(f"xlabel must be a str, got {type(xlabel).__name__}")
-    if not (isinstance(bins, numbers.Integral) and bins >= 1):
-        raise ValueError(f"bins must be a positive int, got {bins!r}")
+    # an int (numpy ints and 0-d tensors too), 1 to 10**5 (more bins than that is a mistake)
+    bins = as_int(bins, "bins", "plot_histograms", min=1, max=10**5)
     figsize = _check_figsize(figsize, "plot_histograms")
     labels, arrays = [], []
     for label, value in samples.items():

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from attnlib import _validate
 from attnlib.widgets.controls import ExplorerError, _check_name
 
 __all__ = ["Caption", "LabelledMatrix"]
@@ -90,9 +91,24 @@ class LabelledMatrix(np.ndarray):
     col_labels: tuple[str, ...] | None
 
     def __new__(cls, values: np.ndarray, row_labels, col_labels) -> LabelledMatrix:
-        obj = np.asarray(values, dtype=np.float64).view(cls)
-        obj.row_labels = tuple(row_labels)
-        obj.col_labels = tuple(col_labels)
+        fn = "LabelledMatrix"
+        what = "a 2-D array of finite numbers (rows x columns)"
+        if values is None or isinstance(values, (str, bytes)):
+            raise TypeError(f"{fn}: values must be {what}; got {_validate.describe(values)}")
+        try:
+            array = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{fn}: values must be {what}; got {_validate.describe(values)}"
+            ) from None
+        if array.ndim != 2:
+            raise ValueError(f"{fn}: values must be {what}; got shape {array.shape}")
+        if not np.isfinite(array).all():
+            raise ValueError(f"{fn}: values must be {what}; got NaN or infinity")
+        rows = _validate.as_str_list(row_labels, "row_labels", fn)
+        cols = _validate.as_str_list(col_labels, "col_labels", fn)
+        obj = array.view(cls)
+        obj.row_labels, obj.col_labels = rows, cols
         return obj
 
     def __array_finalize__(self, obj) -> None:

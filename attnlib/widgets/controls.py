@@ -36,7 +36,8 @@ def _labels(value: object, name: str, where: str, n: int | None = None, what: st
     labels = _declared(_validate.as_str_list, value, name, where)
     if n is not None and len(labels) != n:
         raise ExplorerError(
-            f"{where}: {name} has {len(labels)} entries, expected one per {what} ({n})"
+            f"{where}: {name} has {len(labels)} entries, expected one per {what} ({n}), as many "
+            f"as the {what}s"
         )
     return labels
 

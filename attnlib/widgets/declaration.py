@@ -80,7 +80,9 @@ class Declaration:
                 f"(an object with check() and spec()); got {type(live).__name__}"
             )
         if not params and not texts:
-            raise ExplorerError(f"explorer {self.name!r}: declare at least one parameter")
+            raise ExplorerError(
+                f"explorer {self.name!r}: params must declare at least one parameter"
+            )
         for t in texts:
             if not isinstance(t, Text):
                 raise ExplorerError(
@@ -95,7 +97,7 @@ class Declaration:
         for p in params:
             if not isinstance(p, (Slider, Choice)):
                 raise ExplorerError(
-                    f"explorer {self.name!r}: parameters must be Slider or Choice; "
+                    f"explorer {self.name!r}: params must be Slider or Choice parameters; "
                     f"got {type(p).__name__}"
                 )
         names = [p.name for p in params] + [t.name for t in texts]
@@ -106,7 +108,7 @@ class Declaration:
         object.__setattr__(self, "params", params)
         panels = tuple(_as_panel(p, where) for p in _items(self.panels, "panels", where, "panels"))
         if not panels:
-            raise ExplorerError(f"explorer {self.name!r}: declare at least one panel")
+            raise ExplorerError(f"explorer {self.name!r}: panels must declare at least one panel")
         pnames = [p.name for p in panels]
         if len(set(pnames)) != len(pnames):
             raise ExplorerError(

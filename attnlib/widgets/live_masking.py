@@ -54,7 +54,7 @@ def word_vector(word: str, d: int) -> list[float]:
     """
     fn = "word_vector"
     _validate.as_str(word, "word", fn)
-    d = _validate.as_int(d, "d", fn, min=1)
+    d = _validate.as_int(d, "d", fn, min=1, max=2**16)  # a word vector, not a table
     try:
         data = word.encode("utf8")
     except UnicodeEncodeError:

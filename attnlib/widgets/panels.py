@@ -518,6 +518,6 @@ def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines | Caption:
         except TypeError as err:  # an unknown or missing field
             raise ExplorerError(f"{where}: panel {p.get('name')!r}: {err}") from None
     raise ExplorerError(
-        f"{where}: unknown panel {p!r}: expected Heatmap, Lines, Caption or a dict with 'kind' in "
-        f"{sorted(_PANEL_KINDS)}"
+        f"{where}: unknown panel {p!r}: panels must be Heatmap, Lines, Caption or a dict with "
+        f"'kind' in {sorted(_PANEL_KINDS)}"
     )

@@ -342,11 +342,12 @@ def bind(fn, args: tuple, kwargs: dict) -> inspect.BoundArguments | None:
 
 
 def function_name(fn) -> str:
-    """The name a refusal must carry: the declared one, else the callable's own."""
+    """The name a refusal must carry: the declared one. An undeclared callable (listed in
+    _undeclared.py) is held to naming the argument only, until it is declared."""
     from attnlib.domains import declared
 
     d = declared(fn)
-    return d[0] if d else getattr(fn, "__name__", "")
+    return d[0] if d else ""
 
 
 def perturbations(fn, example: Example):

@@ -41,6 +41,7 @@ def public_modules() -> list[str]:
                 "plotting",
                 "book",
                 "domains",
+                "tensor_domains",
             ):
                 continue
             names.append(f"{pkg}.{info.name}")
@@ -245,7 +246,7 @@ def _differentiable_cases():
         def case(make=make, inputs=inputs):
             with torch.random.fork_rng():
                 torch.manual_seed(0)
-                m = make().eval()
+                m = make().double().eval()
             return m.forward, inputs(), {}
 
         cases.append((f"{name}.forward", case))
