@@ -20,7 +20,6 @@ from torch import Tensor
 from attnlib._rng import isolated_global_rng
 from attnlib._validate import as_int, as_str_list, describe
 from scoringbook.ch08_numbers import (
-    TEST_MAX,
     TRAIN_MAX,
     WORDS,
     NumberModel,
@@ -31,6 +30,7 @@ from scoringbook.ch08_numbers import (
     read_numbers,
     scores,
     spell,
+    test_sets,
     word_weights,
 )
 from scoringbook.claims import BUCKETS, bucket_means
@@ -536,7 +536,7 @@ def _chapter_lengths():
 def _chapter_lengths_one_thread():
     num_gen = torch.Generator().manual_seed(2)
     train_numbers = random_numbers(10_000, 1, TRAIN_MAX, num_gen)
-    tests = {k: random_numbers(100, k, k, num_gen) for k in range(1, TEST_MAX + 1)}
+    tests, _ = test_sets(train_numbers, num_gen)  # held out where possible (3+ digits)
     src, lens = encode_spoken(train_numbers)
     tgt = encode_digits(train_numbers)
     models, results = compare_models(src, lens, tgt, tests, seed=0)

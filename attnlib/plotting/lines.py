@@ -3,6 +3,7 @@ kernel shapes (:func:`plot_kernels`)."""
 
 from __future__ import annotations
 
+import numpy as np
 from matplotlib.figure import Figure
 
 from attnlib.plotting._figure import (
@@ -37,6 +38,22 @@ def _xy_pair(value, label: str, x, name: str):
         )
     _check_1d(ys, f"{name}[{label!r}]", x.shape[0], "x")
     return x, ys
+
+
+def _readable_log_ticks(axis, values: np.ndarray) -> None:
+    """Ticks of a log axis that can be read: at the data's own values when there are at most
+    ten (e.g. the d = 16, 128, 512 measured), else at the powers of ten; plain numbers
+    ("128", "1000", "0.01"), no minor labels (matplotlib's default puts "2×10¹", "3×10¹", ...
+    on minor ticks, which overprint)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+
+    finite = np.unique(values[np.isfinite(values) & (values > 0)])
+    if 1 <= len(finite) <= 10:
+        axis.set_major_locator(FixedLocator(finite))
+    else:
+        axis.set_major_locator(LogLocator(base=10))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def plot_lines(
@@ -127,6 +144,7 @@ def plot_lines(
             )
         if logx:
             ax.set_xscale("log")
+            _readable_log_ticks(ax.xaxis, np.concatenate([c[1] for c in curves]))
         if logy:
             ax.set_yscale("log")
         ax.set_xlabel(xlabel)
