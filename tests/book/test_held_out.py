@@ -51,5 +51,5 @@ def test_chapter_7_test_inputs_never_occur_in_training():
     assert len(dates) == len(sources) == 1000
     assert not set(sources) & set(train_sources)
     text = (CHAPTERS / "07_bahdanau_attention.md").read_text(encoding="utf8")
-    assert "dates.held_out_examples(1000, data_gen, train_sources)" in text
+    assert "dates.held_out_examples(\n    1000, data_gen, train_sources\n)" in text
     assert "never trained on" not in text
