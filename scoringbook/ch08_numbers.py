@@ -116,6 +116,11 @@ def test_sets(
     Returns:
         ``(tests, held_out)``: ``{k: numbers}`` and ``{k: bool}``.
     """
+    if isinstance(train_numbers, (str, bytes)) or not isinstance(train_numbers, (list, tuple)):
+        raise TypeError(
+            f"test_sets: train_numbers must be a list of digit strings; got "
+            f"{type(train_numbers).__name__}"
+        )
     seen = set(train_numbers)
     tests, held_out = {}, {}
     for k in range(1, TEST_MAX + 1):
