@@ -15,10 +15,12 @@ unexport VIRTUAL_ENV
 # them, unless the environment forbids writing bytecode, which this lifts for the venv's runs.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install lock vendor explorer book chapters lint format test test-browser lab bench clean
+.PHONY: help install lock vendor explorer book chapters lint format check test test-browser lab bench clean
 
 help:
 	@echo "make book   build the book into _build/html"
+	@echo "make check  after each edit (under a minute on 2 cores): lint, then every test that"
+	@echo "            neither drives a browser nor is marked slow (trains, executes a chapter)"
 	@echo "make test   run every test (lint first, attnlib, notebooks via nbval, browser)"
 	@echo "make lint   ruff: lint + format check of attnlib, tests, benchmarks, web, chapters"
 	@echo "make format ruff: format and fix what it can, in place"
@@ -130,6 +132,8 @@ BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # MathJax <script> tags and links one shared stylesheet (_static/lib/math.css): pages load no
 # maths JavaScript. A TeX error makes it (and so `make book`) fail. web/subset_math_font.py cuts
 # STIX Two Math (from the pinned ziamath package) down to the characters the formulas use.
+# web/table-cards.mjs names each cell of a table with words in it by its column (data-label),
+# for the stacked cards a phone shows instead of a table wider than the screen.
 # web/prerender-explorers.mjs draws each explorer's starting picture into its page (shown at
 # first paint and without JavaScript) with its state next to it; web/optimize_images.py stores
 # the 2x figure PNGs as palettes when that is faithful. web/search-text.mjs writes each page's
@@ -139,6 +143,7 @@ book: $(STAMP) vendor
 	$(PY) web/build_book.py --jobs $(BOOK_JOBS) --all -W -n --keep-going .
 	cd web && node prerender-math.mjs ../_build/html
 	$(PY) web/subset_math_font.py _build/html
+	cd web && node table-cards.mjs ../_build/html
 	cd web && node prerender-explorers.mjs ../_build/html
 	$(PY) web/optimize_images.py _build/html
 	cd web && node search-text.mjs ../_build/html
@@ -164,7 +169,7 @@ chapters: $(STAMP)
 # chapters' code cells in chapters/ruff.toml: at most 79 characters, the page column). The
 # .ipynb twins are what ruff reads; tests/book/test_chapters_in_sync.py keeps the .md twins
 # equal.
-LINT_PATHS := attnlib scoringbook tests benchmarks web chapters
+LINT_PATHS := attnlib scoringbook tests benchmarks devtools web chapters
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
@@ -172,6 +177,15 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix $(LINT_PATHS)
 	$(VENV)/bin/ruff format $(LINT_PATHS)
+
+# The contributor's loop, after each edit: lint, then every test that neither drives Chromium
+# (`browser`) nor is marked `slow` (trains a model, executes a chapter, re-runs a suite under
+# other numeric paths, or takes many seconds), on both cores, the property tests at the `check`
+# depth (tests/_depth.py: a quarter of the examples `make test` draws). No book, no npm: the
+# tests that need Node skip without web/node_modules (they fail with CI=true).
+check: $(STAMP) lint
+	TEST_DEPTH=check $(PY) -m pytest -q -n 2 --dist loadscope tests attnlib --doctest-modules \
+	  -m "not browser and not slow"
 
 # nbval re-executes every chapter in a numeric environment other than the one `make chapters`
 # wrote the committed outputs in: other CPU kernels (ATen's portable ones instead of AVX2/AVX-512,

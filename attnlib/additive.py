@@ -14,6 +14,7 @@ from torch.nn.parameter import is_lazy
 
 from attnlib._checks import check_float_tensor, fmt_shape
 from attnlib._validate import _scalar
+from attnlib.domains import KV, QK_SIZES, Int, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, _additive_scores
@@ -140,6 +141,13 @@ class AdditiveAttention(nn.Module):
         tensor([[[0.3894, 0.6106]]])
     """
 
+    @declare(
+        num_hiddens=Int(ge=1),
+        key_size=Int(ge=1),
+        query_size=Int(ge=1),
+        dropout=Real(ge=0, le=1),
+        max_block_elements=Int(ge=1),
+    )
     def __init__(self, *args, max_block_elements: int = DEFAULT_BLOCK_ELEMENTS, **kwargs) -> None:
         super().__init__()
         key_size, query_size, num_hiddens, dropout = _additive_signature(args, kwargs)
@@ -193,6 +201,11 @@ class AdditiveAttention(nn.Module):
         if isinstance(self.w_v, nn.LazyLinear):
             self.w_v(queries.new_zeros(0, self.num_hiddens))  # (0, num_hiddens)
 
+    @declare(
+        **QK_SIZES,
+        **KV,
+        differentiable=("queries", "keys", "values"),
+    )
     def forward(
         self,
         queries: Tensor,

@@ -27,6 +27,7 @@ from torch import Tensor, nn
 from attnlib.additive import AdditiveAttention
 from attnlib.bilinear import GeneralAttention, bilinear_attention
 from attnlib.cosine import CosineAttention, cosine_attention
+from attnlib.domains import KV, QK, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, attention_pool, check_dropout
 from attnlib.scoring import _dot_product_scores
@@ -43,6 +44,11 @@ __all__ = [
 ]
 
 
+@declare(
+    **QK,
+    **KV,
+    differentiable=("queries", "keys", "values"),
+)
 def dot_product_attention(
     queries: Tensor,
     keys: Tensor,
@@ -142,11 +148,17 @@ class DotProductAttention(nn.Module):
         tensor([[[1., 0.]]])
     """
 
+    @declare(dropout=Real(ge=0, le=1))
     def __init__(self, dropout: float = 0.0) -> None:
         super().__init__()
         self.dropout = nn.Dropout(check_dropout(dropout, "DotProductAttention"))
         self.attention_weights: Tensor | None = None
 
+    @declare(
+        **QK,
+        **KV,
+        differentiable=("queries", "keys", "values"),
+    )
     def forward(
         self,
         queries: Tensor,

@@ -12,6 +12,7 @@ from torch import Tensor, nn
 
 from attnlib._checks import check_float_tensor, fmt_shape
 from attnlib._validate import _scalar
+from attnlib.domains import KV, QK_SIZES, FloatTensor, Int, Lengths, Mask, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import _bilinear_scores
@@ -19,6 +20,14 @@ from attnlib.scoring import _bilinear_scores
 __all__ = ["bilinear_attention", "GeneralAttention"]
 
 
+@declare(
+    **QK_SIZES,
+    values=FloatTensor("batch n_keys d_v", same_dtype_as="queries"),
+    W=FloatTensor("d_q d_k", same_dtype_as="queries"),
+    valid_lens=Lengths(),
+    mask=Mask(),
+    differentiable=("queries", "keys", "values", "W"),
+)
 def bilinear_attention(
     queries: Tensor,
     keys: Tensor,
@@ -124,6 +133,7 @@ class GeneralAttention(nn.Module):
         tensor([[[0.9820]]], grad_fn=<BmmBackward0>)
     """
 
+    @declare(query_size=Int(ge=1), key_size=Int(ge=1), dropout=Real(ge=0, le=1))
     def __init__(self, query_size: int, key_size: int, dropout: float = 0.0) -> None:
         super().__init__()
         fn = "GeneralAttention"
@@ -137,6 +147,11 @@ class GeneralAttention(nn.Module):
         self.dropout = nn.Dropout(check_dropout(dropout, fn))
         self.attention_weights: Tensor | None = None
 
+    @declare(
+        **QK_SIZES,
+        **KV,
+        differentiable=("queries", "keys", "values"),
+    )
     def forward(
         self,
         queries: Tensor,

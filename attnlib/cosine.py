@@ -12,6 +12,7 @@ import torch
 from torch import Tensor, nn
 
 from attnlib._validate import _scalar
+from attnlib.domains import KV, QK, Bool, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import _cosine_scores
@@ -19,6 +20,12 @@ from attnlib.scoring import _cosine_scores
 __all__ = ["cosine_attention", "CosineAttention"]
 
 
+@declare(
+    **QK,
+    **KV,
+    temperature=Real(gt=0, tensor=True),
+    differentiable=("queries", "keys", "values"),
+)
 def cosine_attention(
     queries: Tensor,
     keys: Tensor,
@@ -135,6 +142,7 @@ class CosineAttention(nn.Module):
         tensor([[[0.9820]]])
     """
 
+    @declare(temperature=Real(gt=0), dropout=Real(ge=0, le=1), learn_temperature=Bool())
     def __init__(
         self, temperature: float = 1.0, dropout: float = 0.0, *, learn_temperature: bool = False
     ) -> None:
@@ -162,6 +170,11 @@ class CosineAttention(nn.Module):
         learned = ", learned" if self.learn_temperature else ""
         return f"temperature={float(self.temperature):.4g}{learned}"
 
+    @declare(
+        **QK,
+        **KV,
+        differentiable=("queries", "keys", "values"),
+    )
     def forward(
         self,
         queries: Tensor,

@@ -26,11 +26,25 @@ from attnlib._checks import (
     check_tensor,
     fmt_shape,
 )
-from attnlib.kernels import KernelArg, _resolve_kernel
+from attnlib.domains import Anything, Bool, Choice, FloatTensor, Real, declare
+from attnlib.kernels import LOG_KERNELS, KernelArg, _resolve_kernel
 
 __all__ = ["nadaraya_watson", "NadarayaWatson"]
 
 
+@declare(
+    x_train=FloatTensor("n_train"),
+    y_train=FloatTensor("n_train", same_dtype_as="x_train"),
+    x_query=FloatTensor("n_queries", same_dtype_as="x_train"),
+    kernel=Choice(*LOG_KERNELS, or_callable=True),
+    bandwidth=Real(gt=0, tensor=True),
+    exclude_self=Bool(),
+    mask=Anything(
+        "a boolean (n_queries, n_train) tensor, checked in the body",
+        optional=True,
+    ),
+    differentiable=("x_train", "y_train", "x_query"),
+)
 def nadaraya_watson(
     x_train: Tensor,
     y_train: Tensor,
@@ -220,6 +234,9 @@ class NadarayaWatson(nn.Module):
         0.5
     """
 
+    @declare(
+        kernel=Choice(*LOG_KERNELS, or_callable=True), bandwidth=Real(gt=0), exclude_self=Bool()
+    )
     def __init__(
         self, kernel: KernelArg = "gaussian", bandwidth: float = 1.0, *, exclude_self: bool = False
     ) -> None:

@@ -42,6 +42,7 @@ import torch
 from torch import Tensor
 
 from attnlib._checks import check_float_tensor, fmt_shape
+from attnlib.domains import Choice, FloatTensor, declare
 
 __all__ = [
     "gaussian",
@@ -64,6 +65,7 @@ def _check_u(u: object, fn: str) -> Tensor:
     return check_float_tensor(u, "u", fn)
 
 
+@declare(u=FloatTensor(), differentiable=("u",))
 def gaussian(u: Tensor) -> Tensor:
     r"""Gaussian kernel :math:`K(u) = \exp(-u^2/2) / \sqrt{2\pi}` (standard normal density).
 
@@ -82,6 +84,7 @@ def gaussian(u: Tensor) -> Tensor:
     return torch.exp(-0.5 * u * u - _LOG_SQRT_2PI)
 
 
+@declare(u=FloatTensor())
 def boxcar(u: Tensor) -> Tensor:
     r"""Boxcar (uniform) kernel :math:`K(u) = \tfrac12` for :math:`|u| \le 1`, else 0.
 
@@ -103,6 +106,7 @@ def boxcar(u: Tensor) -> Tensor:
     return torch.where(u.abs() <= 1.0, 0.5, 0.0).to(u.dtype)
 
 
+@declare(u=FloatTensor())
 def constant(u: Tensor) -> Tensor:
     r"""Constant kernel :math:`K(u) = 1` (improper: it does not integrate to 1).
 
@@ -124,6 +128,7 @@ def constant(u: Tensor) -> Tensor:
     return torch.ones_like(u)
 
 
+@declare(u=FloatTensor(), differentiable=("u",))
 def epanechnikov(u: Tensor) -> Tensor:
     r"""Epanechnikov kernel :math:`K(u) = \tfrac34 (1 - u^2)` for :math:`|u| \le 1`, else 0.
 
@@ -145,6 +150,7 @@ def epanechnikov(u: Tensor) -> Tensor:
     return 0.75 * torch.clamp(1.0 - u * u, min=0.0)
 
 
+@declare(u=FloatTensor())
 def triangular(u: Tensor) -> Tensor:
     r"""Triangular kernel :math:`K(u) = 1 - |u|` for :math:`|u| \le 1`, else 0.
 
@@ -266,6 +272,7 @@ def _resolve_kernel(kernel: object, fn: str) -> tuple[str, Callable[[Tensor], Te
     )
 
 
+@declare(u=FloatTensor(), kernel=Choice(*LOG_KERNELS, or_callable=True))
 def log_kernel(u: Tensor, kernel: KernelArg = "gaussian") -> Tensor:
     r""":math:`\log K(u)`, computed directly (``-inf`` outside a compact kernel's support).
 

@@ -14,6 +14,7 @@ from torch import Tensor
 
 from attnlib._checks import check_dim_match, check_float_tensor, check_same_dtype
 from attnlib._validate import _scalar
+from attnlib.domains import FloatTensor, Lengths, Mask, declare
 from attnlib.masking import _masked_softmax
 
 __all__ = ["attention_pool"]
@@ -31,6 +32,13 @@ def _check_values(
     return values
 
 
+@declare(
+    scores=FloatTensor("batch n_queries n_keys"),
+    values=FloatTensor("batch n_keys d_v", same_dtype_as="scores"),
+    valid_lens=Lengths(),
+    mask=Mask(),
+    differentiable=("scores", "values"),
+)
 def attention_pool(
     scores: Tensor, values: Tensor, valid_lens: Tensor | None = None, *, mask: Tensor | None = None
 ) -> tuple[Tensor, Tensor]:

@@ -31,7 +31,11 @@ module                               what the chapter imports from it
 ``diagrams``                         the query-key-value pipeline figure (chapters 1, 3-5)
 ``claims``                           ``Claim``, ``check``: the conclusions drawn from
                                      trained numbers, with measured bounds
-``registry``                         ``EXPLORERS``, ``DECLARATIONS``, ``compute(name)``
+``manifest``                         the chapters, each listed once: number, stem, title,
+                                     modules, explorers (stored, live, trained), trained
+                                     and timed sections, exercises
+``registry``                         ``EXPLORERS``, ``DECLARATIONS``, ``compute(name)``,
+                                     built from the manifest
 ``glue``                             ``glue(name, text)``: a trained number into the prose
 ``_date_vocab``                      chapter 7's vocabularies (below both the task and
                                      its input checks)
@@ -46,6 +50,7 @@ A chapter imports book machinery from its own modules only (``chNN_*``, plus the
 the later chapter's module. Imports run one way: library (``attnlib.masking``
 ... ``attnlib.plotting``) -> widget toolkit (:mod:`attnlib.widgets`) -> this package.
 ``scoringbook.compute``, ``EXPLORERS`` and ``DECLARATIONS`` load the registry on first use.
+``tests/library/test_import_graph.py`` holds the imports to these rules.
 """
 
 _REGISTRY = ("compute", "EXPLORERS", "DECLARATIONS")

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from attnlib._rng import isolated_global_rng
+from attnlib.domains import isolated_global_rng
 
 __all__ = ["CheckResult", "checker", "tolerance", "answers_close", "precision_note"]
 

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from attnlib._checks import fmt_shape
-from attnlib._validate import as_str_list, describe
+from attnlib.domains import as_str_list, describe, fmt_shape
 from scoringbook import _date_vocab
 
 __all__ = [

@@ -11,7 +11,7 @@ import math
 import torch
 from torch import Tensor
 
-from attnlib._checks import check_valid_lens, fmt_shape
+from attnlib.domains import check_valid_lens, fmt_shape
 from scoringbook._checking import (
     CheckResult,
     _as_input_tensor,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from attnlib._checks import fmt_shape
+from attnlib.domains import fmt_shape
 from scoringbook._checking import (
     CheckResult,
     _as_answer,

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from attnlib._checks import fmt_shape
+from attnlib.domains import fmt_shape
 from attnlib.masking import masked_softmax
 from attnlib.widgets import (
     Choice,

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from attnlib._checks import fmt_shape
+from attnlib.domains import fmt_shape
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores
 from attnlib.widgets import (

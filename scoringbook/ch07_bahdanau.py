@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib._rng import isolated_global_rng
-from attnlib._validate import _scalar, as_int, as_str, describe
+from attnlib.domains import as_int, as_str, describe, isolated_global_rng
+from attnlib.domains import scalar as _scalar
 from attnlib.widgets import (
     Caption,
     Declaration,

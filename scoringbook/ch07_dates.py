@@ -17,7 +17,7 @@ import datetime as _dt
 import torch
 from torch import Tensor
 
-from attnlib._validate import as_int, check_generator, describe
+from attnlib.domains import Anything, Generator, Int, as_int, check_generator, declare, describe
 from scoringbook._date_vocab import (
     MONTHS,
     N_OUT,
@@ -36,7 +36,7 @@ from scoringbook._seq2seq_inputs import (
     check_target_texts,
     source_fields,
 )
-from scoringbook.seq2seq import BOS, PAD, EncoderDecoder
+from scoringbook.seq2seq import BOS, DROPOUT, LAYERS, PAD, SIZE, EncoderDecoder
 
 __all__ = [
     "MONTHS",
@@ -64,6 +64,7 @@ assert SRC_CHARS[PAD] == TGT_CHARS[PAD] == "<pad>" and SRC_CHARS[BOS] == TGT_CHA
 
 
 # ----------------------------------------------------------------------------- the task
+@declare(n=Int(ge=0, le=10**7), generator=Generator())
 def random_dates(n: int, generator: torch.Generator) -> list[_dt.date]:
     """``n`` dates drawn uniformly from 1 Jan 1900 to 31 Dec 2099 with ``generator``."""
     fn = "random_dates"
@@ -184,6 +185,13 @@ class DateModel(EncoderDecoder):
     """:class:`EncoderDecoder` for the date task: date characters in, ``N_OUT`` ISO
     characters out (``attention`` as there)."""
 
+    @declare(
+        attention=Anything("True, False, 'uniform' or a callable: checked by EncoderDecoder"),
+        embed_size=SIZE,
+        num_hiddens=SIZE,
+        num_layers=LAYERS,
+        dropout=DROPOUT,
+    )
     def __init__(
         self,
         *,

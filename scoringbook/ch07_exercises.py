@@ -12,8 +12,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from attnlib._rng import isolated_global_rng
-from attnlib._validate import as_int, as_seed, describe
+from attnlib.domains import as_int, as_seed, describe, isolated_global_rng
 from scoringbook._checking import CheckResult, _exc, _fail, _pair, checker
 from scoringbook.ch01_exercises import check_weights
 from scoringbook.ch07_dates import (

@@ -17,13 +17,12 @@ import functools
 import torch
 from torch import Tensor
 
-from attnlib._rng import isolated_global_rng
-from attnlib._validate import as_int, as_str_list, describe
+from attnlib import domains as D
+from attnlib.domains import as_int, declare, describe, isolated_global_rng
 from scoringbook.ch08_numbers import (
     TRAIN_MAX,
     WORDS,
     NumberModel,
-    _numbers,
     encode_digits,
     encode_spoken,
     random_numbers,
@@ -32,6 +31,7 @@ from scoringbook.ch08_numbers import (
     spell,
     test_sets,
     word_weights,
+    wrong_by_position,
 )
 from scoringbook.claims import BUCKETS, bucket_means
 from scoringbook.seq2seq import EncoderDecoder
@@ -189,6 +189,10 @@ class ResultsTable:
     """Exact match by bucket of lengths: the mean over seeds and the lowest and highest
     seed, for each model. Shows as an HTML table in a notebook, as text elsewhere."""
 
+    @declare(
+        rows=D.Seq(D.Tup(D.Str(), D.Str(), D.Seq(D.Tup(D.Real(), D.Real(), D.Real())))),
+        names=D.StrList(),
+    )
     def __init__(self, rows: list[tuple[str, str, list[tuple[float, float, float]]]], names):
         self.rows, self.names = rows, list(names)
 
@@ -268,23 +272,17 @@ def results_table(results: dict[str, Tensor], tests: dict[int, list[str]]) -> Re
     return ResultsTable(rows, by_bucket)
 
 
-def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
-    """How many outputs have the digit at each position wrong (or missing), for numbers
-    of one length."""
-    predicted = as_str_list(predicted, "predicted", "wrong_by_position")
-    numbers = _numbers(numbers, "numbers", "wrong_by_position")
-    if len(predicted) != len(numbers):
-        raise ValueError(
-            f"wrong_by_position: need as many predictions as numbers; got {len(predicted)} "
-            f"and {len(numbers)}"
-        )
-    k = len(numbers[0])
-    if any(len(x) != k for x in numbers):
-        raise ValueError("wrong_by_position: the numbers must all have the same length")
-    return [sum(i >= len(p) or p[i] != x[i] for p, x in zip(predicted, numbers)) for i in range(k)]
-
-
 # ----------------------------------------------------------------------------- explorer
+@declare(
+    with_attention=D.Anything(
+        "a trained NumberModel: attacked in tests/book/test_ch08_lengths.py"
+    ),
+    without_attention=D.Anything("a trained NumberModel, as with_attention"),
+    examples=D.Dict(D.Seq(D.Str(nonempty=True), min_len=1)),
+    curves=D.Dict(D.FloatTensor("n_lengths", finite=True, within=(0.0, 1.0))),
+    train_max=D.Int(ge=1, le=1000),
+    without_name=D.Str(),
+)
 def length_declaration(
     with_attention: EncoderDecoder,
     without_attention: EncoderDecoder,

@@ -19,10 +19,22 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from attnlib._validate import as_int, as_str_list, check_generator, describe
-from scoringbook.seq2seq import BOS, PAD, EncoderDecoder, _encode
+from attnlib.domains import (
+    Anything,
+    Generator,
+    Instance,
+    Int,
+    StrList,
+    as_int,
+    as_str_list,
+    check_generator,
+    declare,
+    describe,
+)
+from scoringbook.seq2seq import BOS, PAD, SIZE, EncoderDecoder, _encode
 
 __all__ = [
+    "wrong_by_position",
     "WORDS",
     "SPOKEN_CHARS",
     "DIGIT_CHARS",
@@ -55,6 +67,12 @@ _SPOKEN_INDEX = {c: i for i, c in enumerate(SPOKEN_CHARS)}
 assert SPOKEN_CHARS[PAD] == DIGIT_CHARS[PAD] == "<pad>" and DIGIT_CHARS[BOS] == "<bos>"
 
 
+@declare(
+    n=Int(ge=1, le=10**7),
+    min_digits=Int(ge=1, le=1000),
+    max_digits=Int(ge=1, le=1000),
+    generator=Generator(),
+)
 def random_numbers(
     n: int, min_digits: int, max_digits: int, generator: torch.Generator
 ) -> list[str]:
@@ -169,6 +187,11 @@ class NumberModel(EncoderDecoder):
     (query-blind), as there.
     """
 
+    @declare(
+        attention=Anything("True, False, 'uniform' or a callable: checked by EncoderDecoder"),
+        embed_size=SIZE,
+        num_hiddens=SIZE,
+    )
     def __init__(self, *, attention=True, embed_size: int = 16, num_hiddens: int = 32) -> None:
         super().__init__(
             len(SPOKEN_CHARS),
@@ -179,6 +202,11 @@ class NumberModel(EncoderDecoder):
         )
 
 
+@declare(
+    model=Instance(EncoderDecoder, what="an EncoderDecoder (e.g. a NumberModel)"),
+    numbers=Anything("strings of digits: checked by _numbers"),
+    extra=Int(ge=0, le=1000),
+)
 def read_numbers(
     model: EncoderDecoder, numbers: list[str], *, extra: int = 3
 ) -> tuple[list[str], Tensor | None]:
@@ -211,6 +239,7 @@ def read_numbers(
     return out, w
 
 
+@declare(predicted=StrList(), numbers=Anything("strings of digits: checked by _numbers"))
 def scores(predicted: list[str], numbers: list[str]) -> tuple[float, float]:
     """Exact match (the share of numbers written exactly, no digit more or fewer) and
     per-digit accuracy (the share of the true digits written right, position by position;
@@ -219,12 +248,29 @@ def scores(predicted: list[str], numbers: list[str]) -> tuple[float, float]:
     numbers = _numbers(numbers, "numbers", "scores")
     if len(predicted) != len(numbers):
         raise ValueError(
-            f"scores: need as many predictions as numbers (>= 1); got {len(predicted)} "
-            f"and {len(numbers)}"
+            f"scores: predicted must hold one prediction per number (and numbers >= 1); got "
+            f"{len(predicted)} predictions for {len(numbers)} numbers"
         )
     exact = sum(p == x for p, x in zip(predicted, numbers)) / len(numbers)
     right = sum(sum(a == b for a, b in zip(p, x)) for p, x in zip(predicted, numbers))
     return exact, right / sum(len(x) for x in numbers)
+
+
+@declare(predicted=StrList(), numbers=Anything("strings of digits: checked by _numbers"))
+def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
+    """How many outputs have the digit at each position wrong (or missing), for numbers
+    of one length."""
+    predicted = as_str_list(predicted, "predicted", "wrong_by_position")
+    numbers = _numbers(numbers, "numbers", "wrong_by_position")
+    if len(predicted) != len(numbers):
+        raise ValueError(
+            f"wrong_by_position: predicted must hold one prediction per number; got "
+            f"{len(predicted)} predictions for {len(numbers)} numbers"
+        )
+    k = len(numbers[0])
+    if any(len(x) != k for x in numbers):
+        raise ValueError("wrong_by_position: the numbers must all have the same length")
+    return [sum(i >= len(p) or p[i] != x[i] for p, x in zip(predicted, numbers)) for i in range(k)]
 
 
 def word_weights(weights: Tensor, number: str) -> Tensor:

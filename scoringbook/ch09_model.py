@@ -33,8 +33,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from attnlib._rng import isolated_global_rng
-from attnlib._validate import as_int, as_real, as_seed, describe
+from attnlib.domains import as_int, as_real, as_seed, describe, isolated_global_rng
 from attnlib.transformer import MultiHeadAttention, PositionalEncoding, causal_valid_lens
 from scoringbook.ch09_scores import check_k, induction_score, offset_score, previous_token_score
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from attnlib._validate import as_int, describe
+from attnlib.domains import as_int, describe
 from attnlib.widgets import (
     Caption,
     Choice,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from attnlib._validate import as_int, describe
+from attnlib.domains import as_int, describe
 
 __all__ = ["previous_token_score", "induction_score", "offset_score"]
 

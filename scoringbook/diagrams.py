@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
-from attnlib._validate import as_int, as_str, describe
+from attnlib.domains import as_int, as_str, describe
 from scoringbook._pipeline_layouts import pipeline_across, pipeline_down
 
 __all__ = ["draw_pipeline", "pipeline_example"]

@@ -20,6 +20,7 @@ Kinds of explorer:
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -290,12 +291,22 @@ book_figures()"""
 
 def chapter(key: int | str) -> Chapter:
     """The chapter with this number, or this stem (``"07_bahdanau_attention"``)."""
+    if not isinstance(key, str):
+        try:
+            if isinstance(key, bool):
+                raise TypeError
+            key = operator.index(key)  # an int, a numpy integer or a 0-d integer tensor
+        except TypeError:
+            raise TypeError(
+                f"chapter: key must be a chapter's number (int) or stem (str); got "
+                f"{type(key).__name__} {key!r}"
+            ) from None
     for c in CHAPTERS:
         if key in (c.number, c.stem):
             return c
-    raise KeyError(
-        f"chapter: no chapter {key!r}; the chapters are "
-        f"{[c.stem for c in CHAPTERS]} (scoringbook/manifest.py)"
+    raise ValueError(
+        f"chapter: key must be one of the numbers 1..{len(CHAPTERS)} or stems "
+        f"{[c.stem for c in CHAPTERS]} (scoringbook/manifest.py); got {key!r}"
     )
 
 
@@ -307,18 +318,20 @@ def explorers(*kinds: str) -> list[Explorer]:
     return [e for c in CHAPTERS for e in c.explorers if not kinds or e.kind in kinds]
 
 
-def explorer(name: str) -> Explorer:
+def explorer(name: str, *, fn: str = "explorer") -> Explorer:
     """The explorer named ``name``."""
+    if not isinstance(name, str):
+        raise TypeError(f"{fn}: name must be an explorer's name (str); got {type(name).__name__}")
     for e in explorers():
         if e.name == name:
             return e
-    raise KeyError(
-        f"explorer: no explorer {name!r} in scoringbook/manifest.py; the explorers are "
-        f"{[e.name for e in explorers()]}"
+    raise ValueError(
+        f"{fn}: name must be one of the explorers {[e.name for e in explorers()]} "
+        f"(scoringbook/manifest.py); got {name!r}"
     )
 
 
 def chapter_of(name: str) -> Chapter:
     """The chapter that shows the explorer ``name``."""
-    explorer(name)  # a KeyError naming the explorers if there is none
+    explorer(name, fn="chapter_of")
     return next(c for c in CHAPTERS if any(e.name == name for e in c.explorers))

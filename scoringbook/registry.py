@@ -24,6 +24,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from attnlib.domains import Choice, declare
 from attnlib.widgets import Declaration, Explorer
 from scoringbook import manifest
 
@@ -68,6 +69,7 @@ DECLARATIONS: dict[str, Callable[..., Declaration]] = {
 }
 
 
+@declare(name=Choice(*DECLARATIONS))
 def compute(name: str, **params: Any) -> dict[str, Any]:
     """One frame of explorer ``name`` for the given parameter values, computed by attnlib.
 

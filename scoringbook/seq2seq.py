@@ -35,9 +35,23 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
-from attnlib._rng import isolated_global_rng, seed_from
-from attnlib._validate import as_int, as_real, check_generator, describe
 from attnlib.attention import AdditiveAttention, check_dropout
+from attnlib.domains import (
+    Anything,
+    FloatTensor,
+    Instance,
+    Int,
+    Real,
+    Seq,
+    Tup,
+    as_int,
+    as_real,
+    check_generator,
+    declare,
+    describe,
+    isolated_global_rng,
+    seed_from,
+)
 from attnlib.masking import masked_softmax
 
 __all__ = [
@@ -56,6 +70,13 @@ __all__ = [
 #: Ids of padding and begin-of-sequence in every vocabulary the model reads or writes.
 PAD, BOS = 0, 1
 
+#: the book's models are small: sizes past these are a mistake (and would take the machine's
+#: memory and minutes before failing), so they are refused at once
+VOCAB = Int(ge=1, le=2**16)
+SIZE = Int(ge=1, le=4096)
+LAYERS = Int(ge=1, le=16)
+DROPOUT = Real(ge=0, le=1)
+
 
 # ----------------------------------------------------------------------------- the model
 class Encoder(nn.Module):
@@ -70,6 +91,7 @@ class Encoder(nn.Module):
     ``(num_layers, batch, h)`` (both directions' last states, joined), the decoder's start.
     """
 
+    @declare(vocab_size=VOCAB, embed_size=SIZE, num_hiddens=SIZE, num_layers=LAYERS)
     def __init__(
         self, vocab_size: int, embed_size: int, num_hiddens: int, num_layers: int = 1
     ) -> None:
@@ -101,6 +123,14 @@ class AttentionDecoder(nn.Module):
     the query ``(batch, 1, h)``; the encoder states ``(batch, n_in, h)`` are the keys and
     the values; the context ``(batch, 1, h)`` joins the previous output character."""
 
+    @declare(
+        vocab_size=VOCAB,
+        embed_size=SIZE,
+        num_hiddens=SIZE,
+        num_layers=LAYERS,
+        dropout=DROPOUT,
+        attention=Instance(nn.Module, what="an nn.Module (or None)", optional=True),
+    )
     def __init__(
         self,
         vocab_size: int,
@@ -140,6 +170,9 @@ class ContextDecoder(nn.Module):
     """The same decoder without attention: one fixed context, the encoder's final states
     (d2l's ``Seq2SeqDecoder``), joins every previous output character."""
 
+    @declare(
+        vocab_size=VOCAB, embed_size=SIZE, num_hiddens=SIZE, num_layers=LAYERS, dropout=DROPOUT
+    )
     def __init__(
         self,
         vocab_size: int,
@@ -193,6 +226,16 @@ class EncoderDecoder(nn.Module):
     modules).
     """
 
+    @declare(
+        src_vocab_size=VOCAB,
+        tgt_vocab_size=VOCAB,
+        attention=Anything("True, False, 'uniform' or a callable: checked in the body"),
+        embed_size=SIZE,
+        num_hiddens=SIZE,
+        num_layers=LAYERS,
+        dropout=DROPOUT,
+        n_out=Int(ge=1, le=4096, optional=True),
+    )
     def __init__(
         self,
         src_vocab_size: int,
@@ -317,6 +360,27 @@ class TrainLog:
     checkpoints: list[tuple[int, Tensor]] = field(default_factory=list)
 
 
+# a log holds measurements: a NaN loss or an infinite duration is refused, never recorded
+TrainLog.__init__ = declare(
+    losses=Seq(Real()),
+    seconds=Real(ge=0),
+    checkpoints=Seq(Tup(Int(ge=0), FloatTensor(finite=True))),
+)(TrainLog.__init__)
+
+
+@declare(
+    model=Anything("an EncoderDecoder: checked in the body, with its batches"),
+    src=Anything("checked against the model's vocabularies in the body"),
+    src_lens=Anything("checked with src in the body"),
+    tgt=Anything("checked with src in the body"),
+    steps=Int(ge=0),
+    batch_size=Int(ge=1, le=2**16),
+    lr=Real(gt=0, le=10),
+    generator=Anything("a torch.Generator: checked in the body"),
+    optimizer=Anything("a torch.optim.Optimizer or None: checked in the body"),
+    watch=Anything("(src, src_lens) or None: checked in the body"),
+    every=Int(ge=1),
+)
 def train(
     model: EncoderDecoder,
     src: Tensor,

@@ -67,6 +67,18 @@ div.math {
 math.tml-display {
   margin: 0.5em 0;
 }
+/* A display formula in Temml's wrapping form (typeset() below): its pieces centred on one line
+   where they fit, continued on the next where they do not. */
+math.tml-display.attn-wrap {
+  display: flex;
+  flex-wrap: wrap;
+  justify-content: center;
+  align-items: baseline;
+  math-style: normal;
+}
+math.tml-display.attn-wrap > mrow {
+  padding: 0.25ex 0;
+}
 /* Temml pads each top-level row by 0.5ex above and below (room between wrapped lines): in
    running text that made every line holding maths taller than the others. */
 math:not(.tml-display) > mrow {
@@ -135,7 +147,7 @@ function configure(json, where) {
   }
 }
 
-function typeset(tex, display, where) {
+function render(tex, display, where) {
   let mml;
   try {
     mml = temml.renderToString(tex, { displayMode: display, throwOnError: true, macros: { ...macros }, wrap: "tex" });
@@ -145,6 +157,46 @@ function typeset(tex, display, where) {
   if (/<merror|class="temml-error"|color:#b22222/i.test(mml)) fail(`${where}: TeX error in\n  TeX: ${tex.trim()}`);
   if (!mml.startsWith("<math")) fail(`${where}: Temml wrote no <math> for\n  TeX: ${tex.trim()}`);
   return mml;
+}
+
+// The large operators whose limits a display formula sets below and above (\sum_{i=1}^n), not
+// beside: Temml's inline form writes them as <msubsup>/<msub>/<msup> of an <mo movablelimits>.
+const BIG_OP = /<(msubsup|msub|msup)><mo movablelimits="false">([∑∏⋃⋂⨁⨂]|max|min|arg max|arg min|lim|sup|inf)<\/mo>/g;
+const UNDER = { msubsup: "munderover", msub: "munder", msup: "mover" };
+function limitsBelow(mml) {
+  let out = "", pos = 0;
+  for (const m of mml.matchAll(BIG_OP)) {
+    if (m.index < pos) continue;
+    const tag = m[1];
+    // the matching close tag: count the same element's opens and closes from here
+    let depth = 0, k = m.index;
+    const re = new RegExp(`<(/?)${tag}>`, "g");
+    re.lastIndex = k;
+    for (let t; (t = re.exec(mml));) {
+      depth += t[1] ? -1 : 1;
+      if (depth === 0) { k = t.index; break; }
+    }
+    if (depth !== 0) return mml;  // not well formed as expected: leave it as Temml wrote it
+    out += mml.slice(pos, m.index) + `<${UNDER[tag]}>` + mml.slice(m.index + tag.length + 2, k) + `</${UNDER[tag]}>`;
+    pos = k + tag.length + 3;
+  }
+  return out + mml.slice(pos);
+}
+
+// A display formula that has top-level relations or operators to break at is written as Temml's
+// wrapping form (a row of <mrow>s, one per piece, laid out as a centred, wrapping flex row by
+// MATH_CSS's math.attn-wrap): on a phone it continues on the next line instead of scrolling
+// sideways and hiding its end ("= d"); where it fits, it is one line, as before. It is a
+// display formula all the same (display="block": display style, its own line) with large
+// operators' limits below and above. A formula with nothing to break at (one fraction, an
+// aligned environment) keeps Temml's display form. One copy either way.
+function typeset(tex, display, where) {
+  if (!display) return render(tex, false, where);
+  if (/\\begin\{|\\\\/.test(tex)) return render(tex, true, where);  // environments, line breaks
+  const wrapped = render(tex, false, where);
+  const pieces = (wrapped.match(/^<math><mrow>[\s\S]*<\/mrow><\/math>$/) && wrapped.split("</mrow><mrow>").length) || 1;
+  if (pieces < 2) return render(tex, true, where);
+  return limitsBelow(wrapped).replace(/^<math>/, '<math display="block" class="tml-display attn-wrap">');
 }
 
 // ----------------------------------------------------------------------------- one page

@@ -322,13 +322,21 @@ def _draw_heatmaps(
         colorbar = fig.colorbar(image, ax=live, shrink=0.8)
     else:
         colorbar = fig.colorbar(image, ax=live, location="bottom", shrink=0.8, aspect=30)
-    colorbar.set_label(colorbar_label)
     if power:  # ticks spread along the bar (a power law crowds evenly spaced values at its top)
         colorbar.set_ticks(_spread_ticks(norm, vmin, vmax))
+        # the scale is not linear: the bar says so, and why (small weights stay visible)
+        colorbar.set_label(f"{colorbar_label}\n{power_note(theme.gamma)}")
+    else:
+        colorbar.set_label(colorbar_label)
     if suptitle:
         fig.suptitle(suptitle)
     _finish(fig, theme)
     return fig
+
+
+def power_note(gamma: float) -> str:
+    """The line a power-law colour bar carries under its label."""
+    return f"(colour ∝ value^{gamma:g}: small values stand out)"
 
 
 def _spread_ticks(norm, vmin: float, vmax: float, gap: float = 0.15) -> list[float]:

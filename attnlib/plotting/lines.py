@@ -40,22 +40,6 @@ def _xy_pair(value, label: str, x, name: str):
     return x, ys
 
 
-def _readable_log_ticks(axis, values: np.ndarray) -> None:
-    """Ticks of a log axis that can be read: at the data's own values when there are at most
-    ten (e.g. the d = 16, 128, 512 measured), else at the powers of ten; plain numbers
-    ("128", "1000", "0.01"), no minor labels (matplotlib's default puts "2×10¹", "3×10¹", ...
-    on minor ticks, which overprint)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
-
-    finite = np.unique(values[np.isfinite(values) & (values > 0)])
-    if 1 <= len(finite) <= 10:
-        axis.set_major_locator(FixedLocator(finite))
-    else:
-        axis.set_major_locator(LogLocator(base=10))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
-
-
 def plot_lines(
     x,
     ys,
@@ -144,9 +128,12 @@ def plot_lines(
             )
         if logx:
             ax.set_xscale("log")
-            _readable_log_ticks(ax.xaxis, np.concatenate([c[1] for c in curves]))
+            _log_ticks(ax.xaxis, np.concatenate([cx for _, cx, _ in curves]))
         if logy:
             ax.set_yscale("log")
+            _log_ticks(ax.yaxis, None)
+        if not logx:
+            _discrete_ticks(ax.xaxis, [cx for _, cx, _ in curves])
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if title is not None:
@@ -195,14 +182,49 @@ def _single_axes(figsize, narrow: bool, managed: bool):
 
 
 def _legend(fig, ax, below: bool, handles=None, labels=None, loc="best", ncols=1) -> None:
-    """The legend: inside the axes (at ``loc``, by default matplotlib's best spot), or, in a
-    narrow figure, under the axes in two columns, where it covers no curve."""
+    """The legend, off the data: by default above the axes (in up to three columns); at a
+    ``loc`` the caller chose inside the axes (a corner it knows is empty); in a narrow figure,
+    under the axes in two columns. (matplotlib's "best" spot inside the axes still covered
+    curves and points: it only avoids the data when there is room.)"""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
     if below:
         fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+    elif loc == "best":
+        fig.legend(
+            handles,
+            labels,
+            loc="outside upper center",
+            ncols=min(3, max(1, len(labels))),
+            frameon=False,
+        )
     else:
         ax.legend(handles, labels, loc=loc, ncols=ncols, frameon=False)
+
+
+def _log_ticks(axis, measured) -> None:
+    """Readable ticks on a log axis: at the measured values (``measured``, when there are at
+    most 8 of them), else at 1, 2 and 5 times each power of ten, labelled as plain numbers
+    (16, 256, 0.5; not 2x10^1 3x10^1 printed over each other by the minor ticks)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+
+    values = None if measured is None else np.unique(np.asarray(measured, dtype=float))
+    if values is not None and 0 < values.size <= 8 and (values > 0).all():
+        axis.set_major_locator(FixedLocator(values))
+    else:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _discrete_ticks(axis, xs) -> None:
+    """An axis over whole numbers (keys, positions, steps) gets whole-number ticks only:
+    never "key 1.5"."""
+    from matplotlib.ticker import MaxNLocator
+
+    values = np.concatenate([np.asarray(x, dtype=float) for x in xs]) if xs else np.array([])
+    if values.size and np.isfinite(values).all() and (values == np.round(values)).all():
+        axis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
 
 
 def plot_regression(

@@ -882,24 +882,29 @@ var dot = (a, b) => {
   return s;
 };
 var SCORES = {
-  gaussian: (q, k) => {
+  dot: (q, k) => dot(q, k),
+  scaled_dot: (q, k) => dot(q, k) / Math.sqrt(q.length),
+  gaussian: (q, k, { sigma }) => {
     let s = 0;
     for (let i = 0; i < q.length; i++) s -= (q[i] - k[i]) ** 2;
-    return s / 2;
+    return s / (2 * sigma * sigma);
   },
-  scaled_dot: (q, k) => dot(q, k) / Math.sqrt(q.length),
-  dot: (q, k) => dot(q, k),
-  additive: (q, k, { additive: { W_q, W_k, w_v } }) => {
+  additive: (q, k, { W_q, W_k, w_v }) => {
     let s = 0;
     for (let r = 0; r < w_v.length; r++) s += w_v[r] * Math.tanh(dot(W_q[r], q) + dot(W_k[r], k));
     return s;
   },
-  cosine: (q, k, { cosine }) => {
+  cosine: (q, k, { temperature }) => {
     const n = Math.sqrt(dot(q, q)) * Math.sqrt(dot(k, k));
-    return n > 0 ? Math.max(-1, Math.min(1, dot(q, k) / n)) / cosine : 0;
+    return n > 0 ? Math.max(-1, Math.min(1, dot(q, k) / n)) / temperature : 0;
   },
-  general: (q, k, { general }) => dot(q, general.map((row) => dot(row, k)))
-  // q . (W k)
+  general: (q, k, { M }) => dot(q, M.map((row) => dot(row, k))),
+  // q . (M k)
+  laplace: (q, k, { sigma }) => {
+    let s = 0;
+    for (let i = 0; i < q.length; i++) s += (q[i] - k[i]) ** 2;
+    return -Math.sqrt(s) / sigma;
+  }
 };
 function softmax(s) {
   const m = Math.max(...s), e = s.map((v) => Math.exp(v - m)), z = e.reduce((a, b) => a + b, 0);
@@ -908,7 +913,10 @@ function softmax(s) {
 function liveFrame(live, params) {
   const q = live.query.map((n) => params[n]);
   const t = live.temperature ? params[live.temperature] : 1;
-  const weights = (name) => softmax(live.keys.map((k) => SCORES[name](q, k, live) / t));
+  const weights = (name) => {
+    const { js, kwargs } = live.scores[name];
+    return softmax(live.keys.map((k) => SCORES[js](q, k, kwargs) / t));
+  };
   if (live.compare) return { [live.weights]: Float64Array.from(live.compare.flatMap(weights)) };
   const w = weights(live.score_param ? params[live.score_param] : live.score);
   const out = [0, 0];
@@ -1010,411 +1018,9 @@ function render({ model, el: host }) {
   let cleanup = [];
   const build = () => {
     root.textContent = "";
-    const spec = model.get("spec"), data = model.get("data"), name = model.get("name");
+    const spec = model.get("spec");
     if (!spec || !spec.params) return;
-    root.setAttribute("data-explorer", name);
-    const head = html("div", "attn-head", root);
-    if (spec.title) html("div", "attn-caption", head, spec.title);
-    const controls = html("div", "attn-controls", root);
-    const panelsDiv = html("div", "attn-panels", root);
-    const live = html("p", "attn-live", root);
-    live.setAttribute("aria-live", "polite");
-    const idx = (model.get("indices") || []).slice();
-    const pos = (name2) => spec.params.findIndex((p) => p.name === name2);
-    const handled = /* @__PURE__ */ new Set();
-    spec.panels.forEach((ps) => {
-      if (ps.handle) {
-        handled.add(ps.handle.x);
-        if (ps.handle.y) handled.add(ps.handle.y);
-      }
-    });
-    const nMaps = spec.panels.filter((ps) => ps.kind === "heatmap").length;
-    const ui = {
-      typedLabels: !!(spec.live && spec.live.kind === "masking"),
-      // the typed sentences' maps: a weight of exactly 0 is a masked key (saved states from
-      // before Heatmap(masked_zeros=True) say so by their kind)
-      marksZeros: () => !!(spec.live && spec.live.kind === "masking"),
-      controls,
-      fieldAbove: (panel) => !!(spec.live && spec.live.kind === "masking" && spec.live.weights.includes(panel)),
-      // three maps or more share one row of the book's column (each gets a third of it)
-      panelWidth: (ps) => ps.kind === "heatmap" && nMaps >= 3 ? 214 : PANEL_W,
-      heatmaps: [],
-      onColumn: [],
-      column: (j, from, n) => ui.onColumn.forEach((f) => f(j, from, n)),
-      onRow: [],
-      row: (i, from, n) => ui.onRow.forEach((f) => f(i, from, n)),
-      values: (name2) => spec.params[pos(name2)].values,
-      index: (name2) => idx[pos(name2)],
-      grab: () => stopPlaying(),
-      // the reader takes a dragged point: a playback stops
-      // several controls at once (a dragged point moves two sliders), one redraw
-      move: (changes) => {
-        let any = false;
-        for (const [name2, i] of Object.entries(changes)) {
-          const k = pos(name2);
-          if (k < 0 || !(i >= 0 && i < spec.params[k].values.length) || idx[k] === i) continue;
-          idx[k] = i;
-          inputs[k].value = String(i);
-          any = true;
-        }
-        if (!any) return false;
-        redraw();
-        model.set("indices", idx.slice());
-        model.save_changes();
-        return true;
-      }
-    };
-    const initial = idx.slice();
-    const startTexts = Object.assign({}, model.get("texts") || {});
-    const syncTexts = () => {
-      model.set("texts", Object.fromEntries(texts2.map(({ name: name2, input }) => [name2, input.value])));
-      model.save_changes();
-    };
-    let texts2 = [];
-    const inputs = [], outputs = [];
-    const win = host.ownerDocument && host.ownerDocument.defaultView;
-    const reducedMotion = () => !!(win && win.matchMedia && win.matchMedia("(prefers-reduced-motion: reduce)").matches);
-    let timer = null, playing = null;
-    const doc = root.ownerDocument;
-    const stopPlaying = () => {
-      if (timer !== null) {
-        clearTimeout(timer);
-        timer = null;
-      }
-      if (playing) {
-        playing.textContent = "Play";
-        playing = null;
-      }
-      if (doc) doc.removeEventListener("keydown", onEscape);
-    };
-    const onEscape = (ev) => {
-      if (ev.key === "Escape" || ev.key === "Esc") stopPlaying();
-    };
-    cleanup.push(stopPlaying);
-    const playButton = (p, k) => {
-      const box = html("span", "attn-play", controls);
-      const btn = html("button", "attn-play-button", box, reducedMotion() ? "Next step" : "Play");
-      btn.type = "button";
-      btn.setAttribute("data-param", p.name);
-      const speed = html("select", "attn-speed", box);
-      speed.setAttribute("aria-label", `playback speed of ${p.label}`);
-      SPEEDS.forEach(([t, ms]) => {
-        html("option", null, speed, t).value = String(ms);
-      });
-      speed.value = String(SPEEDS[1][1]);
-      if (reducedMotion()) speed.hidden = true;
-      const last = p.values.length - 1;
-      const delay = () => Math.max(40, Math.min(700, +speed.value / Math.max(1, last)));
-      const tick = () => {
-        timer = null;
-        if (idx[k] >= last) return stopPlaying();
-        ui.move({ [p.name]: idx[k] + 1 });
-        if (idx[k] >= last) stopPlaying();
-        else timer = setTimeout(tick, delay());
-      };
-      btn.addEventListener("click", () => {
-        if (reducedMotion()) {
-          ui.move({ [p.name]: idx[k] >= last ? 0 : idx[k] + 1 });
-          return;
-        }
-        if (playing === btn) {
-          stopPlaying();
-          return;
-        }
-        stopPlaying();
-        if (idx[k] >= last) ui.move({ [p.name]: 0 });
-        playing = btn;
-        btn.textContent = "Pause";
-        if (doc) doc.addEventListener("keydown", onEscape);
-        timer = setTimeout(tick, delay());
-      });
-    };
-    spec.params.forEach((p, k) => {
-      const label = html("label", null, controls, p.label + " ");
-      if (p.kind === "choice") {
-        const sel = html("select", "attn-choice", label);
-        sel.setAttribute("data-param", p.name);
-        p.labels.forEach((t, i) => {
-          const o = html("option", null, sel, t);
-          o.value = String(i);
-        });
-        sel.value = String(idx[k]);
-        sel.addEventListener("change", () => onMove(k, +sel.value));
-        inputs.push(sel);
-        outputs.push(null);
-      } else {
-        const inp = html("input", "attn-slider", label);
-        Object.assign(inp, { type: "range", min: "0", max: String(p.values.length - 1), step: "1" });
-        inp.setAttribute("data-param", p.name);
-        inp.value = String(idx[k]);
-        const out = html("output", "attn-value", label);
-        out.setAttribute("data-param", p.name);
-        inp.setAttribute("aria-label", p.label);
-        inp.addEventListener("input", () => {
-          stopPlaying();
-          onMove(k, +inp.value);
-        });
-        inputs.push(inp);
-        outputs.push(out);
-        if (handled.has(p.name)) label.setAttribute("hidden", "");
-        if (p.play) playButton(p, k);
-      }
-      inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
-    });
-    const presets = spec.presets || [];
-    let chosen = -1, presetButtons = [], notice = null;
-    if (presets.length) {
-      const group = html("div", "attn-presets", null);
-      controls.insertBefore(group, controls.firstChild);
-      group.setAttribute("role", "group");
-      group.setAttribute("aria-label", "Things to try");
-      html("span", "attn-presets-title", group, "Try:");
-      presetButtons = presets.map((pr, k) => {
-        const b = html("button", "attn-preset", group, pr.label);
-        b.type = "button";
-        b.setAttribute("aria-pressed", "false");
-        b.setAttribute("data-preset", String(k));
-        b.addEventListener("click", () => choosePreset(k));
-        return b;
-      });
-    }
-    const choosePreset = (k) => {
-      const pr = presets[k];
-      stopPlaying();
-      chosen = k;
-      let typed = false;
-      texts2.forEach(({ name: name2, input }) => {
-        if (typeof pr.texts[name2] === "string" && input.value !== pr.texts[name2]) {
-          input.value = pr.texts[name2];
-          typed = true;
-        }
-      });
-      notice.textContent = pr.notice;
-      if (!ui.move(pr.indices) || typed) redraw();
-      if (typed) syncTexts();
-      const b = presetButtons[k], row = b.parentNode;
-      if (row && row.scrollWidth > row.clientWidth && b.getBoundingClientRect) {
-        const br = b.getBoundingClientRect(), rr = row.getBoundingClientRect();
-        if (br.right > rr.right) row.scrollLeft += br.right - rr.right + 4;
-        else if (br.left < rr.left) row.scrollLeft -= rr.left - br.left + 4;
-      }
-    };
-    const NOTICE = "Pick one of the things to try; this line says what to notice.";
-    const presetOn = (k) => {
-      const pr = presets[k];
-      return Object.entries(pr.indices).every(([name2, i]) => idx[pos(name2)] === i) && texts2.every(({ name: name2, input }) => pr.texts[name2] === void 0 || pr.texts[name2] === input.value);
-    };
-    const reset = html("button", "attn-reset", presetButtons.length ? presetButtons[0].parentNode : head, "Reset");
-    reset.type = "button";
-    reset.setAttribute("aria-label", "Reset: every control back to where it started");
-    reset.addEventListener("click", () => {
-      stopPlaying();
-      if (notice) {
-        chosen = -1;
-        notice.textContent = NOTICE;
-      }
-      let typed = false;
-      texts2.forEach(({ name: name2, input }) => {
-        const start = startTexts[name2] === void 0 ? "" : startTexts[name2];
-        if (input.value !== start) {
-          input.value = start;
-          typed = true;
-        }
-      });
-      const moved = ui.move(Object.fromEntries(spec.params.map((p, k) => [p.name, initial[k]])));
-      if (typed || !moved) redraw();
-      if (typed) syncTexts();
-    });
-    const painters = spec.panels.map((ps) => {
-      const stored = spec.live ? null : data[ps.name];
-      if (ps.kind === "caption") return { name: ps.name, frame: texts(stored), paint: captionPanel(ps, panelsDiv) };
-      return {
-        name: ps.name,
-        frame: stored ? decode(stored) : null,
-        labels: stored && stored.labels ? texts(stored.labels) : null,
-        // per-frame tick labels
-        // stored per-frame labels: the layout leaves room for the longest of them only
-        paint: ps.kind === "heatmap" ? heatmapPanel(
-          stored && stored.labels ? { ...ps, label_chars: longest(stored.labels) } : ps,
-          panelsDiv,
-          ui
-        ) : linesPanel(ps, panelsDiv, ui)
-      };
-    });
-    const caption = spec.panels.find((ps) => ps.kind === "caption");
-    if (caption) live.classList.add("attn-live-spoken");
-    const fieldPlace = (name2) => {
-      const lv = spec.live;
-      const b = lv && lv.kind === "masking" ? lv.sentences.indexOf(name2) : -1;
-      const h = b >= 0 && ui.heatmaps.find((x) => x.spec.name === lv.weights[b]);
-      return h ? h.wrap : controls;
-    };
-    texts2 = (spec.texts || []).map((t) => {
-      const place = fieldPlace(t.name);
-      const label = html("label", "attn-text-label", null, t.label + " ");
-      place.insertBefore(label, place === controls ? null : place.firstChild);
-      const input = html("input", "attn-text", label);
-      input.setAttribute("type", "text");
-      input.setAttribute("data-param", t.name);
-      input.setAttribute("maxlength", String(t.max_length));
-      input.setAttribute("autocomplete", "off");
-      input.setAttribute("spellcheck", "false");
-      input.value = startTexts[t.name] === void 0 ? "" : startTexts[t.name];
-      if (t.suggestions.length) {
-        const id = `attn-list-${nextId()}`, list = html("datalist", null, label);
-        list.setAttribute("id", id);
-        t.suggestions.forEach((x) => html("option", null, list).setAttribute("value", x));
-        input.setAttribute("list", id);
-      }
-      input.addEventListener("input", () => {
-        stopPlaying();
-        redraw();
-        syncTexts();
-      });
-      input.setAttribute("data-lm-suppress-shortcuts", "true");
-      return { name: t.name, input };
-    });
-    if (presets.length) {
-      notice = html("p", "attn-notice", controls, NOTICE);
-      notice.setAttribute("aria-live", "polite");
-    }
-    const ranges = /* @__PURE__ */ new Map();
-    ui.heatmaps.forEach((h) => ranges.set(`${h.spec.vmin}|${h.spec.vmax}|${h.spec.colorbar_label}|${!!h.spec.saturate}`, h));
-    const bars = [...ranges.values()].map((h) => colorbar(h.spec, h.wrap, h.readout, ui.panelWidth(h.spec)));
-    const sentence = (params, values, labels) => {
-      const where = spec.params.map((p, k) => `${p.label} ${p.labels[idx[k]]}`).join(", ");
-      const lv = spec.live;
-      if (lv && lv.kind === "masking") {
-        const n = lv.max_tokens, lens = lv.weights.map((w) => labels[w].length);
-        let pad = 0;
-        lv.weights.forEach((w, b) => {
-          for (let i = 0; i < n; i++) {
-            let sum = 0;
-            for (let j = lens[b]; j < n; j++) sum += values[w][i * n + j];
-            pad = Math.max(pad, sum);
-          }
-        });
-        return `${where}: valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` + (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${fmt(Math.round(pad * 100) / 100)} of a row's weight.`);
-      }
-      if (lv && lv.kind === "kernel_regression") {
-        const w = seriesOf(spec, values, lv.bars), fit = seriesOf(spec, values, lv.marker)[1];
-        let best2 = 0;
-        for (let j = 1; j < lv.x_train.length; j++) if (w[j] > w[best2]) best2 = j;
-        const r2 = (v2) => fmt(Math.round(v2 * 100) / 100);
-        if (Math.max(...w) - Math.min(...w) < 1e-9) {
-          return `${where}: the fit at the query is ${r2(fit)}; every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}.`;
-        }
-        return `${where}: the fit at the query is ${r2(fit)}; the largest weight, ${fmt(Math.round(w[best2] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best2] * 100) / 100)}.`;
-      }
-      if (caption) {
-        const lines = values[caption.name].split("\n").map((t) => t.trim().replace(/\s+/g, " "));
-        return `${where}. ${lines.filter(Boolean).join("; ")}`;
-      }
-      const h = ui.heatmaps[0];
-      if (!h || !h.values()) return `${where}.`;
-      const v = h.values(), C = h.spec.cols;
-      let best = 0;
-      for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
-      return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} of its weight on ${h.colName(best)}.`;
-    };
-    const linkRows = (params) => {
-      const lv = spec.live;
-      if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
-        const h = ui.heatmaps.find((x) => x.spec.name === lv.weights), q = params[lv.query];
-        if (!h || typeof q !== "number") return;
-        let best = 0;
-        lv.heat_x.forEach((x, i) => {
-          if (Math.abs(x - q) < Math.abs(lv.heat_x[best] - q)) best = i;
-        });
-        h.markRow(best);
-        return;
-      }
-      if (ui.heatmaps.length !== 1) return;
-      for (const ps of spec.panels) {
-        const m = ps.kind === "lines" && ps.series && ps.series.length === 1 && /^query (\d+)$/.exec(ps.series[0].name || "");
-        if (m && +m[1] < ui.heatmaps[0].spec.rows) {
-          ui.heatmaps[0].markRow(+m[1]);
-          return;
-        }
-      }
-    };
-    const redraw = () => {
-      let f = 0;
-      const params = {};
-      texts2.forEach(({ name: name2, input }) => {
-        params[name2] = input.value;
-      });
-      spec.params.forEach((p, k) => {
-        f += idx[k] * spec.strides[k];
-        params[p.name] = p.values[idx[k]];
-        if (outputs[k]) {
-          outputs[k].textContent = p.labels[idx[k]];
-          inputs[k].setAttribute("aria-valuetext", p.labels[idx[k]]);
-        }
-      });
-      let computed = null, labels = {};
-      if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params, spec));
-      else if (spec.live) {
-        computed = spec.live.kind === "kernel_regression" ? kernelFrame(spec.live, params, spec.panels) : liveFrame(spec.live, params);
-      }
-      const values = {};
-      spec.panels.forEach((ps, k) => {
-        const c = computed && computed[ps.name];
-        values[ps.name] = !computed ? painters[k].frame(f) : !c ? EMPTY : c instanceof Float64Array ? c : flatSeries(ps, c);
-      });
-      for (const p of painters) {
-        const own = p.labels && p.labels(f);
-        p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
-      }
-      bars.forEach((b) => b());
-      linkRows(params);
-      presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === chosen && presetOn(k))));
-      live.textContent = sentence(params, values, labels);
-      root.setAttribute("data-params", JSON.stringify(params));
-      root.setAttribute("data-frame", String(f));
-      root.setAttribute("data-ready", "true");
-    };
-    const onMove = (k, i) => ui.move({ [spec.params[k].name]: i });
-    const onIndices = () => {
-      const next = model.get("indices") || [];
-      let changed = false;
-      next.forEach((i, k) => {
-        if (k < idx.length && idx[k] !== i && i >= 0 && i < spec.params[k].values.length) {
-          idx[k] = i;
-          inputs[k].value = String(i);
-          changed = true;
-        }
-      });
-      if (changed) redraw();
-    };
-    model.on("change:indices", onIndices);
-    cleanup.push(() => model.off("change:indices", onIndices));
-    const onTexts = () => {
-      const next = model.get("texts") || {};
-      let changed = false;
-      texts2.forEach(({ name: name2, input }) => {
-        if (typeof next[name2] === "string" && next[name2] !== input.value) {
-          input.value = next[name2];
-          changed = true;
-        }
-      });
-      if (changed) redraw();
-    };
-    model.on("change:texts", onTexts);
-    cleanup.push(() => model.off("change:texts", onTexts));
-    const view = doc && doc.defaultView;
-    if (view && typeof view.MutationObserver === "function") {
-      const obs = new view.MutationObserver(() => redraw());
-      obs.observe(doc.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
-      if (doc.body) obs.observe(doc.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
-      cleanup.push(() => obs.disconnect());
-    }
-    if (view && typeof view.ResizeObserver === "function") {
-      const ro = new view.ResizeObserver(() => root.style.setProperty("--attn-bar-h", `${Math.ceil(controls.offsetHeight)}px`));
-      ro.observe(controls);
-      cleanup.push(() => ro.disconnect());
-    }
-    redraw();
+    cleanup = drawExplorer(model, host, root, spec);
   };
   const rebuild = () => {
     cleanup.forEach((f) => f());
@@ -1429,6 +1035,450 @@ function render({ model, el: host }) {
     model.off("change:spec", rebuild);
     model.off("change:data", rebuild);
   };
+}
+function drawExplorer(model, host, root, spec) {
+  const x = {
+    model,
+    root,
+    spec,
+    data: model.get("data"),
+    doc: root.ownerDocument,
+    win: host.ownerDocument && host.ownerDocument.defaultView,
+    idx: (model.get("indices") || []).slice(),
+    inputs: [],
+    outputs: [],
+    texts: [],
+    painters: [],
+    bars: [],
+    presets: spec.presets || [],
+    presetButtons: [],
+    chosen: -1,
+    notice: null,
+    timer: null,
+    playing: null,
+    cleanup: []
+  };
+  root.setAttribute("data-explorer", model.get("name"));
+  x.initial = x.idx.slice();
+  x.startTexts = Object.assign({}, model.get("texts") || {});
+  x.pos = (name) => spec.params.findIndex((p) => p.name === name);
+  x.redraw = () => redraw(x);
+  drawHead(x);
+  x.ui = makeUi(x);
+  x.cleanup.push(() => stopPlaying(x));
+  spec.params.forEach((p, k) => drawControl(x, p, k));
+  drawPresets(x);
+  drawReset(x);
+  x.painters = spec.panels.map((ps) => drawPanel(x, ps));
+  x.caption = spec.panels.find((ps) => ps.kind === "caption");
+  if (x.caption) x.live.classList.add("attn-live-spoken");
+  x.texts = (spec.texts || []).map((t) => drawTextField(x, t));
+  drawNotice(x);
+  x.bars = drawColorbars(x);
+  watch(x);
+  x.redraw();
+  return x.cleanup;
+}
+function drawHead(x) {
+  x.head = html("div", "attn-head", x.root);
+  if (x.spec.title) html("div", "attn-caption", x.head, x.spec.title);
+  x.controls = html("div", "attn-controls", x.root);
+  x.panelsDiv = html("div", "attn-panels", x.root);
+  x.live = html("p", "attn-live", x.root);
+  x.live.setAttribute("aria-live", "polite");
+}
+function makeUi(x) {
+  const { spec } = x;
+  const nMaps = spec.panels.filter((ps) => ps.kind === "heatmap").length;
+  const masking = !!(spec.live && spec.live.kind === "masking");
+  const ui = {
+    typedLabels: masking,
+    // the typed sentences' maps: a weight of exactly 0 is a masked key (saved states from
+    // before Heatmap(masked_zeros=True) say so by their kind)
+    marksZeros: () => masking,
+    controls: x.controls,
+    fieldAbove: (panel) => masking && spec.live.weights.includes(panel),
+    // three maps or more share one row of the book's column (each gets a third of it)
+    panelWidth: (ps) => ps.kind === "heatmap" && nMaps >= 3 ? 214 : PANEL_W,
+    heatmaps: [],
+    onColumn: [],
+    column: (j, from, n) => ui.onColumn.forEach((f) => f(j, from, n)),
+    onRow: [],
+    row: (i, from, n) => ui.onRow.forEach((f) => f(i, from, n)),
+    values: (name) => spec.params[x.pos(name)].values,
+    index: (name) => x.idx[x.pos(name)],
+    grab: () => stopPlaying(x),
+    // the reader takes a dragged point: a playback stops
+    move: (changes) => moveControls(x, changes)
+  };
+  return ui;
+}
+function moveControls(x, changes) {
+  let any = false;
+  for (const [name, i] of Object.entries(changes)) {
+    const k = x.pos(name);
+    if (k < 0 || !(i >= 0 && i < x.spec.params[k].values.length) || x.idx[k] === i) continue;
+    x.idx[k] = i;
+    x.inputs[k].value = String(i);
+    any = true;
+  }
+  if (!any) return false;
+  x.redraw();
+  x.model.set("indices", x.idx.slice());
+  x.model.save_changes();
+  return true;
+}
+var reducedMotion = (x) => !!(x.win && x.win.matchMedia && x.win.matchMedia("(prefers-reduced-motion: reduce)").matches);
+function onEscape(x) {
+  if (!x.escape) x.escape = (ev) => {
+    if (ev.key === "Escape" || ev.key === "Esc") stopPlaying(x);
+  };
+  return x.escape;
+}
+function stopPlaying(x) {
+  if (x.timer !== null) {
+    clearTimeout(x.timer);
+    x.timer = null;
+  }
+  if (x.playing) {
+    x.playing.textContent = "Play";
+    x.playing = null;
+  }
+  if (x.doc) x.doc.removeEventListener("keydown", onEscape(x));
+}
+function drawPlay(x, p, k) {
+  const box = html("span", "attn-play", x.controls);
+  const btn = html("button", "attn-play-button", box, reducedMotion(x) ? "Next step" : "Play");
+  btn.type = "button";
+  btn.setAttribute("data-param", p.name);
+  const speed = html("select", "attn-speed", box);
+  speed.setAttribute("aria-label", `playback speed of ${p.label}`);
+  SPEEDS.forEach(([t, ms]) => {
+    html("option", null, speed, t).value = String(ms);
+  });
+  speed.value = String(SPEEDS[1][1]);
+  if (reducedMotion(x)) speed.hidden = true;
+  const last = p.values.length - 1;
+  const delay = () => Math.max(40, Math.min(700, +speed.value / Math.max(1, last)));
+  const tick = () => {
+    x.timer = null;
+    if (x.idx[k] >= last) return stopPlaying(x);
+    x.ui.move({ [p.name]: x.idx[k] + 1 });
+    if (x.idx[k] >= last) stopPlaying(x);
+    else x.timer = setTimeout(tick, delay());
+  };
+  btn.addEventListener("click", () => {
+    if (reducedMotion(x)) {
+      x.ui.move({ [p.name]: x.idx[k] >= last ? 0 : x.idx[k] + 1 });
+      return;
+    }
+    if (x.playing === btn) {
+      stopPlaying(x);
+      return;
+    }
+    stopPlaying(x);
+    if (x.idx[k] >= last) x.ui.move({ [p.name]: 0 });
+    x.playing = btn;
+    btn.textContent = "Pause";
+    if (x.doc) x.doc.addEventListener("keydown", onEscape(x));
+    x.timer = setTimeout(tick, delay());
+  });
+}
+function drawControl(x, p, k) {
+  const label = html("label", null, x.controls, p.label + " ");
+  if (p.kind === "choice") {
+    const sel = html("select", "attn-choice", label);
+    sel.setAttribute("data-param", p.name);
+    p.labels.forEach((t, i) => {
+      const o = html("option", null, sel, t);
+      o.value = String(i);
+    });
+    sel.value = String(x.idx[k]);
+    sel.addEventListener("change", () => x.ui.move({ [p.name]: +sel.value }));
+    x.inputs.push(sel);
+    x.outputs.push(null);
+  } else {
+    const inp = html("input", "attn-slider", label);
+    Object.assign(inp, { type: "range", min: "0", max: String(p.values.length - 1), step: "1" });
+    inp.setAttribute("data-param", p.name);
+    inp.value = String(x.idx[k]);
+    const out = html("output", "attn-value", label);
+    out.setAttribute("data-param", p.name);
+    inp.setAttribute("aria-label", p.label);
+    inp.addEventListener("input", () => {
+      stopPlaying(x);
+      x.ui.move({ [p.name]: +inp.value });
+    });
+    x.inputs.push(inp);
+    x.outputs.push(out);
+    const handled = x.spec.panels.some((ps) => ps.handle && (ps.handle.x === p.name || ps.handle.y === p.name));
+    if (handled) label.setAttribute("hidden", "");
+    if (p.play) drawPlay(x, p, k);
+  }
+  x.inputs[k].setAttribute("data-lm-suppress-shortcuts", "true");
+}
+function drawPresets(x) {
+  if (!x.presets.length) return;
+  const group = html("div", "attn-presets", null);
+  x.root.insertBefore(group, x.controls);
+  group.setAttribute("role", "group");
+  group.setAttribute("aria-label", "Things to try");
+  html("span", "attn-presets-title", group, "Things to try:");
+  x.presetButtons = x.presets.map((pr, k) => {
+    const b = html("button", "attn-preset", group, pr.label);
+    b.type = "button";
+    b.setAttribute("aria-pressed", "false");
+    b.setAttribute("data-preset", String(k));
+    b.addEventListener("click", () => choosePreset(x, k));
+    return b;
+  });
+}
+function choosePreset(x, k) {
+  const pr = x.presets[k];
+  stopPlaying(x);
+  x.chosen = k;
+  let typed = false;
+  x.texts.forEach(({ name, input }) => {
+    if (typeof pr.texts[name] === "string" && input.value !== pr.texts[name]) {
+      input.value = pr.texts[name];
+      typed = true;
+    }
+  });
+  x.notice.textContent = pr.notice;
+  if (!x.ui.move(pr.indices) || typed) x.redraw();
+  if (typed) syncTexts(x);
+}
+function presetOn(x, k) {
+  const pr = x.presets[k];
+  return Object.entries(pr.indices).every(([name, i]) => x.idx[x.pos(name)] === i) && x.texts.every(({ name, input }) => pr.texts[name] === void 0 || pr.texts[name] === input.value);
+}
+var NOTICE = "Pick one of the things to try; this line says what to notice.";
+function drawReset(x) {
+  const reset = html("button", "attn-reset", x.presetButtons.length ? x.presetButtons[0].parentNode : x.head, "Reset");
+  reset.type = "button";
+  reset.setAttribute("aria-label", "Reset: every control back to where it started");
+  reset.addEventListener("click", () => {
+    stopPlaying(x);
+    if (x.notice) {
+      x.chosen = -1;
+      x.notice.textContent = NOTICE;
+    }
+    let typed = false;
+    x.texts.forEach(({ name, input }) => {
+      const start = x.startTexts[name] === void 0 ? "" : x.startTexts[name];
+      if (input.value !== start) {
+        input.value = start;
+        typed = true;
+      }
+    });
+    const moved = x.ui.move(Object.fromEntries(x.spec.params.map((p, k) => [p.name, x.initial[k]])));
+    if (typed || !moved) x.redraw();
+    if (typed) syncTexts(x);
+  });
+}
+function drawPanel(x, ps) {
+  const stored = x.spec.live ? null : x.data[ps.name];
+  if (ps.kind === "caption") return { name: ps.name, frame: texts(stored), paint: captionPanel(ps, x.panelsDiv) };
+  return {
+    name: ps.name,
+    frame: stored ? decode(stored) : null,
+    labels: stored && stored.labels ? texts(stored.labels) : null,
+    // per-frame tick labels
+    // stored per-frame labels: the layout leaves room for the longest of them only
+    paint: ps.kind === "heatmap" ? heatmapPanel(
+      stored && stored.labels ? { ...ps, label_chars: longest(stored.labels) } : ps,
+      x.panelsDiv,
+      x.ui
+    ) : linesPanel(ps, x.panelsDiv, x.ui)
+  };
+}
+function syncTexts(x) {
+  x.model.set("texts", Object.fromEntries(x.texts.map(({ name, input }) => [name, input.value])));
+  x.model.save_changes();
+}
+function drawTextField(x, t) {
+  const lv = x.spec.live;
+  const b = lv && lv.kind === "masking" ? lv.sentences.indexOf(t.name) : -1;
+  const h = b >= 0 && x.ui.heatmaps.find((m) => m.spec.name === lv.weights[b]);
+  const place = h ? h.wrap : x.controls;
+  const label = html("label", "attn-text-label", null, t.label + " ");
+  place.insertBefore(label, place === x.controls ? null : place.firstChild);
+  const input = html("input", "attn-text", label);
+  input.setAttribute("type", "text");
+  input.setAttribute("data-param", t.name);
+  input.setAttribute("maxlength", String(t.max_length));
+  input.setAttribute("autocomplete", "off");
+  input.setAttribute("spellcheck", "false");
+  input.value = x.startTexts[t.name] === void 0 ? "" : x.startTexts[t.name];
+  if (t.suggestions.length) {
+    const id = `attn-list-${nextId()}`, list = html("datalist", null, label);
+    list.setAttribute("id", id);
+    t.suggestions.forEach((s) => html("option", null, list).setAttribute("value", s));
+    input.setAttribute("list", id);
+  }
+  input.addEventListener("input", () => {
+    stopPlaying(x);
+    x.redraw();
+    syncTexts(x);
+  });
+  input.setAttribute("data-lm-suppress-shortcuts", "true");
+  return { name: t.name, input };
+}
+function drawNotice(x) {
+  if (!x.presets.length) return;
+  x.notice = html("p", "attn-notice", x.controls, NOTICE);
+  x.notice.setAttribute("aria-live", "polite");
+}
+function drawColorbars(x) {
+  const ranges = /* @__PURE__ */ new Map();
+  x.ui.heatmaps.forEach((h) => ranges.set(`${h.spec.vmin}|${h.spec.vmax}|${h.spec.colorbar_label}|${!!h.spec.saturate}`, h));
+  return [...ranges.values()].map((h) => colorbar(h.spec, h.wrap, h.readout, x.ui.panelWidth(h.spec)));
+}
+function sentence(x, params, values, labels) {
+  const { spec } = x;
+  const where = spec.params.map((p, k) => `${p.label} ${p.labels[x.idx[k]]}`).join(", ");
+  const lv = spec.live;
+  if (lv && lv.kind === "masking") return `${where}: ${maskingSentence(lv, values, labels)}`;
+  if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values)}`;
+  if (x.caption) {
+    const lines = values[x.caption.name].split("\n").map((t) => t.trim().replace(/\s+/g, " "));
+    return `${where}. ${lines.filter(Boolean).join("; ")}`;
+  }
+  const h = x.ui.heatmaps[0];
+  if (!h || !h.values()) return `${where}.`;
+  const v = h.values(), C = h.spec.cols;
+  let best = 0;
+  for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
+  return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} of its weight on ${h.colName(best)}.`;
+}
+function maskingSentence(lv, values, labels) {
+  const n = lv.max_tokens, lens = lv.weights.map((w) => labels[w].length);
+  let pad = 0;
+  lv.weights.forEach((w, b) => {
+    for (let i = 0; i < n; i++) {
+      let sum = 0;
+      for (let j = lens[b]; j < n; j++) sum += values[w][i * n + j];
+      pad = Math.max(pad, sum);
+    }
+  });
+  return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` + (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${fmt(Math.round(pad * 100) / 100)} of a row's weight.`);
+}
+function kernelSentence(spec, lv, values) {
+  const w = seriesOf(spec, values, lv.bars), fit = seriesOf(spec, values, lv.marker)[1];
+  let best = 0;
+  for (let j = 1; j < lv.x_train.length; j++) if (w[j] > w[best]) best = j;
+  const r2 = (v) => fmt(Math.round(v * 100) / 100);
+  if (Math.max(...w) - Math.min(...w) < 1e-9) {
+    return `the fit at the query is ${r2(fit)}; every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}.`;
+  }
+  return `the fit at the query is ${r2(fit)}; the largest weight, ${fmt(Math.round(w[best] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best] * 100) / 100)}.`;
+}
+function linkRows(x, params) {
+  const { spec, ui } = x;
+  const lv = spec.live;
+  if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
+    const h = ui.heatmaps.find((m) => m.spec.name === lv.weights), q = params[lv.query];
+    if (!h || typeof q !== "number") return;
+    let best = 0;
+    lv.heat_x.forEach((v, i) => {
+      if (Math.abs(v - q) < Math.abs(lv.heat_x[best] - q)) best = i;
+    });
+    h.markRow(best);
+    return;
+  }
+  if (ui.heatmaps.length !== 1) return;
+  for (const ps of spec.panels) {
+    const m = ps.kind === "lines" && ps.series && ps.series.length === 1 && /^query (\d+)$/.exec(ps.series[0].name || "");
+    if (m && +m[1] < ui.heatmaps[0].spec.rows) {
+      ui.heatmaps[0].markRow(+m[1]);
+      return;
+    }
+  }
+}
+function currentFrame(x) {
+  const { spec } = x;
+  let f = 0;
+  const params = {};
+  x.texts.forEach(({ name, input }) => {
+    params[name] = input.value;
+  });
+  spec.params.forEach((p, k) => {
+    f += x.idx[k] * spec.strides[k];
+    params[p.name] = p.values[x.idx[k]];
+  });
+  let computed = null, labels = {};
+  if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params, spec));
+  else if (spec.live) {
+    computed = spec.live.kind === "kernel_regression" ? kernelFrame(spec.live, params, spec.panels) : liveFrame(spec.live, params);
+  }
+  const values = {};
+  spec.panels.forEach((ps, k) => {
+    const c = computed && computed[ps.name];
+    values[ps.name] = !computed ? x.painters[k].frame(f) : !c ? EMPTY : c instanceof Float64Array ? c : flatSeries(ps, c);
+  });
+  return { f, params, values, labels };
+}
+function redraw(x) {
+  const { spec } = x;
+  spec.params.forEach((p, k) => {
+    if (!x.outputs[k]) return;
+    x.outputs[k].textContent = p.labels[x.idx[k]];
+    x.inputs[k].setAttribute("aria-valuetext", p.labels[x.idx[k]]);
+  });
+  const { f, params, values, labels } = currentFrame(x);
+  for (const p of x.painters) {
+    const own = p.labels && p.labels(f);
+    p.paint(values[p.name], { params, values, labels: own ? { rows: own[0], cols: own[1] } : labels[p.name] });
+  }
+  x.bars.forEach((b) => b());
+  linkRows(x, params);
+  x.presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === x.chosen && presetOn(x, k))));
+  x.live.textContent = sentence(x, params, values, labels);
+  x.root.setAttribute("data-params", JSON.stringify(params));
+  x.root.setAttribute("data-frame", String(f));
+  x.root.setAttribute("data-ready", "true");
+}
+function watch(x) {
+  const { model, spec } = x;
+  const onIndices = () => {
+    const next = model.get("indices") || [];
+    let changed = false;
+    next.forEach((i, k) => {
+      if (k < x.idx.length && x.idx[k] !== i && i >= 0 && i < spec.params[k].values.length) {
+        x.idx[k] = i;
+        x.inputs[k].value = String(i);
+        changed = true;
+      }
+    });
+    if (changed) x.redraw();
+  };
+  model.on("change:indices", onIndices);
+  x.cleanup.push(() => model.off("change:indices", onIndices));
+  const onTexts = () => {
+    const next = model.get("texts") || {};
+    let changed = false;
+    x.texts.forEach(({ name, input }) => {
+      if (typeof next[name] === "string" && next[name] !== input.value) {
+        input.value = next[name];
+        changed = true;
+      }
+    });
+    if (changed) x.redraw();
+  };
+  model.on("change:texts", onTexts);
+  x.cleanup.push(() => model.off("change:texts", onTexts));
+  const view = x.doc && x.doc.defaultView;
+  if (view && typeof view.MutationObserver === "function") {
+    const obs = new view.MutationObserver(() => x.redraw());
+    obs.observe(x.doc.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+    if (x.doc.body) obs.observe(x.doc.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+    x.cleanup.push(() => obs.disconnect());
+  }
+  if (view && typeof view.ResizeObserver === "function") {
+    const ro = new view.ResizeObserver(() => x.root.style.setProperty("--attn-bar-h", `${Math.ceil(x.controls.offsetHeight)}px`));
+    ro.observe(x.controls);
+    x.cleanup.push(() => ro.disconnect());
+  }
 }
 function longest(table) {
   const len = (t) => Array.from(t).length;

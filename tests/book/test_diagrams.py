@@ -54,11 +54,11 @@ def test_bad_inputs():
         draw_pipeline(e)
 
 
-# ----------------------------------------------------------------------------- chapter 6
+# ----------------------------------------------------------------------------- chapter 7
 # The encoder-decoder picture is an attnlib figure: the book shows its dark and its narrow
 # (phone) variants, and every variant keeps its text >= 9 pt, apart and off the arrows.
 
-DATE = "22 Nov 2026"  # chapter 6's step: writing the day's first digit, all weight on "2"
+DATE = "22 Nov 2026"  # chapter 7's step: writing the day's first digit, all weight on "2"
 ONE_HOT = [1.0] + [0.0] * 10
 
 

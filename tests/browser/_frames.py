@@ -17,6 +17,8 @@ import numpy as np
 from _heatmap_js import CELLS
 from _tolerance import page_tolerance
 
+from scoringbook import manifest
+
 TOL = 1e-4  # the weights a heatmap shows (svg.attnValues) vs attnlib (see page_tolerance)
 TITLE_TOL = 1e-3  # hover text shows 3-4 decimals
 PIXEL_TOL = (
@@ -146,12 +148,9 @@ def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> flo
 # Explorers of trained models: the page shows the run its committed notebook saved, which
 # another processor would not reproduce (training is chaotic), so their pages are compared with
 # the frames the notebook saved (tests/_saved_state.py), not with a fresh training run.
+# {explorer: its chapter's notebook}, from the chapter manifest.
 TRAINED = {
-    "alignment_playback": "07_bahdanau_attention.ipynb",
-    "length_experiment": "08_attention_and_length.ipynb",
-    "heads_playback": "09_multi_head_attention.ipynb",
-    "heads": "09_multi_head_attention.ipynb",
-    "ablation": "09_multi_head_attention.ipynb",
+    e.name: manifest.chapter_of(e.name).notebook for e in manifest.explorers(manifest.TRAINED)
 }
 
 

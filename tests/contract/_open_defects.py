@@ -56,7 +56,7 @@ OPEN = {
         ("predicted", "empty"): "unnamed",
         ("predicted", "one shorter"): "unnamed",
     },
-    "scoringbook.ch08_lengths.wrong_by_position": {
+    "scoringbook.ch08_numbers.wrong_by_position": {
         ("predicted", "empty"): "unnamed",
         ("predicted", "one shorter"): "unnamed",
     },

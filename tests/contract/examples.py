@@ -60,12 +60,35 @@ def T(*shape, seed=0):
     return torch.rand(*shape, generator=_g(seed))
 
 
+def _tie(*extra):
+    """``() -> (args, kwargs)`` of a scoring function whose queries 0-2 equal keys 0-2:
+    (queries (2, 3, 4), keys (2, 5, 4), *extra)."""
+
+    def call():
+        k = T(2, 5, 4, seed=1)  # (2, 5, 4)
+        return (k[:, :3].clone(), k, *(e() for e in extra)), {}
+
+    return call
+
+
 def _weights_ok(r):
     w = r[1] if isinstance(r, tuple) else r
     torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[:-1], dtype=w.dtype))
 
 
 # ------------------------------------------------------------------ small shared objects
+
+
+def _gaussian_reference():
+    from attnlib.scoring import gaussian_scores
+
+    return gaussian_scores
+
+
+def _score_arg():
+    from attnlib.widgets.live_scores import ScoreArg
+
+    return ScoreArg("sigma", default=1.0)
 
 
 @functools.cache
@@ -144,7 +167,9 @@ _LIB = {
         lambda: ((torch.tensor([1, 3]), 2, 4), {}),
     ),
     "attnlib.scoring.dot_product_scores": Example(
-        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {})
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {}),
+        tie=_tie(),
     ),
     "attnlib.scoring.additive_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
@@ -152,14 +177,25 @@ _LIB = {
             (T(2, 3, 4), T(2, 5, 6, seed=1), T(8, 4, seed=2), T(8, 6, seed=3), T(8, seed=4)),
             {},
         ),
+        tie=_tie(lambda: T(8, 4, seed=2), lambda: T(8, 4, seed=3), lambda: T(8, seed=4)),
     ),
     "attnlib.scoring.bilinear_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 6, seed=1), T(4, 6, seed=2)), {}),
+        tie=_tie(lambda: T(4, 4, seed=2)),
     ),
     "attnlib.scoring.gaussian_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        tie=_tie(lambda: torch.tensor(0.5)),
+    ),
+    "attnlib.scoring.laplace_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        check=lambda r: torch.testing.assert_close(  # -||q - k|| / sigma, written out
+            r, -(T(2, 3, 4)[:, :, None] - T(2, 5, 4, seed=1)[:, None]).norm(dim=-1) / 0.5
+        ),
+        tie=_tie(lambda: torch.tensor(0.5)),
     ),
     "attnlib.pooling.attention_pool": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
@@ -268,6 +304,13 @@ _WIDGETS = {
         lambda: (
             (np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])),
             {"query": ("x", "y"), "weights": "w", "output": ("p", "s")},
+        )
+    ),
+    "attnlib.widgets.live_scores.ScoreArg": Example(lambda: (("sigma",), {"default": 1.0})),
+    "attnlib.widgets.live_scores.LiveScore": Example(
+        lambda: (
+            ("gaussian", _gaussian_reference(), "gaussian"),
+            {"args": (_score_arg(),), "label": "Gaussian"},
         )
     ),
     "attnlib.widgets.live.LiveKernelRegression": Example(
@@ -441,7 +484,7 @@ _BOOK = {
         lambda: ((), {"seed": 0, "num_hiddens": 4})
     ),
     "scoringbook.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(num_hiddens=4),
-    # chapter 6: the playback and its checkers
+    # chapter 7: the playback and its checkers
     "scoringbook.ch07_bahdanau.alignment_playback_declaration": Example(
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
         text_args=("source",),
@@ -457,7 +500,7 @@ _BOOK = {
         lambda: ((_additive_factory,), {"steps": 3, "seed": 0}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
     ),
-    # chapter 6: the number-reading models
+    # chapter 8: the number-reading models
     "scoringbook.ch08_numbers.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
     "scoringbook.ch08_numbers.held_out_numbers": Example(
         lambda: ((3, 2, {"12", "34"}, _g()), {}),
@@ -507,7 +550,7 @@ _BOOK = {
     "scoringbook.ch08_lengths.ResultsTable": Example(
         lambda: (([("a", "model a", [(0.5, 0.4, 0.6)])], ["1-4"]), {})
     ),
-    "scoringbook.ch08_lengths.wrong_by_position": Example(
+    "scoringbook.ch08_numbers.wrong_by_position": Example(
         lambda: ((["12", "45"], ["12", "35"]), {})
     ),
     "scoringbook.ch08_lengths.length_declaration": Example(
@@ -535,7 +578,7 @@ _BOOK = {
         ),
     ),
     "scoringbook.ch08_lengths.chapter_length_declaration": Example(lambda: ((), {})),
-    # chapter 6: the date model
+    # chapters 7 and 8: the encoder-decoder; chapter 7: the date task
     "scoringbook.ch07_dates.random_dates": Example(lambda: ((3, _g()), {})),
     "scoringbook.ch07_dates.format_source": Example(
         lambda: ((dt.date(2026, 11, 22),), {"style": "short"})
@@ -616,6 +659,14 @@ _BOOK = {
     ),
     "scoringbook.glue.glue": Example(lambda: (("contract_name", "0.50"), {})),
     "scoringbook.registry.compute": Example(lambda: (("soft_lookup",), {})),
+    # the chapter manifest
+    "scoringbook.manifest.chapter": Example(lambda: ((7,), {})),
+    "scoringbook.manifest.explorers": Example(lambda: (("stored", "live"), {})),
+    "scoringbook.manifest.explorer": Example(lambda: (("scaling",), {})),
+    "scoringbook.manifest.chapter_of": Example(lambda: (("scaling",), {})),
+    "scoringbook.manifest.Explorer": Example(lambda: (("x", "stored", "ch01_x"), {})),
+    "scoringbook.manifest.Section": Example(lambda: (("## A",), {"end": "## B"})),
+    "scoringbook.manifest.Chapter": Example(lambda: ((10, "10_x", "X"), {"modules": ("ch10_x",)})),
 }
 
 
@@ -728,6 +779,7 @@ _NEW = {
     "attnlib.scoring.cosine_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"temperature": 0.5}),
+        tie=_tie(lambda: torch.tensor(0.5)),
     ),
     "attnlib.cosine.cosine_attention": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,

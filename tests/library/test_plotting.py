@@ -22,6 +22,14 @@ from attnlib.plotting import (
 )
 
 
+def _legend_texts(fig, ax):
+    """The entries of the one legend: above the axes (a figure legend, off the data: issue 39)
+    or inside them at a corner the caller chose."""
+    legends = [*fig.legends, *([ax.get_legend()] if ax.get_legend() else [])]
+    assert len(legends) == 1, f"{len(legends)} legends"
+    return [t.get_text() for t in legends[0].get_texts()]
+
+
 def _gen(seed: int = 0) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
@@ -54,7 +62,8 @@ def test_heatmap_grid_axes_labels_titles():
         assert ax.get_ylabel() == ("queries" if j == 0 else "")
         assert ax.get_title() == "abc"[j]
     (cbar,) = _colorbar_axes(fig)
-    assert cbar.get_ylabel() == "attention weight"
+    # the weights' scale is a power law (gamma 0.6): the bar says so under its name (issue 39)
+    assert cbar.get_ylabel() == "attention weight\n(colour ∝ value^0.6: small values stand out)"
 
 
 def test_heatmap_images_hold_the_input_exactly():
@@ -232,7 +241,7 @@ def test_plot_lines_labels_data_and_distinct_styles():
     assert len({c for c, _ in styles}) == 4 and len({s for _, s in styles}) == 4
     assert all(c.upper() in plotting.OKABE_ITO for c, _ in styles)
     np.testing.assert_allclose(ax.collections[0].get_offsets(), np.stack([x, x], 1))
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(ys) + ["measured"]
+    assert _legend_texts(fig, ax) == list(ys) + ["measured"]
 
 
 def test_plot_lines_rejects_mismatched_lengths():
@@ -278,7 +287,7 @@ def test_plot_histograms_shared_bins_and_legend_order():
     fig = plot_histograms(samples, xlabel="score", bins=25, title="h")
     (ax,) = fig.axes
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("score", "count", "h")
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(samples)
+    assert _legend_texts(fig, ax) == list(samples)
     step_paths = [p for p in ax.patches]
     assert len(step_paths) == 2
     # Same bin edges: the x coordinates of both step outlines coincide.

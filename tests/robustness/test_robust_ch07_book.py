@@ -1,4 +1,4 @@
-"""Chapter 6's book machinery attacked: the alignment playback (training logs of every length,
+"""Chapter 7's book machinery attacked: the alignment playback (training logs of every length,
 checkpoints that do not fit the losses or the texts, non-finite values), its smoothed loss
 curve, and the two checkers (malformed sources, answers of every kind, gradients switched off,
 the global generator)."""

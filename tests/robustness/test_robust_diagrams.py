@@ -131,7 +131,7 @@ def test_draw_pipeline_accepts_lists_and_arrays():
     D.draw_pipeline({k: (v.numpy() if isinstance(v, torch.Tensor) else v) for k, v in EX.items()})
 
 
-# ----------------------------------------------------------------------------- chapter 6
+# ----------------------------------------------------------------------------- chapter 7
 SOURCE, WRITTEN = "22 Nov 2026", "2026-11-"
 W11 = [1.0] + [0.0] * 10
 

@@ -1,6 +1,6 @@
-"""Chapter 6's length experiment (scoringbook.ch08_lengths): bad input is refused with a
-message naming the function and the argument; nothing draws from the global generator; the
-reader's model keeps its train/eval mode."""
+"""Chapter 8's length experiment (scoringbook.ch08_lengths, ch08_numbers): bad input is
+refused with a message naming the function and the argument; nothing draws from the global
+generator; the reader's model keeps its train/eval mode."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Chapter 6's date data, model and training, attacked through every public function.
+"""Chapter 7's date data, the encoder-decoder and its training, attacked through every public
+function.
 
 Cases come from each signature and docstring: wrong types (a str where a list of str is
 expected, None, bools; numpy scalars and 0-d tensors are accepted where a number is),

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 import torch
+from _depth import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,7 +86,7 @@ def test_check_weights_accepts_masked_softmax_outputs():
     _passes(check_weights(half, torch.tensor([50, 17])))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     batch=st.integers(1, 3),
     n_queries=st.integers(1, 4),

@@ -14,6 +14,8 @@
 // - The Run and Download menus (<details>): one open at a time, Esc or a click outside closes.
 // - Ctrl+K or "/" goes to the search field.
 // - A formula, code block, output or table wider than the column gets a tab stop (it scrolls).
+// - "On this page" marks the section the reader is in; from 1200 px it folds away while an
+//   explorer (drawn at page width) passes it.
 // - The search page shows the hits at once, when every snippet is in (nothing moves).
 (function () {
   "use strict";
@@ -224,6 +226,83 @@
     });
   }
 
+  // ------------------------------------------------------------------ "on this page"
+  // Where the reader is: the link of the last section whose heading has passed the top fifth
+  // of the window (at the end of the page: the last heading on screen) gets
+  // aria-current="location" (attnbook.css marks it). From 1200 px the
+  // column folds away (html[data-toc-folded]) while an explorer, which takes the column's
+  // width, passes the band of the window the column's list stands in. Both follow
+  // IntersectionObserver callbacks (no scroll handler): a few rectangles read per crossing.
+  function setupPageToc() {
+    var toc = byId("book-toc");
+    if (!toc || !window.IntersectionObserver) return;
+    var pairs = [];
+    Array.prototype.forEach.call(toc.querySelectorAll('a[href^="#"]'), function (a) {
+      var id = decodeURIComponent(a.getAttribute("href").slice(1));
+      var target = id ? byId(id) : null;
+      var heading = target && target.querySelector("h1, h2, h3, h4");
+      if (heading) pairs.push([heading, a]);
+    });
+    if (!pairs.length) return;
+    var first = toc.querySelector("a");
+    var current = null;
+    function mark() {
+      var line = window.innerHeight * 0.2, now = null, last = null;
+      for (var i = 0; i < pairs.length; i++) {
+        var top = pairs[i][0].getBoundingClientRect().top;
+        if (top <= line) now = pairs[i][1];
+        if (top < window.innerHeight) last = pairs[i][1];
+      }
+      // at the end of the page the last sections' headings never reach the line: the last
+      // heading on screen is where the reader is
+      var end = window.innerHeight + window.scrollY >= root.scrollHeight - 2;
+      now = (end ? last : now) || first;
+      if (now === current) return;
+      if (current) current.removeAttribute("aria-current");
+      if (now) now.setAttribute("aria-current", "location");
+      current = now;
+    }
+    // a heading crossing the line, or entering or leaving the window (the end of the page)
+    var spy = new IntersectionObserver(mark, { rootMargin: "0px 0px -80% 0px" });
+    var seen = new IntersectionObserver(mark);
+    pairs.forEach(function (p) { spy.observe(p[0]); seen.observe(p[0]); });
+    mark();
+
+    var wide = window.matchMedia ? window.matchMedia("(min-width: 1200px)") : null;
+    var explorers = Array.prototype.filter.call(
+      document.querySelectorAll(".book-article .cell_output"),
+      function (o) { return o.querySelector(".attn-explorer, .attn-static, script[type='application/vnd.jupyter.widget-view+json']"); });
+    if (!explorers.length || !wide) return;
+    var passing = new Set(), fold = null;
+    function apply() {
+      if (wide.matches && passing.size) root.setAttribute("data-toc-folded", "");
+      else root.removeAttribute("data-toc-folded");
+    }
+    function watch() {
+      if (fold) fold.disconnect();
+      passing.clear();
+      if (!wide.matches) { apply(); return; }
+      // the band of the window the column's list stands in (it is sticky below the header)
+      var header = byId("book-header");
+      var top = header ? header.getBoundingClientRect().height : 0;
+      var list = toc.getBoundingClientRect();
+      var bottom = Math.min(window.innerHeight, top + list.height);
+      fold = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) {
+          if (e.isIntersecting) passing.add(e.target); else passing.delete(e.target);
+        });
+        apply();
+      }, { rootMargin: (-top) + "px 0px " + (-(window.innerHeight - bottom)) + "px 0px" });
+      explorers.forEach(function (o) { fold.observe(o); });
+    }
+    watch();
+    var later = null;
+    window.addEventListener("resize", function () {
+      if (later) clearTimeout(later);
+      later = setTimeout(watch, 150);
+    });
+  }
+
   // ------------------------------------------------------------------ the search page
   // Sphinx's searchtools.js adds the hits one by one and each snippet under its hit as it
   // arrives, which pushed the hits below it down. The results stay hidden (their box keeps a
@@ -282,6 +361,7 @@
     setupDrawer("book-toc-toggle", "book-toc", narrowToc, false);
     setupKeys(setupMenus());
     setupSearchPage();
+    setupPageToc();
     afterFrame(scrollable);
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { afterFrame(scrollable); });
     window.addEventListener("resize", function () {

@@ -4,7 +4,9 @@ issue) and ``benchmarks/explorer_craft.py`` (which prints one row per explorer).
 
 Every number comes from what the page lays out and paints, never from the explorer's spec:
 
-- **height**: the explorer's box over the viewport's height (``window.innerHeight``).
+- **height**: the explorer's box over the viewport's height (``window.innerHeight``), without
+  its list of things to try (``tour``, reported apart): since issue 39 that list sits above
+  the controls, a visible list read before the explorer, not a row inside it.
 - **share in view** of a control: the control is operated the way a reader would, after
   arriving at the explorer in two ways (its top at the top of the visible page, below the
   theme's sticky header; or its bottom at the bottom of the window) and bringing the control
@@ -21,6 +23,7 @@ Every number comes from what the page lays out and paints, never from the explor
 from __future__ import annotations
 
 from _pages import wake_explorers
+from _wait import wait_still
 
 # Helpers installed in the page (window.__craft), used by the snippets below.
 HELPERS_JS = r"""
@@ -135,8 +138,11 @@ HELPERS_JS = r"""
         if (ex.dataset.params !== before) break;
       }
     } else if (c.kind === 'play') {
+      const ex = el.closest('.attn-explorer'), f0 = ex.dataset.frame;
       el.click();
-      await new Promise((r) => setTimeout(r, 450));
+      // played until the picture has moved on a frame (or 5 s have passed), then paused
+      for (let t0 = performance.now(); ex.dataset.frame === f0 && performance.now() - t0 < 5000;)
+        await new Promise((r) => requestAnimationFrame(r));
       if (/pause/i.test(el.textContent)) el.click();
     }
     await frames();
@@ -155,8 +161,12 @@ async (k) => {
   const ex = document.querySelectorAll('.attn-explorer')[k];
   C.scrollTo(0);
   await C.frames();
-  const height = ex.getBoundingClientRect().height / innerHeight;
-  const result = {name: ex.dataset.explorer, height, controls: []};
+  // the list of things to try above the controls (issue 39: a visible list, read before the
+  // explorer as the sentence introducing it is) is not counted in the explorer's height
+  const tour = ex.querySelector(':scope > .attn-presets');
+  const tourH = tour ? tour.getBoundingClientRect().height + parseFloat(getComputedStyle(tour).marginBottom) : 0;
+  const height = (ex.getBoundingClientRect().height - tourH) / innerHeight;
+  const result = {name: ex.dataset.explorer, height, tour: tourH / innerHeight, controls: []};
   const ctls = C.controls(ex);
   for (let i = 0; i < ctls.length; i++) {
     const c = C.controls(ex)[i];
@@ -404,7 +414,7 @@ def swipe(page, k: int) -> list[dict]:
                     {"type": "touchMove", "touchPoints": [{"x": x + t * 0.5, "y": y - 15 * t}]},
                 )
             cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-            page.wait_for_timeout(150)
+            wait_still(page)  # the swipe's scroll (and any fling) has ended
             after = page.evaluate(
                 "(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params", k
             )
