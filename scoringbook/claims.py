@@ -296,9 +296,8 @@ def length_claims(results: dict[str, Tensor]) -> list[Claim]:
     numbers grow, to almost none at 7 or 8 digits; three times the training helps at 5 or 6
     digits but leaves it far below attention at 7 or 8 (whether much more training would close
     the gap, these runs do not say); beyond the training lengths the model with attention
-    falls too, to hardly any of 11 to 16 digits. (Not
-    claimed, since the seeds disagree: whether query-blind beats the model without
-    attention.)"""
+    falls too, to hardly any of 11 to 16 digits. (Not claimed, since the seeds disagree:
+    whether query-blind beats the model without attention.)"""
     b = {name: bucket_means(r.double())[..., 0] for name, r in results.items()}  # (seeds, 7)
     att, plain, plain3, blind = (
         b["with attention"],
