@@ -60,8 +60,7 @@ def run_one(seed: int) -> dict:
     data_gen = torch.Generator().manual_seed(0)
     train_dates = ch07_dates.random_dates(5000, data_gen)
     train_sources = ch07_dates.random_sources(train_dates, data_gen)
-    test_dates = ch07_dates.random_dates(1000, data_gen)
-    test_sources = ch07_dates.random_sources(test_dates, data_gen)
+    test_dates, test_sources = ch07_dates.held_out_examples(1000, data_gen, train_sources)
     src, lens = ch07_dates.encode_sources(train_sources)
     tgt = ch07_dates.encode_targets([ch07_dates.format_target(d) for d in train_dates])
     torch.manual_seed(seed)
@@ -77,10 +76,7 @@ def run_one(seed: int) -> dict:
     # chapter 8, the length experiment
     num_gen = torch.Generator().manual_seed(2)
     train_numbers = ch08_numbers.random_numbers(10_000, 1, ch08_numbers.TRAIN_MAX, num_gen)
-    tests = {
-        k: ch08_numbers.random_numbers(100, k, k, num_gen)
-        for k in range(1, ch08_numbers.TEST_MAX + 1)
-    }
+    tests, _ = ch08_numbers.test_sets(train_numbers, num_gen)  # as the chapter draws them
     n_src, n_lens = ch08_numbers.encode_spoken(train_numbers)
     n_tgt = ch08_numbers.encode_digits(train_numbers)
     _, results = experiment.compare_models(n_src, n_lens, n_tgt, tests, seed=seed)

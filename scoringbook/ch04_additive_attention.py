@@ -465,13 +465,23 @@ def _score_case(fn: Callable, kind: str, case: int) -> str | set:
     for text, t in slips:
         if matches(got, t):
             return f"{where}your {kind} scores are wrong: {text} (expected {formula})"
+    shift = got - want64  # (batch, n_queries, n_keys)
+    row = shift[..., :1]  # (batch, n_queries, 1)
+    rtol, atol = tolerance(dtype)
+    if torch.allclose(shift, row.expand_as(shift), rtol=0, atol=atol) and row.abs().max() > atol:
+        b, i = _first(row[..., 0].abs() > atol)
+        return (
+            f"{where}your {kind} scores differ from the expected ones by the same amount along "
+            f"each row (by {_num(row[b, i, 0], 4)} in batch {b}, query {i}): the softmax "
+            f"weights would be the same, since a constant added to a whole row cancels, but "
+            f"the scores are not (expected {formula})"
+        )
     c = _constant_ratio(got.flatten(), want64.flatten())
     if c is not None:
         return (
             f"{where}your {kind} scores are {c:.4g} times the expected ones everywhere; check "
             f"the constant factors (expected {formula})"
         )
-    rtol, atol = tolerance(dtype)
     close = torch.isclose(got, want64, rtol=rtol, atol=atol)
     b, i, j = _first(~close)
     got_s, want_s = _pair(got[b, i, j], want64[b, i, j])

@@ -51,6 +51,7 @@ __all__ = [
     "format_source",
     "format_target",
     "random_sources",
+    "held_out_examples",
     "encode_sources",
     "encode_targets",
     "implied_alignment",
@@ -106,6 +107,29 @@ def random_sources(dates: list[_dt.date], generator: torch.Generator) -> list[st
     check_generator(generator, "generator", fn)
     styles = torch.randint(0, len(STYLES), (len(dates),), generator=generator).tolist()
     return [format_source(d, STYLES[s]) for d, s in zip(dates, styles)]
+
+
+def held_out_examples(
+    n: int, generator: torch.Generator, seen_sources: list[str]
+) -> tuple[list[_dt.date], list[str]]:
+    """``n`` test examples, ``(dates, sources)``, none of whose source texts is in
+    ``seen_sources`` (the training inputs): dates and styles drawn as :func:`random_dates` and
+    :func:`random_sources` do, ``n`` at a time, the examples seen in training dropped, until
+    ``n`` remain. The same date may occur in training written in another style; the same
+    input never does."""
+    fn = "held_out_examples"
+    n = as_int(n, "n", fn, min=0)
+    check_generator(generator, "generator", fn)
+    seen = set(check_source_texts(seen_sources, "seen_sources", fn))
+    dates: list[_dt.date] = []
+    sources: list[str] = []
+    while len(dates) < n:
+        batch = random_dates(n, generator)
+        for d, src in zip(batch, random_sources(batch, generator)):
+            if src not in seen and len(dates) < n:
+                dates.append(d)
+                sources.append(src)
+    return dates, sources
 
 
 def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:

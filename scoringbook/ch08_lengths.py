@@ -20,7 +20,6 @@ from torch import Tensor
 from attnlib import domains as D
 from attnlib.domains import as_int, declare, describe, isolated_global_rng
 from scoringbook.ch08_numbers import (
-    TEST_MAX,
     TRAIN_MAX,
     WORDS,
     NumberModel,
@@ -30,6 +29,7 @@ from scoringbook.ch08_numbers import (
     read_numbers,
     scores,
     spell,
+    test_sets,
     word_weights,
     wrong_by_position,
 )
@@ -534,7 +534,7 @@ def _chapter_lengths():
 def _chapter_lengths_one_thread():
     num_gen = torch.Generator().manual_seed(2)
     train_numbers = random_numbers(10_000, 1, TRAIN_MAX, num_gen)
-    tests = {k: random_numbers(100, k, k, num_gen) for k in range(1, TEST_MAX + 1)}
+    tests, _ = test_sets(train_numbers, num_gen)  # held out where possible (3+ digits)
     src, lens = encode_spoken(train_numbers)
     tgt = encode_digits(train_numbers)
     models, results = compare_models(src, lens, tgt, tests, seed=0)

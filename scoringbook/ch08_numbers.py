@@ -42,6 +42,8 @@ __all__ = [
     "TRAIN_MAX",
     "TEST_MAX",
     "random_numbers",
+    "held_out_numbers",
+    "test_sets",
     "spell",
     "encode_spoken",
     "encode_digits",
@@ -93,6 +95,55 @@ def random_numbers(
         out.append("".join(str(d) for d in digits[at : at + k]))
         at += k
     return out
+
+
+def held_out_numbers(
+    n: int, k: int, seen: set[str] | frozenset[str], generator: torch.Generator
+) -> tuple[list[str], bool]:
+    """``n`` random numbers of exactly ``k`` digits for testing, and whether they are held
+    out: none of them in ``seen`` (the training numbers) when at least ``n`` numbers of ``k``
+    digits are not in ``seen``; otherwise (1 or 2 digits: all 10 or 100 such numbers occur
+    among 10 000 training numbers) ``n`` random ones, every one also a training number, and
+    ``False``: the caller must label that length "seen in training".
+
+    Returns:
+        ``(numbers, held_out)``.
+    """
+    fn = "held_out_numbers"
+    n = as_int(n, "n", fn, min=1)
+    k = as_int(k, "k", fn, min=1)
+    generator = check_generator(generator, "generator", fn)
+    if isinstance(seen, (str, bytes)) or not isinstance(seen, (set, frozenset)):
+        raise TypeError(f"{fn}: seen must be a set of digit strings; got {type(seen).__name__}")
+    unseen = 10**k - sum(1 for s in seen if isinstance(s, str) and len(s) == k)
+    if unseen < n:
+        return random_numbers(n, k, k, generator), False
+    out: list[str] = []
+    while len(out) < n:
+        out += [x for x in random_numbers(n, k, k, generator) if x not in seen][: n - len(out)]
+    return out, True
+
+
+def test_sets(
+    train_numbers: list[str], generator: torch.Generator, n: int = 100
+) -> tuple[dict[int, list[str]], dict[int, bool]]:
+    """The chapter's test numbers: for each length ``k`` from 1 to :data:`TEST_MAX`, ``n``
+    numbers drawn by :func:`held_out_numbers` (none in ``train_numbers`` where that is
+    possible), and whether each length's numbers are held out.
+
+    Returns:
+        ``(tests, held_out)``: ``{k: numbers}`` and ``{k: bool}``.
+    """
+    if isinstance(train_numbers, (str, bytes)) or not isinstance(train_numbers, (list, tuple)):
+        raise TypeError(
+            f"test_sets: train_numbers must be a list of digit strings; got "
+            f"{type(train_numbers).__name__}"
+        )
+    seen = set(train_numbers)
+    tests, held_out = {}, {}
+    for k in range(1, TEST_MAX + 1):
+        tests[k], held_out[k] = held_out_numbers(n, k, seen, generator)
+    return tests, held_out
 
 
 def spell(number: str) -> str:

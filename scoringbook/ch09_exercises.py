@@ -1,9 +1,7 @@
-"""Chapter 9's exercises: their checkers.
-
-Each checker calls the learner's functions on three seeded inputs that differ in every size
-and compares with a reference computed independently (PyTorch's own modules where one
-exists), returning a :class:`scoringbook._checking.CheckResult` whose message names the case,
-the place and the likely slip:
+"""Chapter 9's exercises: their checkers. Each calls the learner's functions on three
+seeded inputs that differ in every size and compares with a reference computed independently
+(PyTorch's own modules where one exists), returning a
+:class:`scoringbook._checking.CheckResult` whose message names the case, place and slip:
 
 - :func:`check_heads`: ``split_heads`` / ``merge_heads``, run inside a causal multi-head
   self-attention and compared with ``torch.nn.MultiheadAttention`` given the same weights
@@ -12,12 +10,9 @@ the place and the likely slip:
   matrix that moves a row of it ``delta`` positions on (d2l §11.6.3.2);
 - :func:`check_causal_masks`: the causal mask three ways (attnlib's valid lengths,
   ``F.scaled_dot_product_attention``'s ``attn_mask``, ``nn.MultiheadAttention``'s);
-- :func:`check_head_score`: the previous-token and induction scores on repeats of several
-  lengths.
+- :func:`check_head_score`: previous-token and induction scores, repeats of several lengths.
 
-Precision rule (stated in the chapter's exercises): inputs are float32, an answer is compared
-at float32's precision, a float64 answer is accepted at the same tolerance, a float16 or
-bfloat16 answer at its own (:func:`scoringbook._checking.tolerance`).
+Precision rule (stated in the exercises): :func:`scoringbook._checking.tolerance`.
 """
 
 from __future__ import annotations

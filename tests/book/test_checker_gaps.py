@@ -184,3 +184,12 @@ def test_check_attention_module_builds_the_module_at_two_sizes():
     sizes = {b for b in built if b[0] in (6, 8) and b[1] <= 3}
     assert len({s[0] for s in sizes}) >= 2 and len({s[1] for s in sizes}) >= 2
     assert len({s[2] for s in sizes}) >= 2
+
+
+def test_check_scores_tells_a_row_constant_shift_from_a_change_of_weights():
+    # chapter 4, exercise 4.3: a row-constant shift leaves the weights unchanged; the
+    # verdict must say so rather than read like any other wrong answer
+    shifted = check_scores(lambda q, k: scaled(q, k) + 3.0, "dot_product")
+    assert not shifted and "same amount along each row" in shifted.message
+    changed = check_scores(lambda q, k: scaled(q, k) + 0.1 * k.sum(-1)[:, None, :], "dot_product")
+    assert not changed and "same amount along each row" not in changed.message

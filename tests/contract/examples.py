@@ -502,6 +502,17 @@ _BOOK = {
     ),
     # chapter 8: the number-reading models
     "scoringbook.ch08_numbers.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
+    "scoringbook.ch08_numbers.held_out_numbers": Example(
+        lambda: ((3, 2, {"12", "34"}, _g()), {}),
+        decisions={
+            ("n", "huge"): ("not run", REASON_COUNT),
+            ("k", "huge"): ("not run", REASON_COUNT),
+        },
+    ),
+    "scoringbook.ch08_numbers.test_sets": Example(
+        lambda: ((["12", "345"], _g()), {"n": 2}),
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
+    ),
     "scoringbook.ch08_numbers.spell": Example(lambda: (("1203",), {})),
     "scoringbook.ch08_numbers.encode_spoken": Example(lambda: ((["12", "3"],), {})),
     "scoringbook.ch08_numbers.encode_digits": Example(lambda: ((["12", "3"],), {})),
@@ -575,6 +586,10 @@ _BOOK = {
     "scoringbook.ch07_dates.format_target": Example(lambda: ((dt.date(2026, 11, 22),), {})),
     "scoringbook.ch07_dates.random_sources": Example(
         lambda: (([dt.date(2026, 11, 22), dt.date(1999, 1, 3)], _g()), {})
+    ),
+    "scoringbook.ch07_dates.held_out_examples": Example(
+        lambda: ((3, _g(), ["22 Nov 2026", "3 Jan 1999"]), {}),
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
     ),
     "scoringbook.ch07_dates.encode_sources": Example(lambda: ((["22 Nov 2026", "3 Jan"],), {})),
     "scoringbook.ch07_dates.encode_targets": Example(

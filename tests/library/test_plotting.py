@@ -412,3 +412,24 @@ def test_plot_lines_bands_shade_the_curve_s_spread_in_its_colour():
 def test_plot_lines_refuses_bands_it_cannot_draw(bands, error, match):
     with pytest.raises(error, match=match):
         plotting.plot_lines([0, 1], {"a": [0.5, 0.5]}, bands=bands, xlabel="x", ylabel="y")
+
+
+def test_log_x_ticks_are_the_measured_values_in_plain_numbers():
+    # issue 37: matplotlib's default log ticks labelled minor ticks "2×10¹3×10¹..." (they
+    # overprint) and d = 16, 128, 512 could not be read off
+    import matplotlib.pyplot as plt
+
+    d = torch.tensor([16.0, 128.0, 512.0])
+    fig = plot_lines(d, {"a": d.log()}, xlabel="d", ylabel="y", logx=True)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert labels == ["16", "128", "512"]
+    assert not [t.get_text() for t in ax.get_xticklabels(minor=True) if t.get_text()]
+    many = torch.logspace(0, 3, 20)
+    fig2 = plot_lines(many, {"a": many}, xlabel="n", ylabel="y", logx=True)
+    fig2.canvas.draw()
+    labels = [t.get_text() for t in fig2.axes[0].get_xticklabels() if t.get_text()]
+    assert {"1", "10", "100", "1000"} <= set(labels) and all("×" not in x for x in labels)
+    plt.close(fig)
+    plt.close(fig2)

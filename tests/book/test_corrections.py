@@ -1,0 +1,124 @@
+"""Issue 37's corrections, sentence by sentence: each wrong, misleading or imprecise sentence a
+cold read found is gone from the chapter's prose, and the sentence that replaced it is there.
+
+Whitespace is normalised (the prose wraps at any word). The log-x tick labels of chapters 5
+and 6 are checked on the figure itself: tests/library/test_plotting.py
+(test_log_x_ticks_are_the_measured_values_in_plain_numbers).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
+
+#: (chapter, what the cold read found, the sentence that must be gone, the one that replaced it)
+CORRECTIONS = [
+    (
+        "01_queries_keys_values",
+        "key 1 is 42-44° off key 6, not 'almost the same way'",
+        "pointing almost the same way",
+        "more than twice as long as key 6 though over 40° off its direction",
+    ),
+    (
+        "04_additive_attention",
+        "the favourite key is not always (not never) the closest",
+        "it is not the closest key,",
+        "it is not always the closest key",
+    ),
+    (
+        "04_additive_attention",
+        "chapter 5's measured ratio is a few to about a hundred, not 'hundreds'",
+        "several to hundreds of times slower",
+        "from a few times at the smallest sizes to around a hundred",
+    ),
+    (
+        "04_additive_attention",
+        "exercise 4.3 asked about weights and sent the learner to a checker of scores",
+        "(Try it with `check_scores`: add a constant vector inside the tanh",
+        "`check_scores` compares scores, not weights",
+    ),
+    (
+        "05_scaled_dot_product_attention",
+        "a squared distance is one matrix product plus norms (d2l §11.3, exercise 1)",
+        "cheaper than a distance",
+        "A squared distance is not much dearer, as d2l's §11.3 exercise 1 points out",
+    ),
+    (
+        "06_scoring_family",
+        "DotProductAttention has no projections",
+        "whose softmax, weighted sum and projections cost the same for every score",
+        "which `DotProductAttention` does not",
+    ),
+    (
+        "06_scoring_family",
+        "the NTM's location addressing is not Luong's location score",
+        "likewise combines",
+        "Only the name is shared.",
+    ),
+    (
+        "07_bahdanau_attention",
+        "19 of the 1000 test inputs occurred in training",
+        "never trained on",
+        "whose input text never occurs in training",
+    ),
+    (
+        "07_bahdanau_attention",
+        "the uniform-row test is Wiegreffe and Pinter's adversary",
+        "This test is one answer to a debate.",
+        "we use the baseline Wiegreffe and Pinter (2019) proposed, uniform weights as the "
+        "adversary",
+    ),
+    (
+        "08_attention_and_length",
+        "1- and 2-digit test numbers were all training numbers, 3- and 4-digit ones partly",
+        "tested on 100 new numbers of each length",
+        "seen in training",
+    ),
+    (
+        "08_attention_and_length",
+        "d2l §11.6.2's path-length table, the mechanism behind the chapter",
+        "",
+        "maximum path length",
+    ),
+    (
+        "09_multi_head_attention",
+        "average_attn_weights is an argument of forward, not of the constructor",
+        "`torch.nn.MultiheadAttention(..., average_attn_weights=False)`; d2l's",
+        "it is an argument of the call",
+    ),
+    (
+        "09_multi_head_attention",
+        "the causal mask already breaks permutation equivariance (Haviv et al. 2022)",
+        "same output: self-attention alone cannot read word order.",
+        "Haviv et al. (2022) showed",
+    ),
+    (
+        "09_multi_head_attention",
+        "induction measured at one repeat length only",
+        "The induction heads' stripe follows the repeat wherever it is.",
+        "Does the stripe follow the repeat?",
+    ),
+    (
+        "09_multi_head_attention",
+        "cross-attention never named",
+        "",
+        "Cross-attention: chapter 7's decoder, Transformer style",
+    ),
+]
+
+
+def _prose(stem: str) -> str:
+    return " ".join((CHAPTERS / f"{stem}.md").read_text(encoding="utf8").split())
+
+
+@pytest.mark.parametrize(
+    "stem, finding, gone, there", CORRECTIONS, ids=[f"{c[0][:2]}: {c[1]}" for c in CORRECTIONS]
+)
+def test_the_correction_is_in_the_chapter(stem, finding, gone, there):
+    text = _prose(stem)
+    if gone:
+        assert " ".join(gone.split()) not in text, f"{stem} still says {gone!r} ({finding})"
+    assert " ".join(there.split()) in text, f"{stem} lacks {there!r} ({finding})"
