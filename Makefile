@@ -15,10 +15,12 @@ unexport VIRTUAL_ENV
 # them, unless the environment forbids writing bytecode, which this lifts for the venv's runs.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install lock vendor explorer book chapters lint format test test-browser lab bench clean
+.PHONY: help install lock vendor explorer book chapters lint format check test test-browser lab bench clean
 
 help:
 	@echo "make book   build the book into _build/html"
+	@echo "make check  after each edit (under a minute on 2 cores): lint, then every test that"
+	@echo "            neither drives a browser nor is marked slow (trains, executes a chapter)"
 	@echo "make test   run every test (lint first, attnlib, notebooks via nbval, browser)"
 	@echo "make lint   ruff: lint + format check of attnlib, tests, benchmarks, web, chapters"
 	@echo "make format ruff: format and fix what it can, in place"
@@ -167,7 +169,7 @@ chapters: $(STAMP)
 # chapters' code cells in chapters/ruff.toml: at most 79 characters, the page column). The
 # .ipynb twins are what ruff reads; tests/book/test_chapters_in_sync.py keeps the .md twins
 # equal.
-LINT_PATHS := attnlib scoringbook tests benchmarks web chapters
+LINT_PATHS := attnlib scoringbook tests benchmarks devtools web chapters
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
@@ -175,6 +177,15 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix $(LINT_PATHS)
 	$(VENV)/bin/ruff format $(LINT_PATHS)
+
+# The contributor's loop, after each edit: lint, then every test that neither drives Chromium
+# (`browser`) nor is marked `slow` (trains a model, executes a chapter, re-runs a suite under
+# other numeric paths, or takes many seconds), on both cores, the property tests at the `check`
+# depth (tests/_depth.py: a quarter of the examples `make test` draws). No book, no npm: the
+# tests that need Node skip without web/node_modules (they fail with CI=true).
+check: $(STAMP) lint
+	TEST_DEPTH=check $(PY) -m pytest -q -n 2 --dist loadscope tests attnlib --doctest-modules \
+	  -m "not browser and not slow"
 
 # nbval re-executes every chapter in a numeric environment other than the one `make chapters`
 # wrote the committed outputs in: other CPU kernels (ATen's portable ones instead of AVX2/AVX-512,

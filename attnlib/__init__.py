@@ -15,7 +15,9 @@ Shape vocabulary, used everywhere in the package:
 Two layers, imports running downward only:
 
 1. the library d2l readers use: :mod:`attnlib.masking`, :mod:`attnlib.scoring`,
-   :mod:`attnlib.attention`, :mod:`attnlib.transformer`, :mod:`attnlib.kernels`,
+   :mod:`attnlib.pooling`, :mod:`attnlib.attention` (with :mod:`attnlib.additive`,
+   :mod:`attnlib.cosine`, :mod:`attnlib.bilinear`), :mod:`attnlib.transformer`,
+   :mod:`attnlib.kernels` (with :mod:`attnlib.kernel_regression`),
    :mod:`attnlib.plotting`;
 2. the widget toolkit: :mod:`attnlib.widgets` (explorers declared in Python, drawn by one
    ES module; :mod:`attnlib.widgets.live` for those the page computes).

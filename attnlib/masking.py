@@ -23,6 +23,7 @@ from attnlib._checks import (
     check_valid_lens,
     is_tracing,
 )
+from attnlib.domains import FloatTensor, Int, Lengths, Mask, declare
 
 __all__ = ["masked_softmax", "valid_lens_to_mask"]
 
@@ -76,6 +77,11 @@ def _lens_bias(
     return torch.zeros(ignore.shape, dtype=dtype, device=device).masked_fill_(ignore, -math.inf)
 
 
+@declare(
+    valid_lens=Lengths(batch="-"),
+    n_queries=Int(ge=0, dim="n_queries"),
+    n_keys=Int(ge=0, dim="n_keys"),
+)
 def valid_lens_to_mask(valid_lens: Tensor, n_queries: int, n_keys: int) -> Tensor:
     r"""Boolean attention mask from valid lengths (True = attend).
 
@@ -128,6 +134,12 @@ def valid_lens_to_mask(valid_lens: Tensor, n_queries: int, n_keys: int) -> Tenso
     return (~ignore).expand(valid_lens.shape[0], n_queries, n_keys)  # (batch, n_queries, n_keys)
 
 
+@declare(
+    X=FloatTensor("batch n_queries n_keys"),
+    valid_lens=Lengths(),
+    mask=Mask(),
+    differentiable=("X",),
+)
 def masked_softmax(
     X: Tensor, valid_lens: Tensor | None = None, *, mask: Tensor | None = None
 ) -> Tensor:

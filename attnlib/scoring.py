@@ -18,8 +18,8 @@ The family, with its sources (Weng, "Attention? Attention!", 2018, tabulates it)
 content-based / cosine (:func:`cosine_scores`; Graves et al. 2014), additive
 (:func:`additive_scores`; Bahdanau et al. 2015), general / bilinear (:func:`bilinear_scores`;
 Luong et al. 2015), dot product and scaled dot product (:func:`dot_product_scores`; Luong et
-al. 2015, Vaswani et al. 2017), and the Gaussian kernel of Nadaraya-Watson
-(:func:`gaussian_scores`).
+al. 2015, Vaswani et al. 2017), and the Gaussian and Laplace kernels of Nadaraya-Watson
+(:func:`gaussian_scores`, :func:`laplace_scores`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ import math
 import torch
 from torch import Tensor
 
+from attnlib._additive_blocks import (
+    _additive_block,
+    _additive_blocks_no_grad,
+    _BlockedAdditive,
+)
 from attnlib._checks import (
     check_dim_match,
     check_float_tensor,
@@ -36,6 +41,7 @@ from attnlib._checks import (
     check_same_dtype,
     fmt_shape,
 )
+from attnlib.domains import QK, QK_SIZES, FloatTensor, Int, Real, declare
 
 __all__ = [
     "dot_product_scores",
@@ -43,6 +49,7 @@ __all__ = [
     "bilinear_scores",
     "cosine_scores",
     "gaussian_scores",
+    "laplace_scores",
     "DEFAULT_BLOCK_ELEMENTS",
 ]
 
@@ -50,6 +57,8 @@ __all__ = [
 #: builds at once (2**20 elements = 4 MiB in float32: small enough to stay in cache, large
 #: enough that per-block overhead is negligible).
 DEFAULT_BLOCK_ELEMENTS = 2**20
+
+_BOTH = ("queries", "keys")
 
 _Q = "(batch, n_queries, d)"
 _K = "(batch, n_keys, d)"
@@ -65,6 +74,7 @@ def _check_qk(
     return queries, keys
 
 
+@declare(**QK, differentiable=_BOTH)
 def dot_product_scores(queries: Tensor, keys: Tensor) -> Tensor:
     r"""Scaled dot-product scores :math:`q^\top k / \sqrt{d}`.
 
@@ -131,6 +141,9 @@ def _dot_product_scores(queries: Tensor, keys: Tensor, fn: str) -> Tensor:
     )  # (batch, n_queries, n_keys)
 
 
+@declare(
+    **QK_SIZES, M=FloatTensor("d_q d_k", same_dtype_as="queries"), differentiable=(*_BOTH, "M")
+)
 def bilinear_scores(queries: Tensor, keys: Tensor, M: Tensor) -> Tensor:
     r"""Bilinear (general) scores :math:`q^\top M k` for queries and keys of any sizes.
 
@@ -196,6 +209,7 @@ def _unit_rows(x: Tensor) -> Tensor:
     return x / torch.where(norm > 0, norm, torch.ones_like(norm))  # (batch, n, d)
 
 
+@declare(**QK, temperature=Real(gt=0, tensor=True), differentiable=_BOTH)
 def cosine_scores(queries: Tensor, keys: Tensor, temperature: float | Tensor = 1.0) -> Tensor:
     r"""Cosine-similarity (content-based) scores :math:`\cos(q, k) / \tau`.
 
@@ -284,6 +298,7 @@ def _cosine_scores(queries: Tensor, keys: Tensor, temperature: object, fn: str) 
     return scores.clamp_(-bound, bound).to(out_dtype)
 
 
+@declare(**QK, sigma=Real(gt=0, tensor=True), differentiable=_BOTH)
 def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
     r"""Gaussian-kernel scores :math:`-\lVert q - k\rVert^2 / (2\sigma^2)`.
 
@@ -349,34 +364,68 @@ def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) 
     return (-sq_dist / (2.0 * sigma * sigma) + 0.0).to(out_dtype)  # + 0.0: no -0.0
 
 
-def _additive_block(q_proj: Tensor, k_proj: Tensor, w_v: Tensor) -> Tensor:
-    """w_vᵀ tanh(q + k) for one block: q_proj (batch, bq, h), k_proj (batch, bk, h)."""
-    features = (q_proj.unsqueeze(2) + k_proj.unsqueeze(1)).tanh_()  # (batch, bq, bk, h)
-    return torch.matmul(features, w_v)  # (batch, bq, bk)
+@declare(**QK, sigma=Real(gt=0, tensor=True), differentiable=_BOTH)
+def laplace_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) -> Tensor:
+    r"""Laplace-kernel scores :math:`-\lVert q - k\rVert / \sigma`.
+
+    .. math::
+        a(\mathbf q_i, \mathbf k_j) = -\frac{\lVert \mathbf q_i - \mathbf k_j\rVert}{\sigma}
+
+    The distance itself, not its square: a softmax of these scores is Nadaraya-Watson with
+    the kernel :math:`\exp(-\lVert u\rVert/\sigma)`, whose weights fall off with distance
+    more slowly than the Gaussian's far away and more sharply close by. Unlike
+    :func:`gaussian_scores` the score does not expand into :math:`q^\top k` plus a query
+    term and a key term (there is no square to multiply out), so no dot product is hiding in
+    it and no single matrix product computes it. At :math:`q = k` the norm has a kink: the
+    gradient there is the subgradient 0 (not 0/0).
+
+    Plain-code reference (what the implementation computes; it builds the
+    ``(batch, n_queries, n_keys, d)`` differences, so keep it to book-sized inputs)::
+
+        diff = queries[:, :, None, :] - keys[:, None, :, :]  # (batch, n_queries, n_keys, d)
+        scores = -diff.norm(dim=-1) / sigma
+
+    Args:
+        queries: ``(batch, n_queries, d)``, floating point.
+        keys: ``(batch, n_keys, d)``, same dtype and feature size.
+        sigma: bandwidth, a positive number or a single-element tensor (may require grad).
+
+    Returns:
+        Scores of shape ``(batch, n_queries, n_keys)``, all ``<= 0``.
+
+    Example::
+
+        >>> q = torch.tensor([[[0.0, 0.0]]])                  # (1, 1, 2)
+        >>> k = torch.tensor([[[0.0, 0.0], [3.0, 4.0]]])      # (1, 2, 2)
+        >>> laplace_scores(q, k, sigma=2.0)
+        tensor([[[ 0.0000, -2.5000]]])
+    """
+    fn = "laplace_scores"
+    queries, keys = _check_qk(queries, keys, fn)
+    check_dim_match(fn, "queries", queries, 2, "keys", keys, 2, "feature size d")
+    sigma = check_positive(sigma, "sigma", fn)
+    out_dtype = queries.dtype
+    if out_dtype in (torch.float16, torch.bfloat16):  # norms in float32, one rounding at the end
+        queries, keys = queries.float(), keys.float()
+    if isinstance(sigma, Tensor):
+        sigma = sigma.to(queries.dtype).reshape(())  # ()
+    diff = queries.unsqueeze(2) - keys.unsqueeze(1)  # (batch, n_queries, n_keys, d)
+    tie = (diff == 0).all(dim=-1)  # (batch, n_queries, n_keys): q_i = k_j
+    # a safe norm: where q_i = k_j the norm sees ones instead of zeros, so its gradient there
+    # is finite, and the where below passes none of it back (the subgradient 0)
+    safe = torch.where(tie.unsqueeze(-1), torch.ones_like(diff), diff)
+    dist = torch.where(tie, 0.0, torch.linalg.vector_norm(safe, dim=-1))
+    return (-dist / sigma + 0.0).to(out_dtype)  # + 0.0: no -0.0
 
 
-def _additive_blocks_no_grad(
-    q_proj: Tensor, k_proj: Tensor, w_v: Tensor, block_q: int, block_k: int
-) -> Tensor:
-    """Blocked scores without autograd: one reused buffer, in-place tanh, no concatenation."""
-    batch, n_queries, h = q_proj.shape
-    n_keys = k_proj.shape[1]
-    scores = q_proj.new_empty(batch, n_queries, n_keys)  # (batch, n_queries, n_keys)
-    buffer = q_proj.new_empty(batch * block_q * block_k * h)  # flat, reused by every block
-    for i in range(0, n_queries, block_q):
-        bq = min(block_q, n_queries - i)
-        for j in range(0, n_keys, block_k):
-            bk = min(block_k, n_keys - j)
-            features = buffer[: batch * bq * bk * h].view(batch, bq, bk, h)  # (batch, bq, bk, h)
-            q_blk = q_proj[:, i : i + bq].unsqueeze(2)  # (batch, bq, 1, h)
-            k_blk = k_proj[:, j : j + bk].unsqueeze(1)  # (batch, 1, bk, h)
-            torch.add(q_blk, k_blk, out=features)  # (batch, bq, bk, h)
-            features.tanh_()
-            block = torch.mv(features.view(-1, h), w_v)  # (batch * bq * bk,)
-            scores[:, i : i + bq, j : j + bk] = block.view(batch, bq, bk)  # (batch, bq, bk)
-    return scores
-
-
+@declare(
+    **QK_SIZES,
+    W_q=FloatTensor("h d_q", same_dtype_as="queries"),
+    W_k=FloatTensor("h d_k", same_dtype_as="queries"),
+    w_v=FloatTensor("h", same_dtype_as="queries"),
+    max_block_elements=Int(ge=1),
+    differentiable=(*_BOTH, "W_q", "W_k", "w_v"),
+)
 def additive_scores(
     queries: Tensor,
     keys: Tensor,
@@ -487,53 +536,3 @@ def _additive_scores(
     if not needs_grad:
         return _additive_blocks_no_grad(q_proj, k_proj, w_v, block_q, block_k)
     return _BlockedAdditive.apply(q_proj, k_proj, w_v, block_q, block_k)
-
-
-class _BlockedAdditive(torch.autograd.Function):
-    """Blocked additive scores whose backward recomputes each block's tanh.
-
-    Forward keeps only the projections (``(batch, n, h)``, small) and reuses one
-    block-sized buffer; backward reuses one buffer too and accumulates the gradients block
-    by block. Unlike per-block ``torch.utils.checkpoint`` (which allocates fresh block
-    tensors, and whose freed memory the default CPU allocator keeps), peak memory stays
-    one block plus the projections in training as well. Differentiable once (no
-    double backward).
-    """
-
-    @staticmethod
-    def forward(ctx, q_proj, k_proj, w_v, block_q, block_k):
-        ctx.save_for_backward(q_proj, k_proj, w_v)
-        ctx.blocks = (block_q, block_k)
-        return _additive_blocks_no_grad(q_proj, k_proj, w_v, block_q, block_k)
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, grad):
-        q_proj, k_proj, w_v = ctx.saved_tensors
-        block_q, block_k = ctx.blocks
-        batch, n_queries, h = q_proj.shape
-        n_keys = k_proj.shape[1]
-        grad = grad.contiguous()  # (batch, n_queries, n_keys)
-        grad_q = torch.zeros_like(q_proj)  # (batch, n_queries, h)
-        grad_k = torch.zeros_like(k_proj)  # (batch, n_keys, h)
-        grad_w = torch.zeros_like(w_v)  # (h,)
-        buffer = q_proj.new_empty(batch * block_q * block_k * h)  # reused by every block
-        for i in range(0, n_queries, block_q):
-            bq = min(block_q, n_queries - i)
-            for j in range(0, n_keys, block_k):
-                bk = min(block_k, n_keys - j)
-                t = buffer[: batch * bq * bk * h].view(batch, bq, bk, h)  # (batch, bq, bk, h)
-                torch.add(
-                    q_proj[:, i : i + bq].unsqueeze(2),  # (batch, bq, 1, h)
-                    k_proj[:, j : j + bk].unsqueeze(1),
-                    out=t,
-                )  # (batch, 1, bk, h)
-                t.tanh_()
-                g = grad[:, i : i + bq, j : j + bk]  # (batch, bq, bk)
-                # d score / d w_v = tanh(...): sum over every (b, i, j) of g * t
-                grad_w += torch.mv(t.reshape(-1, h).t(), g.reshape(-1))  # (h,)
-                # d score / d pre-activation = w_v * (1 - t^2), times g: in place into t
-                t.mul_(t).neg_().add_(1.0).mul_(w_v).mul_(g.unsqueeze(-1))  # (batch, bq, bk, h)
-                grad_q[:, i : i + bq] += t.sum(dim=2)  # (batch, bq, h)
-                grad_k[:, j : j + bk] += t.sum(dim=1)  # (batch, bk, h)
-        return grad_q, grad_k, grad_w, None, None

@@ -23,6 +23,16 @@ from torch import Tensor, nn
 from attnlib._checks import check_dim_match, check_float_tensor, check_mask, check_valid_lens
 from attnlib._validate import as_bool, as_int
 from attnlib.attention import DotProductAttention, check_dropout
+from attnlib.domains import (
+    KV,
+    QK_SIZES,
+    Anything,
+    Bool,
+    FloatTensor,
+    Int,
+    Real,
+    declare,
+)
 
 __all__ = [
     "sinusoidal_encoding",
@@ -32,6 +42,11 @@ __all__ = [
 ]
 
 
+@declare(
+    max_len=Int(ge=1, le=2**24),
+    num_hiddens=Int(ge=1, le=2**16),
+    dtype=Anything("a floating-point torch.dtype: checked in the body"),
+)
 def sinusoidal_encoding(
     max_len: int, num_hiddens: int, *, dtype: torch.dtype = torch.float32
 ) -> Tensor:
@@ -110,6 +125,9 @@ class PositionalEncoding(nn.Module):
                  [0.8415, 0.5403, 0.0100, 0.9999]]])
     """
 
+    @declare(
+        num_hiddens=Int(ge=1, le=2**16), dropout=Real(ge=0, le=1), max_len=Int(ge=1, le=2**24)
+    )
     def __init__(self, num_hiddens: int, dropout: float, max_len: int = 1000) -> None:
         super().__init__()
         fn = "PositionalEncoding"
@@ -118,6 +136,7 @@ class PositionalEncoding(nn.Module):
         self.dropout = nn.Dropout(check_dropout(dropout, fn))
         self.P = sinusoidal_encoding(self.max_len, self.num_hiddens).unsqueeze(0)  # (1, L, d)
 
+    @declare(X=FloatTensor("batch n num_hiddens"), differentiable=("X",))
     def forward(self, X: Tensor) -> Tensor:
         fn = "PositionalEncoding"
         X = check_float_tensor(X, "X", fn, ndim=3, layout="(batch, n, num_hiddens)")
@@ -165,7 +184,8 @@ class MultiHeadAttention(nn.Module):
 
     **Weights layout (a decision).** ``.attention_weights`` is
     ``(batch, num_heads, n_queries, n_keys)``: sequence first, then head, queries are rows
-    (the layout of ``nn.MultiheadAttention(..., average_attn_weights=False)``). d2l's layout,
+    (the layout ``nn.MultiheadAttention`` returns when its forward call is given
+    ``average_attn_weights=False``, an argument of the call, not of the constructor). d2l's layout,
     ``(batch * num_heads, n_queries, n_keys)`` with the heads of sequence 0 first, stays at
     ``.attention.attention_weights``, so d2l's Transformer code runs unchanged. Both are the
     weights before dropout.
@@ -205,6 +225,7 @@ class MultiHeadAttention(nn.Module):
                 [0.5000, 0.5000, 0.0000]])
     """
 
+    @declare(num_hiddens=Int(ge=1), num_heads=Int(ge=1), dropout=Real(ge=0, le=1), bias=Bool())
     def __init__(
         self, num_hiddens: int, num_heads: int, dropout: float, bias: bool = False, **kwargs
     ) -> None:
@@ -252,6 +273,11 @@ class MultiHeadAttention(nn.Module):
         H = self.num_heads
         return w.reshape(w.shape[0] // H, H, w.shape[1], w.shape[2])  # (b, H, n_q, n_k)
 
+    @declare(
+        **QK_SIZES,
+        **KV,
+        differentiable=("queries", "keys", "values"),
+    )
     def forward(
         self,
         queries: Tensor,
@@ -298,6 +324,7 @@ class MultiHeadAttention(nn.Module):
         return f"num_hiddens={self.num_hiddens}, num_heads={self.num_heads}"
 
 
+@declare(batch=Int(ge=0), n=Int(ge=0))
 def causal_valid_lens(batch: int, n: int) -> Tensor:
     """``valid_lens`` of the causal mask: ``(batch, n)`` with row ``i`` equal to ``i + 1``
     (query ``i`` sees keys ``0 .. i``), as d2l's Transformer decoder builds it in training.

@@ -2,10 +2,10 @@
 time to a working slider.
 
 Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built book
-(_build/html), served on 127.0.0.1 by tests/_serve.py, which gzips text as a host would
+(_build/html), served on 127.0.0.1 by devtools/_serve.py, which gzips text as a host would
 (--no-gzip: as the files lie on disk). Measured in one run, on this machine:
 
-* vitals (tests/_vitals.py explains each measure): per page (the landing page, every
+* vitals (devtools/_vitals.py explains each measure): per page (the landing page, every
   chapter, and the search page running a query), on Lighthouse's mobile profile (412 x 823
   touch screen; 150 ms round trips and 1.6 Mbit/s through DevTools'
   Network.emulateNetworkConditions; 4x CPU slow-down through Emulation.setCPUThrottlingRate),
@@ -16,7 +16,7 @@ Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built b
   ratio to the landing page's in the same run (the machine's load moves both alike), and LCP,
   TBT and INP as a ratio to their targets.
 * cpu: per page, the main thread's work at 4x CPU estimated from CPU (thread) time, the page
-  loaded unthrottled and traced (tests/_vitals.py): the blocking time after the first paint
+  loaded unthrottled and traced (devtools/_vitals.py): the blocking time after the first paint
   (cpu_load) and, on the landing page and the chapters, a tap on the colour-mode button
   (theme_switch_cpu). Regression guards, not issue 20's wall-clock targets: CPU time hardly
   moves with the machine's load, but these were too close to their budgets to be test verdicts
@@ -47,7 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
-sys.path[:0] = [str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "devtools")]
 
 import _vitals  # noqa: E402
 from _chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
@@ -59,7 +59,7 @@ THROTTLE = 4  # CPU slow-down factor for the second redraw measurement
 # Targets on the mobile profile (issue 20; web.dev's "good" is LCP <= 2.5 s, INP <= 200 ms, CLS <= 0.1)
 VITALS_TARGETS = {"lcp": 1200.0, "tbt": 200.0, "inp": 200.0, "cls": 0.1, "read_kb": 400.0}
 SEARCH = "search.html?q=attention"  # the search page, running a query
-# Total blocking time at 4x CPU estimated from CPU time (tests/_vitals.py, cpu_load). A regression
+# Total blocking time at 4x CPU estimated from CPU time (cpu_load below). A regression
 # guard, not issue 20's target: the pages before issue 20 came to 1,000-2,600 ms (the landing
 # page 20-90). Measured at the end of issue 20 (3 loads a page, with the machine's load average
 # at 12 on 2 cores): the chapters 49-338 ms (a median of about 215; native MathML layout and the
@@ -68,7 +68,7 @@ SEARCH = "search.html?q=attention"  # the search page, running a query
 # `make test`: too near any budget for a test verdict, so it is measured here (issue 25).
 BLOCKING_BUDGET_MS = 450.0
 # The colour-mode switch at 4x CPU, estimated from the CPU time of the main thread from the tap's
-# first input event to the task that commits the switched frame (_vitals.theme_switch_cpu).
+# first input event to the task that commits the switched frame (theme_switch_cpu below).
 # Almost all of it is one style recalculation of the whole page (the theme's colours are custom
 # properties on <html>, inherited by every element): about 45-55 ms of CPU on a chapter, so
 # 180-250 ms at 4x; the landing page 50-80 (measured 156-281 on chapters at a load of 2-5 on 2
@@ -158,6 +158,87 @@ async ([moves]) => {
 """
 
 
+# ----------------------------------------------------------------------------- traced runs
+# Measurement windows of wall-clock length (a trace running while the page is left alone): they
+# live here, not in tests/, where nothing waits a fixed time (tests/_wait.py).
+
+
+def cpu_load(browser, url: str, settle_ms: int = 3000) -> dict:
+    """Load ``url`` unthrottled on the mobile device, traced; the blocking time at 4x CPU
+    estimated from the CPU time of its main-thread tasks (blocking_from_cpu)."""
+    import json
+    import os
+    import tempfile
+
+    ctx = browser.new_context(service_workers="block", **_vitals.DEVICE)
+    page = ctx.new_page()
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        browser.start_tracing(page=page, path=path, categories=_vitals.TRACE_CATEGORIES)
+        page.goto(url, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(settle_ms)
+        browser.stop_tracing()
+        with open(path, encoding="utf8") as f:
+            tasks, fcp = _vitals.main_thread_tasks(json.load(f), page.url)
+    finally:
+        ctx.close()
+        os.unlink(path)
+    if fcp is None:
+        raise RuntimeError(f"{url}: no first contentful paint in the trace")
+    tbt, n = _vitals.blocking_from_cpu(tasks, fcp)
+    return {
+        "tbt": tbt,
+        "long": n,
+        "fcp": fcp,
+        "cpu_total": sum(c for _s, _w, c in tasks),
+        "longest": max((_vitals.CPU * c for s, w, c in tasks if s + w >= fcp), default=0.0),
+    }
+
+
+def theme_switch_cpu(browser, url: str, settle_ms: int = 2000) -> dict:
+    """Load ``url`` unthrottled on the mobile device (light mode), let it settle, then trace a
+    tap on the colour-mode button (a raw touch, as a finger gives: no test-tool listeners) and
+    return interaction_cpu of it, with "inp_est": CPU x its CPU time, the interaction's work
+    at Lighthouse's 4x slow-down."""
+    import json
+    import os
+    import tempfile
+
+    ctx = browser.new_context(service_workers="block", color_scheme="light", **_vitals.DEVICE)
+    page = ctx.new_page()
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        page.goto(url, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(settle_ms)
+        box = page.evaluate(
+            """() => { const b = [...document.querySelectorAll('#book-mode, .theme-switch-button')]
+                .find((b) => b.offsetParent !== null); if (!b) return null;
+              const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }"""
+        )
+        if box is None:
+            raise RuntimeError(f"{url}: no visible colour-mode button")
+        before = page.evaluate("() => document.documentElement.dataset.theme")
+        browser.start_tracing(page=page, path=path, categories=_vitals.TRACE_CATEGORIES)
+        page.wait_for_timeout(100)
+        page.touchscreen.tap(*box)
+        page.wait_for_timeout(800)
+        browser.stop_tracing()
+        after = page.evaluate("() => document.documentElement.dataset.theme")
+        if before == after:
+            raise RuntimeError(f"{url}: the tap did not switch the colour mode ({before})")
+        with open(path, encoding="utf8") as f:
+            out = _vitals.interaction_cpu(json.load(f))
+    finally:
+        ctx.close()
+        os.unlink(path)
+    out["inp_est"] = _vitals.CPU * out["cpu"]
+    return out
+
+
 def pages() -> list[str]:
     from browser.conftest import PAGES  # the same page list the browser tests use
 
@@ -243,9 +324,9 @@ def cpu(browser, base: str, names: list[str], runs: int) -> int:
     the colour-mode button (landing page and chapters), each the median of ``runs``."""
     rows = []
     for name in names:
-        loads = [_vitals.cpu_load(browser, f"{base}/{name}") for _ in range(runs)]
+        loads = [cpu_load(browser, f"{base}/{name}") for _ in range(runs)]
         switch = (
-            [_vitals.theme_switch_cpu(browser, f"{base}/{name}") for _ in range(runs)]
+            [theme_switch_cpu(browser, f"{base}/{name}") for _ in range(runs)]
             if name == names[0] or name.startswith("chapters/")  # the landing page, the chapters
             else []
         )

@@ -9,7 +9,7 @@ num_hiddens 256, 8 heads, float32, a causal mask, no bias), both modules holding
 weights, in training mode with dropout 0. Two comparisons, each a time ratio measured in
 this one run (attnlib / torch), printed with PASS/FAIL against the target 1.25:
 
-1. against ``nn.MultiheadAttention(..., need_weights=True, average_attn_weights=False)``:
+1. against ``nn.MultiheadAttention`` called with ``need_weights=True, average_attn_weights=False``:
    both materialise the per-head weights (attnlib keeps them in ``.attention_weights``);
    this is the like-for-like comparison the target applies to;
 2. against ``need_weights=False`` (torch's fused scaled_dot_product_attention, which never

@@ -40,7 +40,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from attnlib import plotting  # noqa: E402
 from scoringbook.registry import EXPLORERS  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
 from _chromium import CHROMIUM as _CHROMIUM  # noqa: E402
 from _chromium import CHROMIUM_ARGS  # noqa: E402
 

@@ -1,8 +1,8 @@
 """The explorers on a reader's screen: one row per explorer of the built book.
 
-Serves _build/html on 127.0.0.1 (tests/_serve.py) and drives Debian's Chromium
+Serves _build/html on 127.0.0.1 (devtools/_serve.py) and drives Debian's Chromium
 (/usr/bin/chromium) through Playwright, at 1280 x 900 (mouse) and at 390 x 844 (touch, 3x).
-Methods: tests/browser/_craft.py (the browser tests assert the same numbers).
+Methods: devtools/_craft.py (the browser tests assert the same numbers).
 
 Columns:
 * height: the explorer's height over the window's, desktop / phone (targets <= 1 and <= 1.25);
@@ -15,7 +15,7 @@ Columns:
   background in dark mode (target >= 1.5); where the page does not report its colour map, the
   smallest painted weight of at least 0.05 instead (marked ~).
 
-Then every number the craft tests hold to a limit (tests/browser/_craft.py), per explorer the
+Then every number the craft tests hold to a limit (devtools/_craft.py), per explorer the
 one nearest its limit for each measure, with its headroom (how far inside the limit, as a
 share of it); "near" marks those within 5 % (issue 25: move the design away from the edge).
 
@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "browser")]
+sys.path[:0] = [str(ROOT / "devtools")]
 
 import _craft  # noqa: E402
 from _chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402

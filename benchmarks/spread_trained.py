@@ -25,6 +25,12 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+#: The chapters whose trained numbers this script measures (their stems in
+#: scoringbook/manifest.py, which lists every chapter with a trained section;
+#: tests/book/test_manifest.py checks these are such chapters). Chapters 6 and 9 measure their
+#: own spread in their notebooks and tests.
+MEASURED_HERE = ("02_attention_pooling", "07_bahdanau_attention", "08_attention_and_length")
+
 #: name -> environment variables: numeric environments that change the training trajectory
 #: on one machine (measured: each alone changes chapter 7's losses after 200 steps).
 ENVS = {
@@ -39,7 +45,8 @@ def run_one(seed: int) -> dict:
     """Train what the chapters train with ``seed``; return every asserted quantity."""
     import torch
 
-    from scoringbook import ch08_lengths as spoken
+    from scoringbook import ch07_dates, ch08_numbers
+    from scoringbook import ch08_lengths as experiment
     from scoringbook import seq2seq as s2s
     from scoringbook.ch02_attention_pooling import _bandwidth_runs
 
@@ -51,29 +58,32 @@ def run_one(seed: int) -> dict:
                    "naive": [list(map(float, x)) for x in bw[False]]}  # fmt: skip
     # chapter 7, the date model
     data_gen = torch.Generator().manual_seed(0)
-    train_dates = s2s.random_dates(5000, data_gen)
-    train_sources = s2s.random_sources(train_dates, data_gen)
-    test_dates = s2s.random_dates(1000, data_gen)
-    test_sources = s2s.random_sources(test_dates, data_gen)
-    src, lens = s2s.encode_sources(train_sources)
-    tgt = s2s.encode_targets([s2s.format_target(d) for d in train_dates])
+    train_dates = ch07_dates.random_dates(5000, data_gen)
+    train_sources = ch07_dates.random_sources(train_dates, data_gen)
+    test_dates = ch07_dates.random_dates(1000, data_gen)
+    test_sources = ch07_dates.random_sources(test_dates, data_gen)
+    src, lens = ch07_dates.encode_sources(train_sources)
+    tgt = ch07_dates.encode_targets([ch07_dates.format_target(d) for d in train_dates])
     torch.manual_seed(seed)
-    model = s2s.DateModel(attention=True, embed_size=16, num_hiddens=32)
+    model = ch07_dates.DateModel(attention=True, embed_size=16, num_hiddens=32)
     model(src[:2], lens[:2], tgt[:2])
     watch = "Thursday, 5 November 2026"
     log = s2s.train(
         model, src, lens, tgt, steps=200, batch_size=64, lr=0.01,
         generator=torch.Generator().manual_seed(seed + 1),
-        watch=s2s.encode_sources([watch]), every=10,
+        watch=ch07_dates.encode_sources([watch]), every=10,
     )  # fmt: skip
     out["date"] = date_report(s2s, model, log, test_sources, test_dates)
     # chapter 8, the length experiment
     num_gen = torch.Generator().manual_seed(2)
-    train_numbers = spoken.random_numbers(10_000, 1, spoken.TRAIN_MAX, num_gen)
-    tests = {k: spoken.random_numbers(100, k, k, num_gen) for k in range(1, spoken.TEST_MAX + 1)}
-    n_src, n_lens = spoken.encode_spoken(train_numbers)
-    n_tgt = spoken.encode_digits(train_numbers)
-    _, results = spoken.compare_models(n_src, n_lens, n_tgt, tests, seed=seed)
+    train_numbers = ch08_numbers.random_numbers(10_000, 1, ch08_numbers.TRAIN_MAX, num_gen)
+    tests = {
+        k: ch08_numbers.random_numbers(100, k, k, num_gen)
+        for k in range(1, ch08_numbers.TEST_MAX + 1)
+    }
+    n_src, n_lens = ch08_numbers.encode_spoken(train_numbers)
+    n_tgt = ch08_numbers.encode_digits(train_numbers)
+    _, results = experiment.compare_models(n_src, n_lens, n_tgt, tests, seed=seed)
     out["lengths"] = {name: r.tolist() for name, r in results.items()}
     return out
 
@@ -82,18 +92,20 @@ def date_report(s2s, model, log, test_sources, test_dates) -> dict:
     """What chapter 7 computes from its date model, as its cells compute it."""
     import torch
 
-    rep = {"losses": log.losses, "acc": s2s.accuracy(model, test_sources, test_dates)}
-    _, w = s2s.translate(model, test_sources[:200])  # (200, 10, n_in)
+    from scoringbook import ch07_dates
+
+    rep = {"losses": log.losses, "acc": ch07_dates.accuracy(model, test_sources, test_dates)}
+    _, w = ch07_dates.translate(model, test_sources[:200])  # (200, 10, n_in)
     share = torch.zeros(10)
     for b, src in enumerate(test_sources[:200]):
-        needed = s2s.implied_alignment(src) > 0  # (10, len(src))
+        needed = ch07_dates.implied_alignment(src) > 0  # (10, len(src))
         share += (w[b, :, : len(src)] * needed).sum(dim=1)
     rep["share"] = (share / 200).tolist()
-    targets = [s2s.format_target(d) for d in test_dates]
+    targets = [ch07_dates.format_target(d) for d in test_dates]
     exact, right = [], []
     for row in range(10):
         with s2s.uniform_rows(model, [row]):
-            predicted, _ = s2s.translate(model, test_sources)
+            predicted, _ = ch07_dates.translate(model, test_sources)
         exact.append(sum(p == t for p, t in zip(predicted, targets)) / len(targets))
         right.append(sum(p[row] == t[row] for p, t in zip(predicted, targets)) / len(targets))
     rep["causal_exact"], rep["causal_right"] = exact, right
@@ -145,13 +157,13 @@ def run_claims(run: dict) -> list:
     """Every claim of the chapters, evaluated on one run's numbers."""
     import torch
 
+    from scoringbook import ch07_dates
     from scoringbook import claims as c
-    from scoringbook import seq2seq as s2s
 
     d = run["date"]
     checkpoints = [(10 * i if i < 20 else 200, torch.tensor([w])) for i, w in enumerate(
         d["checkpoints"])]  # fmt: skip
-    implied = s2s.implied_alignment("Thursday, 5 November 2026")
+    implied = ch07_dates.implied_alignment("Thursday, 5 November 2026")
     lengths = {name: torch.tensor([r]) for name, r in run["lengths"].items()}  # (1, 16, 2)
     return [
         *c.bandwidth_claims(run["ch02"]["loo"], run["ch02"]["naive"]),

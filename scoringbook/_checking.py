@@ -2,7 +2,9 @@
 
 Each chapter's checker (``check_weights`` in chapter 1, ``check_kernel`` in chapter 2,
 ``check_masked_softmax`` in chapter 3, ``check_scores`` in chapter 4, ``check_alignment``
-and ``check_attention_module`` in chapter 7) compares a learner's answer with attnlib's
+and ``check_attention_module`` in chapter 7, ``check_heads``, ``check_sinusoidal``,
+``check_relative_offset``, ``check_causal_masks`` and ``check_head_score`` in chapter 9)
+compares a learner's answer with attnlib's
 reference implementation on fixed, seeded inputs and returns a :class:`CheckResult`: truthy
 if the answer is right, with a message that names the failing case, the position (batch,
 query, key) and the value found versus the value expected, and, for the classic slips,
@@ -12,6 +14,14 @@ their likely cause (forgetting the :math:`1/\\sqrt d`, transposed scores, d2l's 
 A wrong answer never raises: even a function that crashes gets a ``Not yet:`` result quoting
 the exception. Only input the checker cannot use at all raises: ``TypeError`` (e.g. not
 callable, not numbers) or ``ValueError`` (an unknown kernel or scoring ``kind``).
+
+Each checker that calls a learner's function calls it on two or three seeded inputs that
+differ in every size (batch, queries, keys, feature sizes), so an answer that hard-codes a
+size fails; the verdict names the case. Tolerances follow the answer's dtype
+(:func:`tolerance`): the checkers pass float32 inputs (chapter 2's kernels float64), compare a
+float32 or float64 answer at rtol 1e-4, atol 1e-5, and a float16 or bfloat16 answer at its
+own precision, saying so (:func:`precision_note`), also when precision is or is not the cause
+of a failure.
 
 Inputs are drawn from a local :class:`torch.Generator`; the global random state is never
 touched, so calling a checker does not change what a notebook's later cells draw. Every
@@ -32,9 +42,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from attnlib._rng import isolated_global_rng
+from attnlib.domains import isolated_global_rng
 
-__all__ = ["CheckResult", "checker"]
+__all__ = ["CheckResult", "checker", "tolerance", "answers_close", "precision_note"]
 
 # what Markdown (MyST, Jupyter's renderer) would read as markup: emphasis, code, links, HTML,
 # tables, headings, maths ($), entities (&), images (!), roles' braces
@@ -188,3 +198,58 @@ def checker(fn: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
             return fn(*args, **kwargs)
 
     return run
+
+
+# ------------------------------------------------------------------ precision of an answer
+
+#: (rtol, atol) an answer of each floating dtype is compared with: float32 is the book's
+#: default; half-precision answers get the rounding their 8 or 11 significant bits imply.
+_TOLERANCE = {
+    torch.float64: (1e-4, 1e-5),
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (2e-3, 1e-3),
+    torch.bfloat16: (1.6e-2, 1e-2),
+}
+
+
+def tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    """``(rtol, atol)`` for an answer of ``dtype``, compared with a float64 reference.
+
+    The rule the exercises state: the checker passes float32 inputs and compares an answer at
+    float32's precision (rtol 1e-4, atol 1e-5); a float64 answer (e.g. computed in double) is
+    accepted at the same tolerance; a float16 or bfloat16 answer is compared at its own,
+    coarser precision, and the verdict says so. Other dtypes: float32's.
+    """
+    return _TOLERANCE.get(dtype, _TOLERANCE[torch.float32])
+
+
+def answers_close(got: Tensor, want: Tensor, dtype: torch.dtype) -> bool:
+    """``got`` (float64) matches ``want`` (float64) at the precision of ``dtype``."""
+    rtol, atol = tolerance(dtype)
+    return got.shape == want.shape and torch.allclose(got, want, rtol=rtol, atol=atol)
+
+
+def precision_note(
+    dtype: torch.dtype, got: Tensor | None = None, want: Tensor | None = None
+) -> str:
+    """A clause for a verdict on a half-precision answer: that it was compared at its own
+    precision, and, when it failed, whether rounding to that dtype explains the difference
+    (it does if ``want`` rounded to ``dtype`` is as far from ``got``). Empty for float32/64."""
+    if dtype not in (torch.float16, torch.bfloat16):
+        return ""
+    rtol, atol = tolerance(dtype)
+    name = str(dtype).replace("torch.", "")
+    text = f" (your answer is {name}: compared at {name}'s precision, rtol={rtol:g}, atol={atol:g}"
+    if got is None or want is None or got.shape != want.shape:
+        return text + ")"
+    err = (got - want).abs().max().item()
+    rounding = (want.to(dtype).to(torch.float64) - want).abs().max().item()
+    if err <= 4 * rounding + atol:
+        return (
+            text + f"; the difference, {err:.2g}, is about what rounding to {name} gives: "
+            "compute in float32 and cast at the end, or return float32)"
+        )
+    return (
+        text + f"; the difference, {err:.2g}, is far more than rounding to {name} gives "
+        f"({rounding:.2g}): precision is not the cause)"
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from attnlib._validate import as_int, as_real, as_seed
+from attnlib.domains import as_int, as_real, as_seed
 from attnlib.widgets import Preset, Slider
 
 __all__ = [

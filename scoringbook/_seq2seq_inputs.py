@@ -2,7 +2,9 @@
 
 Each check raises ``TypeError`` (wrong kind of object) or ``ValueError`` (wrong content),
 naming the function, the argument (``texts[1]``), what was expected and what was received.
-The vocabularies and formats are :mod:`scoringbook.seq2seq`'s.
+The vocabularies are :mod:`scoringbook._date_vocab`'s (imported downward: the task,
+:mod:`scoringbook.ch07_dates`, and the model, :mod:`scoringbook.seq2seq`, import this module,
+never the other way).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from attnlib._checks import fmt_shape
-from attnlib._validate import as_str_list, describe
+from attnlib.domains import as_str_list, describe, fmt_shape
+from scoringbook import _date_vocab
 
 __all__ = [
     "check_date",
@@ -30,12 +32,6 @@ _FORMATS = "'5 Nov 2026', 'Thursday, 5 November 2026' or 'November 5, 2026'"
 _DAY_FIRST = re.compile(r"(?:([A-Za-z]+), )?([0-9]{1,2}) ([A-Za-z]+) ([0-9]{4})", re.ASCII)
 _MONTH_FIRST = re.compile(r"([A-Za-z]+) ([0-9]{1,2}), ([0-9]{4})", re.ASCII)
 _ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
-
-
-def _model():
-    from scoringbook import seq2seq  # the vocabularies (imported late: no cycle)
-
-    return seq2seq
 
 
 def check_date(date: object, name: str, fn: str) -> _dt.date:
@@ -62,7 +58,7 @@ def check_dates(dates: object, name: str, fn: str) -> list[_dt.date]:
 def check_source_texts(texts: object, name: str, fn: str) -> tuple[str, ...]:
     """At least one non-empty string, each made of the source vocabulary's characters."""
     texts = as_str_list(texts, name, fn, nonempty=True)
-    index = _model()._SRC_INDEX
+    index = _date_vocab.SRC_INDEX
     for b, text in enumerate(texts):
         if not text:
             raise ValueError(
@@ -98,8 +94,8 @@ def check_target_texts(texts: object, name: str, fn: str) -> tuple[str, ...]:
 
 def source_fields(source: object, fn: str):
     """(start, end) of the day digits, the month's name and the year digits in ``source``,
-    which must name a real date (see :func:`scoringbook.seq2seq.implied_alignment`)."""
-    m = _model()
+    which must name a real date (see :func:`scoringbook.ch07_dates.implied_alignment`)."""
+    m = _date_vocab
     if not isinstance(source, str):
         raise TypeError(
             f"{fn}: source must be a string such as {_FORMATS}; got {describe(source)}"
@@ -151,7 +147,7 @@ def _ids(x: object, name: str, fn: str, vocab: int, layout: str) -> Tensor:
 def check_batch(src: object, src_lens: object, tgt: object, fn: str, need_tgt: bool = False):
     """``src`` ``(batch, n_in)`` source ids, ``src_lens`` ``(batch,)`` lengths in
     ``1 .. n_in``, ``tgt`` ``None`` or ``(batch, N_OUT)`` target ids; batch >= 1."""
-    m = _model()
+    m = _date_vocab
     src = _ids(src, "src", fn, len(m.SRC_CHARS), "(batch, n_in)")
     batch, n_in = src.shape
     if batch == 0 or n_in == 0:

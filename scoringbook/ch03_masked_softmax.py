@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from attnlib._checks import fmt_shape
+from attnlib.domains import fmt_shape
 from attnlib.masking import masked_softmax
 from attnlib.widgets import (
     Choice,
@@ -36,6 +36,8 @@ from scoringbook._checking import (
     _pass,
     _require_callable,
     checker,
+    precision_note,
+    tolerance,
 )
 from scoringbook._common import _count
 
@@ -200,17 +202,23 @@ LOW_HINT = (
 def _softmax_cases() -> list[tuple[str, Tensor, Tensor | None]]:
     """(description, X, valid_lens) for check_masked_softmax, from a local generator."""
     g = torch.Generator().manual_seed(2024)
-    x32 = lambda: torch.randn(2, 2, 4, generator=g)  # noqa: E731  (batch, n_queries, n_keys)
+
+    def x32(*shape: int) -> Tensor:  # (batch, n_queries, n_keys), default (2, 2, 4)
+        return torch.randn(*(shape or (2, 2, 4)), generator=g)
+
     big = torch.randn(2, 2, 4, generator=g) + torch.tensor([1e4, -1e4]).view(1, 2, 1)  # (2, 2, 4)
     big = big.to(torch.float16)
+    # the first three cases differ in every size (batch, n_queries, n_keys): an answer that
+    # hard-codes a size fails one of them
     return [
         ("valid_lens=[2, 3] (one length per sequence)", x32(), torch.tensor([2, 3])),
         (
-            "2-D valid_lens=[[1, 3], [2, 4]] (one length per query)",
-            x32(),
-            torch.tensor([[1, 3], [2, 4]]),
+            "X of shape (3, 4, 6) and 2-D valid_lens=[[1, 3, 6, 2], [2, 4, 5, 6], [6, 1, 2, 3]] "
+            "(one length per query)",
+            x32(3, 4, 6),
+            torch.tensor([[1, 3, 6, 2], [2, 4, 5, 6], [6, 1, 2, 3]]),
         ),
-        ("valid_lens=None (no masking)", x32(), None),
+        ("X of shape (1, 3, 5) and valid_lens=None (no masking)", x32(1, 3, 5), None),
         (
             "valid_lens=[0, 3] (the queries of batch 0 have no valid key)",
             x32(),
@@ -270,7 +278,17 @@ def _compare_weights(
                 f"fill makes every score of that row equal: set the row to zero after the "
                 f"softmax)"
             )
-    atol, rtol = (2e-3, 1e-2) if float16 else (1e-5, 1e-4)
+    # the dtype rule (the chapter's exercise states it): weights in X's dtype; float64 is
+    # accepted too; for float16 scores float32 (mixed precision, as autocast computes a
+    # softmax); for float32 scores float16 or bfloat16, compared at their own precision
+    ok_dtypes = {want.dtype, torch.float64}
+    ok_dtypes |= {torch.float32} if float16 else {torch.float16, torch.bfloat16}
+    if got.dtype not in ok_dtypes:
+        return (
+            f"with {desc}, your weights have dtype {got.dtype}, expected {want.dtype} "
+            f"(the dtype of X{'; float32 is accepted too' if float16 else ''})"
+        )
+    rtol, atol = (1e-2, 2e-3) if float16 else tolerance(got.dtype)
     close = torch.isclose(g, w, atol=atol, rtol=rtol)
     if not close.all():
         masked_keys = torch.arange(n_keys) >= row_lens.unsqueeze(-1)  # (batch, n_queries, n_keys)
@@ -289,13 +307,7 @@ def _compare_weights(
             f"with {desc}, your weights at batch {b}, query {i}, key {j} are {got_s}, "
             f"expected {want_s}{note}{hint}"
             + (f"; {int((~close).sum())} entries differ" if (~close).sum() > 1 else "")
-        )
-    if got.dtype != want.dtype and not (float16 and got.dtype == torch.float32):
-        # float32 weights for float16 scores are mixed precision, as autocast computes a
-        # softmax: accepted (and more accurate); any other dtype change is not
-        return (
-            f"with {desc}, your weights have dtype {got.dtype}, expected {want.dtype} "
-            f"(the dtype of X{'; float32 is accepted too' if float16 else ''})"
+            + ("" if float16 else precision_note(got.dtype, g, w))
         )
     return None
 
@@ -308,6 +320,75 @@ def _changed(before: Tensor, after: Tensor) -> str:
     where = ", ".join(str(k) for k in idx)
     was, now = _pair(before[idx], after[idx])  # enough digits to show the change
     return f"X[{where}] changed from {was} to {now}"
+
+
+def _gradient_case(
+    fn: Callable, shape: tuple[int, int, int], lens: Tensor, desc: str, g: torch.Generator
+) -> str:
+    """Call ``fn`` on a leaf ``X`` that requires grad; a message if the weights or the
+    gradient with respect to ``X`` differ from attnlib's (empty: all right)."""
+    X0 = torch.randn(*shape, generator=g)  # (batch, n_queries, n_keys)
+    upstream = torch.randn(*shape, generator=g)  # (batch, n_queries, n_keys)
+    X_ref = X0.clone().requires_grad_(True)
+    want = masked_softmax(X_ref, lens)
+    (want * upstream).sum().backward()
+    X_in = X0.clone().requires_grad_(True)
+    try:
+        out = fn(X_in, lens.clone())
+    except Exception as err:
+        hint = ""
+        if isinstance(err, RuntimeError) and ("in-place" in str(err) or "leaf" in str(err)):
+            hint = (
+                "; your function writes into X in place (like X[~mask] = -1e6): use "
+                "X.masked_fill(~mask, value), which returns a new tensor"
+            )
+        return f"with {desc}, your function raised {_exc(err)}{hint}"
+    change = _changed(X0, X_in.detach())
+    if change:
+        return f"with {desc}, your function wrote into its input X ({change})"
+    got = _as_answer(out)
+    if isinstance(got, str):
+        return f"with {desc}, your function returned {got}; expected a tensor"
+    problem = _compare_weights(desc, got, want, lens, False)
+    if problem:
+        return problem
+    if not got.requires_grad:
+        return (
+            f"with {desc}, your weights do not carry gradients (requires_grad is False): "
+            f"do not use .detach(), .data, .numpy() or torch.no_grad() inside the function"
+        )
+    try:
+        (got * upstream.to(got.dtype)).sum().backward()
+    except Exception as err:
+        return f"with {desc}, backpropagating through your weights raised {_exc(err)}"
+    if X_in.grad is None:
+        return f"with {desc}, no gradient reached X: the weights must be computed from X"
+    grad = X_in.grad.to(torch.float64)
+    if not torch.isfinite(grad).all():
+        b, i, j = _first(~torch.isfinite(grad))
+        empty = bool((lens.reshape(shape[0], -1).expand(shape[:2]) == 0)[b, i])
+        hint = (
+            " (this row has no valid key: adding a -inf mask to its scores makes its "
+            "softmax 0/0, and nan_to_num applied afterwards cleans the weights but not the "
+            "gradient, which stays NaN and would spread to every parameter in training; use "
+            "X.masked_fill(~mask, torch.finfo(X.dtype).min), then zero the empty rows)"
+            if empty
+            else ""
+        )
+        return (
+            f"with {desc}, the gradient with respect to X at batch {b}, query {i}, key {j} "
+            f"is {_num(grad[b, i, j])}, expected {_num(X_ref.grad[b, i, j], 4)}{hint}"
+        )
+    rtol, atol = tolerance(got.dtype)
+    close = torch.isclose(grad, X_ref.grad.to(torch.float64), atol=atol, rtol=rtol)
+    if not close.all():
+        b, i, j = _first(~close)
+        got_s, want_s = _pair(grad[b, i, j], X_ref.grad[b, i, j])
+        return (
+            f"with {desc}, the gradient with respect to X at batch {b}, query {i}, key {j} "
+            f"is {got_s}, expected {want_s}"
+        )
+    return ""
 
 
 @checker
@@ -353,6 +434,7 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
     _require_callable(fn, "check_masked_softmax")
 
     cases = _softmax_cases()
+    half = None
     for desc, X, lens in cases:
         float16 = X.dtype == torch.float16
         want = masked_softmax(X, lens)
@@ -389,58 +471,27 @@ def check_masked_softmax(fn: Callable) -> CheckResult:
         problem = _compare_weights(desc, got, want, lens, float16)
         if problem:
             return _fail(problem + (LOW_HINT if desc == LOW else ""))
+        if not float16 and got.dtype in (torch.float16, torch.bfloat16):
+            half = got.dtype  # compared at its own precision: the verdict says so
 
-    # A leaf tensor that requires grad: d2l's in-place fill raises here.
+    # A leaf tensor that requires grad: d2l's in-place fill raises here. The second case has
+    # a row with no valid key: an additive -inf mask cleaned by nan_to_num gives zero weights
+    # there, but its gradient is NaN (the softmax's backward of 0/0), the contagion chapter 3
+    # warns of.
     g = torch.Generator().manual_seed(7)
-    X0 = torch.randn(2, 3, 5, generator=g)  # (batch, n_queries, n_keys)
-    lens = torch.tensor([2, 4])
-    upstream = torch.randn(2, 3, 5, generator=g)  # (batch, n_queries, n_keys)
-    desc = "a leaf tensor X that requires grad and valid_lens=[2, 4]"
-    X_ref = X0.clone().requires_grad_(True)
-    want = masked_softmax(X_ref, lens)
-    (want * upstream).sum().backward()
-    X_in = X0.clone().requires_grad_(True)
-    try:
-        out = fn(X_in, lens.clone())
-    except Exception as err:
-        hint = ""
-        if isinstance(err, RuntimeError) and ("in-place" in str(err) or "leaf" in str(err)):
-            hint = (
-                "; your function writes into X in place (like X[~mask] = -1e6): use "
-                "X.masked_fill(~mask, value), which returns a new tensor"
-            )
-        return _fail(f"with {desc}, your function raised {_exc(err)}{hint}")
-    change = _changed(X0, X_in.detach())
-    if change:
-        return _fail(f"with {desc}, your function wrote into its input X ({change})")
-    got = _as_answer(out)
-    if isinstance(got, str):
-        return _fail(f"with {desc}, your function returned {got}; expected a tensor")
-    problem = _compare_weights(desc, got, want, lens, False)
-    if problem:
-        return _fail(problem)
-    if not got.requires_grad:
-        return _fail(
-            f"with {desc}, your weights do not carry gradients (requires_grad is False): "
-            f"do not use .detach(), .data, .numpy() or torch.no_grad() inside the function"
-        )
-    try:
-        (got * upstream).sum().backward()
-    except Exception as err:
-        return _fail(f"with {desc}, backpropagating through your weights raised {_exc(err)}")
-    if X_in.grad is None:
-        return _fail(f"with {desc}, no gradient reached X: the weights must be computed from X")
-    close = torch.isclose(X_in.grad, X_ref.grad, atol=1e-5, rtol=1e-4)
-    if not close.all():
-        b, i, j = _first(~close)
-        got_s, want_s = _pair(X_in.grad[b, i, j], X_ref.grad[b, i, j])
-        return _fail(
-            f"with {desc}, the gradient with respect to X at batch {b}, query {i}, key {j} "
-            f"is {got_s}, expected {want_s}"
-        )
+    for shape, lens, desc in (
+        ((2, 3, 5), torch.tensor([2, 4]), "a leaf tensor X that requires grad and "
+         "valid_lens=[2, 4]"),
+        ((3, 2, 6), torch.tensor([3, 0, 6]), "a leaf tensor X of shape (3, 2, 6) that "
+         "requires grad and valid_lens=[3, 0, 6] (batch 1 has no valid key)"),
+    ):  # fmt: skip
+        problem = _gradient_case(fn, shape, lens, desc, g)
+        if problem:
+            return _fail(problem)
     return _pass(
-        f"your masked softmax matches attnlib.masked_softmax in all {len(cases) + 1} cases: "
-        f"1-D, 2-D and no valid_lens, rows with no valid key (all zeros), float16 scores "
-        f"of ±1e4, float32 scores of -1e5 (below any small finite fill), a leaf tensor "
-        f"that requires grad (gradients match); X was never modified"
+        f"your masked softmax matches attnlib.masked_softmax in all {len(cases) + 2} cases: "
+        f"1-D, 2-D and no valid_lens on three shapes, rows with no valid key (all zeros), "
+        f"float16 scores of ±1e4, float32 scores of -1e5 (below any small finite fill), leaf "
+        f"tensors that require grad (gradients match, also through a row with no valid key); "
+        f"X was never modified" + (precision_note(half) if half is not None else "")
     )

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from attnlib._checks import fmt_shape
+from attnlib.domains import fmt_shape
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores
 from attnlib.widgets import (
@@ -42,10 +42,13 @@ from scoringbook._checking import (
     _pair,
     _pass,
     _require_callable,
+    answers_close,
     checker,
+    precision_note,
+    tolerance,
 )
 from scoringbook._common import _count, _distinct_presets, _generator, _ints, _np, _real, _seed
-from scoringbook.ch01_queries_keys_values import check_weights
+from scoringbook.ch01_exercises import check_weights
 
 __all__ = [
     "additive_attention_explorer",
@@ -249,19 +252,27 @@ def additive_attention_explorer(**kwargs: Any) -> Explorer:
 # ----------------------------------------------------------------------------- checker
 
 
-def _score_inputs(kind: str) -> dict[str, object]:
-    """Seeded inputs for check_scores (a local generator; the global seed is untouched)."""
-    g = torch.Generator().manual_seed(11)
-    batch, n_queries, n_keys = 2, 3, 4  # n_queries != n_keys: a transpose shows in the shape
-    if kind in ("dot_product", "gaussian"):
-        d_q = d_k = 8
-    else:
-        d_q, d_k = 6, 8  # different sizes: swapped weight matrices show in the shapes
+#: check_scores' three input sizes, (batch, n_queries, n_keys, d, (d_q, d_k), h): every size
+#: differs from case to case, so an answer that hard-codes one (a reshape to (2, 3, 4), a
+#: division by √8) fails; n_queries != n_keys and d_q != d_k within a case, so a transpose or
+#: swapped weight matrices show in the shapes
+SCORE_CASES = (
+    (2, 3, 4, 8, (6, 8), 5),
+    (3, 5, 2, 12, (10, 7), 4),
+    (1, 4, 6, 5, (3, 9), 6),
+)
+
+
+def _score_inputs(kind: str, case: int = 0) -> dict[str, object]:
+    """Seeded inputs for check_scores, case ``case`` of :data:`SCORE_CASES` (a local
+    generator; the global seed is untouched)."""
+    g = torch.Generator().manual_seed(11 + case)
+    batch, n_queries, n_keys, d, (dq, dk), h = SCORE_CASES[case]
+    d_q, d_k = (d, d) if kind in ("dot_product", "gaussian") else (dq, dk)
     args: dict[str, object] = {
         "queries": torch.randn(batch, n_queries, d_q, generator=g),
         "keys": torch.randn(batch, n_keys, d_k, generator=g),
     }
-    h = 5
     if kind == "additive":
         args["W_q"] = torch.randn(h, d_q, generator=g) / math.sqrt(d_q)
         args["W_k"] = torch.randn(h, d_k, generator=g) / math.sqrt(d_k)
@@ -290,9 +301,8 @@ def _score_slips(kind: str, args: dict[str, object], want: Tensor) -> list[tuple
         d = q.shape[-1]
         slips += [
             (
-                f"you forgot to divide by √d: your scores are √d = {math.sqrt(d):.3g} times "
-                "too large "
-                f"(d = {d})",
+                f"you forgot to divide by √d, where d = queries.shape[-1] (here {d}; the "
+                f"checker varies it): your scores are √d = {math.sqrt(d):.3g} times too large",
                 want * math.sqrt(d),
             ),
             (f"you divided by d = {d} instead of √d = {math.sqrt(d):.3g}", want / math.sqrt(d)),
@@ -372,35 +382,58 @@ def check_scores(fn: Callable, kind: str) -> CheckResult:
     _require_callable(fn, "check_scores")
     if not isinstance(kind, str) or kind not in SCORE_KINDS:
         raise ValueError(f"check_scores: kind must be one of {sorted(SCORE_KINDS)}; got {kind!r}")
+    ref_name, call, formula = SCORE_KINDS[kind]
+    half: set = set()
+    for case in range(len(SCORE_CASES)):
+        verdict = _score_case(fn, kind, case)
+        if isinstance(verdict, str):
+            if case:
+                verdict += (
+                    " (your function was right on case 1's sizes: read every size, d "
+                    "included, from the inputs; the checker varies them all)"
+                )
+            return _fail(verdict)
+        half |= verdict
+    dtype = next(iter(half), None)
+    sizes = "; ".join(_describe_args(_score_inputs(kind, c)) for c in range(len(SCORE_CASES)))
+    return _pass(
+        f"your {kind} scores ({formula}) match attnlib.{ref_name} for {call} on "
+        f"{len(SCORE_CASES)} input sizes: {sizes}" + (precision_note(dtype) if dtype else "")
+    )
+
+
+def _score_case(fn: Callable, kind: str, case: int) -> str | set:
+    """One case of :func:`check_scores`: the verdict if it fails, else the set of
+    half-precision dtypes the answer came in (empty for float32/64)."""
     import attnlib.scoring as scoring
 
     ref_name, call, formula = SCORE_KINDS[kind]
-    args = _score_inputs(kind)
+    args = _score_inputs(kind, case)
     want = getattr(scoring, ref_name)(*args.values())
     batch, n_queries, n_keys = want.shape
     called = f"{call} with {_describe_args(args)}"
+    where = f"case {case + 1} ({_describe_args(args)}): " if case else ""
     args_in = {k: (v.clone() if isinstance(v, Tensor) else v) for k, v in args.items()}
     try:
         out = fn(*args_in.values())
     except Exception as err:
-        return _fail(f"calling your function as {called} raised {_exc(err)}")
+        return f"calling your function as {called} raised {_exc(err)}"
     for k, v in args.items():
         if isinstance(v, Tensor) and not torch.equal(v, args_in[k]):
-            return _fail(
-                f"your function wrote into its input {k}; compute the scores into a new tensor"
-            )
+            return f"your function wrote into its input {k}; compute the scores into a new tensor"
     got = _as_answer(out)
     if isinstance(got, str):
-        return _fail(
-            f"your function returned {got}; expected scores of shape "
+        return (
+            f"{where}your function returned {got}; expected scores of shape "
             f"(batch, n_queries, n_keys) = {fmt_shape(want.shape)}"
         )
+    dtype = got.dtype
     got = got.detach().to(torch.float64)
     want64 = want.detach().to(torch.float64)
     slips = [(text, t.detach().to(torch.float64)) for text, t in _score_slips(kind, args, want)]
 
     def matches(a: Tensor, b: Tensor) -> bool:
-        return a.shape == b.shape and torch.allclose(a, b, rtol=1e-4, atol=1e-5)
+        return answers_close(a, b, dtype)
 
     if tuple(got.shape) != tuple(want.shape):
         if tuple(got.shape) == (batch, n_keys, n_queries):
@@ -411,38 +444,39 @@ def check_scores(fn: Callable, kind: str) -> CheckResult:
                     (f"; also, {text}" for text, t in slips if matches(gt, t)),
                     "; the values differ too",
                 )
-            return _fail(
-                f"your scores have shape {fmt_shape(got.shape)} = (batch, n_keys, n_queries); "
-                f"queries must be the rows: expected (batch, n_queries, n_keys) = "
+            return (
+                f"{where}your scores have shape {fmt_shape(got.shape)} = (batch, n_keys, "
+                f"n_queries); queries must be the rows: expected (batch, n_queries, n_keys) = "
                 f"{fmt_shape(want.shape)} (e.g. queries @ keys.transpose(1, 2), not "
                 f"keys @ queries.transpose(1, 2)){extra}"
             )
-        return _fail(
-            f"your scores have shape {fmt_shape(got.shape)}; expected (batch, n_queries, "
-            f"n_keys) = {fmt_shape(want.shape)} for {_describe_args(args)}"
+        return (
+            f"{where}your scores have shape {fmt_shape(got.shape)}; expected (batch, "
+            f"n_queries, n_keys) = {fmt_shape(want.shape)} for {_describe_args(args)}"
         )
     if not torch.isfinite(got).all():
         b, i, j = _first(~torch.isfinite(got))
-        return _fail(
-            f"your score at batch {b}, query {i}, key {j} is {_num(got[b, i, j])}; "
+        return (
+            f"{where}your score at batch {b}, query {i}, key {j} is {_num(got[b, i, j])}; "
             f"expected {_num(want64[b, i, j], 4)}"
         )
     if matches(got, want64):
-        return _pass(f"your {kind} scores ({formula}) match attnlib.{ref_name} for {called}")
+        return {dtype} if dtype in (torch.float16, torch.bfloat16) else set()
     for text, t in slips:
         if matches(got, t):
-            return _fail(f"your {kind} scores are wrong: {text} (expected {formula})")
+            return f"{where}your {kind} scores are wrong: {text} (expected {formula})"
     c = _constant_ratio(got.flatten(), want64.flatten())
     if c is not None:
-        return _fail(
-            f"your {kind} scores are {c:.4g} times the expected ones everywhere; check the "
-            f"constant factors (expected {formula})"
+        return (
+            f"{where}your {kind} scores are {c:.4g} times the expected ones everywhere; check "
+            f"the constant factors (expected {formula})"
         )
-    close = torch.isclose(got, want64, rtol=1e-4, atol=1e-5)
+    rtol, atol = tolerance(dtype)
+    close = torch.isclose(got, want64, rtol=rtol, atol=atol)
     b, i, j = _first(~close)
     got_s, want_s = _pair(got[b, i, j], want64[b, i, j])
-    return _fail(
-        f"your {kind} scores differ from attnlib.{ref_name} at {int((~close).sum())} of "
-        f"{close.numel()} entries, first at batch {b}, query {i}, key {j}: you give "
-        f"{got_s}, expected {want_s} ({formula})"
+    return (
+        f"{where}your {kind} scores differ from attnlib.{ref_name} at {int((~close).sum())} "
+        f"of {close.numel()} entries, first at batch {b}, query {i}, key {j}: you give "
+        f"{got_s}, expected {want_s} ({formula})" + precision_note(dtype, got, want64)
     )

@@ -1,7 +1,7 @@
 """Chapter 5, scaled dot-product attention: its explorers (and its checker).
 
 - :func:`scaling_explorer`: why the dot product is divided by sqrt(d).
-- :func:`scoring_comparison_explorer`: one dragged query, six scoring functions (computed
+- :func:`scoring_comparison_explorer`: one dragged query, every live scoring function (computed
   in the page, :class:`attnlib.widgets.live.LiveAttention` with ``compare``).
 - :func:`check_scores` (from chapter 4) is re-exported: the chapter's exercises use it.
 """
@@ -15,13 +15,7 @@ import numpy as np
 import torch
 
 from attnlib.masking import masked_softmax
-from attnlib.scoring import (
-    additive_scores,
-    bilinear_scores,
-    cosine_scores,
-    dot_product_scores,
-    gaussian_scores,
-)
+from attnlib.scoring import dot_product_scores
 from attnlib.widgets import (
     Declaration,
     Explorer,
@@ -34,6 +28,7 @@ from attnlib.widgets import (
     Slider,
 )
 from attnlib.widgets.live import LiveAttention
+from attnlib.widgets.live_scores import LIVE_SCORES
 from scoringbook._common import (
     _count,
     _distinct_presets,
@@ -53,7 +48,6 @@ __all__ = [
     "scoring_comparison_declaration",
     "check_scores",
     "SCORING_ROWS",
-    "SCORING_LABELS",
     "COSINE_TEMPERATURE",
 ]
 
@@ -192,17 +186,15 @@ def scaling_explorer(**kwargs: Any) -> Explorer:
     return Explorer(scaling_declaration(**kwargs))
 
 
-SCORING_ROWS = ["dot", "scaled_dot", "gaussian", "additive", "cosine", "general"]
-SCORING_LABELS = [
-    "dot q\u00b7k",
-    "scaled q\u00b7k/\u221a2",
-    "Gaussian",
-    "additive",
-    "cosine cos(q, k)/0.25",
-    "general q\u1d40Wk",
-]
+#: The comparison's rows: every scoring function the page computes, in the registry's order.
+SCORING_ROWS = list(LIVE_SCORES)
 #: The temperature of the comparison's cosine row: scores in [-4, 4], as sharp as the others.
 COSINE_TEMPERATURE = 0.25
+
+
+def _row_labels(score_kwargs: dict) -> list[str]:
+    """Each row's label from the registry, with the comparison's arguments and d = 2."""
+    return [LIVE_SCORES[n].row_label(score_kwargs[n], d=2) for n in SCORING_ROWS]
 
 
 def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> Declaration:
@@ -219,19 +211,28 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
     W_k = torch.randn(num_hiddens, 2, generator=g, dtype=torch.float64)  # (h, 2)
     w_v = torch.randn(num_hiddens, generator=g, dtype=torch.float64)  # (h,)
     W = torch.randn(2, 2, generator=g, dtype=torch.float64)  # (2, 2): general, drawn last
+    kv = _np(keys)
+    live = LiveAttention(
+        keys=kv,
+        values=kv,
+        query=("query_x", "query_y"),
+        weights="weights",
+        compare=tuple(SCORING_ROWS),
+        score=None,
+        score_kwargs={
+            "additive": {"W_q": W_q, "W_k": W_k, "w_v": w_v},
+            "cosine": {"temperature": COSINE_TEMPERATURE},
+            "general": {"M": W},  # q^T W k
+        },
+    )
 
     def update(query_x: float, query_y: float) -> dict[str, Any]:
         q = torch.tensor([[[query_x, query_y]]], dtype=torch.float64)  # (1, 1, 2)
         k = keys[None]  # (1, 6, 2)
-        rows = [
-            bilinear_scores(q, k, torch.eye(2, dtype=torch.float64)),  # q.k, (1, 1, 6)
-            dot_product_scores(q, k),  # q.k / sqrt(2)
-            gaussian_scores(q, k),  # -|q - k|^2 / 2
-            additive_scores(q, k, W_q, W_k, w_v),
-            cosine_scores(q, k, temperature=COSINE_TEMPERATURE),  # cos(q, k) / 0.25
-            bilinear_scores(q, k, W),  # general: q^T W k
+        rows = [  # each (1, 1, 6): attnlib's function, the registry's reference
+            LIVE_SCORES[n].scores(q, k, live.score_kwargs[n]) for n in SCORING_ROWS
         ]
-        w = masked_softmax(torch.cat(rows, dim=1))  # (1, 6, 6): one row per scoring function
+        w = masked_softmax(torch.cat(rows, dim=1))  # (1, n_rows, 6): one row per function
         return {"weights": _np(w[0]), "keys": {}}
 
     kv = _np(keys)
@@ -272,11 +273,11 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
                 xlabel="keys",
                 ylabel="scoring functions",
                 rows_sum_to_one=True,
-                title="weights of one query, six ways",
-                row_labels=SCORING_LABELS,
+                title="weights of one query, one row per scoring function",
+                row_labels=_row_labels(live.score_kwargs),
             ),
         ],
-        title="One query, six scoring functions: where they agree and where they part",
+        title="One query, many scoring functions: where they agree and where they part",
         presets=[
             Preset(
                 "Start: near key 0",
@@ -303,32 +304,22 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
                 {"query_x": 2.5, "query_y": 2.5},
             ),
         ],
-        live=LiveAttention(
-            keys=kv,
-            values=kv,
-            query=("query_x", "query_y"),
-            weights="weights",
-            compare=tuple(SCORING_ROWS),
-            score=None,
-            additive=(W_q, W_k, w_v),
-            cosine=COSINE_TEMPERATURE,
-            general=W,
-        ),
+        live=live,
         meta={"keys": keys, "W_q": W_q, "W_k": W_k, "w_v": w_v, "W": W},
     )
 
 
 def scoring_comparison_explorer(**kwargs: Any) -> Explorer:
-    """Six scoring functions side by side (chapter 5): the reader drags one query.
+    """Every live scoring function side by side (chapter 5): the reader drags one query.
 
     Six keys: five on a circle of radius 1.2 and one long key (5, radius 2.6). Each row of
-    the heatmap is the softmax of one scoring function for the same query: the dot product
-    q.k, the scaled dot product q.k/sqrt(2), the Gaussian -|q - k|^2/2 and additive
-    attention w_v.tanh(W_q q + W_k k) with fixed seeded weights (8 hidden units), the
-    cosine similarity cos(q, k)/0.25 (the long key gains nothing from its length) and
-    Luong's general q^T W k with a fixed seeded W (2 x 2). Computed
-    in the page (:mod:`attnlib.widgets.live`); :func:`scoringbook.compute` gives attnlib's
-    numbers.
+    the heatmap is the softmax of one scoring function of
+    :data:`attnlib.widgets.live_scores.LIVE_SCORES` (:data:`SCORING_ROWS`) for the same
+    query: among them the dot product q.k, the scaled dot product q.k/sqrt(2), the Gaussian
+    -|q - k|^2/2, additive attention w_v.tanh(W_q q + W_k k) with fixed seeded weights (8
+    hidden units), the cosine similarity cos(q, k)/0.25 (the long key gains nothing from its
+    length) and Luong's general q^T W k with a fixed seeded W (2 x 2). Computed in the page
+    (:mod:`attnlib.widgets.live`); :func:`scoringbook.compute` gives attnlib's numbers.
 
     Keyword args (optional): ``seed``, ``num_hiddens``.
     """

@@ -26,7 +26,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from attnlib._validate import as_int, as_seed
+from attnlib.domains import as_int, as_seed
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores, bilinear_scores, cosine_scores, dot_product_scores
 

@@ -1,22 +1,13 @@
-"""Chapter 8's length experiment: does attention still help as the input grows? (The module
-keeps the old chapter number.)
+"""Chapter 8's length experiment: does attention still help as the input grows?
 
 Bahdanau, Cho and Bengio (2015, Fig. 2) plotted translation quality against sentence
 length: the encoder-decoder without attention falls as sentences grow, the one with
 attention stays nearly flat. This module reproduces that experiment at the scale of a
-CPU and a few seconds, on a task generated in code: write down a number read aloud,
-digit by digit::
+CPU and a few seconds, on the task of :mod:`scoringbook.ch08_numbers` (a number read
+aloud, written down digit by digit), testing on numbers longer than any seen in training.
 
-    "three one four one five"  ->  "31415"
-
-The input has about five characters per output digit, so numbers of 1 to 16 digits give
-inputs of 3 to 95 characters; the models train on 1 to :data:`TRAIN_MAX` digits and are
-tested on up to :data:`TEST_MAX`, lengths longer than any seen in training. The output
-ends with ``<eos>``; a model that stops early, or late, gets the number wrong.
-
-The model is :class:`scoringbook.seq2seq.EncoderDecoder` (the chapter's date model,
-with these vocabularies), with additive attention, without attention, or with
-query-blind (uniform) attention.
+The models are :class:`scoringbook.ch08_numbers.NumberModel` with additive attention,
+without attention, or with query-blind (uniform) attention.
 """
 
 from __future__ import annotations
@@ -26,26 +17,26 @@ import functools
 import torch
 from torch import Tensor
 
-from attnlib._rng import isolated_global_rng
-from attnlib._validate import as_int, as_str_list, check_generator, describe
+from attnlib import domains as D
+from attnlib.domains import as_int, declare, describe, isolated_global_rng
+from scoringbook.ch08_numbers import (
+    TEST_MAX,
+    TRAIN_MAX,
+    WORDS,
+    NumberModel,
+    encode_digits,
+    encode_spoken,
+    random_numbers,
+    read_numbers,
+    scores,
+    spell,
+    word_weights,
+    wrong_by_position,
+)
 from scoringbook.claims import BUCKETS, bucket_means
-from scoringbook.seq2seq import BOS, PAD, EncoderDecoder, _encode
+from scoringbook.seq2seq import EncoderDecoder
 
 __all__ = [
-    "WORDS",
-    "SPOKEN_CHARS",
-    "DIGIT_CHARS",
-    "EOS",
-    "TRAIN_MAX",
-    "TEST_MAX",
-    "random_numbers",
-    "spell",
-    "encode_spoken",
-    "encode_digits",
-    "NumberModel",
-    "read_numbers",
-    "scores",
-    "word_weights",
     "evaluate",
     "MODEL_NAMES",
     "compare_models",
@@ -58,169 +49,17 @@ __all__ = [
     "chapter_length_declaration",
 ]
 
-WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-#: Source vocabulary: padding, begin-of-sequence (unused, keeps the ids of PAD and BOS),
-#: space and the letters of the digits' names.
-SPOKEN_CHARS = ["<pad>", "<bos>", " "] + sorted(set("".join(WORDS)))
-#: Target vocabulary: padding, begin- and end-of-sequence, the ten digits.
-DIGIT_CHARS = ["<pad>", "<bos>", "<eos>"] + list("0123456789")
-EOS = 2
-TRAIN_MAX = 8  # the longest number in training, in digits
-TEST_MAX = 16  # the longest number tested
+
 #: The chapter's training recipe, batches of 64: Adam's steps for each of the three models
 #: (the model without attention then takes twice as many more) and its learning rate.
+#: :func:`chapter_length_declaration` repeats it; tests/book/test_ch08_lengths.py checks that
+#: the chapter's cell says the same.
+STEPS, LR = 200, 0.02
+
 #: SVG dash patterns of attnlib's line styles (:data:`attnlib.plotting._figure.LINESTYLES`, in
 #: order, as matplotlib draws them at the figures' 1.8-point lines), so the length explorer's
 #: curves look like the chapter's static plot of the same curves (None: solid).
 DASHES = (None, "7 3", "12 3 2 3", "2 3", "9 2 2 2 2 2", "2 5", "14 4", None)
-
-#: :func:`chapter_length_declaration` repeats it; tests/book/test_ch08_lengths.py checks that
-#: the chapter's cell says the same.
-STEPS, LR = 200, 0.02
-_SPOKEN_INDEX = {c: i for i, c in enumerate(SPOKEN_CHARS)}
-assert SPOKEN_CHARS[PAD] == DIGIT_CHARS[PAD] == "<pad>" and DIGIT_CHARS[BOS] == "<bos>"
-
-
-def random_numbers(
-    n: int, min_digits: int, max_digits: int, generator: torch.Generator
-) -> list[str]:
-    """``n`` strings of random digits, each of a length drawn uniformly from
-    ``min_digits`` to ``max_digits`` (a leading zero is allowed: "0123" is read "zero one
-    two three")."""
-    fn = "random_numbers"
-    n = as_int(n, "n", fn, min=1)
-    min_digits = as_int(min_digits, "min_digits", fn, min=1)
-    max_digits = as_int(max_digits, "max_digits", fn, min=1)
-    generator = check_generator(generator, "generator", fn)
-    if not 1 <= min_digits <= max_digits:
-        raise ValueError(
-            f"random_numbers: need 1 <= min_digits <= max_digits; got {min_digits}, {max_digits}"
-        )
-    lengths = torch.randint(min_digits, max_digits + 1, (n,), generator=generator).tolist()
-    digits = torch.randint(0, 10, (sum(lengths),), generator=generator).tolist()
-    out, at = [], 0
-    for k in lengths:
-        out.append("".join(str(d) for d in digits[at : at + k]))
-        at += k
-    return out
-
-
-def spell(number: str) -> str:
-    """The number read aloud: ``"314"`` -> ``"three one four"``."""
-    if not isinstance(number, str) or not number or not number.isascii() or not number.isdigit():
-        raise ValueError(f"spell: number must be a non-empty string of digits; got {number!r}")
-    return " ".join(WORDS[int(c)] for c in number)
-
-
-def _numbers(value: object, name: str, fn: str) -> tuple[str, ...]:
-    """A non-empty list of strings of ASCII digits (a bare ``str`` is refused: it would be
-    read one number per character)."""
-    out = as_str_list(value, name, fn, nonempty=True)
-    for i, x in enumerate(out):
-        if not x or not x.isascii() or not x.isdigit():
-            raise ValueError(f"{fn}: {name}[{i}] must be a non-empty string of digits; got {x!r}")
-    return out
-
-
-def encode_spoken(numbers: list[str]) -> tuple[Tensor, Tensor]:
-    """The spoken inputs' character ids ``(batch, n_in)`` padded with ``PAD``, and their
-    lengths ``(batch,)``."""
-    numbers = _numbers(numbers, "numbers", "encode_spoken")
-    return _encode([spell(x) for x in numbers], _SPOKEN_INDEX, "encode_spoken")
-
-
-def encode_digits(numbers: list[str]) -> Tensor:
-    """Target ids ``(batch, longest + 1)``: the digits, then ``<eos>``, then ``PAD``."""
-    numbers = _numbers(numbers, "numbers", "encode_digits")
-    n_out = max(len(x) for x in numbers) + 1
-    ids = torch.full((len(numbers), n_out), PAD, dtype=torch.long)
-    for b, x in enumerate(numbers):
-        ids[b, : len(x) + 1] = torch.tensor([3 + int(c) for c in x] + [EOS])
-    return ids
-
-
-class NumberModel(EncoderDecoder):
-    """:class:`scoringbook.seq2seq.EncoderDecoder` with the spoken-digit vocabularies.
-
-    ``attention``: ``True`` (additive), ``False`` (one fixed context) or ``"uniform"``
-    (query-blind), as there.
-    """
-
-    def __init__(self, *, attention=True, embed_size: int = 16, num_hiddens: int = 32) -> None:
-        super().__init__(
-            len(SPOKEN_CHARS),
-            len(DIGIT_CHARS),
-            attention=attention,
-            embed_size=embed_size,
-            num_hiddens=num_hiddens,
-        )
-
-
-def read_numbers(
-    model: EncoderDecoder, numbers: list[str], *, extra: int = 3
-) -> tuple[list[str], Tensor | None]:
-    """Greedy decoding of the spoken ``numbers``: the digits written before ``<eos>`` and
-    the weights ``(batch, n_out, n_in)`` (or None without attention).
-
-    The decoder runs for the longest number's length plus ``extra`` steps, so an output
-    that goes on too long is seen; a symbol other than a digit before ``<eos>`` is written
-    as ``?``.
-    """
-    numbers = _numbers(numbers, "numbers", "read_numbers")
-    extra = as_int(extra, "extra", "read_numbers", min=0)
-    src, lens = encode_spoken(numbers)
-    n_out = max(len(x) for x in numbers) + extra
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            logits, w = model(src, lens, n_out=n_out)
-    finally:
-        model.train(was_training)  # the caller's mode, as it was
-    out = []
-    for row in logits.argmax(dim=-1).tolist():  # (batch, n_out)
-        text = []
-        for i in row:
-            if i == EOS:
-                break
-            text.append(DIGIT_CHARS[i] if i > EOS else "?")
-        out.append("".join(text))
-    return out, w
-
-
-def scores(predicted: list[str], numbers: list[str]) -> tuple[float, float]:
-    """Exact match (the share of numbers written exactly, no digit more or fewer) and
-    per-digit accuracy (the share of the true digits written right, position by position;
-    a missing digit counts as wrong)."""
-    predicted = as_str_list(predicted, "predicted", "scores")
-    numbers = _numbers(numbers, "numbers", "scores")
-    if len(predicted) != len(numbers):
-        raise ValueError(
-            f"scores: need as many predictions as numbers (>= 1); got {len(predicted)} "
-            f"and {len(numbers)}"
-        )
-    exact = sum(p == x for p, x in zip(predicted, numbers)) / len(numbers)
-    right = sum(sum(a == b for a, b in zip(p, x)) for p, x in zip(predicted, numbers))
-    return exact, right / sum(len(x) for x in numbers)
-
-
-def word_weights(weights: Tensor, number: str) -> Tensor:
-    """Character weights ``(n_out, n_in)`` summed over each spoken digit: ``(n_out,
-    len(number))``. A word's weight includes the space after it."""
-    text = spell(number)
-    if not isinstance(weights, Tensor) or not weights.is_floating_point():
-        raise TypeError(f"word_weights: weights must be a float tensor; got {describe(weights)}")
-    if weights.ndim == 2 and not torch.isfinite(weights).all():
-        raise ValueError("word_weights: weights must be finite")
-    if weights.ndim != 2 or weights.shape[1] < len(text):
-        raise ValueError(
-            f"word_weights: weights must be (n_out, n_in) with n_in >= {len(text)}; "
-            f"got {tuple(weights.shape)}"
-        )
-    word = torch.tensor([text[:j].count(" ") for j in range(len(text))])  # (n_in,)
-    out = weights.new_zeros(weights.shape[0], len(number))
-    out.index_add_(1, word, weights[:, : len(text)])
-    return out  # (n_out, n_words)
 
 
 def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
@@ -350,6 +189,10 @@ class ResultsTable:
     """Exact match by bucket of lengths: the mean over seeds and the lowest and highest
     seed, for each model. Shows as an HTML table in a notebook, as text elsewhere."""
 
+    @declare(
+        rows=D.Seq(D.Tup(D.Str(), D.Str(), D.Seq(D.Tup(D.Real(), D.Real(), D.Real())))),
+        names=D.StrList(),
+    )
     def __init__(self, rows: list[tuple[str, str, list[tuple[float, float, float]]]], names):
         self.rows, self.names = rows, list(names)
 
@@ -429,23 +272,17 @@ def results_table(results: dict[str, Tensor], tests: dict[int, list[str]]) -> Re
     return ResultsTable(rows, by_bucket)
 
 
-def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
-    """How many outputs have the digit at each position wrong (or missing), for numbers
-    of one length."""
-    predicted = as_str_list(predicted, "predicted", "wrong_by_position")
-    numbers = _numbers(numbers, "numbers", "wrong_by_position")
-    if len(predicted) != len(numbers):
-        raise ValueError(
-            f"wrong_by_position: need as many predictions as numbers; got {len(predicted)} "
-            f"and {len(numbers)}"
-        )
-    k = len(numbers[0])
-    if any(len(x) != k for x in numbers):
-        raise ValueError("wrong_by_position: the numbers must all have the same length")
-    return [sum(i >= len(p) or p[i] != x[i] for p, x in zip(predicted, numbers)) for i in range(k)]
-
-
 # ----------------------------------------------------------------------------- explorer
+@declare(
+    with_attention=D.Anything(
+        "a trained NumberModel: attacked in tests/book/test_ch08_lengths.py"
+    ),
+    without_attention=D.Anything("a trained NumberModel, as with_attention"),
+    examples=D.Dict(D.Seq(D.Str(nonempty=True), min_len=1)),
+    curves=D.Dict(D.FloatTensor("n_lengths", finite=True, within=(0.0, 1.0))),
+    train_max=D.Int(ge=1, le=1000),
+    without_name=D.Str(),
+)
 def length_declaration(
     with_attention: EncoderDecoder,
     without_attention: EncoderDecoder,

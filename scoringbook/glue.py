@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from attnlib._validate import describe
+from attnlib.domains import describe
 
 __all__ = ["glue", "GLUE_PREFIX"]
 

@@ -1,4 +1,4 @@
-"""Additive attention at work: a small encoder-decoder, the date task, and its training.
+"""The encoder-decoder that chapters 7 and 8 both train: encoder, decoders, training.
 
 The model follows d2l's Bahdanau encoder-decoder (Zhang et al., *Dive into Deep Learning*,
 https://d2l.ai, section 11.4) with the bidirectional encoder of Bahdanau, Cho and Bengio
@@ -8,11 +8,11 @@ and values**. The same model without attention (:class:`ContextDecoder`, one fix
 context) and with query-blind attention (:class:`UniformAttention`, the same weight on
 every input) are the baselines.
 
-Chapters 7 and 8 train it on two tasks (this module's name keeps the old chapter
-number) generated in code (no download): rewrite a date,
-``"22 Nov 2026"`` -> ``"2026-11-22"`` (this module), whose alignment is known and not
-monotone; and write down a number read aloud, ``"three one four"`` -> ``"314"``
-(:mod:`scoringbook.ch08_lengths`), whose inputs run to several times that length.
+Chapters 7 and 8 train it on two tasks generated in code (no download): rewrite a date,
+``"22 Nov 2026"`` -> ``"2026-11-22"`` (:mod:`scoringbook.ch07_dates`), whose alignment is
+known and not monotone; and write down a number read aloud, ``"three one four"`` ->
+``"314"`` (:mod:`scoringbook.ch08_numbers`), whose inputs run to several times that length.
+Every vocabulary starts with ``<pad>`` (:data:`PAD`) and ``<bos>`` (:data:`BOS`).
 
 Shapes (one vocabulary with the rest of attnlib):
 
@@ -28,7 +28,6 @@ Nothing here seeds the global generator: every random draw takes a ``torch.Gener
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -36,184 +35,47 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
-from attnlib._rng import isolated_global_rng, seed_from
-from attnlib._validate import as_int, as_real, check_generator, describe
 from attnlib.attention import AdditiveAttention, check_dropout
-from attnlib.masking import masked_softmax
-from scoringbook._seq2seq_inputs import (
-    check_batch,
-    check_date,
-    check_dates,
-    check_source_texts,
-    check_target_texts,
-    source_fields,
+from attnlib.domains import (
+    Anything,
+    FloatTensor,
+    Instance,
+    Int,
+    Real,
+    Seq,
+    Tup,
+    as_int,
+    as_real,
+    check_generator,
+    declare,
+    describe,
+    isolated_global_rng,
+    seed_from,
 )
+from attnlib.masking import masked_softmax
 
 __all__ = [
-    "MONTHS",
-    "WEEKDAYS",
-    "STYLES",
-    "SRC_CHARS",
-    "TGT_CHARS",
     "PAD",
     "BOS",
-    "N_OUT",
-    "random_dates",
-    "format_source",
-    "format_target",
-    "random_sources",
-    "encode_sources",
-    "encode_targets",
-    "implied_alignment",
     "Encoder",
     "AttentionDecoder",
     "ContextDecoder",
     "UniformAttention",
     "EncoderDecoder",
-    "DateModel",
     "TrainLog",
     "train",
-    "translate",
-    "accuracy",
     "uniform_rows",
 ]
 
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-#: The input formats: ``short`` "5 Nov 2026", ``long`` "Thursday, 5 November 2026",
-#: ``us`` "November 5, 2026".
-STYLES = ("short", "long", "us")
+#: Ids of padding and begin-of-sequence in every vocabulary the model reads or writes.
 PAD, BOS = 0, 1
-#: Source vocabulary: padding, digits, space, comma and the letters of month and day names.
-SRC_CHARS = (
-    ["<pad>", "<bos>", " ", ","] + list("0123456789") + sorted(set("".join(MONTHS + WEEKDAYS)))
-)
-#: Target vocabulary: padding, begin-of-sequence, digits and the dash.
-TGT_CHARS = ["<pad>", "<bos>", "-"] + list("0123456789")
-N_OUT = 10  # "YYYY-MM-DD"
-_SRC_INDEX = {c: i for i, c in enumerate(SRC_CHARS)}
-_TGT_INDEX = {c: i for i, c in enumerate(TGT_CHARS)}
 
-
-# ----------------------------------------------------------------------------- the task
-def random_dates(n: int, generator: torch.Generator) -> list[_dt.date]:
-    """``n`` dates drawn uniformly from 1 Jan 1900 to 31 Dec 2099 with ``generator``."""
-    fn = "random_dates"
-    n = as_int(n, "n", fn, min=0)
-    check_generator(generator, "generator", fn)
-    first, last = _dt.date(1900, 1, 1).toordinal(), _dt.date(2099, 12, 31).toordinal()
-    days = torch.randint(first, last + 1, (n,), generator=generator).tolist()
-    return [_dt.date.fromordinal(d) for d in days]
-
-
-def format_source(date: _dt.date, style: str = "short") -> str:
-    """An input: ``short`` "5 Nov 2026", ``long`` "Thursday, 5 November 2026" or ``us``
-    "November 5, 2026" (the day never has a leading zero).
-
-    ``date`` is a :class:`datetime.date` with a four-digit year (1000 to 9999); a
-    ``datetime.datetime`` is formatted as its date (the time of day plays no part)."""
-    fn = "format_source"
-    date = check_date(date, "date", fn)
-    if not isinstance(style, str):
-        raise TypeError(f"{fn}: style must be one of {STYLES}; got {describe(style)}")
-    month = MONTHS[date.month - 1]
-    if style == "short":
-        return f"{date.day} {month[:3]} {date.year}"
-    if style == "long":
-        return f"{WEEKDAYS[date.weekday()]}, {date.day} {month} {date.year}"
-    if style == "us":
-        return f"{month} {date.day}, {date.year}"
-    raise ValueError(f"{fn}: style must be one of {STYLES}; got {style!r}")
-
-
-def format_target(date: _dt.date) -> str:
-    """The output format, ISO 8601: ``"2026-11-05"`` (a datetime gives its date's)."""
-    return check_date(date, "date", "format_target").isoformat()
-
-
-def random_sources(dates: list[_dt.date], generator: torch.Generator) -> list[str]:
-    """Each date in a style drawn uniformly from :data:`STYLES` with ``generator``."""
-    fn = "random_sources"
-    dates = check_dates(dates, "dates", fn)
-    check_generator(generator, "generator", fn)
-    styles = torch.randint(0, len(STYLES), (len(dates),), generator=generator).tolist()
-    return [format_source(d, STYLES[s]) for d, s in zip(dates, styles)]
-
-
-def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:
-    """Character ids ``(batch, n_in)`` padded with ``PAD``, and lengths ``(batch,)``.
-
-    ``texts`` is a list of at least one non-empty string made of :data:`SRC_CHARS` (a bare
-    string is refused: it would be one text per character)."""
-    texts = check_source_texts(texts, "texts", "encode_sources")
-    n_in = max(len(t) for t in texts)
-    ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
-    for b, t in enumerate(texts):
-        ids[b, : len(t)] = torch.tensor([_SRC_INDEX[c] for c in t])
-    return ids, torch.tensor([len(t) for t in texts])
-
-
-def encode_targets(texts: list[str]) -> Tensor:
-    """Character ids ``(batch, N_OUT)`` of ISO dates (``texts``: at least one ``YYYY-MM-DD``
-    string naming a real date, as :func:`format_target` writes them)."""
-    texts = check_target_texts(texts, "texts", "encode_targets")
-    return torch.tensor([[_TGT_INDEX[c] for c in t] for t in texts], dtype=torch.long)
-
-
-def _encode(texts: list[str], index: dict[str, int], fn: str) -> tuple[Tensor, Tensor]:
-    """Ids ``(batch, n_in)`` padded with ``PAD`` and lengths ``(batch,)``."""
-    if not texts or any(not isinstance(t, str) or not t for t in texts):
-        raise ValueError(f"{fn}: texts must be a non-empty list of non-empty strings")
-    unknown = sorted({c for t in texts for c in t} - index.keys())
-    if unknown:
-        raise ValueError(f"{fn}: characters {unknown} are not in the vocabulary")
-    n_in = max(len(t) for t in texts)
-    ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
-    for b, t in enumerate(texts):
-        ids[b, : len(t)] = torch.tensor([index[c] for c in t])
-    return ids, torch.tensor([len(t) for t in texts])
-
-
-def implied_alignment(source: str, *, fn: str = "implied_alignment") -> Tensor:
-    """Which input characters each output character copies or translates: ``(N_OUT, n_in)``.
-
-    Year digits point at the year digits; the month digits at the letters of the month's
-    name, spread evenly; the day digits at the day digits (both at the single digit when
-    the day has one: the leading ``0`` follows from it). The dashes copy nothing and get an
-    all-zero row, and so do weekday names in the input: no output character needs them.
-    Rows are output characters, columns input characters, like every weight matrix in
-    attnlib.
-
-    ``source`` must name a real date in one of the three styles. Decisions: a day with a
-    leading zero (``"05 Nov 2026"``), either form of the month's name in any style
-    (``"Nov 5, 2026"``) and any weekday name (it is not checked against the date: the
-    alignment does not depend on it) are accepted; a month's name must be capitalised, the
-    digits ASCII, and the spacing exactly one space (``ValueError`` otherwise). ``fn`` names
-    the function in error messages (a checker calling this passes its own name).
-    """
-    (d0, d1), (m0, m1), (y0, y1) = source_fields(source, fn)
-    A = torch.zeros(N_OUT, len(source))
-    for i in range(4):
-        A[i, y0 + i] = 1.0  # "YYYY" <- the year
-    A[5:7, m0:m1] = 1.0 / (m1 - m0)  # "MM" <- the month's name
-    if d1 - d0 == 2:
-        A[8, d0] = A[9, d0 + 1] = 1.0  # "DD" <- the day's two digits
-    else:
-        A[8, d0] = A[9, d0] = 1.0  # "0D" <- the day's one digit
-    return A
+#: the book's models are small: sizes past these are a mistake (and would take the machine's
+#: memory and minutes before failing), so they are refused at once
+VOCAB = Int(ge=1, le=2**16)
+SIZE = Int(ge=1, le=4096)
+LAYERS = Int(ge=1, le=16)
+DROPOUT = Real(ge=0, le=1)
 
 
 # ----------------------------------------------------------------------------- the model
@@ -229,6 +91,7 @@ class Encoder(nn.Module):
     ``(num_layers, batch, h)`` (both directions' last states, joined), the decoder's start.
     """
 
+    @declare(vocab_size=VOCAB, embed_size=SIZE, num_hiddens=SIZE, num_layers=LAYERS)
     def __init__(
         self, vocab_size: int, embed_size: int, num_hiddens: int, num_layers: int = 1
     ) -> None:
@@ -260,6 +123,14 @@ class AttentionDecoder(nn.Module):
     the query ``(batch, 1, h)``; the encoder states ``(batch, n_in, h)`` are the keys and
     the values; the context ``(batch, 1, h)`` joins the previous output character."""
 
+    @declare(
+        vocab_size=VOCAB,
+        embed_size=SIZE,
+        num_hiddens=SIZE,
+        num_layers=LAYERS,
+        dropout=DROPOUT,
+        attention=Instance(nn.Module, what="an nn.Module (or None)", optional=True),
+    )
     def __init__(
         self,
         vocab_size: int,
@@ -299,6 +170,9 @@ class ContextDecoder(nn.Module):
     """The same decoder without attention: one fixed context, the encoder's final states
     (d2l's ``Seq2SeqDecoder``), joins every previous output character."""
 
+    @declare(
+        vocab_size=VOCAB, embed_size=SIZE, num_hiddens=SIZE, num_layers=LAYERS, dropout=DROPOUT
+    )
     def __init__(
         self,
         vocab_size: int,
@@ -352,6 +226,16 @@ class EncoderDecoder(nn.Module):
     modules).
     """
 
+    @declare(
+        src_vocab_size=VOCAB,
+        tgt_vocab_size=VOCAB,
+        attention=Anything("True, False, 'uniform' or a callable: checked in the body"),
+        embed_size=SIZE,
+        num_hiddens=SIZE,
+        num_layers=LAYERS,
+        dropout=DROPOUT,
+        n_out=Int(ge=1, le=4096, optional=True),
+    )
     def __init__(
         self,
         src_vocab_size: int,
@@ -431,41 +315,11 @@ class EncoderDecoder(nn.Module):
         w = torch.cat(weights, dim=1) if self.uses_attention else None  # (batch, n_out, n_in)
         return torch.stack(logits, dim=1), w  # (batch, n_out, vocab)
 
-
-class DateModel(EncoderDecoder):
-    """:class:`EncoderDecoder` for the date task: date characters in, ``N_OUT`` ISO
-    characters out (``attention`` as there)."""
-
-    def __init__(
-        self,
-        *,
-        attention=True,
-        embed_size: int = 16,
-        num_hiddens: int = 32,
-        num_layers: int = 1,
-        dropout: float = 0.0,
-    ) -> None:
-        super().__init__(
-            len(SRC_CHARS),
-            len(TGT_CHARS),
-            attention=attention,
-            embed_size=embed_size,
-            num_hiddens=num_hiddens,
-            num_layers=num_layers,
-            dropout=dropout,
-            n_out=N_OUT,
-        )
-
-    def forward(self, src: Tensor, src_lens: Tensor, tgt: Tensor | None = None):
-        """Logits ``(batch, N_OUT, vocab)`` and weights ``(batch, N_OUT, n_in)`` (or None).
-
-        ``src`` ``(batch, n_in)`` integer ids of :data:`SRC_CHARS`, ``src_lens`` ``(batch,)``
-        lengths in ``1 .. n_in`` (at least one sequence; see :func:`encode_sources`). With
-        ``tgt`` (``(batch, N_OUT)`` ids of :data:`TGT_CHARS`) the decoder reads the true
-        previous character (teacher forcing); without, its own greedy prediction.
-        """
-        src, src_lens, tgt = check_batch(src, src_lens, tgt, "DateModel")
-        return self._run(src, src_lens, tgt)
+    def _check_batch(self, src, src_lens, tgt, fn: str, need_tgt: bool = False):
+        """``(src, src_lens, tgt)`` checked against the model's vocabularies, or None when
+        the model has no fixed ones (then :func:`train` checks only that the batch's rows
+        agree). :class:`scoringbook.ch07_dates.DateModel` checks its date batches."""
+        return None
 
 
 def _sizes(fn: str, embed_size, num_hiddens, num_layers, even: bool = False):
@@ -481,6 +335,20 @@ def _sizes(fn: str, embed_size, num_hiddens, num_layers, even: bool = False):
     return embed_size, num_hiddens, num_layers
 
 
+def _encode(texts: list[str], index: dict[str, int], fn: str) -> tuple[Tensor, Tensor]:
+    """Ids ``(batch, n_in)`` padded with ``PAD`` and lengths ``(batch,)``."""
+    if not texts or any(not isinstance(t, str) or not t for t in texts):
+        raise ValueError(f"{fn}: texts must be a non-empty list of non-empty strings")
+    unknown = sorted({c for t in texts for c in t} - index.keys())
+    if unknown:
+        raise ValueError(f"{fn}: characters {unknown} are not in the vocabulary")
+    n_in = max(len(t) for t in texts)
+    ids = torch.full((len(texts), n_in), PAD, dtype=torch.long)
+    for b, t in enumerate(texts):
+        ids[b, : len(t)] = torch.tensor([index[c] for c in t])
+    return ids, torch.tensor([len(t) for t in texts])
+
+
 # ----------------------------------------------------------------------------- training
 @dataclass
 class TrainLog:
@@ -492,6 +360,27 @@ class TrainLog:
     checkpoints: list[tuple[int, Tensor]] = field(default_factory=list)
 
 
+# a log holds measurements: a NaN loss or an infinite duration is refused, never recorded
+TrainLog.__init__ = declare(
+    losses=Seq(Real()),
+    seconds=Real(ge=0),
+    checkpoints=Seq(Tup(Int(ge=0), FloatTensor(finite=True))),
+)(TrainLog.__init__)
+
+
+@declare(
+    model=Anything("an EncoderDecoder: checked in the body, with its batches"),
+    src=Anything("checked against the model's vocabularies in the body"),
+    src_lens=Anything("checked with src in the body"),
+    tgt=Anything("checked with src in the body"),
+    steps=Int(ge=0),
+    batch_size=Int(ge=1, le=2**16),
+    lr=Real(gt=0, le=10),
+    generator=Anything("a torch.Generator: checked in the body"),
+    optimizer=Anything("a torch.optim.Optimizer or None: checked in the body"),
+    watch=Anything("(src, src_lens) or None: checked in the body"),
+    every=Int(ge=1),
+)
 def train(
     model: EncoderDecoder,
     src: Tensor,
@@ -530,8 +419,9 @@ def train(
         raise TypeError(
             f"{fn}: model must be an EncoderDecoder (e.g. a DateModel); got {describe(model)}"
         )
-    if isinstance(model, DateModel):
-        src, src_lens, tgt = check_batch(src, src_lens, tgt, fn, need_tgt=True)
+    checked = model._check_batch(src, src_lens, tgt, fn, need_tgt=True)
+    if checked is not None:
+        src, src_lens, tgt = checked
     elif not all(isinstance(t, Tensor) for t in (src, src_lens, tgt)) or not (
         src.shape[0] == src_lens.shape[0] == tgt.shape[0] >= 1
     ):
@@ -555,9 +445,9 @@ def train(
                 f"{fn}: watch must be a pair (src, src_lens), e.g. encode_sources([text]); "
                 f"got {describe(watch)}"
             )
-        if isinstance(model, DateModel):
-            w_src, w_lens, _ = check_batch(watch[0], watch[1], None, f"{fn}: watch")
-            watch = (w_src, w_lens)
+        checked = model._check_batch(watch[0], watch[1], None, f"{fn}: watch")
+        if checked is not None:
+            watch = checked[:2]
     log = TrainLog()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -604,44 +494,6 @@ def _watch(model: EncoderDecoder, src: Tensor, src_lens: Tensor) -> Tensor:
     with torch.no_grad():
         _, w = model._run(src, src_lens, None)
     return w.clone()  # (n_watch, N_OUT, n_in)
-
-
-def translate(model: DateModel, texts: list[str]) -> tuple[list[str], Tensor | None]:
-    """Greedy decoding: the predicted ISO dates and the weights ``(batch, N_OUT, n_in)``.
-
-    ``texts`` as for :func:`encode_sources`. The model is run in eval mode and left in the
-    mode it was in. A predicted padding or begin symbol shows as ``<pad>`` / ``<bos>``.
-    """
-    fn = "translate"
-    if not isinstance(model, DateModel):
-        raise TypeError(f"{fn}: model must be a DateModel; got {describe(model)}")
-    texts = check_source_texts(texts, "texts", fn)
-    src, lens = encode_sources(texts)
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            logits, w = model._run(src, lens, None)
-    finally:
-        model.train(was_training)
-    ids = logits.argmax(dim=-1).tolist()  # (batch, N_OUT)
-    return ["".join(TGT_CHARS[i] for i in row) for row in ids], w
-
-
-def accuracy(model: DateModel, sources: list[str], dates: list[_dt.date]) -> float:
-    """Exact-sequence accuracy: the share of dates rewritten without a single wrong character.
-
-    ``sources[i]`` is the input for ``dates[i]``: both lists hold the same number (>= 1)."""
-    fn = "accuracy"
-    sources = check_source_texts(sources, "sources", fn)
-    dates = check_dates(dates, "dates", fn)
-    if len(sources) != len(dates):
-        raise ValueError(
-            f"{fn}: sources and dates must be paired, one date per source; got "
-            f"{len(sources)} sources and {len(dates)} dates"
-        )
-    predicted, _ = translate(model, sources)
-    return sum(p == format_target(d) for p, d in zip(predicted, dates)) / len(dates)
 
 
 # ----------------------------------------------------------------------------- causal test

@@ -1,7 +1,7 @@
 """The frames an explorer's saved widget state holds, decoded in Python.
 
 The book publishes the committed, executed notebooks (nbval has just re-executed and checked
-them). An explorer of a trained model (chapter 6) shows that run's numbers, which another
+them). An explorer of a trained model (chapters 7-9) shows that run's numbers, which another
 processor would not reproduce (training is chaotic): the browser tests compare such an
 explorer's page with the frames its notebook saved, decoded here with attnlib's
 :func:`decode_frames` (the Python twin of the page's decoder), instead of retraining.

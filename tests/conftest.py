@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
-from _chromium import CHROMIUM, CHROMIUM_ARGS, unavailable
+import sys
+from pathlib import Path
+
+# the helpers tests and benchmarks share (a browser, a server, the book's pages, web vitals,
+# explorer craft) live in devtools/: benchmarks never import tests
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
+
+import pytest  # noqa: E402
+from _chromium import CHROMIUM, CHROMIUM_ARGS, unavailable  # noqa: E402
 
 
 @pytest.fixture(scope="session")

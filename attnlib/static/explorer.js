@@ -882,24 +882,29 @@ var dot = (a, b) => {
   return s;
 };
 var SCORES = {
-  gaussian: (q, k) => {
+  dot: (q, k) => dot(q, k),
+  scaled_dot: (q, k) => dot(q, k) / Math.sqrt(q.length),
+  gaussian: (q, k, { sigma }) => {
     let s = 0;
     for (let i = 0; i < q.length; i++) s -= (q[i] - k[i]) ** 2;
-    return s / 2;
+    return s / (2 * sigma * sigma);
   },
-  scaled_dot: (q, k) => dot(q, k) / Math.sqrt(q.length),
-  dot: (q, k) => dot(q, k),
-  additive: (q, k, { additive: { W_q, W_k, w_v } }) => {
+  additive: (q, k, { W_q, W_k, w_v }) => {
     let s = 0;
     for (let r = 0; r < w_v.length; r++) s += w_v[r] * Math.tanh(dot(W_q[r], q) + dot(W_k[r], k));
     return s;
   },
-  cosine: (q, k, { cosine }) => {
+  cosine: (q, k, { temperature }) => {
     const n = Math.sqrt(dot(q, q)) * Math.sqrt(dot(k, k));
-    return n > 0 ? Math.max(-1, Math.min(1, dot(q, k) / n)) / cosine : 0;
+    return n > 0 ? Math.max(-1, Math.min(1, dot(q, k) / n)) / temperature : 0;
   },
-  general: (q, k, { general }) => dot(q, general.map((row) => dot(row, k)))
-  // q . (W k)
+  general: (q, k, { M }) => dot(q, M.map((row) => dot(row, k))),
+  // q . (M k)
+  laplace: (q, k, { sigma }) => {
+    let s = 0;
+    for (let i = 0; i < q.length; i++) s += (q[i] - k[i]) ** 2;
+    return -Math.sqrt(s) / sigma;
+  }
 };
 function softmax(s) {
   const m = Math.max(...s), e = s.map((v) => Math.exp(v - m)), z = e.reduce((a, b) => a + b, 0);
@@ -908,7 +913,10 @@ function softmax(s) {
 function liveFrame(live, params) {
   const q = live.query.map((n) => params[n]);
   const t = live.temperature ? params[live.temperature] : 1;
-  const weights = (name) => softmax(live.keys.map((k) => SCORES[name](q, k, live) / t));
+  const weights = (name) => {
+    const { js, kwargs } = live.scores[name];
+    return softmax(live.keys.map((k) => SCORES[js](q, k, kwargs) / t));
+  };
   if (live.compare) return { [live.weights]: Float64Array.from(live.compare.flatMap(weights)) };
   const w = weights(live.score_param ? params[live.score_param] : live.score);
   const out = [0, 0];

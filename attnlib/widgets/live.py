@@ -13,13 +13,10 @@ browser tests compare it with at random positions (within 1e-4).
 
 The primitives, for a query :math:`q` (the handle), keys :math:`k_j` and values :math:`v_j`::
 
-    scores  s_j = a(q, k_j) / temperature     a: "gaussian"   -||q - k_j||^2 / 2
-                                                 "scaled_dot" q . k_j / sqrt(d)
-                                                 "dot"        q . k_j
-                                                 "additive"   w_v . tanh(W_q q + W_k k_j)
-                                                 "cosine"     cos(q, k_j) / tau  (0 for a
-                                                              zero vector; tau = cosine)
-                                                 "general"    q . (W k_j)  (W = general)
+    scores  s_j = a(q, k_j) / temperature     a: one of LIVE_SCORES (attnlib.widgets.live_scores):
+                                                 dot, scaled_dot, gaussian, additive, cosine,
+                                                 general, ..., each with its attnlib reference
+                                                 and its function in primitives.js
     weights w   = softmax(s)                  (the largest score subtracted first)
     output  o   = sum_j w_j v_j               (inside the convex hull of the values)
 
@@ -52,6 +49,7 @@ Masked self-attention over typed sentences (:class:`LiveMasking`)::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +59,7 @@ import torch
 from attnlib import _validate
 from attnlib.kernels import KERNELS, log_kernel
 from attnlib.widgets.controls import Choice, ExplorerError, Slider
+from attnlib.widgets.live_scores import LIVE_SCORES
 from attnlib.widgets.panels import Heatmap, Lines, _round_list, _to_array
 
 __all__ = [
@@ -75,8 +74,8 @@ __all__ = [
     "word_vector",
 ]
 
-# The scoring functions the page implements (`SCORES` in attnlib/static/src/primitives.js).
-SCORINGS = ("gaussian", "scaled_dot", "dot", "additive", "cosine", "general")
+# The scoring functions the page implements: the names of attnlib.widgets.live_scores.LIVE_SCORES.
+SCORINGS = tuple(LIVE_SCORES)
 # Where the kernel window is drawn, in units of the bandwidth around the query: covers a
 # compact kernel's support (|u| <= 1, both edges on the grid) and the Gaussian's bulk.
 WINDOW_U = np.linspace(-4.0, 4.0, 161)  # (161,)
@@ -127,12 +126,10 @@ class LiveAttention:
         temperature: name of a Slider the scores are divided by (optional).
         compare: instead of one scoring function, several (names from :data:`SCORINGS`):
             the weights panel gets one row per function, and there is no output.
-        additive: ``(W_q, W_k, w_v)`` of shapes ``(h, 2)``, ``(h, 2)``, ``(h,)``, needed by
-            the ``"additive"`` scoring function.
-        cosine: the temperature ``tau > 0`` of the ``"cosine"`` scoring function (default 1;
-            :func:`attnlib.cosine_scores`).
-        general: ``W`` of shape ``(2, 2)``, needed by the ``"general"`` scoring function
-            ``q . (W k)`` (:func:`attnlib.bilinear_scores`).
+        score_kwargs: ``{scoring name: {argument: value}}``, the arguments of the scoring
+            functions used that take some (:data:`attnlib.widgets.live_scores.LIVE_SCORES`
+            declares them), e.g. ``{"cosine": {"temperature": 0.25}, "general": {"M": W}}``;
+            an argument with a default may be left out.
     """
 
     keys: Any
@@ -144,9 +141,7 @@ class LiveAttention:
     score_param: str | None = None
     temperature: str | None = None
     compare: tuple[str, ...] | None = None
-    additive: tuple[Any, Any, Any] | None = None
-    cosine: float = 1.0
-    general: Any = None
+    score_kwargs: Any = None
 
     def __post_init__(self) -> None:
         where = "LiveAttention"
@@ -204,40 +199,22 @@ class LiveAttention:
             raise ExplorerError(
                 "LiveAttention: give output=(lines panel, series) for the weighted average"
             )
-        if self.additive is not None:
-            W_q, W_k, w_v = (
-                _to_array(a, f"LiveAttention: additive {n}")
-                for a, n in zip(self.additive, ("W_q", "W_k", "w_v"))
-            )
-            h = w_v.shape[0] if w_v.ndim == 1 else -1
-            if W_q.shape != (h, 2) or W_k.shape != (h, 2):
-                raise ExplorerError(
-                    f"LiveAttention: additive needs W_q (h, 2), W_k (h, 2), w_v (h,); got "
-                    f"{tuple(W_q.shape)}, {tuple(W_k.shape)}, {tuple(w_v.shape)}"
-                )
-            object.__setattr__(self, "additive", (W_q, W_k, w_v))
-        uses = set(self.compare or ()) | {self.score}
-        if "additive" in uses and self.additive is None:
+        given = {} if self.score_kwargs is None else self.score_kwargs
+        if not isinstance(given, Mapping) or not all(n in LIVE_SCORES for n in given):
             raise ExplorerError(
-                "LiveAttention: the additive scoring function needs additive=(W_q, W_k, w_v)"
+                f"{where}: score_kwargs must be a dict {{scoring function: {{argument: value}}}} "
+                f"with names from {SCORINGS}; got {given!r}"
             )
-        tau = _validate._scalar(self.cosine)
-        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 < tau < np.inf:
-            raise ExplorerError(
-                f"LiveAttention: cosine must be a temperature > 0 (a number); got {self.cosine!r}"
-            )
-        object.__setattr__(self, "cosine", float(tau))
-        if self.general is not None:
-            W = _to_array(self.general, "LiveAttention: general")
-            if W.shape != (2, 2):
-                raise ExplorerError(
-                    f"LiveAttention: general needs W of shape (2, 2); got {tuple(W.shape)}"
-                )
-            object.__setattr__(self, "general", W)
-        if "general" in uses and self.general is None:
-            raise ExplorerError(
-                "LiveAttention: the general scoring function needs general=W, of shape (2, 2)"
-            )
+        # every scoring function whose arguments are all given or have defaults
+        resolved = {}
+        for name, s in LIVE_SCORES.items():
+            if name in given or all(a.default is not None for a in s.args):
+                resolved[name] = s.kwargs(given.get(name), where)
+        object.__setattr__(self, "score_kwargs", resolved)
+        for name in (*(self.compare or ()), self.score):
+            if name is not None and name not in resolved:
+                LIVE_SCORES[name].kwargs(None, where)  # raises: names what is missing
+        object.__setattr__(self, "_options", ())
 
     def check(self, decl: Any) -> None:
         """Every name refers to a parameter or panel of the declaration, of the right kind."""
@@ -265,12 +242,10 @@ class LiveAttention:
                     f"{where}: score_param {self.score_param!r} must be a Choice among "
                     f"{SCORINGS}; unknown options {bad!r}"
                 )
-            if "additive" in c.options and self.additive is None:
-                raise ExplorerError(
-                    f"{where}: the additive scoring function needs additive=(W_q, W_k, w_v)"
-                )
-            if "general" in c.options and self.general is None:
-                raise ExplorerError(f"{where}: the general scoring function needs general=W")
+            for name in c.options:
+                if name not in self.score_kwargs:
+                    LIVE_SCORES[name].kwargs(None, where)  # raises: names what is missing
+            object.__setattr__(self, "_options", tuple(c.options))  # what spec() sends
         if not isinstance(panels.get(self.weights), Heatmap):
             raise ExplorerError(f"{where}: weights {self.weights!r} is not a Heatmap panel")
         panel = None
@@ -304,14 +279,9 @@ class LiveAttention:
             )
 
     def spec(self) -> dict:
-        add = None
-        if self.additive is not None:
-            W_q, W_k, w_v = self.additive
-            add = {
-                "W_q": [_round_list(r, 8) for r in W_q],
-                "W_k": [_round_list(r, 8) for r in W_k],
-                "w_v": _round_list(w_v, 8),
-            }
+        # the scoring functions the page may call: the compared ones, else the fixed one and
+        # the options of score_param (recorded by check)
+        used = self.compare or (*([self.score] if self.score else []), *self._options)
         return {
             "kind": "attention",
             "keys": [_round_list(k) for k in self.keys],
@@ -323,9 +293,8 @@ class LiveAttention:
             "score_param": self.score_param,
             "temperature": self.temperature,
             "compare": list(self.compare) if self.compare else None,
-            "additive": add,
-            "cosine": self.cosine,
-            "general": None if self.general is None else [_round_list(r, 8) for r in self.general],
+            # each scoring function used: its function in primitives.js and its arguments
+            "scores": {n: LIVE_SCORES[n].spec(self.score_kwargs[n]) for n in dict.fromkeys(used)},
         }
 
 

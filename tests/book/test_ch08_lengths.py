@@ -1,5 +1,5 @@
-"""Chapter 8's length experiment (scoringbook.ch08_lengths; the module keeps its old chapter
-number): the spoken-number task, its scores, and the explorer built from two models."""
+"""Chapter 8's length experiment (scoringbook.ch08_lengths) and its spoken-number task
+(scoringbook.ch08_numbers): its scores, and the explorer built from two models."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from scoringbook import ch08_lengths as spoken
+from scoringbook import ch08_lengths as experiment
+from scoringbook import ch08_numbers as spoken
 from scoringbook import seq2seq as s2s
 
 
@@ -47,12 +48,12 @@ def test_scores_and_wrong_by_position():
     exact, per_digit = spoken.scores(predicted, numbers)
     assert exact == pytest.approx(1 / 3)
     assert per_digit == pytest.approx((4 + 3 + 3) / 12)
-    assert spoken.wrong_by_position(predicted, numbers) == [0, 1, 0, 1]
+    assert experiment.wrong_by_position(predicted, numbers) == [0, 1, 0, 1]
     assert spoken.scores(["12345"], ["1234"]) == (0.0, 1.0)  # too long: not exact
     with pytest.raises(ValueError, match="as many predictions"):
         spoken.scores(["1"], ["1", "2"])
     with pytest.raises(ValueError, match="same length"):
-        spoken.wrong_by_position(["1", "12"], ["1", "12"])
+        experiment.wrong_by_position(["1", "12"], ["1", "12"])
 
 
 def test_word_weights_sum_each_word_and_the_space_after_it():
@@ -82,7 +83,7 @@ def test_read_numbers_and_evaluate_with_an_untrained_model():
     assert w.shape == (2, 4 + 3, len(spoken.spell("3456")))
     torch.testing.assert_close(w.sum(-1), torch.ones(2, 7))
     tests = {1: ["1", "2"], 2: ["12", "34"]}
-    table = spoken.evaluate(plain, tests)
+    table = experiment.evaluate(plain, tests)
     assert table.shape == (2, 2) and ((table >= 0) & (table <= 1)).all()
 
 
@@ -90,7 +91,7 @@ def test_length_explorer_frames_match_the_models():
     att, plain = _models()
     examples = {1: ["7", "0"], 2: ["12", "90"], 3: ["345", "678"]}
     curves = {"with attention": torch.tensor([1.0, 0.5, 0.0]), "without": torch.zeros(3)}
-    decl = spoken.length_declaration(att, plain, examples, curves, train_max=2)
+    decl = experiment.length_declaration(att, plain, examples, curves, train_max=2)
     for k, numbers in examples.items():
         said, w = spoken.read_numbers(att, numbers)
         plain_said, _ = spoken.read_numbers(plain, numbers)
@@ -115,18 +116,18 @@ def test_length_explorer_frames_match_the_models():
             np.testing.assert_allclose(marks[0], [k, k])
             np.testing.assert_allclose(marks[1], [curves["with attention"][k - 1], 0.0])
     with pytest.raises(ValueError, match="one value per length"):
-        spoken.length_declaration(att, plain, examples, {"x": torch.zeros(2)})
+        experiment.length_declaration(att, plain, examples, {"x": torch.zeros(2)})
     with pytest.raises(ValueError, match="same number of examples"):
-        spoken.length_declaration(att, plain, {1: ["1"], 2: ["12", "34"]}, {})
+        experiment.length_declaration(att, plain, {1: ["1"], 2: ["12", "34"]}, {})
     with pytest.raises(ValueError, match="with attention first"):
-        spoken.length_declaration(plain, att, examples, curves)
+        experiment.length_declaration(plain, att, examples, curves)
 
 
 def test_length_explorer_caption_verdicts():
-    text = spoken._caption("1234", "1234", "124")
+    text = experiment._caption("1234", "1234", "124")
     assert "✓ right" in text and "✗ 2 of 4 digits wrong, stops early" in text
-    assert "too long" in spoken._caption("12", "123", "")
-    assert "(nothing)" in spoken._caption("12", "12", "")
+    assert "too long" in experiment._caption("12", "123", "")
+    assert "(nothing)" in experiment._caption("12", "12", "")
 
 
 def test_length_explorer_takes_an_output_that_never_ends():
@@ -140,7 +141,7 @@ def test_length_explorer_takes_an_output_that_never_ends():
             m.decoder.dense.bias[spoken.DIGIT_CHARS.index("1")] = 10.0
     examples = {1: ["7"], 5: ["12345"]}
     curves = {"with attention": torch.tensor([1.0, 0.0]), "without": torch.zeros(2)}
-    decl = spoken.length_declaration(att, plain, examples, curves, train_max=1)
+    decl = experiment.length_declaration(att, plain, examples, curves, train_max=1)
     frame = decl.compute(digits=1, example=1)
     heat = frame["attention"]
     assert heat.shape == (6, 5)
@@ -162,7 +163,7 @@ def test_the_chapter_trains_with_the_recipe_chapter_length_declaration_repeats()
     assert "spoken.random_numbers(10_000, 1, spoken.TRAIN_MAX, num_gen)" in text
     assert "for k in range(1, spoken.TEST_MAX + 1)" in text
     assert "SEEDS = (0, 1, 2)" in text
-    assert "spoken.compare_seeds(n_src, n_lens, n_tgt, test_numbers, SEEDS)" in text
+    assert "experiment.compare_seeds(n_src, n_lens, n_tgt, test_numbers, SEEDS)" in text
     assert "models = runs[0][0]" in text  # the explorer shows the first seed's models
     assert spoken.TRAIN_MAX < spoken.TEST_MAX
     # the explorer's examples: three different numbers of each length, as in the registry's
@@ -174,14 +175,16 @@ def test_length_explorer_refuses_an_example_twice():
     att, plain = _models()
     curves = {"with attention": torch.zeros(2), "without": torch.zeros(2)}
     with pytest.raises(ValueError, match=r"different numbers.*\['7', '7', '3'\] for 1 digits"):
-        spoken.length_declaration(att, plain, {1: ["7", "7", "3"], 2: ["12", "34", "56"]}, curves)
+        experiment.length_declaration(
+            att, plain, {1: ["7", "7", "3"], 2: ["12", "34", "56"]}, curves
+        )
     with pytest.raises(ValueError, match="for 2 digits"):
-        spoken.length_declaration(att, plain, {1: ["7", "3"], 2: ["12", "12"]}, curves)
+        experiment.length_declaration(att, plain, {1: ["7", "3"], 2: ["12", "12"]}, curves)
     # the chapter's way of picking them: the first three different numbers of each length
     tests = {1: ["7", "7", "3", "7", "1"], 2: ["12", "34", "12", "56"]}
     picked = {k: list(dict.fromkeys(v))[:3] for k, v in tests.items()}
     assert picked == {1: ["7", "3", "1"], 2: ["12", "34", "56"]}
-    decl = spoken.length_declaration(att, plain, picked, curves)
+    decl = experiment.length_declaration(att, plain, picked, curves)
     captions = {decl.compute(digits=1, example=e)["outputs"] for e in (1, 2, 3)}
     assert len(captions) == 3
 
@@ -198,7 +201,7 @@ def test_length_explorer_curves_take_the_static_plots_colours():
         "without": torch.zeros(2),
         "query-blind": torch.tensor([0.5, 0.0]),
     }
-    decl = spoken.length_declaration(att, plain, examples, curves, train_max=1)
+    decl = experiment.length_declaration(att, plain, examples, curves, train_max=1)
     panel = next(p for p in decl.panels if getattr(p, "name", None) == "accuracy")
     got = {f.name: f.color.lower() for f in panel.fixed}
     static = plot_lines(
@@ -226,7 +229,7 @@ def test_length_explorer_names_the_model_without_attention_it_shows():
     att, plain = _models()
     examples = {1: ["7", "0"], 2: ["12", "90"]}
     curves = {"with attention": torch.ones(2), "without (3×)": torch.zeros(2)}
-    decl = spoken.length_declaration(
+    decl = experiment.length_declaration(
         att, plain, examples, curves, train_max=1, without_name="without (3×)"
     )
     text = decl.compute(digits=2, example=1)["outputs"]
@@ -237,7 +240,7 @@ def test_length_explorer_names_the_model_without_attention_it_shows():
     assert len(cols) == 1, lines
     for bad, err in [(3, TypeError), ("", ValueError), ("  ", ValueError), ("a\nb", ValueError)]:
         with pytest.raises(err, match="length_declaration: without_name"):
-            spoken.length_declaration(att, plain, examples, curves, without_name=bad)
+            experiment.length_declaration(att, plain, examples, curves, without_name=bad)
 
 
 def _tiny_experiment(seed=0):
@@ -246,14 +249,14 @@ def _tiny_experiment(seed=0):
     tests = {k: spoken.random_numbers(3, k, k, gen) for k in range(1, 17)}
     src, lens = spoken.encode_spoken(numbers)
     tgt = spoken.encode_digits(numbers)
-    return spoken.compare_models(src, lens, tgt, tests, seed=seed, steps=2), tests
+    return experiment.compare_models(src, lens, tgt, tests, seed=seed, steps=2), tests
 
 
 def test_compare_models_trains_four_models_from_the_same_start_and_leaves_the_rng_alone():
     state = torch.random.get_rng_state()
     (models, results), tests = _tiny_experiment()
     assert torch.equal(torch.random.get_rng_state(), state)
-    assert list(results) == list(spoken.MODEL_NAMES)
+    assert list(results) == list(experiment.MODEL_NAMES)
     assert set(models) == {"with attention", "without (3×)", "query-blind"}
     assert all(r.shape == (16, 2) and ((r >= 0) & (r <= 1)).all() for r in results.values())
     # the same seed: the same models; another seed: other initial weights
@@ -285,14 +288,14 @@ def test_compare_models_refuses_bad_arguments(kwargs, error, match):
     args = {"tests": {1: ["1"]}, **kwargs}
     tests = args.pop("tests")
     with pytest.raises(error, match=match):
-        spoken.compare_models(src, lens, tgt, tests, **args)
+        experiment.compare_models(src, lens, tgt, tests, **args)
 
 
 def test_results_table_shows_mean_and_range_over_seeds_by_bucket():
     tests = {k: ["1" * k] for k in range(1, 17)}
     exact = torch.zeros(2, 16, 2, dtype=torch.float64)
     exact[0, :2, 0], exact[1, :2, 0] = 1.0, 0.5  # digits 1-2: seeds 1.0 and 0.5
-    table = spoken.results_table({"a": exact, "b": torch.zeros(2, 16, 2)}, tests)
+    table = experiment.results_table({"a": exact, "b": torch.zeros(2, 16, 2)}, tests)
     cells = table.cells()
     assert cells[0] == ["digits", "characters", "a", "b"]
     assert cells[1] == ["1–2", "3–7", "0.75 (0.50–1.00)", "0.00 (0.00–0.00)"]
@@ -325,7 +328,7 @@ def test_results_table_shows_mean_and_range_over_seeds_by_bucket():
 def test_results_table_refuses_what_it_cannot_show(results, tests, error, match):
     tests = tests if tests is not None else {k: ["1" * k] for k in range(1, 17)}
     with pytest.raises(error, match=match):
-        spoken.results_table(results, tests)
+        experiment.results_table(results, tests)
 
 
 def test_compare_seeds_on_two_processes_gives_what_one_process_gives():
@@ -334,8 +337,8 @@ def test_compare_seeds_on_two_processes_gives_what_one_process_gives():
     tests = {k: spoken.random_numbers(2, k, k, gen) for k in range(1, 17)}
     src, lens = spoken.encode_spoken(numbers)
     tgt = spoken.encode_digits(numbers)
-    apart = spoken.compare_seeds(src, lens, tgt, tests, [0, 3], steps=2, workers=2)
-    here = spoken.compare_seeds(src, lens, tgt, tests, [0, 3], steps=2, workers=1)
+    apart = experiment.compare_seeds(src, lens, tgt, tests, [0, 3], steps=2, workers=2)
+    here = experiment.compare_seeds(src, lens, tgt, tests, [0, 3], steps=2, workers=1)
     assert len(apart) == len(here) == 2
     for (m_a, r_a), (m_h, r_h) in zip(apart, here):
         assert all(torch.equal(r_a[k], r_h[k]) for k in r_h)
@@ -363,4 +366,4 @@ def test_compare_seeds_refuses_bad_seeds_and_workers(seeds, workers, error, matc
     src, lens = spoken.encode_spoken(["1", "23"])
     tgt = spoken.encode_digits(["1", "23"])
     with pytest.raises(error, match=match):
-        spoken.compare_seeds(src, lens, tgt, {1: ["1"]}, seeds, workers=workers)
+        experiment.compare_seeds(src, lens, tgt, {1: ["1"]}, seeds, workers=workers)

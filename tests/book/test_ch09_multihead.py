@@ -1,4 +1,5 @@
-"""Chapter 9's model, scores, ablation and explorers (scoringbook.ch09_multihead).
+"""Chapter 9's model, scores, ablation and explorers (scoringbook.ch09_model, ch09_scores,
+ch09_multihead).
 
 The scores are checked on weight patterns whose scores are known exactly; the trained
 explorers the notebook saves are checked for what does not depend on the machine (names,
@@ -14,7 +15,9 @@ import pytest
 import torch
 from _saved_state import saved_explorers
 
-from scoringbook import ch09_multihead as tiny
+from scoringbook import ch09_model as tiny
+from scoringbook import ch09_multihead as explore
+from scoringbook import ch09_scores as sc
 from scoringbook.claims import multihead_claims
 
 N = 2 * tiny.HALF
@@ -47,14 +50,14 @@ def _pattern(offset_fn):
 def test_scores_are_one_on_their_own_pattern_and_known_on_uniform_weights():
     prev = _pattern(lambda i: max(i - 1, 0))
     ind = _pattern(lambda i: i - tiny.HALF + 1 if i >= tiny.HALF else 0)
-    assert tiny.previous_token_score(prev).item() == 1.0
-    assert tiny.induction_score(ind).item() == 1.0
-    assert tiny.induction_score(prev).item() == 0.0 and tiny.previous_token_score(ind) < 0.1
+    assert sc.previous_token_score(prev).item() == 1.0
+    assert sc.induction_score(ind).item() == 1.0
+    assert sc.induction_score(prev).item() == 0.0 and sc.previous_token_score(ind) < 0.1
     uniform = torch.tril(torch.ones(N, N)) / torch.arange(1, N + 1).view(-1, 1)
     uniform = uniform.view(1, 1, N, N)
     harmonic = [1 / (i + 1) for i in range(N)]
-    assert tiny.previous_token_score(uniform).item() == pytest.approx(np.mean(harmonic[1:]))
-    assert tiny.induction_score(uniform).item() == pytest.approx(np.mean(harmonic[tiny.HALF :]))
+    assert sc.previous_token_score(uniform).item() == pytest.approx(np.mean(harmonic[1:]))
+    assert sc.induction_score(uniform).item() == pytest.approx(np.mean(harmonic[tiny.HALF :]))
 
 
 def test_ablation_zeroes_exactly_the_chosen_heads_output():
@@ -90,9 +93,9 @@ def test_claims_fail_on_an_untrained_model():
 
 def test_explorer_builders_refuse_what_is_not_a_run():
     for build in (
-        tiny.heads_declaration,
-        tiny.heads_playback_declaration,
-        tiny.ablation_declaration,
+        explore.heads_declaration,
+        explore.heads_playback_declaration,
+        explore.ablation_declaration,
     ):
         with pytest.raises(TypeError, match="run must be a TrainRun"):
             build({"losses": []})
@@ -114,14 +117,15 @@ def test_chapter_9_saves_its_three_trained_explorers():
 
 
 def test_a_short_run_records_what_the_explorers_need():
-    run = tiny.train(seed=3, steps=6, every=3, n_held_out=8, watch=2)
+    run = tiny.train(seed=3, steps=6, every=3, n_held_out=8, watch=(10, 5))
     assert run.steps == [0, 3, 6] and len(run.losses) == 6
     assert all(math.isfinite(x) for x in run.losses)
     assert len(run.weights) == 3 and run.weights[0][0].shape == (2, 2, N, N)
+    assert run.watch_k.tolist() == [10, 5] and len(set(run.held_k.tolist())) > 1
     for decl in (
-        tiny.heads_declaration(run),
-        tiny.heads_playback_declaration(run),
-        tiny.ablation_declaration(run),
+        explore.heads_declaration(run),
+        explore.heads_playback_declaration(run),
+        explore.ablation_declaration(run),
     ):
         for _, params in list(decl.grid())[:3]:
             frame = decl.compute(**params)
@@ -142,11 +146,11 @@ def test_a_short_run_records_what_the_explorers_need():
         (lambda: tiny.train(steps=0), ValueError, ["steps", ">= 1"]),
         (lambda: tiny.train(lr=0.0), ValueError, ["lr", "> 0"]),
         (lambda: tiny.train(lr=float("nan")), ValueError, ["lr", "finite"]),
-        (lambda: tiny.previous_token_score(torch.ones(2, 3, 3)), ValueError, ["(2, 3, 3)"]),
-        (lambda: tiny.induction_score(torch.ones(1, 1, 3, 4)), ValueError, ["(1, 1, 3, 4)"]),
-        (lambda: tiny.induction_score([[0.5]]), TypeError, ["weights", "list"]),
+        (lambda: sc.previous_token_score(torch.ones(2, 3, 3)), ValueError, ["(2, 3, 3)"]),
+        (lambda: sc.induction_score(torch.ones(1, 1, 3, 4)), ValueError, ["(1, 1, 3, 4)"]),
+        (lambda: sc.induction_score([[0.5]]), TypeError, ["weights", "list"]),
         (
-            lambda: tiny.previous_token_score(torch.ones(1, 1, 4, 4, dtype=torch.long)),
+            lambda: sc.previous_token_score(torch.ones(1, 1, 4, 4, dtype=torch.long)),
             TypeError,
             ["weights", "floating"],
         ),
@@ -157,3 +161,62 @@ def test_chapter_functions_refuse_bad_arguments_naming_them(call, exc, words):
         call()
     text = str(info.value)
     assert all(w in text for w in words), text
+
+
+def test_induction_score_looks_k_minus_1_back_per_sequence():
+    # one sequence with a repeat of 5, one of 8: a head that looks k - 1 back scores 1; a head
+    # that looks a fixed n/2 - 1 = 9 back (what the old score measured) scores 0 on both
+    k = torch.tensor([5, 8])
+    w = torch.zeros(2, 1, N, N)
+    for b, kb in enumerate(k.tolist()):
+        for i in range(N):
+            w[b, 0, i, i - kb + 1 if kb <= i < 2 * kb else 0] = 1.0
+    assert sc.induction_score(w, k).item() == 1.0
+    assert sc.offset_score(w, tiny.HALF - 1, k).item() == 0.0
+    nine = torch.zeros(2, 1, N, N)
+    for i in range(N):
+        nine[:, 0, i, max(i - tiny.HALF + 1, 0)] = 1.0
+    assert sc.induction_score(nine, k).item() == 0.0
+    assert sc.induction_score(nine).item() == 1.0  # full repeats: the two coincide
+    # pooled over (sequence, query) pairs: 5 + 8 pairs, the k = 8 sequence's head at 1
+    half_right = w.clone()
+    half_right[0] = 0.0
+    assert sc.induction_score(half_right, k).item() == pytest.approx(8 / 13)
+
+
+def test_repeats_of_length_and_accuracy_by_place():
+    tokens, k = tiny.repeats_of_length(6, 7, torch.Generator().manual_seed(0))
+    assert (k == 7).all() and torch.equal(tokens[:, 7:14], tokens[:, :7])
+    torch.manual_seed(0)
+    model = tiny.AttentionOnly()
+    acc = tiny.accuracy_by_place(model, tokens, k)
+    assert acc.shape == (6,) and ((acc >= 0) & (acc <= 1)).all()
+    loss = tiny.loss_by_position(model, tokens)
+    assert loss.shape == (N - 1,) and np.isfinite(loss).all()
+
+
+def test_explorer_presets_name_the_runs_own_heads():
+    run = tiny.train(seed=3, steps=6, every=3, n_held_out=8)
+    heads = explore.heads_declaration(run)
+    assert [p.values["sequence"] for p in heads.presets[:3]] == ["1", "2", "3"]
+    assert "stripe runs 6 places" in heads.presets[1].notice  # the repeat of 7
+    assert "stripe runs 4 places" in heads.presets[2].notice  # the repeat of 5
+    prev = f"L1H{int(np.argmax(run.previous[-1][0])) + 1}"
+    assert heads.presets[3].values["head"] == prev
+    abl = explore.ablation_declaration(run)
+    assert abl.presets[1].values[prev] == "zeroed"
+    assert sum(v == "zeroed" for v in abl.presets[1].values.values()) == 1
+    assert all(abl.presets[2].values[f"L2H{h}"] == "zeroed" for h in (1, 2))
+    assert len(explore.heads_playback_declaration(run).presets) == 3
+
+
+def test_by_length_claims_fail_on_a_head_that_looks_a_fixed_distance_back():
+    ok = {"induction": [[0.0, 0.0], [0.7, 0.7]], "nine_back": [[0.0, 0.0], [0.05, 0.05]]}
+    fixed = {"induction": [[0.0, 0.0], [0.05, 0.05]], "nine_back": [[0.0, 0.0], [0.7, 0.7]]}
+    args = ([[0.4, 0.1], [0.08, 0.08]], [[0.05, 0.05], [0.7, 0.7]],
+            {"none": 0.9, "L1H1": 0.6, "L1H2": 0.9, "L2H1": 0.7, "L2H2": 0.7},
+            [3.0] * 10 + [0.8] * 10)  # fmt: skip
+    good = multihead_claims(*args, by_length={5: ok, 7: ok, 10: ok})
+    assert all(c.holds for c in good)
+    bad = {c.name for c in multihead_claims(*args, by_length={5: fixed, 10: ok}) if not c.holds}
+    assert bad == {"induction_k5", "not_nine_back_k5"}

@@ -54,16 +54,16 @@ def test_bad_inputs():
         draw_pipeline(e)
 
 
-# ----------------------------------------------------------------------------- chapter 6
+# ----------------------------------------------------------------------------- chapter 7
 # The encoder-decoder picture is an attnlib figure: the book shows its dark and its narrow
 # (phone) variants, and every variant keeps its text >= 9 pt, apart and off the arrows.
 
-DATE = "22 Nov 2026"  # chapter 6's step: writing the day's first digit, all weight on "2"
+DATE = "22 Nov 2026"  # chapter 7's step: writing the day's first digit, all weight on "2"
 ONE_HOT = [1.0] + [0.0] * 10
 
 
 def _ed(source=DATE, weights=None, **kw):
-    from scoringbook.diagrams import draw_encoder_decoder
+    from scoringbook.ch07_diagram import draw_encoder_decoder
 
     if weights is None:
         weights = ONE_HOT if source == DATE else [1 / len(source)] * len(source)

@@ -1,6 +1,6 @@
-"""Chapter 7's date model (scoringbook.seq2seq; the module keeps its old chapter number):
-the task, the alignment, the model's shapes, and a short training that must work, so that a
-broken attention fails fast (the chapter trains the full model)."""
+"""Chapter 7's date model (scoringbook.ch07_dates on scoringbook.seq2seq): the task, the
+alignment, the model's shapes, and a short training that must work, so that a broken
+attention fails fast (the chapter trains the full model)."""
 
 from __future__ import annotations
 
@@ -12,21 +12,22 @@ import torch
 from torch import nn
 
 import attnlib
+from scoringbook import ch07_dates
 from scoringbook import seq2seq as s2s
-from scoringbook.ch07_bahdanau import check_alignment, check_attention_module
+from scoringbook.ch07_exercises import check_alignment, check_attention_module
 
 
 def test_formats_and_encoding():
     d = dt.date(2026, 11, 5)
-    assert s2s.format_source(d, "short") == "5 Nov 2026"
-    assert s2s.format_source(d, "long") == "Thursday, 5 November 2026"
-    assert s2s.format_source(d, "us") == "November 5, 2026"
-    assert s2s.format_target(d) == "2026-11-05"
-    ids, lens = s2s.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
+    assert ch07_dates.format_source(d, "short") == "5 Nov 2026"
+    assert ch07_dates.format_source(d, "long") == "Thursday, 5 November 2026"
+    assert ch07_dates.format_source(d, "us") == "November 5, 2026"
+    assert ch07_dates.format_target(d) == "2026-11-05"
+    ids, lens = ch07_dates.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
     assert ids.shape == (2, 25) and lens.tolist() == [10, 25]
     assert (ids[0, 10:] == s2s.PAD).all()
     with pytest.raises(ValueError, match="style"):
-        s2s.format_source(d, "iso")
+        ch07_dates.format_source(d, "iso")
 
 
 @pytest.mark.parametrize(
@@ -39,7 +40,7 @@ def test_formats_and_encoding():
     ],
 )
 def test_implied_alignment(source, year, month, day):
-    A = s2s.implied_alignment(source)
+    A = ch07_dates.implied_alignment(source)
     assert A.shape == (10, len(source))
     for i, j in enumerate(year):
         assert A[i, j] == 1 and A[i].sum() == 1
@@ -49,36 +50,36 @@ def test_implied_alignment(source, year, month, day):
     assert A[8, day[0]] == 1 and A[9, day[1]] == 1
     assert (A[4] == 0).all() and (A[7] == 0).all()  # the dashes copy nothing
     with pytest.raises(ValueError, match="must look like"):
-        s2s.implied_alignment("2026-11-05")
+        ch07_dates.implied_alignment("2026-11-05")
 
 
 def test_model_shapes_query_keys_values():
     torch.manual_seed(0)
-    model = s2s.DateModel(num_hiddens=16)
-    src, lens = s2s.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
-    tgt = s2s.encode_targets(["2026-11-05", "2026-11-05"])
+    model = ch07_dates.DateModel(num_hiddens=16)
+    src, lens = ch07_dates.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
+    tgt = ch07_dates.encode_targets(["2026-11-05", "2026-11-05"])
     logits, w = model(src, lens, tgt)
-    assert logits.shape == (2, 10, len(s2s.TGT_CHARS))
+    assert logits.shape == (2, 10, len(ch07_dates.TGT_CHARS))
     assert w.shape == (2, 10, 25)  # output characters are rows, input characters columns
     assert (w[0, :, 10:] == 0).all()  # the padding of the short input gets no weight
     torch.testing.assert_close(w.sum(-1), torch.ones(2, 10))
     assert isinstance(model.decoder.attention, attnlib.AdditiveAttention)
-    plain = s2s.DateModel(attention=False, num_hiddens=16)
+    plain = ch07_dates.DateModel(attention=False, num_hiddens=16)
     logits, w = plain(src, lens)
-    assert logits.shape == (2, 10, len(s2s.TGT_CHARS)) and w is None
+    assert logits.shape == (2, 10, len(ch07_dates.TGT_CHARS)) and w is None
 
 
 def _train(attention, steps=150, seed=0):
     g = torch.Generator().manual_seed(seed)
-    dates = s2s.random_dates(1500, g)
-    src, lens = s2s.encode_sources(s2s.random_sources(dates, g))
-    tgt = s2s.encode_targets([s2s.format_target(d) for d in dates])
+    dates = ch07_dates.random_dates(1500, g)
+    src, lens = ch07_dates.encode_sources(ch07_dates.random_sources(dates, g))
+    tgt = ch07_dates.encode_targets([ch07_dates.format_target(d) for d in dates])
     torch.manual_seed(seed)
-    model = s2s.DateModel(attention=attention)
+    model = ch07_dates.DateModel(attention=attention)
     model(src[:2], lens[:2], tgt[:2])
     log = s2s.train(model, src, lens, tgt, steps=steps, generator=g)
-    test = s2s.random_dates(300, g)
-    return log, s2s.accuracy(model, s2s.random_sources(test, g), test)
+    test = ch07_dates.random_dates(300, g)
+    return log, ch07_dates.accuracy(model, ch07_dates.random_sources(test, g), test)
 
 
 class _Uniform(nn.Module):
@@ -104,13 +105,13 @@ def test_short_training_learns_and_a_broken_attention_does_not():
 
 def test_training_is_deterministic_and_records_checkpoints():
     g = torch.Generator().manual_seed(3)
-    dates = s2s.random_dates(200, g)
-    src, lens = s2s.encode_sources(s2s.random_sources(dates, g))
-    tgt = s2s.encode_targets([s2s.format_target(d) for d in dates])
+    dates = ch07_dates.random_dates(200, g)
+    src, lens = ch07_dates.encode_sources(ch07_dates.random_sources(dates, g))
+    tgt = ch07_dates.encode_targets([ch07_dates.format_target(d) for d in dates])
     runs = []
     for _ in range(2):
         torch.manual_seed(0)
-        model = s2s.DateModel(num_hiddens=8)
+        model = ch07_dates.DateModel(num_hiddens=8)
         model(src[:2], lens[:2], tgt[:2])
         runs.append(
             s2s.train(
@@ -135,11 +136,11 @@ def test_playback_explorer_frames_are_valid_weights():
     from scoringbook.ch07_bahdanau import alignment_playback_declaration
 
     g = torch.Generator().manual_seed(4)
-    dates = s2s.random_dates(100, g)
-    src, lens = s2s.encode_sources(s2s.random_sources(dates, g))
-    tgt = s2s.encode_targets([s2s.format_target(d) for d in dates])
+    dates = ch07_dates.random_dates(100, g)
+    src, lens = ch07_dates.encode_sources(ch07_dates.random_sources(dates, g))
+    tgt = ch07_dates.encode_targets([ch07_dates.format_target(d) for d in dates])
     torch.manual_seed(0)
-    model = s2s.DateModel(num_hiddens=8)
+    model = ch07_dates.DateModel(num_hiddens=8)
     model(src[:2], lens[:2], tgt[:2])
     watch = "Thursday, 5 November 2026"
     log = s2s.train(
@@ -150,7 +151,7 @@ def test_playback_explorer_frames_are_valid_weights():
         steps=10,
         batch_size=8,
         generator=g,
-        watch=s2s.encode_sources([watch]),
+        watch=ch07_dates.encode_sources([watch]),
         every=5,
     )
     decl = alignment_playback_declaration(log, watch, "2026-11-05")
@@ -165,10 +166,10 @@ def test_playback_explorer_frames_are_valid_weights():
 
 def test_check_alignment():
     src = "November 5, 2026"
-    assert check_alignment(s2s.implied_alignment(src), src).ok
-    result = check_alignment(s2s.implied_alignment(src).T, src)
+    assert check_alignment(ch07_dates.implied_alignment(src), src).ok
+    result = check_alignment(ch07_dates.implied_alignment(src).T, src)
     assert not result.ok and "transposed" in result.message
-    wrong = s2s.implied_alignment(src).clone()
+    wrong = ch07_dates.implied_alignment(src).clone()
     wrong[5:7] = 0
     wrong[5:7, 0:3] = 1 / 3  # only the first three letters
     result = check_alignment(wrong, src)
@@ -197,9 +198,9 @@ def test_check_attention_module_rejects_unmasked_and_wrong_shapes():
 # ----------------------------------------------------------------------------- issue 17
 def _tiny_date_model(attention=True, seed=0):
     torch.manual_seed(seed)
-    model = s2s.DateModel(attention=attention, num_hiddens=8)
-    src, lens = s2s.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
-    model(src, lens, s2s.encode_targets(["2026-11-05", "2026-11-05"]))  # size lazy layers
+    model = ch07_dates.DateModel(attention=attention, num_hiddens=8)
+    src, lens = ch07_dates.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
+    model(src, lens, ch07_dates.encode_targets(["2026-11-05", "2026-11-05"]))  # size lazy layers
     return model, src, lens
 
 
@@ -228,9 +229,9 @@ def test_encoder_decoder_arguments():
     assert logits.shape == (1, 4, 12) and w.shape == (1, 4, 3)
     torch.testing.assert_close(w, torch.full((1, 4, 3), 1 / 3))
     with pytest.raises(ValueError, match="not in the source vocabulary"):
-        s2s.encode_sources(["5 Nov 2026!"])
+        ch07_dates.encode_sources(["5 Nov 2026!"])
     with pytest.raises((TypeError, ValueError), match="texts"):
-        s2s.encode_sources([])
+        ch07_dates.encode_sources([])
 
 
 def test_uniform_rows_replaces_exactly_the_rows_asked_for():
@@ -261,13 +262,13 @@ def test_uniform_rows_replaces_exactly_the_rows_asked_for():
 
 def test_train_continues_a_run_with_its_optimizer():
     g = torch.Generator().manual_seed(3)
-    dates = s2s.random_dates(100, g)
-    src, lens = s2s.encode_sources(s2s.random_sources(dates, g))
-    tgt = s2s.encode_targets([s2s.format_target(d) for d in dates])
+    dates = ch07_dates.random_dates(100, g)
+    src, lens = ch07_dates.encode_sources(ch07_dates.random_sources(dates, g))
+    tgt = ch07_dates.encode_targets([ch07_dates.format_target(d) for d in dates])
     runs = []
     for split in ([8], [3, 5]):
         torch.manual_seed(0)
-        model = s2s.DateModel(attention=False, num_hiddens=8)
+        model = ch07_dates.DateModel(attention=False, num_hiddens=8)
         opt = torch.optim.Adam(model.parameters(), lr=0.01)
         gen = torch.Generator().manual_seed(1)
         losses = []
@@ -280,13 +281,13 @@ def test_train_continues_a_run_with_its_optimizer():
 
 def test_check_alignment_accepts_both_readings_of_the_leading_zero():
     src = "November 5, 2026"
-    A = s2s.implied_alignment(src)
+    A = ch07_dates.implied_alignment(src)
     assert check_alignment(A, src).ok
     zero_row = A.clone()
     zero_row[8] = 0.0  # the leading 0 copies nothing
     assert check_alignment(zero_row, src).ok
     two_digits = "November 15, 2026"  # a two-digit day: row 8 must point at the 1
-    B = s2s.implied_alignment(two_digits).clone()
+    B = ch07_dates.implied_alignment(two_digits).clone()
     B[8] = 0.0
     result = check_alignment(B, two_digits)
     assert not result.ok and "row 8" in result.message and "or nothing" not in result.message
@@ -294,7 +295,7 @@ def test_check_alignment_accepts_both_readings_of_the_leading_zero():
 
 def test_check_alignment_square_answers_and_messages():
     src = "5 Nov 2026"  # 10 characters: the alignment is square
-    A = s2s.implied_alignment(src)
+    A = ch07_dates.implied_alignment(src)
     assert check_alignment(A, src).ok  # never called transposed
     result = check_alignment(A.T, src)
     assert not result.ok and "transposed" in result.message
@@ -378,7 +379,7 @@ def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, ta
     from scoringbook.ch07_bahdanau import decode_step_declaration
 
     decl = decode_step_declaration(source)
-    implied = s2s.implied_alignment(source).double().numpy()  # (10, n_in), computed apart
+    implied = ch07_dates.implied_alignment(source).double().numpy()  # (10, n_in), computed apart
     for step in range(1, 11):
         frame = decl.compute(step=step)
         assert frame["weights"].shape == (1, len(source))

@@ -2,8 +2,8 @@
 from their own run and never type them, and nbval never compares them exactly.
 
 - No decimal number is typed in the prose of a section about training (chapter 2's learned
-  bandwidth, all of chapter 6) or about timings (chapter 5's speed section), except the few
-  constants listed here with their reason.
+  bandwidth, chapters 6-9's runs) or about timings (chapter 5's speed section), except the
+  few constants the chapter manifest lists with their reason.
 - Every ``{glue}`name``` the prose uses is glued by a cell of the committed notebook, and
   every cell that glues is one nbval does not compare (``nbval-ignore-output``): the glued
   text is a measurement.
@@ -19,42 +19,22 @@ from pathlib import Path
 
 import pytest
 
+from scoringbook import manifest
+
 CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
 GLUE_MIME = "application/papermill.record/text/plain"
 
-# chapter -> (the heading where training starts, the heading where it ends; None: the end)
+# from the chapter manifest (scoringbook/manifest.py): {stem: (the heading where training
+# starts, the heading where it ends; None: the end)}
 TRAINED = {
-    "02_attention_pooling": ("## Learning the bandwidth", "## Summary"),
-    "07_bahdanau_attention": ("## Training", None),
-    "08_attention_and_length": ("## The task: write down a number read aloud", None),
-    "06_scoring_family": ("### A small reproduction", "## Summary"),
-    "09_multi_head_attention": ("## Heads that learn to look back", "## The cost: $n^2$ per head"),
+    c.stem: (c.trained.start, c.trained.end) for c in manifest.CHAPTERS if c.trained is not None
 }
 # chapters that glue measurements which are not trained (timings): glued and never typed like
 # the trained ones, but no claim is checked in the notebook (a verdict on the wall clock would
 # depend on the machine's load; speed targets live in benchmarks/)
-MEASURED = {
-    "05_scaled_dot_product_attention": ("## Additive or dot product: speed", "## Summary"),
-    "06_scoring_family": ("## What each costs, and which to pick", "## Why √d, and not d or 1"),
-}
-# numbers the prose of those sections may type: not measurements of a run
-ALLOWED = {
-    "07_bahdanau_attention": {
-        "2.56",  # ln 13, the loss of guessing among 13 symbols
-    },
-    "06_scoring_family": {
-        "0.2",  # the timing loop's budget per score (seconds), a setting
-    },
-    "09_multi_head_attention": {
-        "3.0",  # ln 20, the loss of guessing among 20 tokens
-        "0.14",  # the previous-token score of uniform weights (mean of 1/(i+1)): no training
-        "0.07",  # the induction score of uniform weights, likewise
-    },
-    "08_attention_and_length": {
-        "0.02",  # the length experiment's learning rate, a setting
-        "10.7",  # d2l's section 10.7
-    },
-}
+MEASURED = {c.stem: (c.timed.start, c.timed.end) for c in manifest.CHAPTERS if c.timed is not None}
+# numbers the prose of those sections may type: not measurements of a run (the manifest says why)
+ALLOWED = {c.stem: set(c.typed) for c in manifest.CHAPTERS if c.typed}
 NUMBER = re.compile(r"(?<![\w.`])\d+\.\d+(?![\w.])")
 
 

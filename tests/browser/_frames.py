@@ -15,8 +15,11 @@ import re
 
 import numpy as np
 from _heatmap_js import CELLS
+from _tolerance import page_tolerance
 
-TOL = 1e-4  # the weights a heatmap shows (svg.attnValues) vs attnlib
+from scoringbook import manifest
+
+TOL = 1e-4  # the weights a heatmap shows (svg.attnValues) vs attnlib (see page_tolerance)
 TITLE_TOL = 1e-3  # hover text shows 3-4 decimals
 PIXEL_TOL = (
     0.1  # line coordinates are written with one decimal: +-0.05 a point, plus the fit's own error
@@ -94,8 +97,9 @@ def _path_points(d: str) -> np.ndarray:
     return np.array(pts, dtype=float).reshape(-1, 2)
 
 
-def _check_affine(pix: list[float], data: list[float], what: str) -> None:
-    """Pixel coordinates must be one affine function of attnlib's values (shared axes)."""
+def _check_affine(pix: list[float], data: list[float], what: str, tol: float = TOL) -> None:
+    """Pixel coordinates must be one affine function of attnlib's values (shared axes), the
+    values being within ``tol`` of attnlib's."""
     pix, data = np.asarray(pix, float), np.asarray(data, float)
     assert pix.shape == data.shape, f"{what}: {pix.size} points drawn, attnlib has {data.size}"
     if np.ptp(data) < 1e-9:
@@ -103,8 +107,8 @@ def _check_affine(pix: list[float], data: list[float], what: str) -> None:
         return
     a, b = np.polyfit(data, pix, 1)
     resid = np.abs(a * data + b - pix).max()
-    # rounding to 0.1 px, plus the page's values being within TOL of attnlib's
-    assert resid <= PIXEL_TOL + abs(a) * TOL, (
+    # rounding to 0.1 px, plus the page's values being within tol of attnlib's
+    assert resid <= PIXEL_TOL + abs(a) * tol, (
         f"{what}: drawn coordinates are not attnlib's values (max deviation {resid:.3f} px "
         "from the "
         f"best affine fit)"
@@ -144,12 +148,9 @@ def _check_colours(cells: list, dark: bool, what: str, vmax: float = 1.0) -> flo
 # Explorers of trained models: the page shows the run its committed notebook saved, which
 # another processor would not reproduce (training is chaotic), so their pages are compared with
 # the frames the notebook saved (tests/_saved_state.py), not with a fresh training run.
+# {explorer: its chapter's notebook}, from the chapter manifest.
 TRAINED = {
-    "alignment_playback": "07_bahdanau_attention.ipynb",
-    "length_experiment": "08_attention_and_length.ipynb",
-    "heads_playback": "09_multi_head_attention.ipynb",
-    "heads": "09_multi_head_attention.ipynb",
-    "ablation": "09_multi_head_attention.ipynb",
+    e.name: manifest.chapter_of(e.name).notebook for e in manifest.explorers(manifest.TRAINED)
 }
 
 
@@ -167,6 +168,9 @@ def _check_frame(snap: dict, where: str) -> float | None:
         expected = saved_frame(saved_explorers(TRAINED[snap["name"]])[snap["name"]], params)
     else:
         expected = compute(snap["name"], **params)
+    # a stored frame is a committed number: tests/_tolerance.py's policy (TRAINED: the page and
+    # the test decode the same saved frames)
+    tol = page_tolerance(snap["name"], TOL, trained=snap["name"] in TRAINED).atol
     fars = []
     for h in snap["heatmaps"]:
         what = f"{where}, heatmap {h['panel']!r} at {params}"
@@ -195,7 +199,7 @@ def _check_frame(snap: dict, where: str) -> float | None:
                     f"{what}: the cell ({i}, {j}) is read as {said!r}, its weight is {got[i, j]}"
                 )
         err = np.abs(got - want).max()
-        assert err <= TOL, (
+        assert err <= tol, (
             f"{what}: page shows weights differing from attnlib by "
             f"{err:.2e}\npage:\n{got}\nattnlib:\n{want}"
         )
@@ -227,8 +231,8 @@ def _check_frame(snap: dict, where: str) -> float | None:
                 ys_dat += list(w)
         if not ys_dat:  # a panel of fixed series only (e.g. the keys a dragged query moves among)
             continue
-        _check_affine(ys_pix, ys_dat, f"{what} (y)")
+        _check_affine(ys_pix, ys_dat, f"{what} (y)", tol)
         if xs_dat:
-            _check_affine(xs_pix, xs_dat, f"{what} (x)")
+            _check_affine(xs_pix, xs_dat, f"{what} (x)", tol)
     fars = [f for f in fars if f is not None]
     return min(fars) if fars else None

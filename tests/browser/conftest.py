@@ -17,20 +17,21 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import selectors
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from _chromium import CHROMIUM, unavailable
+from _craft import open_page
 from _pages import book_pages, wake_explorers  # noqa: F401  (the tests import it from here)
 from _serve import serve
 
-from ._craft import open_page
+from scoringbook import manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
@@ -40,13 +41,26 @@ LOAD_TIMEOUT_MS = 60_000
 
 PAGES = book_pages()
 LANDING = PAGES[0]
-CHAPTERS = [p for p in PAGES[1:] if p.startswith("chapters/")]  # not the notation page
+# the chapters' pages, from the chapter manifest (tests/book/test_manifest.py holds _toc.yml to it)
+CHAPTERS = [c.page for c in manifest.CHAPTERS]
+assert CHAPTERS == [p for p in PAGES[1:] if p.startswith("chapters/")], "_toc.yml != manifest"
 # Chapters drawn with static figures only, by design: the explorer tests leave them out.
 # test_chapters_without_explorers_are_the_declared_ones (explorers/test_explorers_match_attnlib.py)
 # checks this list against the notebooks, so an explorer that goes missing from another chapter
 # still fails.
-CHAPTERS_WITHOUT_EXPLORERS = ["chapters/06_scoring_family.html"]
+CHAPTERS_WITHOUT_EXPLORERS = [c.page for c in manifest.CHAPTERS if not c.explorers]
 EXPLORER_CHAPTERS = [p for p in CHAPTERS if p not in CHAPTERS_WITHOUT_EXPLORERS]
+
+
+def chapter_page(stem: str) -> str:
+    """A chapter's page by its stem (``"03_masked_softmax"``): never by position, so a new
+    chapter cannot shift what a test opens (an unknown stem fails, naming the chapters)."""
+    return manifest.chapter(stem).page
+
+
+def page_of(explorer: str) -> str:
+    """The page of the chapter that shows ``explorer``."""
+    return manifest.chapter_of(explorer).page
 
 
 def _free_port() -> int:
@@ -79,6 +93,7 @@ def base_url(site: Path):
     proc = subprocess.Popen(
         [
             sys.executable,
+            "-u",
             "-m",
             "http.server",
             "--bind",
@@ -87,21 +102,20 @@ def base_url(site: Path):
             str(site),
             str(port),
         ],
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 15
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/{LANDING}", timeout=1) as r:
-                r.read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"http.server did not start on {url}") from None
-            time.sleep(0.1)
+    # http.server prints "Serving HTTP on ..." once its socket listens: wait for that line
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        ready = sel.select(timeout=30) and proc.stdout.readline().startswith("Serving HTTP")
+    if not ready:
+        proc.kill()
+        raise RuntimeError(f"http.server did not start on {url}")
+    with urllib.request.urlopen(f"{url}/{LANDING}", timeout=10) as r:
+        r.read()
     yield url
     proc.terminate()
     with contextlib.suppress(subprocess.TimeoutExpired):
@@ -272,7 +286,7 @@ def pause_clock(page) -> None:
 
 @pytest.fixture(scope="module")
 def gzip_url(site):
-    """The built book served gzip-compressed, as a host would (tests/_serve.py), per module."""
+    """The built book served gzip-compressed, as a host would (devtools/_serve.py), per module."""
     with serve(site, gzip=True) as url:
         yield url
 

@@ -41,6 +41,7 @@ class Example:
                itself checked: a decided refusal must still name the argument).
     skip_args: arguments not perturbed, ``{argument: reason}`` (e.g. a trained model).
     text_args: string arguments whose text reaches a page (get control characters, markup).
+    tie:       a scoring function's call at a tie (a query equal to a key), for its gradient.
     """
 
     call: Callable[[], tuple[tuple, dict]]
@@ -54,6 +55,10 @@ class Example:
     mutates: dict = dataclasses.field(default_factory=dict)
     #: why a NaN/inf entry in a tensor argument may come out as NaN/inf (a reason), or ""
     nonfinite_in_out: str = ""
+    #: a scoring function's call where some query equals a key, ``() -> (args, kwargs)``: the
+    #: gradient of the scores with respect to every floating tensor argument must be finite
+    #: there (test_contract.py requires one for every ``attnlib.scoring.*_scores``)
+    tie: Callable[[], tuple[tuple, dict]] | None = None
 
 
 def _is_number(v) -> bool:
@@ -273,6 +278,7 @@ def judge(
     torch_rng: bool = False,
     mutates=(),
     timeout: float = TIMEOUT_S,
+    fname: str | None = None,
 ) -> Outcome:
     """Call ``fn(*args, **kwargs)`` and judge it against the contract, ``arg`` being the
     argument that was perturbed (None: the valid example itself, run without a time limit so
@@ -299,6 +305,8 @@ def judge(
         msg = str(e)
         if arg is not None and arg.lower() not in msg.lower():
             return Outcome("unnamed", f"{type(e).__name__}: {msg[:200]}")
+        if arg is not None and fname and fname.lower() not in msg.lower():
+            return Outcome("function unnamed", f"{type(e).__name__}: {msg[:200]}")
         outcome = Outcome("refused", f"{type(e).__name__}: {msg[:200]}")
     except AssertionError as e:
         if check is not None and arg is None:
@@ -333,12 +341,27 @@ def bind(fn, args: tuple, kwargs: dict) -> inspect.BoundArguments | None:
         return None
 
 
+def function_name(fn) -> str:
+    """The name a refusal must carry: the declared one, else the callable's own."""
+    from attnlib.domains import declared
+
+    d = declared(fn)
+    return d[0] if d else getattr(fn, "__name__", "")
+
+
 def perturbations(fn, example: Example):
-    """Yield ``(argument, label, expectation, args, kwargs)`` for every one-argument change."""
+    """Yield ``(argument, label, expectation, args, kwargs)`` for every one-argument change:
+    the generic bad values of the example's type, then the declared domain's edges."""
+    from attnlib.domains import declared
+
+    from ._domains import edge_values
+
     args, kwargs = example.call()
     bound = bind(fn, args, kwargs)
     if bound is None:
         return
+    decl = declared(fn)
+    domains = decl[1] if decl else {}
     params = inspect.signature(fn).parameters
     for name, value in list(bound.arguments.items()):
         p = params[name]
@@ -349,6 +372,8 @@ def perturbations(fn, example: Example):
         bads = bad_values(value, default)
         if isinstance(value, str) and name in example.text_args:
             bads += text_values()
+        if name in domains:
+            bads += edge_values(domains, name, value, decl[0])
         for label, bad, expectation in bads:
             a, k = example.call()
             b = inspect.signature(fn).bind(*a, **k)

@@ -32,7 +32,7 @@ OPEN = {
     "scoringbook.ch05_scaled_dot_product.scoring_comparison_declaration": {
         ("num_hiddens", "huge"): "wrong exception"
     },
-    "scoringbook.ch08_lengths.NumberModel": {
+    "scoringbook.ch08_numbers.NumberModel": {
         ("embed_size", "huge"): "wrong exception",
         ("num_hiddens", "huge"): "wrong exception",
     },
@@ -47,16 +47,16 @@ OPEN = {
         ("train_max", "None"): "unnamed",
         ("train_max", "str"): "unnamed",
     },
-    "scoringbook.ch08_lengths.random_numbers": {
+    "scoringbook.ch08_numbers.random_numbers": {
         ("max_digits", "huge"): "wrong exception",
         ("n", "huge"): "wrong exception",
     },
-    "scoringbook.ch08_lengths.read_numbers": {("extra", "huge"): "hangs"},
-    "scoringbook.ch08_lengths.scores": {
+    "scoringbook.ch08_numbers.read_numbers": {("extra", "huge"): "hangs"},
+    "scoringbook.ch08_numbers.scores": {
         ("predicted", "empty"): "unnamed",
         ("predicted", "one shorter"): "unnamed",
     },
-    "scoringbook.ch08_lengths.wrong_by_position": {
+    "scoringbook.ch08_numbers.wrong_by_position": {
         ("predicted", "empty"): "unnamed",
         ("predicted", "one shorter"): "unnamed",
     },
@@ -82,7 +82,7 @@ OPEN = {
         ("vocab_size", "negative"): "wrong exception",
         ("vocab_size", "str"): "unnamed",
     },
-    "scoringbook.seq2seq.DateModel": {
+    "scoringbook.ch07_dates.DateModel": {
         ("embed_size", "huge"): "wrong exception",
         ("num_hiddens", "huge"): "wrong exception",
     },
@@ -121,7 +121,7 @@ OPEN = {
         ("seconds", "-inf"): "non-finite",
         ("seconds", "nan"): "non-finite",
     },
-    "scoringbook.seq2seq.random_dates": {("n", "huge"): "wrong exception"},
+    "scoringbook.ch07_dates.random_dates": {("n", "huge"): "wrong exception"},
     "scoringbook.seq2seq.train": {
         ("batch_size", "huge"): "wrong exception",
         ("lr", "huge"): "wrong exception",

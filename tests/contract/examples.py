@@ -60,6 +60,17 @@ def T(*shape, seed=0):
     return torch.rand(*shape, generator=_g(seed))
 
 
+def _tie(*extra):
+    """``() -> (args, kwargs)`` of a scoring function whose queries 0-2 equal keys 0-2:
+    (queries (2, 3, 4), keys (2, 5, 4), *extra)."""
+
+    def call():
+        k = T(2, 5, 4, seed=1)  # (2, 5, 4)
+        return (k[:, :3].clone(), k, *(e() for e in extra)), {}
+
+    return call
+
+
 def _weights_ok(r):
     w = r[1] if isinstance(r, tuple) else r
     torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[:-1], dtype=w.dtype))
@@ -68,38 +79,51 @@ def _weights_ok(r):
 # ------------------------------------------------------------------ small shared objects
 
 
+def _gaussian_reference():
+    from attnlib.scoring import gaussian_scores
+
+    return gaussian_scores
+
+
+def _score_arg():
+    from attnlib.widgets.live_scores import ScoreArg
+
+    return ScoreArg("sigma", default=1.0)
+
+
 @functools.cache
 def _date_model():
-    from scoringbook import seq2seq as s2s
+    from scoringbook import ch07_dates
 
     with torch.random.fork_rng():
         torch.manual_seed(0)
-        m = s2s.DateModel(attention=True, embed_size=4, num_hiddens=8)
-        src, lens = s2s.encode_sources(["22 Nov 2026", "3 Jan 1999"])
-        tgt = s2s.encode_targets(["2026-11-22", "1999-01-03"])
+        m = ch07_dates.DateModel(attention=True, embed_size=4, num_hiddens=8)
+        src, lens = ch07_dates.encode_sources(["22 Nov 2026", "3 Jan 1999"])
+        tgt = ch07_dates.encode_targets(["2026-11-22", "1999-01-03"])
         m(src, lens, tgt)
     return m
 
 
 @functools.cache
 def _number_models():
-    from scoringbook import ch08_lengths as L
+    from scoringbook import ch08_numbers
 
     with torch.random.fork_rng():
         torch.manual_seed(0)
-        att = L.NumberModel(attention=True, embed_size=4, num_hiddens=8)
-        plain = L.NumberModel(attention=False, embed_size=4, num_hiddens=8)
-        src, lens = L.encode_spoken(["12", "3"])
-        tgt = L.encode_digits(["12", "3"])
+        att = ch08_numbers.NumberModel(attention=True, embed_size=4, num_hiddens=8)
+        plain = ch08_numbers.NumberModel(attention=False, embed_size=4, num_hiddens=8)
+        src, lens = ch08_numbers.encode_spoken(["12", "3"])
+        tgt = ch08_numbers.encode_digits(["12", "3"])
         att(src, lens, tgt)
         plain(src, lens, tgt)
     return att, plain
 
 
 def _log():
+    from scoringbook import ch07_dates
     from scoringbook import seq2seq as s2s
 
-    w = torch.softmax(torch.randn(1, s2s.N_OUT, 11, generator=_g()), -1)
+    w = torch.softmax(torch.randn(1, ch07_dates.N_OUT, 11, generator=_g()), -1)
     return s2s.TrainLog(losses=[2.0 - 0.05 * i for i in range(20)], checkpoints=[(0, w), (20, w)])
 
 
@@ -143,7 +167,9 @@ _LIB = {
         lambda: ((torch.tensor([1, 3]), 2, 4), {}),
     ),
     "attnlib.scoring.dot_product_scores": Example(
-        nonfinite_in_out=NAN_IN_NAN_OUT, call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {})
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {}),
+        tie=_tie(),
     ),
     "attnlib.scoring.additive_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
@@ -151,16 +177,27 @@ _LIB = {
             (T(2, 3, 4), T(2, 5, 6, seed=1), T(8, 4, seed=2), T(8, 6, seed=3), T(8, seed=4)),
             {},
         ),
+        tie=_tie(lambda: T(8, 4, seed=2), lambda: T(8, 4, seed=3), lambda: T(8, seed=4)),
     ),
     "attnlib.scoring.bilinear_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 6, seed=1), T(4, 6, seed=2)), {}),
+        tie=_tie(lambda: T(4, 4, seed=2)),
     ),
     "attnlib.scoring.gaussian_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        tie=_tie(lambda: torch.tensor(0.5)),
     ),
-    "attnlib.attention.attention_pool": Example(
+    "attnlib.scoring.laplace_scores": Example(
+        nonfinite_in_out=NAN_IN_NAN_OUT,
+        call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"sigma": 0.5}),
+        check=lambda r: torch.testing.assert_close(  # -||q - k|| / sigma, written out
+            r, -(T(2, 3, 4)[:, :, None] - T(2, 5, 4, seed=1)[:, None]).norm(dim=-1) / 0.5
+        ),
+        tie=_tie(lambda: torch.tensor(0.5)),
+    ),
+    "attnlib.pooling.attention_pool": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 5), T(2, 5, 2, seed=1)), {"valid_lens": torch.tensor([2, 5])}),
         check=_weights_ok,
@@ -176,7 +213,7 @@ _LIB = {
     "attnlib.attention.DotProductAttention": Example(
         torch_rng=MODULE_INIT, call=lambda: ((), {"dropout": 0.1})
     ),
-    "attnlib.attention.AdditiveAttention": Example(
+    "attnlib.additive.AdditiveAttention": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"key_size": 4, "query_size": 4, "num_hiddens": 8, "dropout": 0.0}),
     ),
@@ -199,7 +236,7 @@ _LIB = {
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((torch.linspace(-2, 2, 9),), {"kernel": "gaussian"}),
     ),
-    "attnlib.kernels.nadaraya_watson": Example(
+    "attnlib.kernel_regression.nadaraya_watson": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: (
             (T(6), T(6, seed=1), T(3, seed=2)),
@@ -207,7 +244,7 @@ _LIB = {
         ),
         check=_weights_ok,
     ),
-    "attnlib.kernels.NadarayaWatson": Example(
+    "attnlib.kernel_regression.NadarayaWatson": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"kernel": "boxcar", "bandwidth": 0.5, "exclude_self": True}),
     ),
@@ -267,6 +304,13 @@ _WIDGETS = {
         lambda: (
             (np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])),
             {"query": ("x", "y"), "weights": "w", "output": ("p", "s")},
+        )
+    ),
+    "attnlib.widgets.live_scores.ScoreArg": Example(lambda: (("sigma",), {"default": 1.0})),
+    "attnlib.widgets.live_scores.LiveScore": Example(
+        lambda: (
+            ("gaussian", _gaussian_reference(), "gaussian"),
+            {"args": (_score_arg(),), "label": "Gaussian"},
         )
     ),
     "attnlib.widgets.live.LiveKernelRegression": Example(
@@ -396,7 +440,7 @@ _BOOK = {
     "scoringbook.ch01_queries_keys_values.softmax_temperature_explorer": _explorer_fn(
         n_queries=2, n_keys=3, n_temperatures=5
     ),
-    "scoringbook.ch01_queries_keys_values.check_weights": Example(
+    "scoringbook.ch01_exercises.check_weights": Example(
         lambda: ((torch.softmax(T(2, 3, 4), -1),), {})
     ),
     # chapter 2
@@ -412,9 +456,7 @@ _BOOK = {
     "scoringbook.ch02_attention_pooling.bandwidth_training_explorer": _explorer_fn(
         n_train=8, steps=5
     ),
-    "scoringbook.ch02_attention_pooling.check_kernel": Example(
-        lambda: ((_kernel, "gaussian"), {})
-    ),
+    "scoringbook.ch02_exercises.check_kernel": Example(lambda: ((_kernel, "gaussian"), {})),
     # chapter 3
     "scoringbook.ch03_masked_softmax.masking_declaration": Example(
         lambda: ((), {"max_tokens": 4, "d": 4})
@@ -442,7 +484,7 @@ _BOOK = {
         lambda: ((), {"seed": 0, "num_hiddens": 4})
     ),
     "scoringbook.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(num_hiddens=4),
-    # chapter 6: the playback and its checkers
+    # chapter 7: the playback and its checkers
     "scoringbook.ch07_bahdanau.alignment_playback_declaration": Example(
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
         text_args=("source",),
@@ -451,28 +493,28 @@ _BOOK = {
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
     ),
     "scoringbook.ch07_bahdanau.chapter_playback_declaration": Example(lambda: ((), {})),
-    "scoringbook.ch07_bahdanau.check_alignment": Example(
+    "scoringbook.ch07_exercises.check_alignment": Example(
         lambda: ((torch.eye(10, 11), "22 Nov 2026"), {})
     ),
-    "scoringbook.ch07_bahdanau.check_attention_module": Example(
+    "scoringbook.ch07_exercises.check_attention_module": Example(
         lambda: ((_additive_factory,), {"steps": 3, "seed": 0}),
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
     ),
-    # chapter 6: the number-reading models
-    "scoringbook.ch08_lengths.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
-    "scoringbook.ch08_lengths.spell": Example(lambda: (("1203",), {})),
-    "scoringbook.ch08_lengths.encode_spoken": Example(lambda: ((["12", "3"],), {})),
-    "scoringbook.ch08_lengths.encode_digits": Example(lambda: ((["12", "3"],), {})),
-    "scoringbook.ch08_lengths.NumberModel": Example(
+    # chapter 8: the number-reading models
+    "scoringbook.ch08_numbers.random_numbers": Example(lambda: ((3, 1, 4, _g()), {})),
+    "scoringbook.ch08_numbers.spell": Example(lambda: (("1203",), {})),
+    "scoringbook.ch08_numbers.encode_spoken": Example(lambda: ((["12", "3"],), {})),
+    "scoringbook.ch08_numbers.encode_digits": Example(lambda: ((["12", "3"],), {})),
+    "scoringbook.ch08_numbers.NumberModel": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"attention": True, "embed_size": 4, "num_hiddens": 8}),
     ),
-    "scoringbook.ch08_lengths.read_numbers": Example(
+    "scoringbook.ch08_numbers.read_numbers": Example(
         lambda: ((_number_models()[0], ["12", "3"]), {"extra": 2}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
-    "scoringbook.ch08_lengths.scores": Example(lambda: ((["12", "4"], ["12", "3"]), {})),
-    "scoringbook.ch08_lengths.word_weights": Example(
+    "scoringbook.ch08_numbers.scores": Example(lambda: ((["12", "4"], ["12", "3"]), {})),
+    "scoringbook.ch08_numbers.word_weights": Example(
         lambda: ((torch.softmax(T(3, 9), -1), "12"), {})
     ),
     "scoringbook.ch08_lengths.evaluate": Example(
@@ -497,7 +539,7 @@ _BOOK = {
     "scoringbook.ch08_lengths.ResultsTable": Example(
         lambda: (([("a", "model a", [(0.5, 0.4, 0.6)])], ["1-4"]), {})
     ),
-    "scoringbook.ch08_lengths.wrong_by_position": Example(
+    "scoringbook.ch08_numbers.wrong_by_position": Example(
         lambda: ((["12", "45"], ["12", "35"]), {})
     ),
     "scoringbook.ch08_lengths.length_declaration": Example(
@@ -525,18 +567,20 @@ _BOOK = {
         ),
     ),
     "scoringbook.ch08_lengths.chapter_length_declaration": Example(lambda: ((), {})),
-    # chapter 6: the date model
-    "scoringbook.seq2seq.random_dates": Example(lambda: ((3, _g()), {})),
-    "scoringbook.seq2seq.format_source": Example(
+    # chapters 7 and 8: the encoder-decoder; chapter 7: the date task
+    "scoringbook.ch07_dates.random_dates": Example(lambda: ((3, _g()), {})),
+    "scoringbook.ch07_dates.format_source": Example(
         lambda: ((dt.date(2026, 11, 22),), {"style": "short"})
     ),
-    "scoringbook.seq2seq.format_target": Example(lambda: ((dt.date(2026, 11, 22),), {})),
-    "scoringbook.seq2seq.random_sources": Example(
+    "scoringbook.ch07_dates.format_target": Example(lambda: ((dt.date(2026, 11, 22),), {})),
+    "scoringbook.ch07_dates.random_sources": Example(
         lambda: (([dt.date(2026, 11, 22), dt.date(1999, 1, 3)], _g()), {})
     ),
-    "scoringbook.seq2seq.encode_sources": Example(lambda: ((["22 Nov 2026", "3 Jan"],), {})),
-    "scoringbook.seq2seq.encode_targets": Example(lambda: ((["2026-11-22", "1999-01-03"],), {})),
-    "scoringbook.seq2seq.implied_alignment": Example(lambda: (("22 Nov 2026",), {})),
+    "scoringbook.ch07_dates.encode_sources": Example(lambda: ((["22 Nov 2026", "3 Jan"],), {})),
+    "scoringbook.ch07_dates.encode_targets": Example(
+        lambda: ((["2026-11-22", "1999-01-03"],), {})
+    ),
+    "scoringbook.ch07_dates.implied_alignment": Example(lambda: (("22 Nov 2026",), {})),
     "scoringbook.seq2seq.Encoder": Example(
         torch_rng=MODULE_INIT, call=lambda: ((10, 4, 8), {"num_layers": 1})
     ),
@@ -550,7 +594,7 @@ _BOOK = {
     "scoringbook.seq2seq.EncoderDecoder": Example(
         torch_rng=MODULE_INIT, call=lambda: ((10, 12), {"embed_size": 4, "num_hiddens": 8})
     ),
-    "scoringbook.seq2seq.DateModel": Example(
+    "scoringbook.ch07_dates.DateModel": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"embed_size": 4, "num_hiddens": 8, "dropout": 0.0}),
     ),
@@ -563,11 +607,11 @@ _BOOK = {
         decisions={("steps", "huge"): ("not run", REASON_COUNT)},
         mutates={"model": "train updates the model's parameters: its purpose"},
     ),
-    "scoringbook.seq2seq.translate": Example(
+    "scoringbook.ch07_dates.translate": Example(
         lambda: ((_date_model(), ["22 Nov 2026"]), {}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
-    "scoringbook.seq2seq.accuracy": Example(
+    "scoringbook.ch07_dates.accuracy": Example(
         lambda: ((_date_model(), ["22 Nov 2026"], [dt.date(2026, 11, 22)]), {}),
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
@@ -594,12 +638,20 @@ _BOOK = {
         lambda: ((_pipeline(),), {"title": "t"}), text_args=("title",)
     ),
     "scoringbook.diagrams.pipeline_example": Example(lambda: (("dot_product",), {"valid_len": 2})),
-    "scoringbook.diagram_seq2seq.draw_encoder_decoder": Example(
+    "scoringbook.ch07_diagram.draw_encoder_decoder": Example(
         lambda: (("22 Nov 2026", "2026-11-", torch.softmax(T(11), -1)), {"next_char": "2"}),
         text_args=("title",),
     ),
     "scoringbook.glue.glue": Example(lambda: (("contract_name", "0.50"), {})),
     "scoringbook.registry.compute": Example(lambda: (("soft_lookup",), {})),
+    # the chapter manifest
+    "scoringbook.manifest.chapter": Example(lambda: ((7,), {})),
+    "scoringbook.manifest.explorers": Example(lambda: (("stored", "live"), {})),
+    "scoringbook.manifest.explorer": Example(lambda: (("scaling",), {})),
+    "scoringbook.manifest.chapter_of": Example(lambda: (("scaling",), {})),
+    "scoringbook.manifest.Explorer": Example(lambda: (("x", "stored", "ch01_x"), {})),
+    "scoringbook.manifest.Section": Example(lambda: (("## A",), {"end": "## B"})),
+    "scoringbook.manifest.Chapter": Example(lambda: ((10, "10_x", "X"), {"modules": ("ch10_x",)})),
 }
 
 
@@ -616,17 +668,17 @@ def _pipeline():
 
 
 def _number_data():
-    from scoringbook import ch08_lengths as L
+    from scoringbook import ch08_numbers
 
-    src, lens = L.encode_spoken(["12", "3", "45"])
-    return src, lens, L.encode_digits(["12", "3", "45"])
+    src, lens = ch08_numbers.encode_spoken(["12", "3", "45"])
+    return src, lens, ch08_numbers.encode_digits(["12", "3", "45"])
 
 
 def _date_data():
-    from scoringbook import seq2seq as s2s
+    from scoringbook import ch07_dates
 
-    src, lens = s2s.encode_sources(["22 Nov 2026", "3 Jan 1999"])
-    return src, lens, s2s.encode_targets(["2026-11-22", "1999-01-03"])
+    src, lens = ch07_dates.encode_sources(["22 Nov 2026", "3 Jan 1999"])
+    return src, lens, ch07_dates.encode_targets(["2026-11-22", "1999-01-03"])
 
 
 def _date_model_copy():
@@ -668,16 +720,38 @@ MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch09_multihe
 
 @functools.cache
 def _tiny_run():
-    from scoringbook import ch09_multihead as tiny
+    from scoringbook import ch09_model as tiny
 
     with torch.random.fork_rng():
-        return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=2)
+        return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=(10, 5))
 
 
 def _tiny_tokens(n=4):
-    from scoringbook import ch09_multihead as tiny
+    from scoringbook import ch09_model as tiny
 
     return tiny.repeated_sequences(n, _g(1), min_half=4)[0]
+
+
+def _ex_split(x, H):
+    b, n, d = x.shape
+    return x.reshape(b, n, H, d // H).permute(0, 2, 1, 3).reshape(b * H, n, d // H)
+
+
+def _ex_merge(x, H):
+    bh, n, dh = x.shape
+    return x.reshape(bh // H, H, n, dh).permute(0, 2, 1, 3).reshape(bh // H, n, H * dh)
+
+
+def _ex_lens(b, n):
+    return torch.arange(1, n + 1).repeat(b, 1)
+
+
+def _ex_sdpa(n):
+    return torch.ones(n, n, dtype=torch.bool).tril()
+
+
+def _ex_mha(n):
+    return torch.ones(n, n, dtype=torch.bool).triu(1)
 
 
 def _costs():
@@ -690,8 +764,9 @@ _NEW = {
     "attnlib.scoring.cosine_scores": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: ((T(2, 3, 4), T(2, 5, 4, seed=1)), {"temperature": 0.5}),
+        tie=_tie(lambda: torch.tensor(0.5)),
     ),
-    "attnlib.attention.cosine_attention": Example(
+    "attnlib.cosine.cosine_attention": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: (
             (T(2, 3, 4), T(2, 5, 4, seed=1), T(2, 5, 2, seed=2), torch.tensor([2, 5])),
@@ -699,7 +774,7 @@ _NEW = {
         ),
         check=_weights_ok,
     ),
-    "attnlib.attention.bilinear_attention": Example(
+    "attnlib.bilinear.bilinear_attention": Example(
         nonfinite_in_out=NAN_IN_NAN_OUT,
         call=lambda: (
             (T(2, 3, 4), T(2, 5, 6, seed=1), T(2, 5, 2, seed=2), T(4, 6, seed=3)),
@@ -707,11 +782,11 @@ _NEW = {
         ),
         check=_weights_ok,
     ),
-    "attnlib.attention.CosineAttention": Example(
+    "attnlib.cosine.CosineAttention": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"temperature": 0.5, "dropout": 0.0, "learn_temperature": True}),
     ),
-    "attnlib.attention.GeneralAttention": Example(
+    "attnlib.bilinear.GeneralAttention": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((4, 6), {"dropout": 0.0}),
         decisions={
@@ -780,12 +855,12 @@ _NEW = {
         lambda: ((), {"source": "3 Jan 1999"})
     ),
     # chapter 9: the attention-only model and its heads
-    "scoringbook.ch09_multihead.repeated_sequences": Example(
+    "scoringbook.ch09_model.repeated_sequences": Example(
         lambda: ((4, _g()), {"min_half": 4}),
         decisions={("n", "huge"): ("not run", REASON_COUNT)},
     ),
-    "scoringbook.ch09_multihead.token_text": Example(lambda: (([0, 1],), {})),
-    "scoringbook.ch09_multihead.AttentionOnly": Example(
+    "scoringbook.ch09_model.token_text": Example(lambda: (([0, 1],), {})),
+    "scoringbook.ch09_model.AttentionOnly": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"num_hiddens": 8, "num_heads": 2, "num_layers": 2, "max_len": 20}),
         decisions={
@@ -798,34 +873,66 @@ _NEW = {
             ),
         },
     ),
-    "scoringbook.ch09_multihead.previous_token_score": Example(
+    "scoringbook.ch09_model.repeats_of_length": Example(
+        lambda: ((4, 7, _g()), {}),
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
+    ),
+    "scoringbook.ch09_model.accuracy_by_place": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens(), torch.tensor([4, 5, 6, 10])), {}),
+        skip_args={"model": MODEL_ARG},
+    ),
+    "scoringbook.ch09_model.scores_by_length": Example(
+        lambda: ((_tiny_run().model,), {"lengths": (5, 10), "n": 4}),
+        skip_args={"model": MODEL_ARG},
+        decisions={("n", "huge"): ("not run", REASON_COUNT)},
+    ),
+    "scoringbook.ch09_model.loss_by_position": Example(
+        lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
+    ),
+    "scoringbook.ch09_scores.offset_score": Example(
+        lambda: ((torch.full((2, 1, 20, 20), 0.05), 9), {"k": torch.tensor([5, 10])})
+    ),
+    "scoringbook.ch09_exercises.check_heads": Example(lambda: ((_ex_split, _ex_merge), {})),
+    "scoringbook.ch09_exercises.check_sinusoidal": Example(
+        lambda: ((lambda n, d: torch.zeros(n, d),), {})
+    ),
+    "scoringbook.ch09_exercises.check_relative_offset": Example(
+        lambda: ((lambda delta, d: torch.eye(d),), {})
+    ),
+    "scoringbook.ch09_exercises.check_causal_masks": Example(
+        lambda: ((_ex_lens, _ex_sdpa, _ex_mha), {}),
+    ),
+    "scoringbook.ch09_exercises.check_head_score": Example(
+        lambda: ((lambda w: w.mean(dim=(0, 2, 3)), "previous"), {}),
+    ),
+    "scoringbook.ch09_scores.previous_token_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "scoringbook.ch09_multihead.induction_score": Example(
+    "scoringbook.ch09_scores.induction_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "scoringbook.ch09_multihead.repeated_half_accuracy": Example(
+    "scoringbook.ch09_model.repeated_half_accuracy": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {"ablate": [(0, 1)]}),
         skip_args={"model": MODEL_ARG},
     ),
-    "scoringbook.ch09_multihead.head_scores": Example(
+    "scoringbook.ch09_model.head_scores": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_multihead.ablation_table": Example(
+    "scoringbook.ch09_model.ablation_table": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_multihead.TrainRun": Example(
+    "scoringbook.ch09_model.TrainRun": Example(
         lambda: ((_tiny_run().model,), {"losses": [1.0, 0.5], "steps": [0, 1]}),
         skip_args={"model": MODEL_ARG},
         nonfinite_in_out=RECORD,
     ),
-    "scoringbook.ch09_multihead.train": Example(
+    "scoringbook.ch09_model.train": Example(
         lambda: ((), {"seed": 3, "steps": 2, "batch_size": 4, "every": 1, "n_held_out": 4}),
         skip_args=dict.fromkeys(
             ("seed", "steps", "batch_size", "lr", "every", "n_held_out", "watch"), TRAINS
         ),
     ),
-    "scoringbook.ch09_multihead.chapter_run": Example(lambda: ((), {})),
+    "scoringbook.ch09_model.chapter_run": Example(lambda: ((), {})),
     "scoringbook.ch09_multihead.heads_declaration": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),

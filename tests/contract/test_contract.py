@@ -11,25 +11,19 @@ import pkgutil
 import time
 
 import pytest
+import torch
 
-from ._engine import SLOWER, TIMEOUT_S, judge, perturbations
+from scoringbook import manifest
+
+from ._engine import SLOWER, TIMEOUT_S, function_name, judge, perturbations
 from ._open_defects import OPEN
 from .examples import EXAMPLES
 
 NONFINITE = ("nan", "+inf", "-inf", "nan entry")
 
-#: callables never called here (the example is still required), with the reason
-NOT_CALLED = {
-    "scoringbook.ch07_bahdanau.chapter_playback_declaration": "trains chapter 6's model "
-    "(~10 s); its generator promise: tests/contract/test_fixes.py",
-    "scoringbook.ch08_lengths.chapter_length_declaration": "trains chapter 8's six number "
-    "models (tens of seconds); tests/book/test_ch08_lengths.py runs it",
-    "scoringbook.ch06_scoring_family.measure_costs": "starts a Python subprocess (importing "
-    "torch) to measure peak memory: seconds per call; tests/book/test_ch06_scoring_family.py "
-    "calls it validly and with bad sizes, d, repeats",
-    "scoringbook.ch09_multihead.chapter_run": "trains chapter 9's model (~10 s); its tiny "
-    "form, train(steps=2), is called and chapter 9's notebook runs it",
-}
+#: callables never called here (the example is still required), with the reason: the chapter
+#: manifest's (scoringbook/manifest.py) slow runs of each chapter
+NOT_CALLED = {name: why for c in manifest.CHAPTERS for name, why in c.not_called.items()}
 
 
 def public_modules() -> list[str]:
@@ -40,7 +34,14 @@ def public_modules() -> list[str]:
         if pkg != "attnlib":
             names.append(pkg)
         for info in pkgutil.iter_modules(mod.__path__):
-            if info.name.startswith("_") or info.name in ("widgets", "plotting", "book"):
+            # attnlib.domains is the declaration machinery the harness reads (its checks are the
+            # ones every declared callable runs, attacked through them)
+            if info.name.startswith("_") or info.name in (
+                "widgets",
+                "plotting",
+                "book",
+                "domains",
+            ):
                 continue
             names.append(f"{pkg}.{info.name}")
     return [n for n in names if hasattr(importlib.import_module(n), "__all__")]
@@ -103,17 +104,20 @@ def run_contract(name: str, skip: frozenset = frozenset()):
     valid = judge(fn, args, kwargs, None, check=ex.check, torch_rng=tr, mutates=mut)
     limit = max(TIMEOUT_S, SLOWER * (time.perf_counter() - t0))
     rows = []
+    fname = function_name(fn)
     for arg, label, expectation, a, k in perturbations(fn, ex):
         decided = ex.decisions.get((arg, label))
         if (decided and decided[0] == "not run") or (arg, label) in skip:
             continue
-        out = judge(fn, a, k, arg, torch_rng=tr, mutates=mut, timeout=limit)
+        out = judge(fn, a, k, arg, torch_rng=tr, mutates=mut, timeout=limit, fname=fname)
         if decided:
             want = {"refuse": "refused", "accept": "accepted"}[decided[0]]
             if not out.defect and out.kind != want:
                 out.kind, out.detail = "decision broken", f"decided {want}, got {out.kind}"
         elif expectation == "accept" and out.kind == "refused":
             out.kind = "refused a number"
+        elif expectation == "refuse" and out.kind == "accepted":
+            out.kind, out.detail = "accepted outside its domain", label
         elif out.kind == "non-finite" and ex.nonfinite_in_out and label in NONFINITE:
             out.kind, out.detail = "accepted", f"decided: {ex.nonfinite_in_out}"
         rows.append((arg, label, out))
@@ -141,3 +145,173 @@ def test_contract(name):
     # a listed "hangs" may finish on a quiet machine (a time limit is not a fixed outcome)
     gone = [k for k in listed if k not in found and listed[k] != "hangs"]
     assert not gone, f"{name}: fixed, remove from tests/contract/_open_defects.py: {gone}"
+
+
+# ------------------------------------------------------------------ declarations and gradients
+
+
+def test_every_public_callable_declares_its_domains():
+    """Each public callable declares its parameters' domains (attnlib.domains.declare), read
+    by the checks and by this harness; those not yet declared are listed in
+    _undeclared.py with the reason, and that list only shrinks."""
+    from attnlib.domains import declared
+
+    from ._undeclared import UNDECLARED
+
+    missing = []
+    for name in ALL:
+        obj = _resolve(name)
+        if declared(obj) is None and name not in UNDECLARED:
+            missing.append(name)
+    assert not missing, (
+        "public callables without declared domains (decorate them with "
+        f"attnlib.domains.declare): {missing}"
+    )
+    done = [n for n in UNDECLARED if n in ALL and declared(_resolve(n)) is not None]
+    assert not done, f"declared now: remove from tests/contract/_undeclared.py: {done}"
+    stale = [n for n in UNDECLARED if n not in ALL]
+    assert not stale, f"no longer public: remove from tests/contract/_undeclared.py: {stale}"
+
+
+def _module_forwards():
+    import attnlib
+
+    def T(*shape, seed=0):
+        return torch.rand(*shape, generator=torch.Generator().manual_seed(seed))
+
+    def qkv(d_q=4, d_k=4):
+        return T(2, 3, d_q), T(2, 5, d_k, seed=1), T(2, 5, 2, seed=2)
+
+    return {
+        "attnlib.attention.DotProductAttention": (lambda: attnlib.DotProductAttention(), qkv),
+        "attnlib.additive.AdditiveAttention": (
+            lambda: attnlib.AdditiveAttention(8),
+            lambda: qkv(4, 6),
+        ),
+        "attnlib.cosine.CosineAttention": (lambda: attnlib.CosineAttention(0.5), qkv),
+        "attnlib.bilinear.GeneralAttention": (
+            lambda: attnlib.GeneralAttention(4, 6),
+            lambda: qkv(4, 6),
+        ),
+        "attnlib.transformer.MultiHeadAttention": (
+            lambda: attnlib.MultiHeadAttention(8, 2, 0.0),
+            lambda: qkv(4, 6),
+        ),
+        "attnlib.transformer.PositionalEncoding": (
+            lambda: attnlib.PositionalEncoding(4, 0.0),
+            lambda: (T(2, 3, 4),),
+        ),
+    }
+
+
+def _differentiable_cases():
+    """(id, callable, args, kwargs, differentiable) for every declared differentiable
+    function (its example's call) and every attention module's forward."""
+    from attnlib.domains import declared
+
+    cases = []
+    for name in ALL:
+        obj = _resolve(name)
+        d = declared(obj)
+        if d is None or not d[2] or isinstance(obj, type) or name not in EXAMPLES:
+            continue
+        cases.append((name, lambda obj=obj, name=name: (obj, *EXAMPLES[name].call())))
+    for name, (make, inputs) in _module_forwards().items():
+
+        def case(make=make, inputs=inputs):
+            with torch.random.fork_rng():
+                torch.manual_seed(0)
+                m = make().eval()
+            return m.forward, inputs(), {}
+
+        cases.append((f"{name}.forward", case))
+    return cases
+
+
+@pytest.mark.parametrize("tie", [False, True], ids=["generic", "tie q=k"])
+@pytest.mark.parametrize(
+    "name,case", _differentiable_cases(), ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_gradients_are_finite(name, case, tie):
+    """A declared-differentiable callable has finite gradients in every differentiable
+    argument, at its example and at a tie (keys equal to queries)."""
+    from attnlib.domains import declared
+
+    from ._domains import gradient_problem
+
+    fn, args, kwargs = case()
+    d = declared(fn)
+    assert d is not None and d[2], f"{name}: declares no differentiable arguments"
+    problem = gradient_problem(fn, args, kwargs, d[2], tie)
+    assert problem is None, f"{name}: {problem}"
+
+
+def test_scoringbook_reaches_attnlibs_checks_through_the_public_api():
+    """scoringbook validates with attnlib.domains (the public declaration and validation API),
+    never with attnlib's private _validate, _checks or _rng modules."""
+    import ast
+    from pathlib import Path
+
+    import scoringbook
+
+    bad = []
+    for path in sorted(Path(scoringbook.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            mods = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            for m in mods:
+                parts = m.split(".")
+                if parts[0] == "attnlib" and len(parts) > 1 and parts[1].startswith("_"):
+                    bad.append(f"{path.name}:{node.lineno}: {m}")
+    assert not bad, f"scoringbook imports attnlib's private modules (use attnlib.domains): {bad}"
+
+
+#: the scoring functions of attnlib: each needs a gradient check at a tie and errors naming it
+SCORES = sorted(c for c in ALL if c.startswith("attnlib.scoring.") and c.endswith("_scores"))
+
+
+def test_every_scoring_function_has_a_tie():
+    missing = [c for c in SCORES if EXAMPLES.get(c) is None or EXAMPLES[c].tie is None]
+    assert SCORES and not missing, (
+        "scoring functions without tie= in tests/contract/examples.py (a call where a query "
+        f"equals a key, whose gradient must be finite): {missing}"
+    )
+
+
+@pytest.mark.parametrize("name", SCORES)
+def test_scoring_function_has_a_finite_gradient_at_a_tie(name):
+    """Where a query equals a key, the gradient with respect to every floating tensor argument
+    is finite (a norm's kink at 0 must come out as a subgradient, not 0/0)."""
+    fn = _resolve(name)
+    args, kwargs = EXAMPLES[name].tie()
+    q, k = args[0], args[1]
+    assert (torch.cdist(q.double(), k.double()) == 0).any(), f"{name}: tie= has no tie"
+    leaves = []
+
+    def leaf(x):
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            x = x.detach().clone().requires_grad_(True)
+            leaves.append(x)
+        return x
+
+    args = tuple(leaf(a) for a in args)
+    kwargs = {n: leaf(v) for n, v in kwargs.items()}
+    out = fn(*args, **kwargs)  # (batch, n_queries, n_keys)
+    weights = torch.rand(out.shape, generator=torch.Generator().manual_seed(0), dtype=out.dtype)
+    (out * weights).sum().backward()
+    assert torch.isfinite(out).all(), f"{name}: scores at a tie {out}"
+    for x in leaves:
+        assert x.grad is not None and torch.isfinite(x.grad).all(), f"{name}: gradient {x.grad}"
+
+
+@pytest.mark.parametrize("name", SCORES)
+def test_scoring_function_errors_name_it(name):
+    """Every bad input a scoring function refuses is refused with its own name in the error."""
+    fn = _resolve(name)
+    _, rows = run_contract(name)
+    refused = [(a, lb, o.detail) for a, lb, o in rows if o.kind == "refused"]
+    unnamed = [r for r in refused if f"{fn.__name__}:" not in r[2]]
+    assert refused and not unnamed, f"{name}: errors without '{fn.__name__}:': {unnamed}"

@@ -88,7 +88,7 @@ def test_dot_product_attention_bad_inputs():
     # every message starts with the function the user called and names the argument
     with pytest.raises(ValueError, match=r"^dot_product_attention: values and keys.*n_keys"):
         dot_product_attention(q, k, v[:, :3])
-    with pytest.raises(ValueError, match="^dot_product_attention: queries and keys.*bilinear"):
+    with pytest.raises(ValueError, match="^dot_product_attention: keys and queries.*bilinear"):
         dot_product_attention(q, k[..., :4], v)
     with pytest.raises(ValueError, match=r"^dot_product_attention: valid_lens.*<= n_keys = 4"):
         dot_product_attention(q, k, v, torch.tensor([5, 1]))

@@ -255,7 +255,9 @@ def test_nw_bad_options(kwargs, exc, words):
 
 def test_nw_bad_tensors():
     x = torch.arange(4.0)
-    with pytest.raises(ValueError, match=r"y_train must have shape \(n_train,\) = \(4,\).*\(3,\)"):
+    with pytest.raises(
+        ValueError, match=r"y_train must have shape \(n_train,\) = \(4,\), got \(3,\)"
+    ):
         nadaraya_watson(x, x[:3], x)
     with pytest.raises(ValueError, match=r"x_query must have 1 dimension.*\(2, 2\)"):
         nadaraya_watson(x, x, x.view(2, 2))

@@ -36,7 +36,8 @@ from attnlib.plotting import (
 from attnlib.plotting._figure import DPI, NARROW_WIDTH, NotebookFigure
 from attnlib.plotting._theme import DARK, LIGHT, SMALLEST_PT, contrast, series_colour
 from attnlib.plotting.variants import book_figures, drawn_texts, figure_variants, render_png
-from scoringbook.diagrams import draw_encoder_decoder, draw_pipeline, pipeline_example
+from scoringbook.ch07_diagram import draw_encoder_decoder
+from scoringbook.diagrams import draw_pipeline, pipeline_example
 
 STATIC = Path(__file__).resolve().parents[2] / "attnlib" / "static"
 

@@ -7,6 +7,7 @@ example is cheap; ``derandomize=True`` makes every run draw the same examples.
 import math
 
 import torch
+from _depth import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from attnlib import (
     valid_lens_to_mask,
 )
 
-SETTINGS = settings(derandomize=True, max_examples=40, deadline=None)
+SETTINGS = settings(derandomize=True, max_examples=examples(40), deadline=None)
 
 shapes = st.tuples(st.integers(1, 4), st.integers(1, 6), st.integers(1, 7))  # b, nq, nk
 seeds = st.integers(0, 2**31 - 1)

@@ -10,10 +10,12 @@ import re
 import numpy as np
 import pytest
 import torch
+from _depth import examples
 from hypothesis import settings
 
-#: Hypothesis settings of these suites: few examples, derandomised, no deadline (2 cores).
-FEW = settings(derandomize=True, max_examples=25, deadline=None)
+#: Hypothesis settings of these suites: few examples (scaled by TEST_DEPTH, tests/_depth.py),
+#: derandomised, no deadline (2 cores).
+FEW = settings(derandomize=True, max_examples=examples(25), deadline=None)
 
 
 @contextlib.contextmanager

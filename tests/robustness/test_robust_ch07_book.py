@@ -1,4 +1,4 @@
-"""Chapter 6's book machinery attacked: the alignment playback (training logs of every length,
+"""Chapter 7's book machinery attacked: the alignment playback (training logs of every length,
 checkpoints that do not fit the losses or the texts, non-finite values), its smoothed loss
 curve, and the two checkers (malformed sources, answers of every kind, gradients switched off,
 the global generator)."""
@@ -17,6 +17,7 @@ from ._helpers import FEW, global_rng_untouched, perturb_global_rng, raises
 from ._targets import (
     alignment_playback_declaration,
     alignment_playback_explorer,
+    ch07_dates,
     check_alignment,
     check_attention_module,
     s2s,
@@ -32,7 +33,7 @@ N_IN = len(SRC)
 def _weights(n_watch=1, n_in=N_IN, seed=0):
     """Softmax rows (n_watch, N_OUT, n_in), float32, like train's checkpoints."""
     g = torch.Generator().manual_seed(seed)
-    return torch.softmax(torch.randn(n_watch, s2s.N_OUT, n_in, generator=g), -1)
+    return torch.softmax(torch.randn(n_watch, ch07_dates.N_OUT, n_in, generator=g), -1)
 
 
 def _log(n_losses=20, steps=None, w=None):
@@ -216,16 +217,16 @@ def test_texts_and_index_that_do_not_fit_the_log_are_refused(kwargs, exc, words)
 
 def test_a_watched_batch_padded_past_the_source_is_fine():
     # several watched inputs are padded to the longest: the padding has weight 0, dropped
-    w = torch.zeros(2, s2s.N_OUT, 25)
+    w = torch.zeros(2, ch07_dates.N_OUT, 25)
     w[0, :, : len(SRC)] = _weights()[0]
     w[1] = _weights(n_in=25)[0]
     log = s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, w), (3, w)])
     frame = alignment_playback_declaration(log, SRC, TGT, index=np.int64(0)).compute(step=3)
-    assert frame["weights"].shape == (s2s.N_OUT, len(SRC))
+    assert frame["weights"].shape == (ch07_dates.N_OUT, len(SRC))
     frame = alignment_playback_declaration(
         log, "Thursday, 5 November 2026", "2026-11-05", index=torch.tensor(1)
     ).compute()
-    assert frame["weights"].shape == (s2s.N_OUT, 25)
+    assert frame["weights"].shape == (ch07_dates.N_OUT, 25)
 
 
 @FEW
@@ -257,8 +258,8 @@ def test_explorer_wrapper_validates_too():
 
 
 # ----------------------------------------------------------------- check_alignment
-A = s2s.implied_alignment(SRC)
-A10 = s2s.implied_alignment("5 Nov 2026")  # a square alignment: 10 characters in, 10 out
+A = ch07_dates.implied_alignment(SRC)
+A10 = ch07_dates.implied_alignment("5 Nov 2026")  # a square alignment: 10 characters in, 10 out
 
 
 def test_a_square_right_answer_is_not_called_transposed():

@@ -16,7 +16,7 @@ from attnlib import dot_product_scores, masked_softmax
 from attnlib.kernels import KERNELS
 
 from ._helpers import global_rng_untouched, perturb_global_rng, raises
-from ._targets import CHECKERS, s2s
+from ._targets import CHECKERS, ch07_dates
 
 SRC = "22 Nov 2026"
 
@@ -55,7 +55,11 @@ CASES = {
         _noisy(lambda q, k: q @ k.transpose(1, 2)),
         ("dot_product",),
     ),
-    "check_alignment": (s2s.implied_alignment(SRC), s2s.implied_alignment(SRC).T, (SRC,)),
+    "check_alignment": (
+        ch07_dates.implied_alignment(SRC),
+        ch07_dates.implied_alignment(SRC).T,
+        (SRC,),
+    ),
     "check_attention_module": (None, _noisy(lambda h: torch.nn.Identity()), ()),
 }
 

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from ._helpers import global_rng_untouched, raises
+from ._targets import ch07_diagram
 from ._targets import diagrams as D
 
 
@@ -130,7 +131,7 @@ def test_draw_pipeline_accepts_lists_and_arrays():
     D.draw_pipeline({k: (v.numpy() if isinstance(v, torch.Tensor) else v) for k, v in EX.items()})
 
 
-# ----------------------------------------------------------------------------- chapter 6
+# ----------------------------------------------------------------------------- chapter 7
 SOURCE, WRITTEN = "22 Nov 2026", "2026-11-"
 W11 = [1.0] + [0.0] * 10
 
@@ -158,7 +159,7 @@ W11 = [1.0] + [0.0] * 10
 )
 def test_draw_encoder_decoder_refuses_bad_steps(source, written, weights, exc, words):
     with raises(exc, "draw_encoder_decoder", *words):
-        D.draw_encoder_decoder(source, written, weights)
+        ch07_diagram.draw_encoder_decoder(source, written, weights)
 
 
 @pytest.mark.parametrize(
@@ -174,7 +175,7 @@ def test_draw_encoder_decoder_refuses_bad_steps(source, written, weights, exc, w
 )
 def test_draw_encoder_decoder_options(kwargs, exc, words):
     with raises(exc, "draw_encoder_decoder", *words):
-        D.draw_encoder_decoder(SOURCE, WRITTEN, W11, **kwargs)
+        ch07_diagram.draw_encoder_decoder(SOURCE, WRITTEN, W11, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -188,14 +189,14 @@ def test_draw_encoder_decoder_options(kwargs, exc, words):
     ids=["list", "float32-array", "tensor-with-grad", "softmax"],
 )
 def test_draw_encoder_decoder_accepts_weights_of_any_kind(weights):
-    fig = D.draw_encoder_decoder(SOURCE, "", weights)
+    fig = ch07_diagram.draw_encoder_decoder(SOURCE, "", weights)
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "previous character <bos>" in texts and "writes the next character" in texts
 
 
 def test_draw_encoder_decoder_leaves_the_global_generator_alone():
     with global_rng_untouched():
-        D.draw_encoder_decoder(SOURCE, WRITTEN, W11, next_char="2")
+        ch07_diagram.draw_encoder_decoder(SOURCE, WRITTEN, W11, next_char="2")
 
 
 def test_draw_encoder_decoder_draws_dollars_and_newlines_as_they_are():
@@ -203,7 +204,7 @@ def test_draw_encoder_decoder_draws_dollars_and_newlines_as_they_are():
     as characters (the figure renders, in every variant)."""
     from attnlib.plotting.variants import drawn_texts, figure_variants
 
-    fig = D.draw_encoder_decoder("a$b\nc", "x$", [0.2] * 5, next_char="$")
+    fig = ch07_diagram.draw_encoder_decoder("a$b\nc", "x$", [0.2] * 5, next_char="$")
     shown = [t for t, _, _ in drawn_texts(fig)]
     assert r"\$" in shown and r"\n" in shown  # matplotlib draws "\$" as "$"
     assert r"previous character '\$'" in shown and r"writes '\$'" in shown

@@ -25,7 +25,7 @@ from attnlib import (
 )
 from attnlib.scoring import additive_scores
 from attnlib.widgets import ExplorerError, encode_frames
-from scoringbook.ch02_attention_pooling import check_kernel
+from scoringbook.ch02_exercises import check_kernel
 from scoringbook.ch04_additive_attention import check_scores
 
 

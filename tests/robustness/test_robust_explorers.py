@@ -104,7 +104,7 @@ def test_a_large_query_circle_stays_inside_the_plot():
 
 @pytest.fixture
 def short_length_experiment(monkeypatch):
-    """Chapter 6's length experiment on the chapter's code path with 3 training steps per
+    """Chapter 8's length experiment on the chapter's code path with 3 training steps per
     model instead of STEPS (47 s of training here): whether building touches the global
     generators does not depend on how long it trains. Its cache is emptied before and after,
     so no other test sees the short run."""

@@ -158,9 +158,9 @@ def test_bilinear_attention_checks_values():
 
 @pytest.mark.parametrize("size", [0, -1, 2.0, True, "3", None])
 def test_general_attention_refuses_sizes_that_are_not_positive_ints(size):
-    with raises(ValueError, "GeneralAttention", "query_size", "positive int", repr(size)):
+    with raises((TypeError, ValueError), "GeneralAttention", "query_size", repr(size)):
         GeneralAttention(size, 3)
-    with raises(ValueError, "GeneralAttention", "key_size", "positive int"):
+    with raises((TypeError, ValueError), "GeneralAttention", "key_size"):
         GeneralAttention(3, size)
 
 

@@ -1,4 +1,5 @@
-"""Chapter 6's date data, model and training, attacked through every public function.
+"""Chapter 7's date data, the encoder-decoder and its training, attacked through every public
+function.
 
 Cases come from each signature and docstring: wrong types (a str where a list of str is
 expected, None, bools; numpy scalars and 0-d tensors are accepted where a number is),
@@ -18,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ._helpers import FEW, global_rng_untouched, raises
-from ._targets import s2s
+from ._targets import ch07_dates, s2s
 
 
 def _gen(seed=0):
@@ -30,9 +31,9 @@ DATE = dt.date(2026, 11, 5)
 
 @pytest.fixture(scope="module")
 def data():
-    dates = s2s.random_dates(64, _gen(0))
-    src, lens = s2s.encode_sources(s2s.random_sources(dates, _gen(1)))
-    tgt = s2s.encode_targets([s2s.format_target(d) for d in dates])
+    dates = ch07_dates.random_dates(64, _gen(0))
+    src, lens = ch07_dates.encode_sources(ch07_dates.random_sources(dates, _gen(1)))
+    tgt = ch07_dates.encode_targets([ch07_dates.format_target(d) for d in dates])
     return src, lens, tgt
 
 
@@ -40,7 +41,7 @@ def data():
 def model(data):
     src, lens, tgt = data
     torch.manual_seed(0)
-    m = s2s.DateModel(embed_size=8, num_hiddens=16)
+    m = ch07_dates.DateModel(embed_size=8, num_hiddens=16)
     m(src[:2], lens[:2], tgt[:2])  # size the lazy layers
     return m
 
@@ -49,17 +50,17 @@ def model(data):
 @pytest.mark.parametrize("n", [2.5, "3", None, True, [3], torch.tensor([3]), 3.0], ids=repr)
 def test_random_dates_count_of_the_wrong_type(n):
     with raises(TypeError, "random_dates", "n", "int"):
-        s2s.random_dates(n, _gen())
+        ch07_dates.random_dates(n, _gen())
 
 
 def test_random_dates_negative_count():
     with raises(ValueError, "random_dates", "n", ">= 0", "-1"):
-        s2s.random_dates(-1, _gen())
+        ch07_dates.random_dates(-1, _gen())
 
 
 @pytest.mark.parametrize("n", [0, 1, np.int64(3), torch.tensor(3)], ids=repr)
 def test_random_dates_accepts_ints_numpy_and_0d_tensors(n):
-    dates = s2s.random_dates(n, _gen())
+    dates = ch07_dates.random_dates(n, _gen())
     assert len(dates) == int(n)
     assert all(dt.date(1900, 1, 1) <= d <= dt.date(2099, 12, 31) for d in dates)
 
@@ -71,23 +72,23 @@ def test_random_dates_accepts_ints_numpy_and_0d_tensors(n):
 def test_a_generator_is_required_never_the_global_one(fn, generator):
     first = [3] if fn == "random_dates" else [[DATE]]
     with raises(TypeError, fn, "generator", "torch.Generator"):
-        getattr(s2s, fn)(*first, generator)
+        getattr(ch07_dates, fn)(*first, generator)
 
 
 def test_data_functions_leave_the_global_generators_alone():
     with global_rng_untouched():
-        dates = s2s.random_dates(20, _gen())
-        s2s.random_sources(dates, _gen())
+        dates = ch07_dates.random_dates(20, _gen())
+        ch07_dates.random_sources(dates, _gen())
 
 
 @pytest.mark.parametrize("dates", ["5 Nov 2026", [DATE, "2026-11-05"], DATE, None], ids=repr)
 def test_random_sources_needs_a_list_of_dates(dates):
     with raises(TypeError, "random_sources", "dates"):
-        s2s.random_sources(dates, _gen())
+        ch07_dates.random_sources(dates, _gen())
 
 
 def test_random_sources_of_no_dates_is_empty():
-    assert s2s.random_sources([], _gen()) == []
+    assert ch07_dates.random_sources([], _gen()) == []
 
 
 # ----------------------------------------------------------------- format_source, format_target
@@ -97,21 +98,21 @@ def test_random_sources_of_no_dates_is_empty():
 )
 def test_formats_need_a_date(fn, date):
     with raises(TypeError, fn, "date", "datetime.date", "got"):
-        getattr(s2s, fn)(date)
+        getattr(ch07_dates, fn)(date)
 
 
 @pytest.mark.parametrize("fn", ["format_source", "format_target"])
 @pytest.mark.parametrize("year", [1, 999])
 def test_formats_need_a_four_digit_year(fn, year):
     with raises(ValueError, fn, "date", "four-digit year", str(year)):
-        getattr(s2s, fn)(dt.date(year, 1, 1))
+        getattr(ch07_dates, fn)(dt.date(year, 1, 1))
 
 
 def test_a_datetime_is_formatted_as_its_date():
     # decision: a datetime is a date; its time of day plays no part (documented)
     moment = dt.datetime(2026, 11, 5, 23, 59)
-    assert s2s.format_target(moment) == "2026-11-05"
-    assert s2s.format_source(moment, "long") == "Thursday, 5 November 2026"
+    assert ch07_dates.format_target(moment) == "2026-11-05"
+    assert ch07_dates.format_source(moment, "long") == "Thursday, 5 November 2026"
 
 
 @pytest.mark.parametrize(
@@ -126,7 +127,7 @@ def test_a_datetime_is_formatted_as_its_date():
 )
 def test_format_source_style(style, exc):
     with raises(exc, "format_source", "style", "short"):
-        s2s.format_source(DATE, style)
+        ch07_dates.format_source(DATE, style)
 
 
 # ----------------------------------------------------------------- encode_sources, encode_targets
@@ -135,25 +136,25 @@ def test_a_single_string_is_not_a_list_of_texts(fn):
     # a str is a sequence of one-character texts: it used to encode each character as a text
     text = "5 Nov 2026" if fn == "encode_sources" else "2026-11-05"
     with raises(TypeError, fn, "texts", "list of strings", "str"):
-        getattr(s2s, fn)(text)
+        getattr(ch07_dates, fn)(text)
 
 
 @pytest.mark.parametrize("fn", ["encode_sources", "encode_targets"])
 @pytest.mark.parametrize("texts", [None, 5, [None], [b"5 Nov 2026"], [5]], ids=repr)
 def test_texts_of_the_wrong_type(fn, texts):
     with raises(TypeError, fn, "texts"):
-        getattr(s2s, fn)(texts)
+        getattr(ch07_dates, fn)(texts)
 
 
 @pytest.mark.parametrize("fn", ["encode_sources", "encode_targets"])
 def test_no_texts_at_all(fn):
     with raises(ValueError, fn, "texts", "at least one"):
-        getattr(s2s, fn)([])
+        getattr(ch07_dates, fn)([])
 
 
 def test_an_empty_source_text():
     with raises(ValueError, "encode_sources", "texts[1]", "empty"):
-        s2s.encode_sources(["5 Nov 2026", ""])
+        ch07_dates.encode_sources(["5 Nov 2026", ""])
 
 
 @pytest.mark.parametrize(
@@ -169,16 +170,16 @@ def test_an_empty_source_text():
 )
 def test_characters_outside_the_source_vocabulary_are_named(text, bad, pos):
     if bad is None:
-        ids, lens = s2s.encode_sources([text])
+        ids, lens = ch07_dates.encode_sources([text])
         assert lens.tolist() == [len(text)]
         return
     with raises(
         ValueError, "encode_sources", "texts[0]", repr(bad), f"position {pos}", "vocabulary"
     ):
-        s2s.encode_sources([text])
+        ch07_dates.encode_sources([text])
 
 
-VOCAB = [c for c in s2s.SRC_CHARS if len(c) == 1]
+VOCAB = [c for c in ch07_dates.SRC_CHARS if len(c) == 1]
 
 
 @FEW
@@ -194,20 +195,20 @@ def test_encode_sources_round_trips_or_names_the_character(texts):
     if outside:
         i, j, c = outside[0]
         with raises(ValueError, f"texts[{i}]", repr(c), f"position {j}"):
-            s2s.encode_sources(texts)
+            ch07_dates.encode_sources(texts)
         return
-    ids, lens = s2s.encode_sources(texts)
+    ids, lens = ch07_dates.encode_sources(texts)
     assert ids.shape == (len(texts), max(map(len, texts))) and lens.tolist() == [
         len(t) for t in texts
     ]
     for b, t in enumerate(texts):
-        assert "".join(s2s.SRC_CHARS[i] for i in ids[b, : len(t)].tolist()) == t
+        assert "".join(ch07_dates.SRC_CHARS[i] for i in ids[b, : len(t)].tolist()) == t
         assert (ids[b, len(t) :] == s2s.PAD).all()
 
 
 def test_a_very_long_source_is_encoded():
     text = "Thursday, 5 November 2026 " * 400
-    ids, lens = s2s.encode_sources([text.strip()])
+    ids, lens = ch07_dates.encode_sources([text.strip()])
     assert ids.shape == (1, len(text.strip()))
 
 
@@ -228,20 +229,20 @@ def test_a_very_long_source_is_encoded():
 )
 def test_targets_must_be_iso_dates(text):
     with raises(ValueError, "encode_targets", "texts[0]", "YYYY-MM-DD", repr(text)):
-        s2s.encode_targets([text])
+        ch07_dates.encode_targets([text])
 
 
 def test_targets_encode_to_n_out_ids():
-    ids = s2s.encode_targets(["2026-11-05", "1900-01-01"])
-    assert ids.shape == (2, s2s.N_OUT) and ids.dtype == torch.long
-    assert "".join(s2s.TGT_CHARS[i] for i in ids[0].tolist()) == "2026-11-05"
+    ids = ch07_dates.encode_targets(["2026-11-05", "1900-01-01"])
+    assert ids.shape == (2, ch07_dates.N_OUT) and ids.dtype == torch.long
+    assert "".join(ch07_dates.TGT_CHARS[i] for i in ids[0].tolist()) == "2026-11-05"
 
 
 # ----------------------------------------------------------------- implied_alignment
 @pytest.mark.parametrize("source", [None, 5, ["5 Nov 2026"], b"5 Nov 2026"], ids=repr)
 def test_implied_alignment_needs_a_string(source):
     with raises(TypeError, "implied_alignment", "source", "str"):
-        s2s.implied_alignment(source)
+        ch07_dates.implied_alignment(source)
 
 
 @pytest.mark.parametrize(
@@ -267,7 +268,7 @@ def test_implied_alignment_needs_a_string(source):
 )
 def test_implied_alignment_refuses_text_that_is_not_a_date(source):
     with raises(ValueError, "implied_alignment", "source", repr(source)):
-        s2s.implied_alignment(source)
+        ch07_dates.implied_alignment(source)
 
 
 @pytest.mark.parametrize(
@@ -284,19 +285,19 @@ def test_implied_alignment_refuses_text_that_is_not_a_date(source):
 def test_implied_alignment_accepts_what_a_reader_could_write(source):
     # decision: a leading zero, either form of the month's name in any style, and any
     # weekday name (the alignment does not depend on it) are accepted
-    A = s2s.implied_alignment(source)
-    assert A.shape == (s2s.N_OUT, len(source))
-    needed = [i for i in range(s2s.N_OUT) if i not in (4, 7)]
+    A = ch07_dates.implied_alignment(source)
+    assert A.shape == (ch07_dates.N_OUT, len(source))
+    needed = [i for i in range(ch07_dates.N_OUT) if i not in (4, 7)]
     torch.testing.assert_close(A[needed].sum(1), torch.ones(len(needed)))
     assert (A[[4, 7]] == 0).all()
 
 
 @FEW
-@given(st.dates(dt.date(1000, 1, 1), dt.date(9999, 12, 31)), st.sampled_from(s2s.STYLES))
+@given(st.dates(dt.date(1000, 1, 1), dt.date(9999, 12, 31)), st.sampled_from(ch07_dates.STYLES))
 def test_implied_alignment_of_every_formatted_date(date, style):
-    source = s2s.format_source(date, style)
-    A = s2s.implied_alignment(source)
-    target = s2s.format_target(date)
+    source = ch07_dates.format_source(date, style)
+    A = ch07_dates.implied_alignment(source)
+    target = ch07_dates.format_target(date)
     for i, ch in enumerate(target):  # each digit reads its own digit, where it copies one
         cols = A[i].nonzero().flatten().tolist()
         if i < 4:
@@ -309,11 +310,11 @@ def test_implied_alignment_of_every_formatted_date(date, style):
 @given(st.text(alphabet=string.ascii_letters + string.digits + " ,٥", max_size=30))
 def test_implied_alignment_never_fails_another_way(text):
     try:
-        A = s2s.implied_alignment(text)
+        A = ch07_dates.implied_alignment(text)
     except ValueError as err:
         assert "implied_alignment" in str(err) and "source" in str(err)
     else:
-        assert A.shape == (s2s.N_OUT, len(text)) and torch.isfinite(A).all()
+        assert A.shape == (ch07_dates.N_OUT, len(text)) and torch.isfinite(A).all()
 
 
 # ----------------------------------------------------------------- the model: construction
@@ -343,7 +344,7 @@ def test_implied_alignment_never_fails_another_way(text):
 )
 def test_date_model_construction_names_the_argument(kwargs, exc, words):
     with raises(exc, "DateModel", *words):
-        s2s.DateModel(**kwargs)
+        ch07_dates.DateModel(**kwargs)
 
 
 @pytest.mark.parametrize(
@@ -356,15 +357,19 @@ def test_date_model_construction_names_the_argument(kwargs, exc, words):
     ],
 )
 def test_date_model_accepts_numpy_and_0d_tensor_sizes(kwargs):
-    model = s2s.DateModel(**kwargs)
-    src, lens = s2s.encode_sources(["5 Nov 2026"])
+    model = ch07_dates.DateModel(**kwargs)
+    src, lens = ch07_dates.encode_sources(["5 Nov 2026"])
     logits, w = model(src, lens)
-    assert logits.shape == (1, s2s.N_OUT, len(s2s.TGT_CHARS)) and w.shape == (1, s2s.N_OUT, 10)
+    assert logits.shape == (1, ch07_dates.N_OUT, len(ch07_dates.TGT_CHARS)) and w.shape == (
+        1,
+        ch07_dates.N_OUT,
+        10,
+    )
 
 
 # ----------------------------------------------------------------- the model: forward
 def _forward_cases(src, lens, tgt):
-    V, T = len(s2s.SRC_CHARS), len(s2s.TGT_CHARS)
+    V, T = len(ch07_dates.SRC_CHARS), len(ch07_dates.TGT_CHARS)
     return {
         "src float": ((src.float(), lens, None), TypeError, ["src", "integer", "float32"]),
         "src 1-D": ((src[0], lens[:1], None), ValueError, ["src", "(batch, n_in)"]),
@@ -379,7 +384,7 @@ def _forward_cases(src, lens, tgt):
         "tgt short": (
             (src, lens, tgt[:, :5]),
             ValueError,
-            ["tgt", f"(batch, {s2s.N_OUT})", "(64, 5)"],
+            ["tgt", f"(batch, {ch07_dates.N_OUT})", "(64, 5)"],
         ),
         "tgt batch": ((src, lens, tgt[:1]), ValueError, ["tgt", "(64, 10)"]),
         "tgt id too large": ((src, lens, tgt + T), ValueError, ["tgt", f"0 .. {T - 1}"]),
@@ -401,28 +406,28 @@ def test_forward_names_the_bad_input(model, data, case):
 def test_forward_accepts_int32_ids_and_a_batch_of_one(model, data):
     src, lens, tgt = data
     logits, w = model(src[:1, : int(lens[0])].int(), lens[:1].int())
-    assert logits.shape == (1, s2s.N_OUT, len(s2s.TGT_CHARS)) and w.shape == (
+    assert logits.shape == (1, ch07_dates.N_OUT, len(ch07_dates.TGT_CHARS)) and w.shape == (
         1,
-        s2s.N_OUT,
+        ch07_dates.N_OUT,
         int(lens[0]),
     )
-    torch.testing.assert_close(w.sum(-1), torch.ones(1, s2s.N_OUT))
+    torch.testing.assert_close(w.sum(-1), torch.ones(1, ch07_dates.N_OUT))
 
 
 # ----------------------------------------------------------------- lazy layers
 def test_lazy_layers_take_the_model_dtype_before_the_first_call():
     torch.manual_seed(0)
-    model = s2s.DateModel(embed_size=8, num_hiddens=16).double()
-    src, lens = s2s.encode_sources(["5 Nov 2026", "July 4, 1976"])
+    model = ch07_dates.DateModel(embed_size=8, num_hiddens=16).double()
+    src, lens = ch07_dates.encode_sources(["5 Nov 2026", "July 4, 1976"])
     logits, w = model(src, lens)
     assert logits.dtype == torch.float64 and w.dtype == torch.float64
     assert {p.dtype for p in model.parameters()} == {torch.float64}
 
 
 def test_a_lazy_model_loads_a_trained_state_dict(model):
-    fresh = s2s.DateModel(embed_size=8, num_hiddens=16)  # its attention is not sized yet
+    fresh = ch07_dates.DateModel(embed_size=8, num_hiddens=16)  # its attention is not sized yet
     fresh.load_state_dict(model.state_dict())
-    src, lens = s2s.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
+    src, lens = ch07_dates.encode_sources(["5 Nov 2026", "Thursday, 5 November 2026"])
     model.eval(), fresh.eval()
     with torch.no_grad():
         torch.testing.assert_close(fresh(src, lens)[0], model(src, lens)[0])
@@ -435,7 +440,7 @@ def test_training_an_unsized_model_sizes_it_from_the_generator(data):
     runs = []
     for shift in (1, 7):
         torch.manual_seed(0)
-        model = s2s.DateModel(embed_size=8, num_hiddens=16)  # attention not sized yet
+        model = ch07_dates.DateModel(embed_size=8, num_hiddens=16)  # attention not sized yet
         torch.rand(shift)
         with global_rng_untouched():
             runs.append(
@@ -508,7 +513,7 @@ class _NaNAttention(torch.nn.Module):
 
 def test_training_that_diverges_is_an_error_not_a_log_of_nan(data):
     src, lens, tgt = data
-    model = s2s.DateModel(attention=_NaNAttention, embed_size=8, num_hiddens=16)
+    model = ch07_dates.DateModel(attention=_NaNAttention, embed_size=8, num_hiddens=16)
     with raises(ValueError, "train", "step 1", "nan", "lr"):
         s2s.train(model, src, lens, tgt, steps=3, generator=_gen())
     assert torch.get_num_threads() >= 1
@@ -525,7 +530,7 @@ def test_train_with_dropout_leaves_the_global_generator_alone_and_is_reproducibl
     losses = []
     for shift in (1, 2):
         torch.manual_seed(0)
-        model = s2s.DateModel(embed_size=8, num_hiddens=16, dropout=0.3)
+        model = ch07_dates.DateModel(embed_size=8, num_hiddens=16, dropout=0.3)
         model(src[:2], lens[:2], tgt[:2])
         torch.rand(shift)  # a different global state: it must not change the run
         with global_rng_untouched():
@@ -538,7 +543,7 @@ def test_train_with_dropout_leaves_the_global_generator_alone_and_is_reproducibl
 # ----------------------------------------------------------------- translate, accuracy
 def test_translate_refuses_a_single_string(model):
     with raises(TypeError, "translate", "texts", "list of strings", "str"):
-        s2s.translate(model, "5 Nov 2026")
+        ch07_dates.translate(model, "5 Nov 2026")
 
 
 @pytest.mark.parametrize(
@@ -552,30 +557,30 @@ def test_translate_refuses_a_single_string(model):
 )
 def test_translate_names_bad_texts(model, texts, exc, words):
     with raises(exc, "translate", *words):
-        s2s.translate(model, texts)
+        ch07_dates.translate(model, texts)
 
 
 def test_translate_and_accuracy_leave_the_model_mode_as_they_found_it(model):
     model.train()
-    s2s.translate(model, ["5 Nov 2026"])
+    ch07_dates.translate(model, ["5 Nov 2026"])
     assert model.training
-    s2s.accuracy(model, ["5 Nov 2026"], [DATE])
+    ch07_dates.accuracy(model, ["5 Nov 2026"], [DATE])
     assert model.training
     model.eval()
-    s2s.translate(model, ["5 Nov 2026"])
+    ch07_dates.translate(model, ["5 Nov 2026"])
     assert not model.training
 
 
 def test_translate_needs_a_date_model():
     with raises(TypeError, "translate", "model", "DateModel"):
-        s2s.translate(None, ["5 Nov 2026"])
+        ch07_dates.translate(None, ["5 Nov 2026"])
 
 
 def test_translate_a_batch_of_one_and_a_long_input(model):
     text = ("Thursday, 5 November 2026 " * 20).strip()
-    out, w = s2s.translate(model, [text])
-    assert len(out) == 1 and w.shape == (1, s2s.N_OUT, len(text))
-    torch.testing.assert_close(w.sum(-1), torch.ones(1, s2s.N_OUT))
+    out, w = ch07_dates.translate(model, [text])
+    assert len(out) == 1 and w.shape == (1, ch07_dates.N_OUT, len(text))
+    torch.testing.assert_close(w.sum(-1), torch.ones(1, ch07_dates.N_OUT))
 
 
 @pytest.mark.parametrize(
@@ -589,4 +594,4 @@ def test_translate_a_batch_of_one_and_a_long_input(model):
 )
 def test_accuracy_refuses_mismatched_or_empty_inputs(model, sources, dates, exc, words):
     with raises(exc, "accuracy", *words):
-        s2s.accuracy(model, sources, dates)
+        ch07_dates.accuracy(model, sources, dates)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from _chromium import unavailable
+from _depth import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -189,7 +190,7 @@ def pages(draw):
 
 PROPS = settings(
     derandomize=True,
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -1,4 +1,4 @@
-"""The arithmetic behind the page-speed budgets (tests/_vitals.py), on hand-made inputs."""
+"""The arithmetic behind the page-speed budgets (devtools/_vitals.py), on hand-made inputs."""
 
 from __future__ import annotations
 

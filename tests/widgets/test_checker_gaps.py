@@ -8,9 +8,9 @@ from torch import nn
 
 import attnlib
 from attnlib.masking import valid_lens_to_mask
-from scoringbook.ch02_attention_pooling import check_kernel
+from scoringbook.ch02_exercises import check_kernel
 from scoringbook.ch03_masked_softmax import check_masked_softmax
-from scoringbook.ch07_bahdanau import check_attention_module
+from scoringbook.ch07_exercises import check_attention_module
 
 
 # ----------------------------------------------------------------- check_attention_module

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 import torch
+from _depth import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,8 +17,8 @@ from attnlib import scoring
 from attnlib.kernels import KERNELS
 from attnlib.masking import masked_softmax, valid_lens_to_mask
 from scoringbook._checking import CheckResult
-from scoringbook.ch01_queries_keys_values import check_weights
-from scoringbook.ch02_attention_pooling import KERNEL_FORMULAS, check_kernel
+from scoringbook.ch01_exercises import check_weights
+from scoringbook.ch02_exercises import KERNEL_FORMULAS, check_kernel
 from scoringbook.ch03_masked_softmax import check_masked_softmax
 from scoringbook.ch04_additive_attention import check_scores
 
@@ -85,7 +86,7 @@ def test_check_weights_accepts_masked_softmax_outputs():
     _passes(check_weights(half, torch.tensor([50, 17])))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     batch=st.integers(1, 3),
     n_queries=st.integers(1, 4),

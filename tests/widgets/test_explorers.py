@@ -12,6 +12,7 @@ import gzip
 import json
 import math
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,18 +20,16 @@ import torch
 
 from attnlib import AdditiveAttention
 from attnlib.widgets import Explorer
-from scoringbook import claims
+from scoringbook import claims, manifest
 from scoringbook.registry import DECLARATIONS, EXPLORERS, compute
 
-NAMES = [
-    "softmax_temperature",
-    "bandwidth_training",
-    "additive_attention",
-    "scaling",
-    "decode_step",
-]
-# computed in the browser (attnlib.widgets.live): tests/widgets/test_live.py
-LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
+# the chapter manifest names every explorer once: the stored ones are built here, the live ones
+# (computed in the browser, attnlib.widgets.live) in tests/widgets/test_live.py, the trained ones
+# from their chapter's run (tests/book/test_seq2seq_model.py, test_ch08_lengths.py,
+# test_ch09_multihead.py)
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = [e.name for e in manifest.explorers(manifest.STORED)]
+LIVE = [e.name for e in manifest.explorers(manifest.LIVE)]
 # bytes per explorer's saved state, gzip: a coarse guard here; what a page costs a reader (400 kB
 # on the link read to the end) is checked on the built book by
 # tests/browser/speed/test_page_weight.py and measured by benchmarks/bench_browser.py
@@ -63,28 +62,24 @@ def assert_weights(w: np.ndarray, valid: int | None = None, *, where=""):
 
 
 def test_registry():
-    assert list(EXPLORERS) == [
-        "soft_lookup",
-        "softmax_temperature",
-        "kernel_regression",
-        "bandwidth_training",
-        "masking",
-        "additive_attention",
-        "scaling",
-        "scoring_comparison",
-        "decode_step",
-    ]
-    # chapters 7 and 8's are declared from training runs (scoringbook.ch07_bahdanau);
-    # tests/book/test_seq2seq_model.py checks its frames
-    assert set(DECLARATIONS) == set(NAMES) | set(LIVE) | {
-        "alignment_playback",
-        "length_experiment",
-        "heads_playback",  # chapter 9's, from a training run: tests/book/test_ch09_multihead.py
-        "heads",
-        "ablation",
-    }
-    with pytest.raises(KeyError, match="unknown explorer 'nope'"):
+    """The registry builds what the manifest lists: a stored or live explorer's widget and
+    every explorer's declaration, each of the kind the manifest says (a live one is computed
+    in the page: its declaration has a live spec; a stored one has none)."""
+    assert list(EXPLORERS) == NAMES_IN_ORDER
+    assert list(DECLARATIONS) == [e.name for e in manifest.explorers()]
+    for name in NAMES + LIVE:
+        decl = DECLARATIONS[name]()
+        kind = manifest.explorer(name).kind
+        assert (decl.live is not None) == (kind == manifest.LIVE), (
+            f"{name}: the manifest says {kind}, its declaration is "
+            f"{'live' if decl.live is not None else 'stored'}"
+        )
+    with pytest.raises(ValueError, match="compute: name must be one of .*; got 'nope'"):
         compute("nope")
+
+
+# reading order of the stored and live explorers, as the chapters show them
+NAMES_IN_ORDER = [e.name for e in manifest.explorers(manifest.STORED, manifest.LIVE)]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -113,18 +108,17 @@ def test_every_frame_equals_compute_and_decodes_within_1e_4(built, name):
                 assert np.max(np.abs(decoded[panel.name] - got)) < 1e-4
 
 
-REPRS = {
-    "softmax_temperature": "Explorer('softmax_temperature': temperature ×41 → heatmap "
-    "'weights' 4×8, "
-    "lines 'query_0')",
-    "bandwidth_training": "Explorer('bandwidth_training': step ×101 → lines 'loss', lines 'fit')",
-    "additive_attention": "Explorer('additive_attention': angle ×36, valid_len ×8, "
-    "num_hiddens ×3 → "
-    "lines 'plane', heatmap 'weights' 1×8, lines 'scores')",
-    "scaling": "Explorer('scaling': d ×9 → heatmap 'unscaled' 4×8, heatmap 'scaled' 4×8, "
-    "lines 'spread')",
-    "decode_step": "Explorer('decode_step': step ×10 → caption 'step', heatmap 'weights' 1×11)",
-}
+def _saved_repr(name: str) -> str:
+    """The explorer's text/plain output in its chapter's executed notebook (what nbval
+    compares): the repr the chapter showed when it was run."""
+    chapter = manifest.chapter_of(name)
+    nb = json.loads((ROOT / "chapters" / chapter.notebook).read_text(encoding="utf8"))
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            text = "".join(out.get("data", {}).get("text/plain", []))
+            if text.startswith(f"Explorer({name!r}:"):
+                return text
+    raise AssertionError(f"chapters/{chapter.notebook} shows no repr of explorer {name!r}")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -132,12 +126,12 @@ def test_repr_is_short_and_stable(built, name):
     """The repr is the notebooks' text/plain output, which nbval compares: it must not
     change between runs and must not dump the widget state."""
     r = repr(built[name])
-    assert r == REPRS[name]
+    assert r == _saved_repr(name)
     assert "\n" not in r and len(r) < 200
 
 
 def test_repr_does_not_depend_on_the_run():
-    assert repr(EXPLORERS["scaling"]()) == REPRS["scaling"]
+    assert repr(EXPLORERS["scaling"]()) == _saved_repr("scaling")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ from attnlib.widgets import (
     Slider,
     Spokes,
 )
-from attnlib.widgets.live import LiveAttention
+from attnlib.widgets.live import SCORINGS, LiveAttention
 from scoringbook.ch01_queries_keys_values import soft_lookup_declaration, soft_lookup_explorer
 from scoringbook.registry import compute
 
@@ -125,8 +126,7 @@ def test_a_well_formed_toy_declares():
         ),
         (
             {"score": "bogus"},
-            r"score must be one of \('gaussian', 'scaled_dot', 'dot', 'additive', 'cosine', "
-            r"'general'\); got 'bogus'",
+            r"score must be one of " + re.escape(str(SCORINGS)) + r"; got 'bogus'",
         ),
         (
             {"query": ("qx", "nope")},
@@ -182,43 +182,85 @@ def test_bad_handles_and_spokes_say_what_is_wrong():
         FixedSeries("keys", [0, 1], [0, 1], labels=["a"])
 
 
-def test_scoring_comparison_rows_are_attnlib_s_six_scoring_functions():
-    """Each row: softmax of one scoring function, written here with plain torch."""
-    from scoringbook.ch05_scaled_dot_product import scoring_comparison_declaration
+#: Each scoring function of chapter 5's comparison written with plain torch: (q (2,), K (n, 2),
+#: the declaration's meta) -> scores (n,). A scoring function the page learns needs one here.
+PLAIN = {
+    "dot": lambda q, K, m: K @ q,
+    "scaled_dot": lambda q, K, m: K @ q / 2**0.5,
+    "gaussian": lambda q, K, m: -((q - K) ** 2).sum(1) / 2,
+    "additive": lambda q, K, m: torch.tanh(m["W_q"] @ q + K @ m["W_k"].T) @ m["w_v"],
+    "cosine": lambda q, K, m: (
+        torch.nn.functional.cosine_similarity(q[None], K, dim=1, eps=1e-300) / 0.25
+    ),
+    "general": lambda q, K, m: K @ m["W"].T @ q,  # q^T W k_j
+    "laplace": lambda q, K, m: -(((q - K) ** 2).sum(1) ** 0.5),  # -||q - k_j||, sigma = 1
+}
 
+
+def test_scoring_comparison_rows_are_attnlib_s_scoring_functions():
+    """Each row: softmax of one scoring function, written here with plain torch."""
+    from scoringbook.ch05_scaled_dot_product import SCORING_ROWS, scoring_comparison_declaration
+
+    assert SCORING_ROWS == list(SCORINGS)  # every live scoring function, once
+    assert sorted(PLAIN) == sorted(SCORING_ROWS), "write the new row with plain torch in PLAIN"
     d = scoring_comparison_declaration()
-    K, W_q, W_k, w_v, W = (
-        d.meta[k] for k in ("keys", "W_q", "W_k", "w_v", "W")
-    )  # (6, 2), (8, 2), (8, 2), (8,), (2, 2)
+    K = d.meta["keys"]  # (6, 2)
+    row = {n: i for i, n in enumerate(SCORING_ROWS)}
     rng = np.random.default_rng(1)
     for _ in range(25):
         x, y = (float(rng.choice(d.params[0].values)) for _ in range(2))
         q = torch.tensor([x, y], dtype=torch.float64)
-        rows = [
-            K @ q,
-            K @ q / 2**0.5,
-            -((q - K) ** 2).sum(1) / 2,
-            torch.tanh(W_q @ q + K @ W_k.T) @ w_v,
-            torch.nn.functional.cosine_similarity(q[None], K, dim=1, eps=1e-300) / 0.25,
-            K @ W.T @ q,  # q^T W k_j
-        ]  # 6 x (6,)
-        want = torch.softmax(torch.stack(rows), dim=1).numpy()  # (6, 6)
+        rows = [PLAIN[n](q, K, d.meta) for n in SCORING_ROWS]  # n_rows x (6,)
+        want = torch.softmax(torch.stack(rows), dim=1).numpy()  # (n_rows, 6)
         got = compute("scoring_comparison", query_x=x, query_y=y)["weights"]
         np.testing.assert_allclose(got, want, atol=1e-12)
         # the story the chapter tells: on the five keys of equal length (0-4) the dot product and
         # the Gaussian give proportional weights; only the long key 5 tells them apart
-        ratio = got[0, :5] / got[2, :5]
+        ratio = got[row["dot"], :5] / got[row["gaussian"], :5]
         np.testing.assert_allclose(ratio, ratio[0], rtol=1e-9)
         # and cosine ranks key 5 by direction alone: as a key of radius 1.2 would be
         if x or y:
             short = torch.cat([K[:5], K[5:] * 1.2 / 2.6])  # (6, 2): key 5 shortened
             cos = torch.nn.functional.cosine_similarity(q[None], short, dim=1) / 0.25
-            np.testing.assert_allclose(got[4], torch.softmax(cos, 0).numpy(), atol=1e-12)
+            np.testing.assert_allclose(
+                got[row["cosine"]], torch.softmax(cos, 0).numpy(), atol=1e-12
+            )
+
+
+def test_the_laplace_row_is_no_dot_product_in_disguise():
+    """Chapter 5's claims about its Laplace row, on the page's reference weights."""
+    from scoringbook.ch05_scaled_dot_product import SCORING_ROWS, scoring_comparison_declaration
+
+    d = scoring_comparison_declaration()
+    K = d.meta["keys"].numpy()  # (6, 2)
+    row = {n: i for i, n in enumerate(SCORING_ROWS)}
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        x, y = (float(rng.choice(d.params[0].values)) for _ in range(2))
+        w = compute("scoring_comparison", query_x=x, query_y=y)["weights"]
+        dot, gauss, lap = w[row["dot"]], w[row["gaussian"]], w[row["laplace"]]
+        # on the equal-length keys 0-4 it ranks the keys as the dot product does
+        np.testing.assert_array_equal(np.argsort(lap[:5]), np.argsort(dot[:5]))
+        # the Gaussian's log-weight gap is the Laplace's times the two keys' mean distance
+        dist = np.linalg.norm(np.array([x, y]) - K, axis=1)  # (6,)
+        i, j = np.triu_indices(6, 1)
+        mean = (dist[i] + dist[j]) / 2
+        np.testing.assert_allclose(
+            np.log(gauss[i] / gauss[j]), np.log(lap[i] / lap[j]) * mean, atol=1e-9
+        )
+    near_2 = compute("scoring_comparison", query_x=-1.15, query_y=0.4)["weights"]  # a preset
+    for other, proportional in (("gaussian", True), ("laplace", False)):
+        ratio = near_2[row["dot"], :5] / near_2[row[other], :5]
+        assert (ratio.max() / ratio.min() < 1 + 1e-9) == proportional, (other, ratio)
+    far = compute("scoring_comparison", query_x=2.5, query_y=2.5)["weights"]  # a preset
+    assert far[row["laplace"], 5] < far[row["gaussian"], 5]  # the other keys keep more weight
 
 
 def test_additive_scoring_needs_its_weights():
     with pytest.raises(
-        ExplorerError, match=r"the additive scoring function needs additive=\(W_q, W_k, w_v\)"
+        ExplorerError,
+        match=r"LiveAttention: the additive scoring function needs score_kwargs\['additive'\] = "
+        r"\{W_q \(h, 2\), W_k \(h, 2\), w_v \(h,\)\}",
     ):
         LiveAttention(
             keys=[[0, 0]],
@@ -229,8 +271,8 @@ def test_additive_scoring_needs_its_weights():
         )
     with pytest.raises(
         ExplorerError,
-        match=r"additive needs W_q \(h, 2\), W_k \(h, 2\), w_v \(h,\); got \(3, 2\), \(2, "
-        r"2\), \(3,\)",
+        match=r"LiveAttention: additive: W_k must have shape \(h, 2\) with h = 3 \(from the "
+        r"arguments before\); got \(2, 2\)",
     ):
         LiveAttention(
             keys=[[0, 0]],
@@ -238,12 +280,32 @@ def test_additive_scoring_needs_its_weights():
             query=("a", "b"),
             weights="w",
             compare=("additive",),
-            additive=(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros(3)),
+            score_kwargs={
+                "additive": {"W_q": np.zeros((3, 2)), "W_k": np.zeros((2, 2)), "w_v": np.zeros(3)}
+            },
         )
     with pytest.raises(ExplorerError, match=r"compare must list scoring functions"):
         LiveAttention(
             keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("bogus",)
         )
+
+
+def test_score_kwargs_are_checked_against_the_registry():
+    kw = dict(keys=[[0, 0]], values=[[0, 0]], query=("a", "b"), weights="w", compare=("cosine",))
+    with pytest.raises(ExplorerError, match=r"cosine: temperature must be a number > 0; got 0"):
+        LiveAttention(**kw, score_kwargs={"cosine": {"temperature": 0}})
+    with pytest.raises(
+        ExplorerError,
+        match=r"the cosine scoring function takes \['temperature'\]; unknown \['tau'\]",
+    ):
+        LiveAttention(**kw, score_kwargs={"cosine": {"tau": 2.0}})
+    with pytest.raises(ExplorerError, match=r"score_kwargs must be a dict .* got \{'bogus'"):
+        LiveAttention(**kw, score_kwargs={"bogus": {}})
+    # a default fills in, and the page receives each used function's JS name and arguments
+    spec = LiveAttention(**kw, score_kwargs={"cosine": {"temperature": 0.5}}).spec()
+    assert spec["scores"] == {"cosine": {"js": "cosine", "kwargs": {"temperature": 0.5}}}
+    spec = LiveAttention(**kw).spec()
+    assert spec["scores"] == {"cosine": {"js": "cosine", "kwargs": {"temperature": 1.0}}}
 
 
 def test_a_handle_must_stay_inside_its_plot():

@@ -3,8 +3,9 @@
 ``attnlib/static/src/primitives.js`` is imported in Node and called with the spec attnlib
 syncs (the numbers the page receives); its frames are compared with attnlib's:
 
-- each attention scoring function of ``SCORES`` (``attnlib.widgets.live.SCORINGS``), one by
-  one, against attnlib's scoring function fed the same (rounded) numbers, to 1e-12;
+- each attention scoring function of ``attnlib.widgets.live_scores.LIVE_SCORES``, one by one:
+  its function in ``SCORES`` against its declared reference (attnlib's scoring function) fed
+  the same (rounded) numbers, to 1e-12, with arguments other than the defaults;
 - every live explorer of the book (``scoringbook.registry``), frame by frame, against
   :func:`scoringbook.compute` at random positions.
 """
@@ -21,9 +22,10 @@ import pytest
 import torch
 from _chromium import unavailable
 
-import attnlib
 from attnlib.widgets import Explorer
 from attnlib.widgets.live import SCORINGS, LiveAttention
+from attnlib.widgets.live_scores import LIVE_SCORES
+from scoringbook import manifest
 from scoringbook.ch05_scaled_dot_product import scoring_comparison_declaration
 from scoringbook.registry import DECLARATIONS, compute
 
@@ -47,10 +49,28 @@ process.stdout.write(JSON.stringify(frames));
 """
 
 
-def _node_frames(spec: dict, points: list[dict]) -> list[dict]:
+def _node() -> str:
     node = shutil.which("node")
     if node is None:
         unavailable("node is not installed (the page's JavaScript runs in Node here)")
+    return node
+
+
+def _node_eval(expression: str):
+    """The JSON value of ``expression`` evaluated in Node with primitives.js's exports."""
+    script = (
+        f"import * as P from {json.dumps(PRIMITIVES.as_uri())}; const {{ SCORES }} = P; "
+        f"process.stdout.write(JSON.stringify({expression}));"
+    )
+    r = subprocess.run(
+        [_node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _node_frames(spec: dict, points: list[dict]) -> list[dict]:
+    node = _node()
     script = RUNNER % json.dumps(PRIMITIVES.as_uri())
     r = subprocess.run(
         [node, "--input-type=module", "-e", script],
@@ -63,36 +83,24 @@ def _node_frames(spec: dict, points: list[dict]) -> list[dict]:
     return json.loads(r.stdout)
 
 
-def _reference_scores(name: str, live: dict, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """attnlib's scoring function ``name`` on the spec's numbers: (1, 1, n_keys)."""
-    if name == "gaussian":
-        return attnlib.gaussian_scores(q, k)
-    if name == "scaled_dot":
-        return attnlib.dot_product_scores(q, k)
-    if name == "dot":
-        return attnlib.bilinear_scores(q, k, torch.eye(2, dtype=torch.float64))
-    if name == "additive":
-        W_q, W_k, w_v = (
-            torch.tensor(live["additive"][n], dtype=torch.float64) for n in ("W_q", "W_k", "w_v")
-        )
-        return attnlib.additive_scores(q, k, W_q, W_k, w_v)
-    if name == "cosine":
-        return attnlib.cosine_scores(q, k, temperature=live["cosine"])
-    if name == "general":
-        return attnlib.bilinear_scores(q, k, torch.tensor(live["general"], dtype=torch.float64))
-    raise AssertionError(f"no reference for {name!r}: add one when the page learns a score")
+def test_every_scoring_function_the_page_knows_has_its_js_function():
+    """Each entry of LIVE_SCORES names a function that primitives.js's SCORES defines, and
+    SCORES has no function the registry does not declare."""
+    js = _node_eval("Object.keys(SCORES)")
+    declared = sorted(s.js for s in LIVE_SCORES.values())
+    assert sorted(js) == declared, f"primitives.js SCORES {sorted(js)} vs LIVE_SCORES {declared}"
 
 
-def test_every_scoring_function_the_page_knows_has_a_reference():
-    for name in SCORINGS:
-        assert _reference_scores.__code__.co_consts.count(name) == 1, name
-    js = PRIMITIVES.read_text()
-    for name in SCORINGS:
-        assert f"  {name}: " in js, f"{name} missing from SCORES in primitives.js"
+def _kwargs(name: str) -> dict:
+    """Arguments for scoring function ``name``: chapter 5's where it has them (additive,
+    general), else something other than each default (cosine's 1, a bandwidth's 1)."""
+    base = scoring_comparison_declaration().live.score_kwargs.get(name, {})
+    return {a.name: base[a.name] if a.shape else 0.3 for a in LIVE_SCORES[name].args}
 
 
 @pytest.mark.parametrize("name", SCORINGS)
 def test_each_page_score_equals_attnlib_s(name):
+    """The page's function against the registry's reference, on the spec's numbers."""
     d = scoring_comparison_declaration()
     base = d.live
     live = LiveAttention(
@@ -101,23 +109,26 @@ def test_each_page_score_equals_attnlib_s(name):
         query=("x", "y"),
         weights="w",
         compare=(name,),
-        additive=base.additive,
-        cosine=0.3,
-        general=base.general,
+        score_kwargs={name: _kwargs(name)},
     ).spec()
+    kwargs = {  # the rounded numbers the page receives, as attnlib takes them
+        k: np.array(v) if isinstance(v, list) else v
+        for k, v in live["scores"][name]["kwargs"].items()
+    }
     rng = np.random.default_rng(27)
-    points = [{"x": 0.0, "y": 0.0}] + [
+    points = [{"x": 0.0, "y": 0.0}, {"x": 3e-3, "y": -2.0}] + [  # on the zero key, on a key
         {"x": float(x), "y": float(y)} for x, y in rng.uniform(-3, 3, size=(15, 2))
     ]
     frames = _node_frames({"live": live}, points)
     k = torch.tensor(live["keys"], dtype=torch.float64)[None]  # (1, n_keys, 2)
     for p, frame in zip(points, frames):
         q = torch.tensor([[[p["x"], p["y"]]]], dtype=torch.float64)  # (1, 1, 2)
-        want = torch.softmax(_reference_scores(name, live, q, k), dim=-1)[0, 0].numpy()
+        scores = LIVE_SCORES[name].scores(q, k, kwargs)  # (1, 1, n_keys)
+        want = torch.softmax(scores, dim=-1)[0, 0].numpy()
         np.testing.assert_allclose(np.array(frame["w"]), want, rtol=0, atol=1e-12, err_msg=str(p))
 
 
-LIVE = ["soft_lookup", "kernel_regression", "masking", "scoring_comparison"]
+LIVE = [e.name for e in manifest.explorers(manifest.LIVE)]  # every live explorer of the book
 
 
 @pytest.mark.parametrize("name", LIVE)

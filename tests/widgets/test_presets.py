@@ -36,7 +36,7 @@ from attnlib.widgets import (
 from scoringbook import registry
 
 ROOT = Path(__file__).resolve().parents[2]
-BOOK = [n for n in registry.EXPLORERS]  # chapters 1-5 (chapter 6's train a model)
+BOOK = [n for n in registry.EXPLORERS]  # stored and live (a trained one needs its chapter's run)
 
 
 def _decl(presets, **kw):

@@ -2,20 +2,28 @@
 // itself, one query (the reader's handle) against fixed keys and values. The browser tests
 // compare these numbers with attnlib's at random positions (within 1e-4).
 const dot = (a, b) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * b[i]; return s; };
-const SCORES = {
-  gaussian: (q, k) => { let s = 0; for (let i = 0; i < q.length; i++) s -= (q[i] - k[i]) ** 2; return s / 2; },
-  scaled_dot: (q, k) => dot(q, k) / Math.sqrt(q.length),
+// One function per scoring function of attnlib.widgets.live_scores.LIVE_SCORES (its `js`):
+// (q, k, kwargs) -> a(q, k) for one query and one key, kwargs being the score's declared
+// arguments as the spec carries them (live.scores[name].kwargs).
+export const SCORES = {
   dot: (q, k) => dot(q, k),
-  additive: (q, k, { additive: { W_q, W_k, w_v } }) => {                  // w_v . tanh(W_q q + W_k k)
+  scaled_dot: (q, k) => dot(q, k) / Math.sqrt(q.length),
+  gaussian: (q, k, { sigma }) => {                                          // -||q - k||^2 / (2 sigma^2)
+    let s = 0; for (let i = 0; i < q.length; i++) s -= (q[i] - k[i]) ** 2; return s / (2 * sigma * sigma);
+  },
+  additive: (q, k, { W_q, W_k, w_v }) => {                                  // w_v . tanh(W_q q + W_k k)
     let s = 0;
     for (let r = 0; r < w_v.length; r++) s += w_v[r] * Math.tanh(dot(W_q[r], q) + dot(W_k[r], k));
     return s;
   },
-  cosine: (q, k, { cosine }) => {                                           // cos(q, k) / tau, 0 if a vector is 0
+  cosine: (q, k, { temperature }) => {                                      // cos(q, k) / tau, 0 if a vector is 0
     const n = Math.sqrt(dot(q, q)) * Math.sqrt(dot(k, k));
-    return n > 0 ? Math.max(-1, Math.min(1, dot(q, k) / n)) / cosine : 0;
+    return n > 0 ? Math.max(-1, Math.min(1, dot(q, k) / n)) / temperature : 0;
   },
-  general: (q, k, { general }) => dot(q, general.map((row) => dot(row, k))),  // q . (W k)
+  general: (q, k, { M }) => dot(q, M.map((row) => dot(row, k))),            // q . (M k)
+  laplace: (q, k, { sigma }) => {                                           // -||q - k|| / sigma
+    let s = 0; for (let i = 0; i < q.length; i++) s += (q[i] - k[i]) ** 2; return -Math.sqrt(s) / sigma;
+  },
 };
 function softmax(s) {
   const m = Math.max(...s), e = s.map((v) => Math.exp(v - m)), z = e.reduce((a, b) => a + b, 0);
@@ -24,7 +32,10 @@ function softmax(s) {
 export function liveFrame(live, params) {
   const q = live.query.map((n) => params[n]);                              // (d,)
   const t = live.temperature ? params[live.temperature] : 1;
-  const weights = (name) => softmax(live.keys.map((k) => SCORES[name](q, k, live) / t));  // (n_keys,)
+  const weights = (name) => {                                              // (n_keys,)
+    const { js, kwargs } = live.scores[name];
+    return softmax(live.keys.map((k) => SCORES[js](q, k, kwargs) / t));
+  };
   if (live.compare) return { [live.weights]: Float64Array.from(live.compare.flatMap(weights)) };  // (n_scorings * n_keys,)
   const w = weights(live.score_param ? params[live.score_param] : live.score);
   const out = [0, 0];                                                      // sum_j w_j v_j

@@ -1,7 +1,7 @@
 """The explorers on a reader's screen (the book's layout issue): each fits the window, what a
 control changes is in view while it is operated, a swipe on a picture scrolls the page,
 small weights stay visible in dark mode, series colours have 3:1 contrast, text is legible
-and fields do not make a phone zoom. Methods and protocol: tests/browser/_craft.py;
+and fields do not make a phone zoom. Methods and protocol: devtools/_craft.py;
 `benchmarks/explorer_craft.py` prints the same numbers as a table.
 
 Targets:
@@ -20,8 +20,7 @@ An explorer in print (at most PRINT_PX tall, no controls): tests/browser/reading
 from __future__ import annotations
 
 import pytest
-
-from .._craft import (
+from _craft import (
     DARK_005,
     DESKTOP,
     FIELD_PX,
@@ -41,6 +40,8 @@ from .._craft import (
     swipe,
     text_sizes,
 )
+from _wait import with_page_waits
+
 from ..conftest import (
     CHAPTERS,
     EXPLORER_CHAPTERS,
@@ -288,7 +289,8 @@ HANDLE_PAGES = [
 # the page shell declares for its sticky header, --book-header-height, which explorer.css's
 # sticky controls and scroll margins rely on); return what is on top at the handle's centre and
 # where the sticky header is.
-COVER_JS = r"""
+COVER_JS = with_page_waits(
+    r"""
 async ([k, at]) => {
   const C = window.__craft;
   const knob = document.querySelectorAll('.attn-handle')[k], dot = knob.querySelector('.attn-handle-dot');
@@ -298,7 +300,7 @@ async ([k, at]) => {
   const want = at === 'header' ? declared + 12 : at * innerHeight;
   C.scrollTo(scrollY + centre()[1] - want);
   await C.frames();
-  await new Promise((r) => setTimeout(r, 100));
+  await attnStill();  // the scroll has ended and nothing moves
   const [x, y] = centre();
   const hit = document.elementFromPoint(x, y);
   const header = document.getElementById('book-header'), hb = header.getBoundingClientRect();
@@ -309,6 +311,7 @@ async ([k, at]) => {
           header: {top: hb.top, bottom: hb.bottom, position: getComputedStyle(header).position}};
 }
 """
+)
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

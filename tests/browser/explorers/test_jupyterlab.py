@@ -23,7 +23,6 @@ import secrets
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _chromium import unavailable
+from _wait import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -166,18 +166,23 @@ def lab(chromium, tmp_path_factory):
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     server = Lab(url=f"http://127.0.0.1:{port}", token=token, root=root, log=log, proc=proc)
     try:
-        deadline = time.monotonic() + START_S
-        while True:
+
+        def answers() -> bool:
             try:
                 server.api("/api/status")
-                break
+                return True
             except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
+                if proc.poll() is not None:
                     raise RuntimeError(
-                        f"JupyterLab did not answer /api/status on {server.url} "
-                        f"(exit code {proc.poll()}); its log:\n{server.log_tail()}"
+                        f"JupyterLab exited ({proc.poll()}) before answering /api/status; its "
+                        f"log:\n{server.log_tail()}"
                     ) from None
-                time.sleep(0.2)
+                return False
+
+        try:
+            wait_until(answers, START_S, f"JupyterLab answering /api/status on {server.url}")
+        except TimeoutError as e:
+            raise RuntimeError(f"{e}; its log:\n{server.log_tail()}") from None
         yield server
     finally:
         with contextlib.suppress(Exception):
@@ -378,12 +383,15 @@ def _kernel_agrees(nb: Notebook, where: str) -> dict:
     does. Returns the kernel's parameters."""
     s = nb.state()
     x, y = _position(s["valuetext"])
-    deadline = time.monotonic() + 20
-    while True:
+
+    def caught_up() -> dict | None:
         k = nb.kernel_params()
-        if (k["query_x"], k["query_y"]) == (x, y) or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+        return k if (k["query_x"], k["query_y"]) == (x, y) else None
+
+    try:
+        k = wait_until(caught_up, 20, f"{where}: the kernel catching up with the page")
+    except TimeoutError:  # the assertion below says what the kernel holds
+        k = nb.kernel_params()
     assert (k["query_x"], k["query_y"]) == (x, y), (
         f"{where}: the page shows {s['valuetext']!r}; the kernel's ex.params is {k}"
     )

@@ -14,11 +14,11 @@ import pytest
 from _heatmap_js import HOVER
 
 from .._frames import MOVE_JS, SNAPSHOT_JS, _check_frame
-from ..conftest import CHAPTERS, opened_explorer
+from ..conftest import opened_explorer, page_of
 
 pytestmark = pytest.mark.browser
 
-PAGE = CHAPTERS[1]
+PAGE = page_of("kernel_regression")
 NAME = "kernel_regression"
 SEL = f'.attn-explorer[data-explorer="{NAME}"]'
 

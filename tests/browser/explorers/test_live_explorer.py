@@ -1,4 +1,4 @@
-"""The live explorers in the built book (chapter 1's soft lookup, chapter 5's six scoring
+"""The live explorers in the built book (chapter 1's soft lookup, chapter 5's scoring
 functions): the page computes their frames itself (attnlib/static/src/primitives.js, `liveFrame`);
 the reader drags the query with a mouse, a finger or the arrow keys. Checked against
 attnlib's reference (`scoringbook.compute`)."""
@@ -13,15 +13,15 @@ import pytest
 from _heatmap_js import HOVER
 
 from .._frames import MOVE_JS, _check_affine
-from ..conftest import CHAPTERS, opened_explorer
+from ..conftest import opened_explorer, page_of
 
 pytestmark = pytest.mark.browser
 
-PAGE = CHAPTERS[0]
+PAGE = page_of("soft_lookup")
 NAME = "soft_lookup"
 TOL = 1e-4
 
-LIVE = [(CHAPTERS[0], "soft_lookup"), (CHAPTERS[4], "scoring_comparison")]
+LIVE = [(page_of(name), name) for name in ("soft_lookup", "scoring_comparison")]
 
 STATE_JS = """
 (name) => {

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from .._frames import SNAPSHOT_JS, _check_frame
-from ..conftest import CHAPTERS, opened_explorer
+from ..conftest import opened_explorer, page_of
 
 pytestmark = pytest.mark.browser
 
-PAGE = CHAPTERS[2]
+PAGE = page_of("masking")
 SEL = '.attn-explorer[data-explorer="masking"]'
 # ASCII and not: a no-break space and an ideographic space stay inside a word (only ASCII
 # whitespace splits), a long word and a word of emoji are cut to 10 characters on the ticks

@@ -11,12 +11,12 @@ tests share the cores with the others."""
 from __future__ import annotations
 
 import pytest
+from _craft import DESKTOP
 
-from .._craft import DESKTOP
 from ..conftest import (
     CHAPTERS,
-    EXPLORER_CHAPTERS,
     install_clock,
+    page_of,
     pause_clock,
     wake_explorers,
 )
@@ -27,13 +27,9 @@ pytestmark = pytest.mark.browser
 BAHDANAU = next(p for p in CHAPTERS if p.endswith("07_bahdanau_attention.html"))
 
 PLAYERS = [
-    (
-        next(c for c in CHAPTERS if c.endswith("07_bahdanau_attention.html")),
-        "alignment_playback",
-        "step",
-    ),
-    (CHAPTERS[3], "additive_attention", "angle"),
-    (CHAPTERS[1], "bandwidth_training", "step"),
+    (page_of("alignment_playback"), "alignment_playback", "step"),
+    (page_of("additive_attention"), "additive_attention", "angle"),
+    (page_of("bandwidth_training"), "bandwidth_training", "step"),
 ]
 
 STATE_JS = """
@@ -167,7 +163,7 @@ STEPS_JS = """
 def test_play_at_normal_speed_runs_a_hundred_steps_in_five_to_ten_seconds(browser, visits, margin):
     """The pace in page time: the playback steps on setTimeout, which Playwright's clock drives
     (conftest.install_clock), so a busy machine cannot move the measurement."""
-    name = EXPLORER_CHAPTERS[1]  # chapter 2: 100 steps of Adam
+    name = page_of("bandwidth_training")  # 100 steps of Adam
     visits(name)
     ctx = browser.new_context(**DESKTOP)
     try:

@@ -6,6 +6,7 @@ load. (A heading near the page's end may stay lower: the page cannot scroll furt
 from __future__ import annotations
 
 import pytest
+from _wait import wait_still
 
 from ..conftest import CHAPTERS, fresh_page
 
@@ -50,7 +51,7 @@ def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, mar
         misses = []
         for href in hrefs:
             page.click(f"#book-toc a[href='{href}']")
-            page.wait_for_timeout(150)
+            wait_still(page)  # the jump (smooth or not) has ended
             got = page.evaluate(LANDED_JS, href[1:])
             if not got["atEnd"]:
                 margin(
@@ -78,7 +79,7 @@ def test_deep_links_land_on_a_fresh_load(browser, base_url, margin, name):
         with fresh_page(
             browser, f"{base_url}/{name}#{target}", viewport={"width": 1280, "height": 900}
         ) as page:
-            page.wait_for_timeout(300)
+            wait_still(page)
             got = page.evaluate(LANDED_JS, target)
         if not got["atEnd"]:
             margin(

@@ -36,7 +36,7 @@ async () => {
       if (!img.complete || !img.naturalWidth) {
         await Promise.race([new Promise((r) => { img.addEventListener('load', r, {once: true});
                                                  img.addEventListener('error', r, {once: true}); }),
-                            new Promise((r) => setTimeout(r, 10000))]);
+                            new Promise((r) => setTimeout(r, 10000))]);  // a bound, not a wait
       }
       const pic = img.closest('picture');
       const src = img.currentSrc, abs = (u) => new URL(u, location.href).href;
@@ -185,7 +185,7 @@ async () => {
     if (!i.complete) {
       await Promise.race([new Promise((r) => { i.addEventListener('load', r, {once: true});
                                                i.addEventListener('error', r, {once: true}); }),
-                          new Promise((r) => setTimeout(r, 10000))]);
+                          new Promise((r) => setTimeout(r, 10000))]);  // a bound, not a wait
     }
   }
   window.scrollTo(0, 0);

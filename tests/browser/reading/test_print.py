@@ -5,8 +5,8 @@ whole, without its controls, no taller than a printed page."""
 from __future__ import annotations
 
 import pytest
+from _craft import PRINT_PX
 
-from .._craft import PRINT_PX
 from ..conftest import (
     CHAPTERS,
     EXPLORER_CHAPTERS,
@@ -46,7 +46,7 @@ async (shell) => {
   for (let t = 0; t < 100; t++) {
     const b = toc.getBoundingClientRect();
     if (toc.checkVisibility({visibilityProperty: true}) && b.right <= innerWidth + 1) break;
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => requestAnimationFrame(r));  // a frame per check
   }
   const onScreen = (e) => { const b = e.getBoundingClientRect();
     return e.checkVisibility({visibilityProperty: true}) && b.width > 0 && b.right > 0 && b.left < innerWidth

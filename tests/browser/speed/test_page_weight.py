@@ -6,7 +6,7 @@ cannot make flaky.
   no preloaded script, no widget state; Sphinx's search index only on the search page; no script
   but the book's own (the theme's attnbook.js, the explorers' boot) and Sphinx's and its
   extensions' small ones (no theme bundle, no framework).
-- The bytes that cross the link, served gzip-compressed as a host would (tests/_serve.py): at
+- The bytes that cross the link, served gzip-compressed as a host would (devtools/_serve.py): at
   load and after reading to the end, within the budget, every chapter next to the landing page.
 - An explorer wakes when it nears the viewport, not at load.
 
@@ -26,6 +26,7 @@ import re
 
 import pytest
 from _vitals import Load
+from _wait import wait_still
 
 from ..conftest import EXPLORER_CHAPTERS, LANDING, PAGES, SITE
 
@@ -154,7 +155,7 @@ def test_explorers_wake_near_the_viewport(browser, base_url, name):
     try:
         page.goto(f"{base_url}/{name}", wait_until="load")
         page.wait_for_load_state("networkidle")
-        page.wait_for_timeout(300)
+        wait_still(page)
         tops = page.evaluate("""() => [...document.querySelectorAll('.attn-static, .attn-host')]
           .map((e) => ({top: e.getBoundingClientRect().top + scrollY, live: e.classList.contains('attn-host')}))""")
         assert tops, f"{name}: no explorer"

@@ -6,6 +6,7 @@ the site (its links resolve from the site's root)."""
 from __future__ import annotations
 
 import pytest
+from _wait import wait_still
 
 from ..conftest import PAGES, SITE
 
@@ -41,7 +42,7 @@ def test_404_page(visits):
         for width in (390, 1280):  # the shared landing page is left at its 1280 px
             for p in (page, v.page):
                 p.set_viewport_size({"width": width, "height": 900})
-                p.wait_for_timeout(300)  # a column turned drawer slides away (0.15 s)
+                wait_still(p)  # a column turned drawer slides away (0.15 s)
             bars, landing = page.evaluate(bars_js), v.page.evaluate(bars_js)
             assert bars == landing, (
                 f"404.html at {width} px: bars {bars} differ from the landing page's {landing}"

@@ -6,10 +6,13 @@ _build/screenshots/."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from _wait import with_page_waits
 
 from .._reader import _shot
-from ..conftest import CHAPTERS, PAGES, fresh_page
+from ..conftest import PAGES, chapter_page, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -44,7 +47,8 @@ def test_dark_mode_follows_the_os_and_leaves_figures_undimmed(browser, base_url,
 # (requestAnimationFrame callbacks asked for after the press run just before that frame is
 # painted) and once things settle: the mode, the theme the page is styled in and the button's
 # words.
-PRESS_MODE_JS = """
+PRESS_MODE_JS = with_page_waits(
+    """
 async () => {
   const button = document.getElementById('book-mode');
   const html = document.documentElement;
@@ -54,11 +58,12 @@ async () => {
   button.click();
   const atPress = state();
   const atNextFrame = await new Promise((r) => requestAnimationFrame(() => r(state())));
-  await new Promise((r) => setTimeout(r, 300));
+  await attnStill();
   return {before, atPress, atNextFrame, after: state(),
           stored: localStorage.getItem('attnbook-mode')};
 }
 """
+)
 
 
 def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base_url):
@@ -69,7 +74,9 @@ def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
     page = ctx.new_page()
     try:
-        page.goto(f"{base_url}/{CHAPTERS[4]}", wait_until="load")
+        page.goto(
+            f"{base_url}/{chapter_page('05_scaled_dot_product_attention')}", wait_until="load"
+        )
         page.wait_for_load_state("networkidle")
         got = page.evaluate(PRESS_MODE_JS)
         assert got["before"] == {"mode": "auto", "theme": "light", "says": "Colour: auto"}, got
@@ -84,7 +91,7 @@ def test_the_colour_mode_switch_answers_the_press_before_restyling(browser, base
         )
         assert got["stored"] == "dark", f"the choice was not remembered: {got}"
         # the next page opens in the mode chosen, before its first paint
-        page.goto(f"{base_url}/{CHAPTERS[5]}", wait_until="commit")
+        page.goto(f"{base_url}/{chapter_page('06_scoring_family')}", wait_until="commit")
         page.wait_for_selector("#book-header", state="attached")
         assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     finally:
@@ -98,18 +105,27 @@ def test_the_colour_mode_switch_cycles_by_keyboard(browser, base_url, key):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
     page = ctx.new_page()
     try:
-        page.goto(f"{base_url}/{CHAPTERS[0]}", wait_until="load")  # no mode stored: auto
+        page.goto(
+            f"{base_url}/{chapter_page('01_queries_keys_values')}", wait_until="load"
+        )  # no mode stored: auto
         button = page.locator("#book-mode")
         assert button.is_visible(), "no visible colour-mode switch"
         state = (
             "() => [document.documentElement.dataset.mode, document.documentElement.dataset.theme,"
             " document.querySelector('#book-mode .book-mode-name').textContent]"
         )
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
         seen = [page.evaluate(state)]
         button.focus()
         for _ in range(3):
             page.keyboard.press(key)
-            page.wait_for_timeout(200)
+            with contextlib.suppress(PlaywrightTimeout):  # unchanged: the assertion says so
+                page.wait_for_function(
+                    "(m) => document.documentElement.dataset.mode !== m",
+                    arg=seen[-1][0],
+                    timeout=5_000,
+                )
             seen.append(page.evaluate(state))
         assert seen == [
             ["auto", "dark", "auto"],

@@ -9,8 +9,9 @@ column."""
 from __future__ import annotations
 
 import pytest
+from _wait import wait_still, with_page_waits
 
-from ..conftest import CHAPTERS, fresh_page
+from ..conftest import chapter_page, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +53,7 @@ def _phone(browser, base_url, name):
 
 @pytest.mark.parametrize("which", ["nav", "toc"])
 def test_navigation_toggles_open_and_close_on_a_phone(browser, base_url, which):
-    name = CHAPTERS[2]
+    name = chapter_page("03_masked_softmax")
     panel, toggle = DRAWERS[which]
     with _phone(browser, base_url, name) as page:
         assert page.locator(f"#{toggle}").is_visible(), f"{name}: #{toggle} hidden at 390 px"
@@ -64,7 +65,7 @@ def test_navigation_toggles_open_and_close_on_a_phone(browser, base_url, which):
         page.wait_for_function(
             f"() => document.getElementById('{panel}').hasAttribute('data-open')", timeout=5000
         )
-        page.wait_for_timeout(300)  # the slide (0.15 s)
+        wait_still(page)  # the slide (0.15 s) has ended
         got = _state(page, which)
         assert got["shown"] and got["shade"] and got["expanded"] == "true", (
             f"{name}: the {which} drawer did not open: {got}"
@@ -84,7 +85,7 @@ def test_navigation_toggles_open_and_close_on_a_phone(browser, base_url, which):
         )
         assert links >= 3, f"{name}: the {which} drawer opened with {links} visible links"
         page.keyboard.press("Escape")
-        page.wait_for_timeout(300)
+        wait_still(page)
         got = _state(page, which)
         assert not got["open"] and not got["shown"] and not got["shade"], (
             f"{name}: Esc did not close the {which} drawer: {got}"
@@ -130,18 +131,18 @@ def test_closing_a_phone_drawer_keeps_the_readers_place(browser, base_url, which
     """Closing a drawer leaves the page where it was, the drawer slides out and does not come
     back, the focus returns to the toggle, and nothing (a shade, a leftover panel, a tooltip)
     is left over the header's controls."""
-    name = CHAPTERS[4]
+    name = chapter_page("05_scaled_dot_product_attention")
     panel, toggle = DRAWERS[which]
     with _phone(browser, base_url, name) as page:
         page.evaluate("window.scrollTo(0, 3000)")
-        page.wait_for_timeout(300)
+        wait_still(page)
         y0 = page.evaluate("scrollY")
         assert y0 > 1000, f"{name}: could not scroll down ({y0})"
         _tap_toggle(page, which)
         page.wait_for_function(
             f"() => document.getElementById('{panel}').hasAttribute('data-open')", timeout=5000
         )
-        page.wait_for_timeout(400)
+        wait_still(page)
         if how == "Escape":
             page.keyboard.press("Escape")
         else:
@@ -162,13 +163,13 @@ def test_closing_a_phone_drawer_keeps_the_readers_place(browser, base_url, which
 
 
 def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url, margin):
-    name = CHAPTERS[4]
+    name = chapter_page("05_scaled_dot_product_attention")
     with _phone(browser, base_url, name) as page:
         _tap_toggle(page, "toc")
         page.wait_for_function(
             "() => document.getElementById('book-toc').hasAttribute('data-open')", timeout=5000
         )
-        page.wait_for_timeout(300)
+        wait_still(page)
         link = page.locator("#book-toc a[href^='#']").nth(3)
         target = link.get_attribute("href")[1:]
         link.tap()
@@ -177,7 +178,7 @@ def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url, m
             " && document.getElementById('book-backdrop').hidden",
             timeout=3_000,
         )
-        page.wait_for_timeout(600)
+        wait_still(page)  # the drawer has slid out and the page has scrolled to the section
         top = page.evaluate(
             "(id) => document.getElementById(id).getBoundingClientRect().top", target
         )
@@ -187,7 +188,9 @@ def test_a_section_picked_in_on_this_page_closes_the_drawer(browser, base_url, m
 
 def test_the_navigation_toggle_a_reader_sees_hides_the_sidebar_on_a_wide_screen(browser, base_url):
     with fresh_page(
-        browser, f"{base_url}/{CHAPTERS[4]}", viewport={"width": 1280, "height": 900}
+        browser,
+        f"{base_url}/{chapter_page('05_scaled_dot_product_attention')}",
+        viewport={"width": 1280, "height": 900},
     ) as page:
         toggle = page.locator("#book-nav-toggle")
         assert toggle.is_visible(), "no visible navigation toggle at 1280 px"
@@ -197,7 +200,7 @@ def test_the_navigation_toggle_a_reader_sees_hides_the_sidebar_on_a_wide_screen(
         assert page.evaluate(shows), "the chapter list is not a column at 1280 px"
         assert toggle.get_attribute("aria-expanded") == "true"
         toggle.click()
-        page.wait_for_timeout(400)
+        wait_still(page)
         assert not page.evaluate(shows), "the toggle did not hide the chapter list"
         assert toggle.get_attribute("aria-expanded") == "false"
         assert page.evaluate(
@@ -205,7 +208,7 @@ def test_the_navigation_toggle_a_reader_sees_hides_the_sidebar_on_a_wide_screen(
             " && document.getElementById('book-backdrop').hidden"
         ), "a wide screen opened the phone's drawer"
         toggle.click()
-        page.wait_for_timeout(400)
+        wait_still(page)
         assert page.evaluate(shows), "the toggle did not bring the chapter list back"
         assert toggle.get_attribute("aria-expanded") == "true"
 
@@ -217,7 +220,8 @@ def test_the_navigation_toggle_a_reader_sees_hides_the_sidebar_on_a_wide_screen(
 # handlers ask for theirs: it runs first, just before that frame is painted) and once settled;
 # and every element whose attributes the tap changed (a change on <html> or <body>, or making
 # the page inert as a modal dialog does, restyles the whole page: about 110 ms at 4x CPU).
-TAP_DRAWER_JS = """
+TAP_DRAWER_JS = with_page_waits(
+    """
 async ([panelId, toggleId]) => {
   const panel = document.getElementById(panelId), toggle = document.getElementById(toggleId);
   const backdrop = document.getElementById('book-backdrop');
@@ -234,16 +238,18 @@ async ([panelId, toggleId]) => {
   toggle.focus();  // as a tap does
   toggle.click();
   await frame;
-  await new Promise((r) => setTimeout(r, 300));
+  await attnStill();
   observer.disconnect();
   return {atFrame, settled: state(), touched: [...touched].sort(),
           modal: !!document.querySelector(':modal'), inert: !!document.querySelector('[inert]')};
 }
 """
+)
 
 # Presses Esc in an open drawer and reports, at the key's next frame and once settled, whether
 # it is open, the shade shows and where the focus went.
-ESC_DRAWER_JS = """
+ESC_DRAWER_JS = with_page_waits(
+    """
 async ([panelId, toggleId]) => {
   const panel = document.getElementById(panelId), toggle = document.getElementById(toggleId);
   const backdrop = document.getElementById('book-backdrop');
@@ -253,11 +259,12 @@ async ([panelId, toggleId]) => {
     {capture: true, once: true}));
   document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true, cancelable: true}));
   await frame;
-  await new Promise((r) => setTimeout(r, 300));
+  await attnStill();
   return {atFrame, settled: {open: panel.hasAttribute('data-open'),
     drawer: panel.checkVisibility({visibilityProperty: true}), focusOnToggle: document.activeElement === toggle}};
 }
 """
+)
 
 
 @pytest.mark.parametrize("which", ["nav", "toc"])
@@ -272,7 +279,9 @@ def test_a_phone_drawer_shows_in_the_taps_frame_and_only_it_restyles(browser, ba
     ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = ctx.new_page()
     try:
-        page.goto(f"{base_url}/{CHAPTERS[4]}", wait_until="load")
+        page.goto(
+            f"{base_url}/{chapter_page('05_scaled_dot_product_attention')}", wait_until="load"
+        )
         page.wait_for_load_state("networkidle")
         got = page.evaluate(TAP_DRAWER_JS, [panel, toggle])
         assert got["atFrame"]["open"] and got["atFrame"]["drawer"] and got["atFrame"]["shade"], (
@@ -302,16 +311,18 @@ def test_a_phone_drawer_shows_in_the_taps_frame_and_only_it_restyles(browser, ba
 
         # opened and closed again within the tap's frame: it must not come back
         got = page.evaluate(
-            """async ([panelId, toggleId]) => {
+            with_page_waits(
+                """async ([panelId, toggleId]) => {
               const toggle = document.getElementById(toggleId);
               toggle.click();
               toggle.click();
-              await new Promise((r) => setTimeout(r, 300));
+              await attnStill();
               const panel = document.getElementById(panelId);
               return {open: panel.hasAttribute('data-open'),
                       drawer: panel.checkVisibility({visibilityProperty: true}),
                       shade: document.getElementById('book-backdrop').checkVisibility()};
-            }""",
+            }"""
+            ),
             [panel, toggle],
         )
         assert got == {"open": False, "drawer": False, "shade": False}, (

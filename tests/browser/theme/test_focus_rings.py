@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from ..conftest import CHAPTERS, fresh_page
+from ..conftest import chapter_page, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -96,7 +96,7 @@ def test_every_header_button_shows_a_focus_ring(browser, base_url, margin, viewp
     at least 2 px wide with >= 3:1 contrast against the background it sits on (WCAG 1.4.11),
     and that ring is painted: around the control, the screen changes on focus, in a ring of
     pixels of at least 3:1 against the unfocused screen."""
-    name = CHAPTERS[1]
+    name = chapter_page("02_attention_pooling")
     mobile = viewport is PHONE
     with fresh_page(
         browser,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import CHAPTERS
+from ..conftest import CHAPTERS, chapter_page
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,7 @@ def test_the_run_and_download_menus_open(browser, base_url):
     page = ctx.new_page()
     fetched = []
     try:
-        page.goto(f"{base_url}/{CHAPTERS[0]}", wait_until="load")
+        page.goto(f"{base_url}/{chapter_page('01_queries_keys_values')}", wait_until="load")
         page.wait_for_load_state("networkidle")
         page.on("request", lambda r: fetched.append(r.url))
         menus = dict((k, (o, items)) for k, o, items in page.evaluate(MENU_JS))

@@ -28,8 +28,9 @@ from urllib.parse import quote
 
 import pytest
 from _vitals import DEVICE, OBSERVE_JS, READ_JS, Load, cls, slow_network
+from _wait import wait_still
 
-from ..conftest import CHAPTERS, PAGES, SITE, fresh_page
+from ..conftest import PAGES, SITE, chapter_page, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -207,7 +208,7 @@ def test_a_search_fetches_text_copies_not_pages(browser, gzip_url, margin, q):
 
 @pytest.mark.parametrize("width", [412, 1280])
 def test_nothing_moves_while_the_hits_arrive(browser, gzip_url, margin, width):
-    """On the slow link (150 ms round trips, 1.6 Mbit/s, as tests/_vitals.py) the hits arrive
+    """On the slow link (150 ms round trips, 1.6 Mbit/s, as devtools/_vitals.py) the hits arrive
     over a second or more: the layout shifts while they arrive and while reading to the end
     stay under 0.005 (the target is 0.1; Sphinx's way gave 0.15 at 412 px)."""
     device = {**DEVICE, "viewport": {"width": width, "height": 823 if width < 600 else 900}}
@@ -226,12 +227,12 @@ def test_nothing_moves_while_the_hits_arrive(browser, gzip_url, margin, width):
         page.goto(f"{gzip_url}/search.html?q=attention", wait_until="load", timeout=60_000)
         page.wait_for_function(FINISHED_JS, timeout=60_000)
         page.wait_for_load_state("networkidle", timeout=60_000)
-        page.wait_for_timeout(300)
+        wait_still(page)
         hits = page.evaluate(
             "() => document.querySelectorAll('#search-results li p.context').length"
         )
         page.evaluate(READ_JS, 100)
-        page.wait_for_timeout(300)
+        wait_still(page)
         shifts = page.evaluate("() => window.__vitals.shifts")
     finally:
         ctx.close()
@@ -329,7 +330,7 @@ window.fetch = (url, ...rest) => {
   if (!String(url).includes('_search/')) return fetch0(url, ...rest);
   window.__held.push(String(url));
   const wait = 150 * window.__held.length;
-  return new Promise((r) => setTimeout(r, wait)).then(() => fetch0(url, ...rest));
+  return new Promise((r) => setTimeout(r, wait)).then(() => fetch0(url, ...rest));  // a slow network, not a wait
 };
 """
 
@@ -349,7 +350,12 @@ def test_the_hits_show_at_once_when_every_snippet_is_in(browser, base_url):
             "() => document.getElementById('search-results').checkVisibility({visibilityProperty: true})",
             timeout=10_000,
         )
-        page.wait_for_timeout(300)
+        # ten frames of the shown hits recorded (a snippet arriving late would show in them)
+        page.wait_for_function(
+            "() => window.__frames.filter((f) => f.shown && f.hits).length >= 10",
+            polling="raf",
+            timeout=10_000,
+        )
         frames = page.evaluate("() => window.__frames")
         held = page.evaluate("() => window.__held")
     finally:
@@ -378,7 +384,7 @@ def test_search_finds_chapters_on_the_search_page(browser, base_url):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto(f"{base_url}/{CHAPTERS[2]}", wait_until="load")
+        page.goto(f"{base_url}/{chapter_page('03_masked_softmax')}", wait_until="load")
         # Ctrl+K goes to the chapter's search field, which leads to the search page
         page.keyboard.press("Control+k")
         page.wait_for_function(

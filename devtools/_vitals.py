@@ -9,7 +9,7 @@ throttling applied through the DevTools protocol before navigation:
   1.6 Mbit/s down, 750 kbit/s up;
 * CPU: ``Emulation.setCPUThrottlingRate`` 4 (a mid-range phone).
 
-The page is served compressed (tests/_serve.py: gzip, as a host would). Measured in the page
+The page is served compressed (devtools/_serve.py: gzip, as a host would). Measured in the page
 with the browser's own performance entries, observed from before the first byte:
 
 * LCP: the last ``largest-contentful-paint`` entry before the first input;
@@ -33,8 +33,10 @@ with the browser's own performance entries, observed from before the first byte:
 
 from __future__ import annotations
 
+import contextlib
 import statistics
-import time
+
+from _wait import wait_page_quiet, wait_still
 
 DEVICE = {
     "viewport": {"width": 412, "height": 823},
@@ -74,12 +76,12 @@ READ_JS = """
 async (pause) => {
   const step = Math.round(innerHeight * 0.9);
   scrollTo(0, 0);
-  await new Promise((r) => setTimeout(r, pause));
+  await new Promise((r) => setTimeout(r, pause));  // a reader's pace, not a wait
   let last = -1;
   while (scrollY !== last) {
     last = scrollY;
     scrollBy(0, step);
-    await new Promise((r) => setTimeout(r, pause));
+    await new Promise((r) => setTimeout(r, pause));  // a reader's pace, not a wait
   }
   return scrollY;
 }
@@ -203,7 +205,7 @@ class Load:
             if read:
                 page.evaluate(READ_JS, read_pause_ms)
                 page.wait_for_load_state("networkidle")
-                page.wait_for_timeout(500)
+                wait_still(page)
             # images shown on the page that the reading left unfetched (their bytes would be
             # missing from read_bytes); variants hidden in this mode or width are not fetched
             self.unloaded = page.evaluate(
@@ -221,17 +223,14 @@ class Load:
             self.ctx.close()
 
     def _quiet(self) -> None:
-        """Wait until the network is idle and no long task started for quiet_ms (page time)."""
+        """Wait until the network is idle and no long task ended for quiet_ms (page time), or
+        MAX_WAIT_MS has passed (a page that never settles is measured as it is)."""
         page = self.page
         page.wait_for_load_state("networkidle", timeout=120_000)
-        t0 = time.monotonic()
-        while True:
-            now, last = page.evaluate(
-                "() => [performance.now(), Math.max(0, ...window.__vitals.long.map((t) => t.t + t.d))]"
-            )
-            if now - max(last, 0) >= self.quiet_ms or (time.monotonic() - t0) * 1000 > MAX_WAIT_MS:
-                return
-            page.wait_for_timeout(min(self.quiet_ms - (now - last), self.quiet_ms) + 50)
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        with contextlib.suppress(PlaywrightTimeout):
+            wait_page_quiet(page, self.quiet_ms, timeout_ms=MAX_WAIT_MS)
 
     def _mark(self, what: str) -> None:
         self.marks.append((what, self.page.evaluate("() => performance.now()")))
@@ -245,10 +244,10 @@ class Load:
                 # target (Playwright's tap does) counted the rendering of that scroll jump, which no
                 # reader's tap contains, in the tap's INP
                 el.scroll_into_view_if_needed()
-                self.page.wait_for_timeout(400)
+                wait_still(self.page)
                 self._mark(selector)
                 el.tap()
-                self.page.wait_for_timeout(400)
+                wait_still(self.page)
                 return True
         return False
 
@@ -260,7 +259,7 @@ class Load:
         if self._tap("#book-nav-toggle, .primary-toggle"):
             self._mark("Escape")
             page.keyboard.press("Escape")
-            page.wait_for_timeout(400)
+            wait_still(page)
         self._tap("#book-mode, .theme-switch-button")
         self._tap("details.hide > summary")
         # the first slider a reader can see (sliders bound to a dragged point are hidden: the
@@ -276,12 +275,12 @@ class Load:
                 ".some((s) => s.offsetParent !== null)",
                 timeout=60_000,
             )
-            page.wait_for_timeout(300)
+            wait_still(page)
             page.locator(f".attn-explorer[data-ready=true] {slider}").first.focus()
             for _ in range(3):
                 self._mark("ArrowRight")
                 page.keyboard.press("ArrowRight")
-                page.wait_for_timeout(300)
+                wait_still(page)
         self._mark("end")
 
     def interactions(self) -> list[tuple[str, float]]:
@@ -383,40 +382,6 @@ def blocking_from_cpu(
     return total, n
 
 
-def cpu_load(browser, url: str, settle_ms: int = 3000) -> dict:
-    """Load ``url`` unthrottled on the mobile device, traced; the blocking time at 4x CPU
-    estimated from the CPU time of its main-thread tasks (blocking_from_cpu)."""
-    import json
-    import os
-    import tempfile
-
-    ctx = browser.new_context(service_workers="block", **DEVICE)
-    page = ctx.new_page()
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    try:
-        browser.start_tracing(page=page, path=path, categories=TRACE_CATEGORIES)
-        page.goto(url, wait_until="load")
-        page.wait_for_load_state("networkidle")
-        page.wait_for_timeout(settle_ms)
-        browser.stop_tracing()
-        with open(path, encoding="utf8") as f:
-            tasks, fcp = main_thread_tasks(json.load(f), page.url)
-    finally:
-        ctx.close()
-        os.unlink(path)
-    if fcp is None:
-        raise RuntimeError(f"{url}: no first contentful paint in the trace")
-    tbt, n = blocking_from_cpu(tasks, fcp)
-    return {
-        "tbt": tbt,
-        "long": n,
-        "fcp": fcp,
-        "cpu_total": sum(c for _s, _w, c in tasks),
-        "longest": max((CPU * c for s, w, c in tasks if s + w >= fcp), default=0.0),
-    }
-
-
 # ------------------------------------------------------- an interaction's work, from CPU time
 
 INPUT_EVENTS = {
@@ -496,45 +461,3 @@ def interaction_cpu(trace: dict | list, pid: int | None = None) -> dict:
         top = max(inside, key=lambda e: e.get("dur", 0), default=None)
         steps.append((top["name"] if top else "-", t.get("tdur", 0) / 1e3))
     return {"cpu": sum(c for _n, c in steps), "tasks": steps}
-
-
-def theme_switch_cpu(browser, url: str, settle_ms: int = 2000) -> dict:
-    """Load ``url`` unthrottled on the mobile device (light mode), let it settle, then trace a
-    tap on the colour-mode button (a raw touch, as a finger gives: no test-tool listeners) and
-    return interaction_cpu of it, with "inp_est": CPU x its CPU time, the interaction's work
-    at Lighthouse's 4x slow-down."""
-    import json
-    import os
-    import tempfile
-
-    ctx = browser.new_context(service_workers="block", color_scheme="light", **DEVICE)
-    page = ctx.new_page()
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    try:
-        page.goto(url, wait_until="load")
-        page.wait_for_load_state("networkidle")
-        page.wait_for_timeout(settle_ms)
-        box = page.evaluate(
-            """() => { const b = [...document.querySelectorAll('#book-mode, .theme-switch-button')]
-                .find((b) => b.offsetParent !== null); if (!b) return null;
-              const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }"""
-        )
-        if box is None:
-            raise RuntimeError(f"{url}: no visible colour-mode button")
-        before = page.evaluate("() => document.documentElement.dataset.theme")
-        browser.start_tracing(page=page, path=path, categories=TRACE_CATEGORIES)
-        page.wait_for_timeout(100)
-        page.touchscreen.tap(*box)
-        page.wait_for_timeout(800)
-        browser.stop_tracing()
-        after = page.evaluate("() => document.documentElement.dataset.theme")
-        if before == after:
-            raise RuntimeError(f"{url}: the tap did not switch the colour mode ({before})")
-        with open(path, encoding="utf8") as f:
-            out = interaction_cpu(json.load(f))
-    finally:
-        ctx.close()
-        os.unlink(path)
-    out["inp_est"] = CPU * out["cpu"]
-    return out

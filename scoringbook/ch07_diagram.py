@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from attnlib._validate import as_str, describe
+from attnlib.domains import as_str, describe
 
 __all__ = ["draw_encoder_decoder"]
 

@@ -53,7 +53,7 @@ async ([timeoutMs, only]) => {
       if (performance.now() - t0 > timeoutMs) {
         throw new Error(`explorer #${views.indexOf(v)} did not wake when scrolled into view (${p ? p.className : 'no picture'})`);
       }
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => requestAnimationFrame(r));  // a frame per check
     }
     woken++;
   }

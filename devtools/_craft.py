@@ -23,6 +23,7 @@ Every number comes from what the page lays out and paints, never from the explor
 from __future__ import annotations
 
 from _pages import wake_explorers
+from _wait import wait_still
 
 # Helpers installed in the page (window.__craft), used by the snippets below.
 HELPERS_JS = r"""
@@ -137,8 +138,11 @@ HELPERS_JS = r"""
         if (ex.dataset.params !== before) break;
       }
     } else if (c.kind === 'play') {
+      const ex = el.closest('.attn-explorer'), f0 = ex.dataset.frame;
       el.click();
-      await new Promise((r) => setTimeout(r, 450));
+      // played until the picture has moved on a frame (or 5 s have passed), then paused
+      for (let t0 = performance.now(); ex.dataset.frame === f0 && performance.now() - t0 < 5000;)
+        await new Promise((r) => requestAnimationFrame(r));
       if (/pause/i.test(el.textContent)) el.click();
     }
     await frames();
@@ -410,7 +414,7 @@ def swipe(page, k: int) -> list[dict]:
                     {"type": "touchMove", "touchPoints": [{"x": x + t * 0.5, "y": y - 15 * t}]},
                 )
             cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-            page.wait_for_timeout(150)
+            wait_still(page)  # the swipe's scroll (and any fling) has ended
             after = page.evaluate(
                 "(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params", k
             )

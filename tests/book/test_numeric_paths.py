@@ -1,0 +1,60 @@
+"""The saved-state comparisons (tests/book/test_saved_state.py) under every numeric path this
+processor offers (issue 36): ATen's portable kernels, AVX2, AVX-512 where the processor has it
+(/proc/cpuinfo), MKL's reproducible path and one thread. The plain path is the session's own run
+of that file; each other path is a fresh interpreter, since ATEN_CPU_CAPABILITY and MKL_CBWR are
+read when torch is imported. A committed number compared more tightly than it varies between
+paths fails here, on this machine, instead of on a contributor's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _tolerance import CAPABILITY, numeric_paths
+
+TESTS = Path(__file__).resolve().parents[1]
+PATHS = {k: v for k, v in numeric_paths().items() if k != "plain"}
+
+# prints the path ATen dispatches to (proof that the variable took), then runs the comparisons
+RUN = (
+    "import sys, torch; "
+    "print('capability', torch.backends.cpu.get_cpu_capability(), torch.get_num_threads()); "
+    "sys.stdout.flush(); import pytest; "
+    "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-x', sys.argv[1], '-k', 'published']))"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_saved_state_holds_under_numeric_path(path):
+    env = {**os.environ, **PATHS[path], "PYTHONDONTWRITEBYTECODE": "1"}
+    r = subprocess.run(
+        [sys.executable, "-c", RUN, str(TESTS / "book" / "test_saved_state.py")],
+        env=env,
+        cwd=TESTS.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    first, _, rest = r.stdout.partition("\n")
+    _, capability, threads = first.split()
+    want = CAPABILITY.get(PATHS[path].get("ATEN_CPU_CAPABILITY", ""))
+    if want:
+        assert capability == want, f"{path}: ATen dispatches to {capability}, not {want}"
+    if PATHS[path].get("OMP_NUM_THREADS") == "1":
+        assert threads == "1", f"{path}: torch runs {threads} threads"
+    assert r.returncode == 0, f"saved state under the {path} path ({PATHS[path]}):\n{rest[-4000:]}"
+
+
+def test_numeric_paths_follow_the_processor_flags():
+    base = {"plain", "default", "mkl-compatible", "one-thread"}
+    assert set(numeric_paths(set())) == base
+    assert set(numeric_paths({"avx2"})) == base | {"avx2"}
+    avx512 = {"avx2", "avx512f", "avx512bw", "avx512vl", "avx512dq"}
+    assert set(numeric_paths(avx512)) == base | {"avx2", "avx512"}
+    assert numeric_paths(avx512)["avx512"] == {"ATEN_CPU_CAPABILITY": "avx512"}
+    # AVX-512 F alone is not what ATen's avx512 kernels need
+    assert "avx512" not in numeric_paths({"avx2", "avx512f"})
