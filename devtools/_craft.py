@@ -70,12 +70,14 @@ HELPERS_JS = r"""
   const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   // the theme scrolls smoothly; measurements need the page where it was sent
   const scrollTo = (y) => window.scrollTo({top: y, left: 0, behavior: 'instant'});
-  // arrive at the explorer: 'top' (its top just below the sticky header) or 'bottom' (its
-  // bottom at the bottom of the window)
+  // arrive at the explorer: 'top' (its top just below the sticky header; the top of what
+  // follows its list of things to try, which is read before it as the text above it is) or
+  // 'bottom' (its bottom at the bottom of the window)
   const arrive = async (ex, how) => {
     const b = ex.getBoundingClientRect();
+    const tour = ex.querySelector(':scope > .attn-presets');
     if (how === 'top') {
-      scrollTo(scrollY + b.top);
+      scrollTo(scrollY + (tour ? tour.getBoundingClientRect().bottom : b.top));
       await frames();
       scrollTo(scrollY - topCover());
     } else scrollTo(scrollY + b.bottom - innerHeight);

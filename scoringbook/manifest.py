@@ -262,7 +262,7 @@ SHARED_MODULES = (
 )
 
 #: Pages of the book that are not chapters, as ``_toc.yml`` names them (the root first).
-OTHER_PAGES = ("intro", "notation")
+OTHER_PAGES = ("intro", "closing", "notation")
 
 #: The first code cell of every chapter (tagged ``remove-cell``): installs attnlib where it
 #: is missing (Colab, Binder) and turns on the book's figures. The URL must match

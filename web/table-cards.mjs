@@ -3,8 +3,9 @@
 // gives each body cell the name of its column, which the card shows before the cell's text.
 //
 // `make book` runs this after web/prerender-math.mjs, over every HTML page of _build/html. For
-// each <table> with a <thead> of one row and at least three columns, whose body cells hold
-// words (a cell of three words or more; a table of numbers stays a grid, it fits), it
+// each <table> with a <thead> of one row and at least three columns, written in the text
+// (docutils) or holding words (a cell of three words or more: an output's table of numbers
+// stays a grid, it fits), it
 //   - adds class "attn-cards" to the table,
 //   - writes data-label="<column's header text>" on every body cell (<td>, and a row's
 //     <th scope="row">), the header's text with its tags removed (maths keeps its characters).
@@ -48,7 +49,9 @@ function cardTable(attrs, inner, where, skipped) {
   if (bodyStart < 0) return null;
   const body = inner.slice(bodyStart);
   const cells = [...body.matchAll(/<td\b[^>]*>([\s\S]*?)<\/td>/g)].map((m) => ENTITY_TEXT(m[1]));
-  if (!cells.some((t) => t.split(" ").length >= 3)) return null;  // numbers: a grid
+  // a table of numbers from a cell's output stays a grid (it fits); the text's own tables
+  // (docutils) become cards whatever they hold
+  if (!/\bdocutils\b/.test(attrs) && !cells.some((t) => t.split(" ").length >= 3)) return null;
   // every row's cells, in order, get their column's name
   const rows = body.split(/(?=<tr\b)/);
   const out = rows.map((row) => {
