@@ -39,7 +39,7 @@ from attnlib.attention import (
     cosine_attention,
     dot_product_attention,
 )
-from attnlib.kernels import NadarayaWatson, nadaraya_watson
+from attnlib.kernel_regression import NadarayaWatson, nadaraya_watson
 from attnlib.masking import masked_softmax, valid_lens_to_mask
 from attnlib.scoring import (
     additive_scores,

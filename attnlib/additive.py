@@ -14,10 +14,11 @@ from torch.nn.parameter import is_lazy
 
 from attnlib._checks import check_float_tensor, fmt_shape
 from attnlib._validate import _scalar
-from attnlib.domains import KV, QK_SIZES, Int, Real, declare
+from attnlib.domains import Int, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, _additive_scores
+from attnlib.tensor_domains import KV, QK_SIZES
 
 __all__ = ["AdditiveAttention"]
 

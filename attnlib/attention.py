@@ -27,10 +27,11 @@ from torch import Tensor, nn
 from attnlib.additive import AdditiveAttention
 from attnlib.bilinear import GeneralAttention, bilinear_attention
 from attnlib.cosine import CosineAttention, cosine_attention
-from attnlib.domains import KV, QK, Real, declare
+from attnlib.domains import Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, attention_pool, check_dropout
 from attnlib.scoring import _dot_product_scores
+from attnlib.tensor_domains import KV, QK
 
 __all__ = [
     "attention_pool",

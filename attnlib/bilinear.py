@@ -12,10 +12,11 @@ from torch import Tensor, nn
 
 from attnlib._checks import check_float_tensor, fmt_shape
 from attnlib._validate import _scalar
-from attnlib.domains import KV, QK_SIZES, FloatTensor, Int, Lengths, Mask, Real, declare
+from attnlib.domains import Int, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import _bilinear_scores
+from attnlib.tensor_domains import KV, QK_SIZES, FloatTensor, Lengths, Mask
 
 __all__ = ["bilinear_attention", "GeneralAttention"]
 

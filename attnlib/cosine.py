@@ -12,10 +12,11 @@ import torch
 from torch import Tensor, nn
 
 from attnlib._validate import _scalar
-from attnlib.domains import KV, QK, Bool, Real, declare
+from attnlib.domains import Bool, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import _cosine_scores
+from attnlib.tensor_domains import KV, QK
 
 __all__ = ["cosine_attention", "CosineAttention"]
 

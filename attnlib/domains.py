@@ -30,13 +30,17 @@ Kinds of domain (each takes ``optional=True``: ``None`` is accepted too):
 :class:`Str`        a string; :class:`Choice` one of a set of names
 :class:`StrList`    a sequence of strings (a bare string is refused)
 :class:`Pair`       two finite numbers ``(lo, hi)`` with ``lo < hi``
-:class:`FloatTensor` a floating-point tensor with named dimensions (``"batch n_queries d"``)
-:class:`Lengths`    ``valid_lens``: ``(batch,)`` or ``(batch, n_queries)`` integer lengths
-:class:`Mask`       a boolean mask broadcastable to named dimensions
+``FloatTensor``     a floating-point tensor with named dimensions (``"batch n_queries d"``)
+``Lengths``         ``valid_lens``: ``(batch,)`` or ``(batch, n_queries)`` integer lengths
+``Mask``            a boolean mask broadcastable to named dimensions
 :class:`Generator`  a :class:`torch.Generator`; :class:`Seed` an int a generator takes
 :class:`Instance`   an object of given classes; :class:`Func` a callable
 :class:`Anything`   no constraint, with the reason recorded
 =================== =========================================================================
+
+The three tensor kinds and the shape vocabulary (``QK``, ``QK_SIZES``, ``KV``, ``DIM_WORDS``)
+are defined in :mod:`attnlib.tensor_domains`, one layer above this module: import them from
+there.
 
 Why not a library: jaxtyping + beartype were tried (benchmarks/README.md). Their refusals
 print the whole call and every bound axis, never say which dimension disagreed with which
@@ -74,10 +78,6 @@ from attnlib._validate import (
 )
 
 __all__ = [
-    "QK",
-    "QK_SIZES",
-    "KV",
-    "DIM_WORDS",
     "declare",
     "declared",
     "Domain",
@@ -88,9 +88,6 @@ __all__ = [
     "Choice",
     "StrList",
     "Pair",
-    "FloatTensor",
-    "Lengths",
-    "Mask",
     "Seq",
     "Tup",
     "Dict",
@@ -136,6 +133,8 @@ class Domain:
     the named dimensions seen so far in this call (shared between arguments)."""
 
     kind = "value"
+    #: checked after the other arguments, whose named dimensions it reads (valid lengths, masks)
+    checked_late = False
 
     def __init__(self, *, optional: bool = False, doc: str = "") -> None:
         self.optional = optional
@@ -488,14 +487,13 @@ def declare(
         ]
         order = {n: i for i, n in enumerate(sig.parameters)}
         pos_of = {n: i for i, n in enumerate(positional)}
-        late = (Lengths, Mask)  # read sizes the other arguments set: checked last
         # (name, domain, position or a large number) in signature order: a later argument's
         # named dimensions are compared with those an earlier one set
         plan = tuple(
             (n, domains[n], pos_of.get(n, 1 << 30))
             for n in sorted(
                 domains,
-                key=lambda n: (isinstance(domains[n], late), order.get(n, len(order))),
+                key=lambda n: (domains[n].checked_late, order.get(n, len(order))),
             )
         )
 
@@ -532,15 +530,3 @@ def declared(obj: Any) -> tuple[str, dict[str, Domain], tuple[str, ...]] | None:
     if doms is None:
         return None
     return target.__declared_name__, doms, target.__differentiable__
-
-
-# the tensor domains (and the book's shape vocabulary) live next door; they are part of this API
-from attnlib.tensor_domains import (  # noqa: E402
-    DIM_WORDS,
-    KV,
-    QK,
-    QK_SIZES,
-    FloatTensor,
-    Lengths,
-    Mask,
-)

@@ -8,8 +8,7 @@ Queries are the ``x``, keys the training inputs ``x_j``, values the targets ``y_
 kernels ``K`` are those of :mod:`attnlib.kernels` (or any callable ``K(u)``). Weights are a
 softmax of log-kernel values, which never divides 0 by 0 (d2l's ``K / sum(K)`` does, for a
 narrow boxcar or a tiny Gaussian bandwidth). Following d2l (https://d2l.ai, sections
-11.1-11.2). ``attnlib.kernels.nadaraya_watson`` and ``attnlib.kernels.NadarayaWatson`` are
-these same objects.
+11.1-11.2). ``attnlib.nadaraya_watson`` and ``attnlib.NadarayaWatson`` are these objects.
 """
 
 from __future__ import annotations
@@ -26,8 +25,9 @@ from attnlib._checks import (
     check_tensor,
     fmt_shape,
 )
-from attnlib.domains import Anything, Bool, Choice, FloatTensor, Real, declare
+from attnlib.domains import Anything, Bool, Choice, Real, declare
 from attnlib.kernels import LOG_KERNELS, KernelArg, _resolve_kernel
+from attnlib.tensor_domains import FloatTensor
 
 __all__ = ["nadaraya_watson", "NadarayaWatson"]
 

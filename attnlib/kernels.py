@@ -1,7 +1,7 @@
 r"""Kernels: the shapes K(u) of Nadaraya-Watson kernel regression, and their logarithms.
 
-The regression itself is :mod:`attnlib.kernel_regression` (re-exported here, so d2l
-readers' ``attnlib.kernels.nadaraya_watson`` keeps working).
+The regression itself is :mod:`attnlib.kernel_regression`, one layer above (d2l readers call
+it as ``attnlib.nadaraya_watson`` and ``attnlib.NadarayaWatson``).
 
 Nadaraya-Watson regression predicts, at a query :math:`x`, a weighted average of the
 training targets, the weights coming from a kernel :math:`K` of the distance between the
@@ -42,7 +42,8 @@ import torch
 from torch import Tensor
 
 from attnlib._checks import check_float_tensor, fmt_shape
-from attnlib.domains import Choice, FloatTensor, declare
+from attnlib.domains import Choice, declare
+from attnlib.tensor_domains import FloatTensor
 
 __all__ = [
     "gaussian",
@@ -53,8 +54,6 @@ __all__ = [
     "KERNELS",
     "LOG_KERNELS",
     "log_kernel",
-    "nadaraya_watson",
-    "NadarayaWatson",
 ]
 
 KernelArg = str | Callable[[Tensor], Tensor]
@@ -325,8 +324,3 @@ def __getattr__(name: str):
             raise ImportError(message, name=__name__, path=__file__)
         raise AttributeError(message)
     raise AttributeError(f"module 'attnlib.kernels' has no attribute {name!r}")
-
-
-# d2l readers find the regression under attnlib.kernels: the same objects, defined in their own
-# module (attnlib/__init__ imports this module first, so the names above already exist here)
-from attnlib.kernel_regression import NadarayaWatson, nadaraya_watson  # noqa: E402

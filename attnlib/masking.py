@@ -23,7 +23,8 @@ from attnlib._checks import (
     check_valid_lens,
     is_tracing,
 )
-from attnlib.domains import FloatTensor, Int, Lengths, Mask, declare
+from attnlib.domains import Int, declare
+from attnlib.tensor_domains import FloatTensor, Lengths, Mask
 
 __all__ = ["masked_softmax", "valid_lens_to_mask"]
 

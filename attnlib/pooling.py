@@ -14,8 +14,9 @@ from torch import Tensor
 
 from attnlib._checks import check_dim_match, check_float_tensor, check_same_dtype
 from attnlib._validate import _scalar
-from attnlib.domains import FloatTensor, Lengths, Mask, declare
+from attnlib.domains import declare
 from attnlib.masking import _masked_softmax
+from attnlib.tensor_domains import FloatTensor, Lengths, Mask
 
 __all__ = ["attention_pool"]
 

@@ -41,7 +41,8 @@ from attnlib._checks import (
     check_same_dtype,
     fmt_shape,
 )
-from attnlib.domains import QK, QK_SIZES, FloatTensor, Int, Real, declare
+from attnlib.domains import Int, Real, declare
+from attnlib.tensor_domains import QK, QK_SIZES, FloatTensor
 
 __all__ = [
     "dot_product_scores",

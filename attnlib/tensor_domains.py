@@ -146,6 +146,8 @@ class Lengths(Domain):
     ``[0, n_keys]`` (integer of any width, or floats holding whole numbers); see
     :func:`attnlib.masked_softmax`. Returned as int64."""
 
+    checked_late = True  # reads the sizes the other arguments set
+
     kind = "lengths"
 
     def __init__(self, batch: str = "batch", rows: str = "n_queries", cols: str = "n_keys"):
@@ -163,6 +165,8 @@ class Lengths(Domain):
 
 class Mask(Domain):
     """A boolean mask (True = attend) broadcastable to the named dimensions."""
+
+    checked_late = True  # reads the sizes the other arguments set
 
     kind = "mask"
 

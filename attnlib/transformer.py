@@ -23,16 +23,8 @@ from torch import Tensor, nn
 from attnlib._checks import check_dim_match, check_float_tensor, check_mask, check_valid_lens
 from attnlib._validate import as_bool, as_int
 from attnlib.attention import DotProductAttention, check_dropout
-from attnlib.domains import (
-    KV,
-    QK_SIZES,
-    Anything,
-    Bool,
-    FloatTensor,
-    Int,
-    Real,
-    declare,
-)
+from attnlib.domains import Anything, Bool, Int, Real, declare
+from attnlib.tensor_domains import KV, QK_SIZES, FloatTensor
 
 __all__ = [
     "sinusoidal_encoding",

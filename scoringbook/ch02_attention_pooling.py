@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.kernels import KERNELS, NadarayaWatson, nadaraya_watson
+from attnlib.kernel_regression import NadarayaWatson, nadaraya_watson
+from attnlib.kernels import KERNELS
 from attnlib.widgets import (
     Choice,
     Declaration,

@@ -17,7 +17,16 @@ import datetime as _dt
 import torch
 from torch import Tensor
 
-from attnlib.domains import Anything, Generator, Int, as_int, check_generator, declare, describe
+from attnlib.domains import (
+    Anything,
+    Generator,
+    Int,
+    StrList,
+    as_int,
+    check_generator,
+    declare,
+    describe,
+)
 from scoringbook._date_vocab import (
     MONTHS,
     N_OUT,
@@ -109,6 +118,7 @@ def random_sources(dates: list[_dt.date], generator: torch.Generator) -> list[st
     return [format_source(d, STYLES[s]) for d, s in zip(dates, styles)]
 
 
+@declare(n=Int(ge=0, le=10**6), generator=Generator(), seen_sources=StrList())
 def held_out_examples(
     n: int, generator: torch.Generator, seen_sources: list[str]
 ) -> tuple[list[_dt.date], list[str]]:

@@ -18,6 +18,7 @@ import torch
 from torch import Tensor
 
 from attnlib import domains as D
+from attnlib import tensor_domains as T
 from attnlib.domains import as_int, declare, describe, isolated_global_rng
 from scoringbook.ch08_numbers import (
     TRAIN_MAX,
@@ -279,7 +280,7 @@ def results_table(results: dict[str, Tensor], tests: dict[int, list[str]]) -> Re
     ),
     without_attention=D.Anything("a trained NumberModel, as with_attention"),
     examples=D.Dict(D.Seq(D.Str(nonempty=True), min_len=1)),
-    curves=D.Dict(D.FloatTensor("n_lengths", finite=True, within=(0.0, 1.0))),
+    curves=D.Dict(T.FloatTensor("n_lengths", finite=True, within=(0.0, 1.0))),
     train_max=D.Int(ge=1, le=1000),
     without_name=D.Str(),
 )

@@ -97,6 +97,12 @@ def random_numbers(
     return out
 
 
+@declare(
+    n=Int(ge=1, le=10**6),
+    k=Int(ge=1, le=1000),
+    seen=Instance(set, frozenset, what="a set of digit strings"),
+    generator=Generator(),
+)
 def held_out_numbers(
     n: int, k: int, seen: set[str] | frozenset[str], generator: torch.Generator
 ) -> tuple[list[str], bool]:
@@ -124,6 +130,7 @@ def held_out_numbers(
     return out, True
 
 
+@declare(train_numbers=StrList(), generator=Generator(), n=Int(ge=1, le=10**6))
 def test_sets(
     train_numbers: list[str], generator: torch.Generator, n: int = 100
 ) -> tuple[dict[int, list[str]], dict[int, bool]]:

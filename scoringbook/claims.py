@@ -26,7 +26,7 @@ import torch
 from torch import Tensor
 
 from attnlib import domains as D
-from attnlib.domains import declare
+from attnlib import tensor_domains as T
 
 __all__ = [
     "Claim",
@@ -64,7 +64,7 @@ class Claim:
 
 
 # a measured value or bound that is NaN/inf is refused: a NaN never "holds" or "fails" silently
-Claim.__init__ = declare(
+Claim.__init__ = D.declare(
     name=D.Str(nonempty=True),
     says=D.Str(),
     value=D.Real(),
@@ -75,10 +75,10 @@ Claim.__init__ = declare(
 #: accuracies and weight shares: finite, in [0, 1]
 _SHARE = {"finite": True, "within": (0.0, 1.0)}
 #: one recorded checkpoint of the date playback: (step, weights (1, 10, n_in))
-_CHECKPOINT = D.Tup(D.Int(ge=0), D.FloatTensor("1 10 n_in", finite=True))
+_CHECKPOINT = D.Tup(D.Int(ge=0), T.FloatTensor("1 10 n_in", finite=True))
 
 
-@declare(claims=D.Seq(D.Instance(Claim)))
+@D.declare(claims=D.Seq(D.Instance(Claim)))
 def check(claims: Sequence[Claim]) -> None:
     """Raise ``AssertionError`` listing every claim that does not hold in this run."""
     failed = [c for c in claims if not c.holds]
@@ -95,7 +95,7 @@ def check(claims: Sequence[Claim]) -> None:
 # ----------------------------------------------------------------------------- chapter 2
 
 
-@declare(
+@D.declare(
     loo=D.Tup(D.Seq(D.Real(gt=0), min_len=1), D.Seq(D.Real(ge=0), min_len=21)),
     naive=D.Tup(D.Seq(D.Real(gt=0), min_len=1), D.Seq(D.Real(ge=0), min_len=1)),
 )
@@ -136,10 +136,10 @@ def bandwidth_claims(loo: tuple[list, list], naive: tuple[list, list]) -> list[C
 _YEAR_LAST, _DAY, _DASHES = (2, 3), (8, 9), (4, 7)
 
 
-@declare(
+@D.declare(
     acc=D.Real(ge=0, le=1),
-    share=D.FloatTensor("10", **_SHARE),
-    exact=D.FloatTensor("10", **_SHARE),
+    share=T.FloatTensor("10", **_SHARE),
+    exact=T.FloatTensor("10", **_SHARE),
 )
 def date_claims(acc: float, share: Tensor, exact: Tensor) -> list[Claim]:
     """Chapter 7's date model: ``acc`` its held-out exact accuracy, ``share`` ``(10,)`` each
@@ -202,9 +202,9 @@ def date_claims(acc: float, share: Tensor, exact: Tensor) -> list[Claim]:
     ]
 
 
-@declare(
+@D.declare(
     checkpoints=D.Seq(_CHECKPOINT),
-    implied=D.FloatTensor("10 n_in", finite=True),
+    implied=T.FloatTensor("10 n_in", finite=True),
     rows=D.Seq(D.Int(ge=0, le=9), min_len=1),
     level=D.Real(ge=0, le=1),
 )
@@ -219,10 +219,10 @@ def first_focused(checkpoints, implied: Tensor, rows: Sequence[int], level: floa
     return 10**6
 
 
-@declare(
+@D.declare(
     losses=D.Seq(D.Real(), min_len=1),
     checkpoints=D.Seq(_CHECKPOINT, min_len=1),
-    implied=D.FloatTensor("10 n_in", finite=True),
+    implied=T.FloatTensor("10 n_in", finite=True),
 )
 def playback_claims(losses: Sequence[float], checkpoints, implied: Tensor) -> list[Claim]:
     """Chapter 7's playback of training: ``losses`` per step, ``checkpoints`` ``[(step, (1,
@@ -271,7 +271,7 @@ def playback_claims(losses: Sequence[float], checkpoints, implied: Tensor) -> li
 BUCKETS = ((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 13), (14, 16))
 
 
-@declare(results=D.FloatTensor("... 16 2", **_SHARE))
+@D.declare(results=T.FloatTensor("... 16 2", **_SHARE))
 def bucket_means(results: Tensor) -> Tensor:
     """``(..., 16, 2)`` results by length -> ``(..., len(BUCKETS), 2)`` means by bucket."""
     return torch.stack([results[..., lo - 1 : hi, :].mean(dim=-2) for lo, hi in BUCKETS], -2)
@@ -280,9 +280,9 @@ def bucket_means(results: Tensor) -> Tensor:
 _LENGTH_MODELS = ("with attention", "without", "without (3×)", "query-blind")
 
 
-@declare(
+@D.declare(
     results=D.Dict(
-        D.FloatTensor("n_seeds 16 2", min_size={"n_seeds": 1}, **_SHARE), required=_LENGTH_MODELS
+        T.FloatTensor("n_seeds 16 2", min_size={"n_seeds": 1}, **_SHARE), required=_LENGTH_MODELS
     )
 )
 def length_claims(results: dict[str, Tensor]) -> list[Claim]:
@@ -375,9 +375,9 @@ def length_claims(results: dict[str, Tensor]) -> list[Claim]:
 # ----------------------------------------------------------------------------- chapter 6 (family)
 
 
-@declare(
+@D.declare(
     acc=D.Dict(
-        D.FloatTensor("n_dims n_seeds", min_size={"n_dims": 1, "n_seeds": 1}, **_SHARE),
+        T.FloatTensor("n_dims n_seeds", min_size={"n_dims": 1, "n_seeds": 1}, **_SHARE),
         required=("1/√d", "1"),
     )
 )
@@ -424,7 +424,7 @@ def scaling_claims(acc: dict[str, Tensor]) -> list[Claim]:
 # ----------------------------------------------------------------------------- chapter 9
 
 
-@declare(
+@D.declare(
     previous=D.Seq(D.Seq(D.Real(ge=0, le=1), min_len=1, max_len=64), min_len=2, max_len=64),
     induction=D.Seq(D.Seq(D.Real(ge=0, le=1), min_len=1, max_len=64), min_len=2, max_len=64),
     ablation=D.Dict(D.Real(ge=0, le=1), required=("none",)),

@@ -38,7 +38,6 @@ from torch import Tensor, nn
 from attnlib.attention import AdditiveAttention, check_dropout
 from attnlib.domains import (
     Anything,
-    FloatTensor,
     Instance,
     Int,
     Real,
@@ -53,6 +52,7 @@ from attnlib.domains import (
     seed_from,
 )
 from attnlib.masking import masked_softmax
+from attnlib.tensor_domains import FloatTensor
 
 __all__ = [
     "PAD",

@@ -252,7 +252,7 @@ def plot_regression(
         y_train: training targets, shape ``(n_train,)``.
         x_query: query inputs where the fits are evaluated, shape ``(n_queries,)``.
         fits: dict label -> predictions ``y_hat`` of shape ``(n_queries,)`` (e.g. from
-            :func:`attnlib.kernels.nadaraya_watson`).
+            :func:`attnlib.kernel_regression.nadaraya_watson`).
         truth: optional true function values at ``x_query``, shape ``(n_queries,)``, drawn as
             a black dashed line.
         title: optional axes title.

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from attnlib import domains as D
+from attnlib import tensor_domains as T
 
 #: integer dtypes narrower than int64, each tried where an integer tensor is declared
 NARROW_INTS = (torch.int8, torch.int16, torch.int32, torch.uint8)
@@ -34,7 +35,7 @@ def shared_dims(domains: dict) -> dict[str, list[str]]:
     where: dict[str, list[str]] = {}
     for arg, dom in domains.items():
         dims = ()
-        if isinstance(dom, D.FloatTensor) and dom.dims != ("...",):
+        if isinstance(dom, T.FloatTensor) and dom.dims != ("...",):
             dims = dom.dims
         elif isinstance(dom, D.Int) and dom.dim:
             dims = (dom.dim,)
@@ -83,7 +84,7 @@ def edge_values(domains: dict, name: str, value, fn_name: str) -> list[tuple[str
         out += [("int 1", 1, "refuse"), ("str 'True'", "True", "refuse")]
     elif isinstance(dom, D.StrList):
         out.append(("a bare string", "abc", "refuse"))
-    elif isinstance(dom, D.FloatTensor) and isinstance(value, torch.Tensor):
+    elif isinstance(dom, T.FloatTensor) and isinstance(value, torch.Tensor):
         out.append(("int64 tensor (another dtype family)", value.to(torch.int64), "refuse"))
         out.append(("bool tensor (another dtype family)", value != 0, "refuse"))
         out.append(("complex tensor", value.to(torch.complex64), "refuse"))
@@ -98,7 +99,7 @@ def edge_values(domains: dict, name: str, value, fn_name: str) -> list[tuple[str
                 out.append((f"{dim} disagrees with {'/'.join(shared[dim])}", grown, "refuse"))
         if dom.same_dtype_as and value.dtype != torch.float16:
             out.append((f"another float dtype than {dom.same_dtype_as}", value.half(), "refuse"))
-    elif isinstance(dom, D.Lengths) and isinstance(value, torch.Tensor):
+    elif isinstance(dom, T.Lengths) and isinstance(value, torch.Tensor):
         for dt in NARROW_INTS:
             out.append((f"{dt} lengths", value.to(dt), "accept"))
         big = value.clone()

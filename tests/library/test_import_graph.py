@@ -46,14 +46,8 @@ PRIVATE = {
 #: rooms over the limit today; kept exact (empty: every room is within the limit)
 OVERSIZE: set[str] = set()
 
-#: import cycles today, owned by another issue; kept exact. Issue 38's modules re-export at
-#: their bottom what a module below them defines, and that module imports them back: kernels
-#: re-exports kernel_regression's Nadaraya-Watson (d2l's path) and kernel_regression imports
-#: the kernels; domains re-exports tensor_domains, which imports domains.Domain.
-CYCLES = [
-    ["attnlib.domains", "attnlib.tensor_domains"],
-    ["attnlib.kernel_regression", "attnlib.kernels"],
-]
+#: import cycles today; kept exact (empty: there are none)
+CYCLES: list[list[str]] = []
 
 
 def _layer(module: str) -> int:
