@@ -122,8 +122,8 @@ def show_heatmaps(
         >>> fig = show_heatmaps(m, "keys", "queries")
         >>> len(fig.axes)  # one panel and the colour bar
         2
-        >>> fig.axes[1].get_ylabel()
-        'attention weight'
+        >>> fig.axes[1].get_ylabel().splitlines()  # the label says the scale is not linear
+        ['attention weight', '(colour ∝ value^0.6: small values stand out)']
     """
     data = _to_numpy(matrices, "matrices")
     if data.ndim == 2:

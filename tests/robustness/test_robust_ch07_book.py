@@ -36,12 +36,19 @@ def _weights(n_watch=1, n_in=N_IN, seed=0):
     return torch.softmax(torch.randn(n_watch, ch07_dates.N_OUT, n_in, generator=g), -1)
 
 
+def _raw(**fields):
+    """A TrainLog holding ``fields`` as given: its declared __init__ refuses what is not a
+    measurement (test_a_train_log_refuses_what_is_not_a_measurement), so the playback's own
+    refusals are reached with a log built around it, as a reader's hand-made one could be."""
+    log = object.__new__(s2s.TrainLog)
+    log.__dict__.update({"losses": [], "seconds": 0.0, "checkpoints": []} | fields)
+    return log
+
+
 def _log(n_losses=20, steps=None, w=None):
     steps = [0, n_losses] if steps is None else steps
     losses = [2.0 - 0.05 * i for i in range(n_losses)]
-    return s2s.TrainLog(
-        losses=losses, checkpoints=[(s, _weights() if w is None else w) for s in steps]
-    )
+    return _raw(losses=losses, checkpoints=[(s, _weights() if w is None else w) for s in steps])
 
 
 def _loss_curve(decl):
@@ -101,9 +108,9 @@ def test_the_log_must_be_a_train_log():
 @pytest.mark.parametrize(
     "log, exc, words",
     [
-        (s2s.TrainLog(losses=[1.0], checkpoints=[]), ValueError, ["checkpoints", "watch="]),
+        (_raw(losses=[1.0], checkpoints=[]), ValueError, ["checkpoints", "watch="]),
         (
-            s2s.TrainLog(losses=[], checkpoints=[(0, _weights())]),
+            _raw(losses=[], checkpoints=[(0, _weights())]),
             ValueError,
             ["losses", "at least one"],
         ),
@@ -114,47 +121,47 @@ def test_the_log_must_be_a_train_log():
         (_log(5, [5, 0]), ValueError, ["steps", "increasing", "[5, 0]"]),
         (_log(5, [5, 5]), ValueError, ["steps", "increasing", "[5, 5]"]),
         (
-            s2s.TrainLog(losses=[1.0, float("nan"), 1.0], checkpoints=[(0, _weights())]),
+            _raw(losses=[1.0, float("nan"), 1.0], checkpoints=[(0, _weights())]),
             ValueError,
             ["losses", "step 2", "nan"],
         ),
         (
-            s2s.TrainLog(losses=[1.0, float("inf")], checkpoints=[(0, _weights())]),
+            _raw(losses=[1.0, float("inf")], checkpoints=[(0, _weights())]),
             ValueError,
             ["losses", "inf"],
         ),
         (
-            s2s.TrainLog(losses=["1.0"] * 3, checkpoints=[(0, _weights())]),
+            _raw(losses=["1.0"] * 3, checkpoints=[(0, _weights())]),
             TypeError,
             ["losses", "'1.0'"],
         ),
         (
-            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights() * float("nan"))]),
+            _raw(losses=[1.0] * 3, checkpoints=[(0, _weights() * float("nan"))]),
             ValueError,
             ["checkpoint", "step 0", "nan"],
         ),
         (
-            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights()[0])]),
+            _raw(losses=[1.0] * 3, checkpoints=[(0, _weights()[0])]),
             ValueError,
             ["checkpoint", "(n_watch, 10, n_in)"],
         ),
         (
-            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, "weights")]),
+            _raw(losses=[1.0] * 3, checkpoints=[(0, "weights")]),
             TypeError,
             ["checkpoint", "str"],
         ),
         (
-            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights()), (3, _weights(n_in=12))]),
+            _raw(losses=[1.0] * 3, checkpoints=[(0, _weights()), (3, _weights(n_in=12))]),
             ValueError,
             ["checkpoint", "step 3", "(1, 10, 12)", "(1, 10, 11)"],
         ),
         (
-            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[(0, _weights().half())]),
+            _raw(losses=[1.0] * 3, checkpoints=[(0, _weights().half())]),
             TypeError,
             ["checkpoint", "float16", "float32"],
         ),
         (
-            s2s.TrainLog(losses=[1.0] * 3, checkpoints=[0]),
+            _raw(losses=[1.0] * 3, checkpoints=[0]),
             TypeError,
             ["checkpoints", "(step, weights)"],
         ),
@@ -176,9 +183,8 @@ def test_losses_as_arrays_tensors_or_0d_scalars_are_accepted(losses):
 
 def test_checkpoint_weights_as_arrays_or_with_gradients_are_accepted():
     w = _weights()
-    log = s2s.TrainLog(
-        losses=[1.0] * 4, checkpoints=[(0, w.numpy()), (4, w.clone().requires_grad_())]
-    )
+    # TrainLog's own __init__ takes tensors only; a hand-made log may hold arrays
+    log = _raw(losses=[1.0] * 4, checkpoints=[(0, w.numpy()), (4, w.clone().requires_grad_())])
     frame = alignment_playback_declaration(log, SRC, TGT).compute(step=4)
     np.testing.assert_allclose(frame["weights"], w[0].double().numpy(), atol=1e-7)
 
@@ -382,3 +388,25 @@ def test_check_attention_module_verdict_without_gradients_or_the_global_seed():
 def test_check_attention_module_misuse(kwargs, exc, words):
     with raises(exc, "check_attention_module", *words):
         check_attention_module(_additive, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "fields, exc, words",
+    [
+        ({"checkpoints": [(-3, _weights())]}, ValueError, ["checkpoints[0][0]", ">= 0", "-3"]),
+        ({"checkpoints": [(0.5, _weights())]}, TypeError, ["checkpoints[0][0]", "0.5"]),
+        ({"checkpoints": [(True, _weights())]}, TypeError, ["checkpoints[0][0]", "bool"]),
+        ({"losses": [1.0, float("nan")]}, ValueError, ["losses[1]", "nan"]),
+        ({"losses": [1.0, float("inf")]}, ValueError, ["losses[1]", "inf"]),
+        ({"losses": ["1.0"]}, TypeError, ["losses[0]", "'1.0'"]),
+        ({"seconds": -1.0}, ValueError, ["seconds", ">= 0"]),
+        (
+            {"checkpoints": [(0, _weights() * float("nan"))]},
+            ValueError,
+            ["checkpoints[0][1]", "nan"],
+        ),
+    ],
+)
+def test_a_train_log_refuses_what_is_not_a_measurement(fields, exc, words):
+    with raises(exc, "TrainLog", *words):
+        s2s.TrainLog(**fields)
