@@ -184,7 +184,7 @@ format: $(STAMP)
 # depth (tests/_depth.py: a quarter of the examples `make test` draws). No book, no npm: the
 # tests that need Node skip without web/node_modules (they fail with CI=true).
 check: $(STAMP) lint
-	TEST_DEPTH=check $(PY) -m pytest -q -n 2 --dist loadscope tests attnlib --doctest-modules \
+	TEST_DEPTH=check $(PY) -m pytest -q -n 2 --dist loadscope tests attnlib scoringbook --doctest-modules \
 	  -m "not browser and not slow"
 
 # nbval re-executes every chapter in a numeric environment other than the one `make chapters`
@@ -209,7 +209,7 @@ test: $(STAMP) $(NPM_STAMP) lint
 	$(MAKE) --no-print-directory test-browser-built
 
 test-python: $(STAMP)
-	$(PY) -m pytest -q -n 2 --dist loadscope chapters tests attnlib --doctest-modules \
+	$(PY) -m pytest -q -n 2 --dist loadscope chapters tests attnlib scoringbook --doctest-modules \
 	  -m "not browser" --nbval --nbval-kernel-name attnlib-nbval \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg --durations=15
 

@@ -374,7 +374,7 @@ def check_scores(fn: Callable, kind: str) -> CheckResult:
     Example::
 
         >>> check_scores(lambda q, k: q @ k.transpose(1, 2), "dot_product")  # doctest: +ELLIPSIS
-        Not yet: your dot_product scores are wrong: you forgot to divide by √d: ...
+        Not yet: your dot_product scores are wrong: you forgot to divide by √d, where d = ...
         >>> scaled = lambda q, k: q @ k.transpose(1, 2) / q.shape[-1] ** 0.5
         >>> bool(check_scores(scaled, "dot_product"))
         True
