@@ -160,7 +160,7 @@ async ([moves]) => {
 
 # ----------------------------------------------------------------------------- traced runs
 # Measurement windows of wall-clock length (a trace running while the page is left alone): they
-# live here, not in tests/, where nothing waits a fixed time (tests/_wait.py).
+# live here, not in tests/, where nothing waits a fixed time (devtools/_wait.py).
 
 
 def cpu_load(browser, url: str, settle_ms: int = 3000) -> dict:

@@ -1,5 +1,5 @@
 """No test waits a fixed time (issue 36): a fixed sleep is slow on a quiet machine and flaky on a
-busy one. Tests wait on conditions (tests/_wait.py: ``wait_until``, ``wait_still``,
+busy one. Tests wait on conditions (devtools/_wait.py: ``wait_until``, ``wait_still``,
 ``wait_page_quiet``, the in-page ``attnUntil``/``attnStill``; Playwright's ``expect`` and
 ``wait_for_function``). The one pause allowed is ``wait_until``'s poll between two checks. A
 JavaScript timer that is not a wait (a reader's pace, an emulated slow network, a bound in a
@@ -30,12 +30,15 @@ def fixed_sleeps(text: str, name: str) -> list[str]:
 
 
 def test_no_fixed_sleeps_in_tests():
+    """tests/ and devtools/ (the page helpers the browser tests call: _craft, _pages, _vitals,
+    _wait)."""
     found = []
-    for path in sorted(TESTS.rglob("*.py")):
-        if path == Path(__file__).resolve():
-            continue  # the rule's own examples
-        found += fixed_sleeps(path.read_text(encoding="utf8"), str(path.relative_to(TESTS)))
-    assert not found, "fixed sleeps (wait on a condition, tests/_wait.py):\n" + "\n".join(found)
+    for root in (TESTS, TESTS.parent / "devtools"):
+        for path in sorted(root.rglob("*.py")):
+            if path == Path(__file__).resolve():
+                continue  # the rule's own examples
+            found += fixed_sleeps(path.read_text(encoding="utf8"), str(path.relative_to(root)))
+    assert not found, "fixed sleeps (wait on a condition, devtools/_wait.py):\n" + "\n".join(found)
 
 
 def test_the_scan_finds_every_kind_of_fixed_sleep():
