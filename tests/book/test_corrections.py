@@ -68,8 +68,8 @@ CORRECTIONS = [
         "07_bahdanau_attention",
         "the uniform-row test is Wiegreffe and Pinter's adversary",
         "This test is one answer to a debate.",
-        "we use the baseline Wiegreffe and Pinter (2019) proposed, uniform weights as the "
-        "adversary",
+        "we adapt the baseline Wiegreffe and Pinter (2019) proposed, uniform weights as the "
+        "adversary (they train a model whose attention is frozen to uniform",
     ),
     (
         "08_attention_and_length",
@@ -106,6 +106,43 @@ CORRECTIONS = [
         "cross-attention never named",
         "",
         "Cross-attention: chapter 7's decoder, Transformer style",
+    ),
+    # the lead's cold read, after the issues above
+    (
+        "09_multi_head_attention",
+        "the pinned SDPA returns zeros for a fully masked row, not NaN",
+        "a row of $-\\infty$ and a softmax of NaN",
+        "The pinned `scaled_dot_product_attention` returns zeros for such a row",
+    ),
+    (
+        "08_attention_and_length",
+        "0.31 at 9-10 digits is not 'fails'",
+        "Beyond 8 digits every model fails",
+        "Beyond 8 digits every model falls off quickly",
+    ),
+    (
+        "07_bahdanau_attention",
+        "the held-out set is stated in the prose: inputs, not dates, are held out",
+        "",
+        "no test *input* occurs among the training inputs",
+    ),
+    (
+        "06_scoring_family",
+        "the NTM's interpolation gate",
+        "then *shifts* the resulting weights along the memory",
+        "through an interpolation gate $g$",
+    ),
+    (
+        "06_scoring_family",
+        "tanh is compute-bound, not memory-bound",
+        "memory-bound elementwise work",
+        "elementwise work with no data reuse, dominated by the tanh",
+    ),
+    (
+        "09_multi_head_attention",
+        "either induction head costs more than the previous-token head in this run",
+        "zeroing either induction head costs about as much",
+        "zeroing either induction head costs somewhat more",
     ),
 ]
 
