@@ -181,6 +181,19 @@ def _single_axes(figsize, narrow: bool, managed: bool):
     return fig, fig.add_subplot()
 
 
+def _legend_columns(labels, width_in: float) -> int:
+    """Up to three columns, as many as fit the figure's width: a wider legend would widen the
+    saved picture past its figure (a phone then shows every text of it smaller). Estimated
+    from the labels' lengths at the legend's 9 pt (about 0.55 em a character) plus the line
+    sample and gap (0.6 in)."""
+    for n in range(min(3, max(1, len(labels))), 1, -1):
+        cols = [labels[i::n] for i in range(n)]  # matplotlib fills rows first: entry i in i % n
+        need = sum(0.6 + 0.55 * 9 / 72 * max(len(str(t)) for t in col) for col in cols)
+        if need <= width_in:
+            return n
+    return 1
+
+
 def _legend(fig, ax, below: bool, handles=None, labels=None, loc="best", ncols=1) -> None:
     """The legend, off the data: by default above the axes (in up to three columns); at a
     ``loc`` the caller chose inside the axes (a corner it knows is empty); in a narrow figure,
@@ -195,7 +208,7 @@ def _legend(fig, ax, below: bool, handles=None, labels=None, loc="best", ncols=1
             handles,
             labels,
             loc="outside upper center",
-            ncols=min(3, max(1, len(labels))),
+            ncols=_legend_columns(labels, fig.get_figwidth()),
             frameon=False,
         )
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 import pytest
+import torch
 
 from attnlib.plotting import plot_lines, show_heatmaps
 
@@ -73,3 +74,26 @@ def test_a_power_law_colour_bar_says_it_is_not_linear(power):
     (bar,) = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
     label = bar.get_ylabel() or bar.get_xlabel()
     assert ("not linear" in label or "∝ value^" in label) == power, label
+
+
+def test_a_legend_above_the_axes_never_widens_the_picture():
+    """Three long labels over a 4-inch figure: the legend takes fewer columns rather than
+    widen the saved picture past the figure (chapter 5's timing figure was saved 598 px wide
+    for a 400 px figure, and a phone then showed its 9-pt text at 7 px)."""
+    import io
+
+    from PIL import Image
+
+    lengths = [16, 32, 64, 128, 256]
+    curves = {
+        "additive": torch.linspace(1, 2, 5),
+        "scaled dot product": torch.linspace(0.01, 0.1, 5),
+        "additive works in blocks past n = 90": torch.linspace(0.5, 1.0, 5),
+    }
+    fig = plot_lines(lengths, curves, logx=True, xlabel="n", ylabel="time")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    width_px = Image.open(buf).size[0]
+    assert width_px <= fig.get_figwidth() * fig.dpi * 1.05, (
+        f"saved {width_px} px wide for a {fig.get_figwidth() * fig.dpi:.0f} px figure"
+    )

@@ -50,7 +50,14 @@ def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, mar
         assert hrefs, f"{name}: no 'on this page' links"
         misses = []
         for href in hrefs:
-            page.click(f"#book-toc a[href='{href}']")
+            link = page.locator(f"#book-toc a[href='{href}']")
+            if link.is_visible():
+                link.click()
+            else:
+                # from 1200 px the column folds away while an explorer passes it
+                # (reading/test_wide_layout.py checks that); where the reader stands now it is
+                # folded, so follow the link as the browser would (the landing is what counts)
+                link.evaluate("a => a.click()")
             wait_still(page)  # the jump (smooth or not) has ended
             got = page.evaluate(LANDED_JS, href[1:])
             if not got["atEnd"]:

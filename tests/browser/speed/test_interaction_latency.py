@@ -50,7 +50,7 @@ def test_a_tap_evaluates_no_script(browser, gzip_url):
     page = ctx.new_page()
     requests = []
     try:
-        page.goto(f"{gzip_url}/{page('01_queries_keys_values')}", wait_until="load")
+        page.goto(f"{gzip_url}/{chapter_page('01_queries_keys_values')}", wait_until="load")
         page.wait_for_load_state("networkidle")
         # every explorer that woke at load has drawn, and nothing moves
         page.wait_for_function(

@@ -95,7 +95,10 @@
     if (backdrop) backdrop.hidden = false;
     // the reader's place in the list, else its first link: not the search field (on a phone
     // its keyboard would cover the list; Ctrl+K and "/" go to the field)
-    focusWithoutScroll(panel.querySelector("a[aria-current=page]") || panel.querySelector("a[href]"));
+    focusWithoutScroll(
+      panel.querySelector("a[aria-current=page], a[aria-current=location]") ||
+        panel.querySelector("a[href]")
+    );
   }
   function setupDrawer(toggleId, panelId, narrow, wideToggles) {
     var toggle = byId(toggleId), panel = byId(panelId);
