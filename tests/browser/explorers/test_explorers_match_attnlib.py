@@ -6,9 +6,11 @@ are exactly the declared ones."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
+from _wait import wait_until
 
 from .._frames import MOVE_JS, SNAPSHOT_JS, _check_frame
 from ..conftest import (
@@ -57,6 +59,16 @@ def _walk_every_control(page, name: str, views: int, mode: str, margin) -> None:
             before = snap
             for i in _positions(ctl["n"], ctl["index"]):
                 page.evaluate(MOVE_JS, [k, ctl["param"], i])
+                old = _picture(before)
+
+                def redrawn(k=k, old=old):
+                    snap = page.evaluate(SNAPSHOT_JS, k)
+                    return snap if _picture(snap) != old else None
+
+                # the cells are read back from the painted image: give a redraw that lands a
+                # frame late (a busy page) its frame; one that never comes fails below
+                with contextlib.suppress(TimeoutError):
+                    wait_until(redrawn, 5.0, "the redraw")
                 after = page.evaluate(SNAPSHOT_JS, k)
                 w = f"{where}, {ctl['param']} -> position {i}"
                 moved = next(c for c in after["controls"] if c["param"] == ctl["param"])
