@@ -154,6 +154,38 @@ TRAINED = {
 }
 
 
+def expected_frame(snap: dict) -> dict:
+    """attnlib's frame for the parameters a snapshot shows (a trained explorer: its saved one)."""
+    from _saved_state import saved_explorers, saved_frame
+
+    from scoringbook.registry import compute
+
+    params = json.loads(snap["params"])
+    if snap["name"] in TRAINED:
+        return saved_frame(saved_explorers(TRAINED[snap["name"]])[snap["name"]], params)
+    return compute(snap["name"], **params)
+
+
+def frames_differ(a: dict, b: dict, atol: float = 0.02) -> bool:
+    """Whether two of attnlib's frames differ visibly anywhere (panels of arrays, or of
+    series): by more than ``atol``, two percent of a weight's range, about what one step of
+    the colour scale or a pixel of a plot shows."""
+
+    def flat(x):
+        if isinstance(x, dict):
+            return [v for k in sorted(x) for v in flat(x[k])]
+        try:
+            return [np.asarray(x, dtype=float).ravel()]
+        except (TypeError, ValueError):
+            return [np.asarray([hash(str(x))], dtype=float)]
+
+    fa, fb = flat(a), flat(b)
+    return len(fa) != len(fb) or any(
+        x.shape != y.shape or not np.allclose(x, y, rtol=0.0, atol=atol, equal_nan=True)
+        for x, y in zip(fa, fb)
+    )
+
+
 def _check_frame(snap: dict, where: str) -> float | None:
     """Checks one frame of an explorer against attnlib (a trained one: against its saved
     frames); returns the smallest colour distance between the extreme weights of its maps
@@ -191,7 +223,16 @@ def _check_frame(snap: dict, where: str) -> float | None:
         C = want.shape[1]
         weighed = [c for c in h["cells"] if c[0] * C + c[1] not in set(h["empty"])]
         fars.append(_check_colours(weighed, snap["dark"], what, h["vmax"]))
-        if h["read"] is not None:  # a cell is being read: the readout and tooltip give its weight
+        if h["read"] is not None and h["read"][0] * C + h["read"][1] in set(h["empty"]):
+            # the cell being read is empty in this frame (beyond this input and output)
+            i, j, readout, tip = h["read"]
+            for said in (readout, tip):
+                assert said is None or "empty" in said, (
+                    f"{what}: the empty cell ({i}, {j}) is read as {said!r}"
+                )
+        elif (
+            h["read"] is not None
+        ):  # a cell is being read: the readout and tooltip give its weight
             i, j, readout, tip = h["read"]
             for said in (readout, tip):
                 nums = re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", said or "")

@@ -12,7 +12,7 @@ import json
 import pytest
 from _wait import wait_until
 
-from .._frames import MOVE_JS, SNAPSHOT_JS, _check_frame
+from .._frames import MOVE_JS, SNAPSHOT_JS, _check_frame, expected_frame, frames_differ
 from ..conftest import (
     CHAPTERS,
     CHAPTERS_WITHOUT_EXPLORERS,
@@ -77,7 +77,11 @@ def _walk_every_control(page, name: str, views: int, mode: str, margin) -> None:
                     f"{w}: the value shown next to the control is empty"
                 )
                 assert after["params"] != before["params"], f"{w}: data-params did not change"
-                assert _picture(after) != _picture(before), f"{w}: the picture did not change"
+                # a redraw must show: unless attnlib's own frame is the same for both settings
+                # (an earlier test on this shared page may have left, say, the query where two
+                # scores weigh the keys alike)
+                if frames_differ(expected_frame(before), expected_frame(after)):
+                    assert _picture(after) != _picture(before), f"{w}: the picture did not change"
                 fars.append(_check_frame(after, w))
                 before = after
         fars = [f for f in fars if f is not None]
