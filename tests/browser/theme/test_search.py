@@ -22,6 +22,7 @@ checks below fetch the whole pages from the site's root, the copies from `_searc
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from urllib.parse import quote
@@ -269,6 +270,14 @@ def test_highlighted_words_in_the_hits_are_readable(browser, base_url, margin, s
     try:
         page.goto(f"{base_url}/search.html?q=exercises", wait_until="load")
         page.wait_for_function(FINISHED_JS, timeout=30_000)
+        # the highlights are added after the hits show: wait for both kinds (the assert says
+        # what was found if they never come)
+        with contextlib.suppress(Exception):
+            page.wait_for_function(
+                "(js) => new Set(eval(js)().map((x) => x[0])).size >= 2",
+                arg=HIGHLIGHT_CONTRAST_JS,
+                timeout=10_000,
+            )
         got = page.evaluate(HIGHLIGHT_CONTRAST_JS)
         assert {w for w, _t, _c in got} == {"title", "snippet"}, f"no highlights? {got}"
         for w in ("title", "snippet"):
