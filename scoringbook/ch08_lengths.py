@@ -57,7 +57,7 @@ __all__ = [
 #: the chapter's cell says the same.
 STEPS, LR = 200, 0.02
 
-#: SVG dash patterns of attnlib's line styles (:data:`attnlib.plotting._figure.LINESTYLES`, in
+#: SVG dash patterns of attnlib's line styles (:data:`attnlib.plotting.LINESTYLES`, in
 #: order, as matplotlib draws them at the figures' 1.8-point lines), so the length explorer's
 #: curves look like the chapter's static plot of the same curves (None: solid).
 DASHES = (None, "7 3", "12 3 2 3", "2 3", "9 2 2 2 2 2", "2 5", "14 4", None)

@@ -373,8 +373,43 @@ def _explorer():
 
 # ----------------------------------------------------------------------------- plotting
 
+
+def _kit():
+    from attnlib.plotting import kit
+
+    return kit
+
+
+def _kit_figure():
+    return _kit().new_figure((2, 1.5), managed=False)
+
+
+def _kit_draw(theme, narrow, managed):
+    kit = _kit()
+    fig = kit.new_figure((kit.NARROW_WIDTH if narrow else 3, 1), managed=managed)
+    fig.add_subplot().plot([0, 1], color=kit.series_colour(kit.OKABE_ITO[1], theme))
+    kit.finish_figure(fig, theme)
+    return fig
+
+
 _PLOTTING = {
     "attnlib.plotting._figure.NotebookFigure": Example(lambda: ((), {"figsize": (2, 1.5)})),
+    "attnlib.plotting.kit.new_figure": Example(
+        lambda: (((2, 1.5),), {"managed": False}),
+        check=lambda r: r.get_size_inches().tolist() == [2.0, 1.5],
+    ),
+    "attnlib.plotting.kit.finish_figure": Example(
+        lambda: ((_kit_figure(), _kit().DARK), {}),
+        decisions={("fig", "wrong type"): ("refuse", "only an attnlib figure has the kit's repr")},
+    ),
+    "attnlib.plotting.kit.drawn_figure": Example(
+        lambda: ((_kit_draw,), {}),
+        check=lambda r: r._attnlib_redraw is _kit_draw,
+    ),
+    "attnlib.plotting.kit.series_colour": Example(
+        lambda: (("#E69F00", _kit().DARK), {"minimum": 4.5}),
+        check=lambda r: isinstance(r, str) and r.startswith("#"),
+    ),
     "attnlib.plotting.heatmaps.show_heatmaps": Example(
         lambda: ((T(1, 2, 3, 4), "keys", "queries"), {"titles": ["a", "b"], "figsize": (2, 2)}),
         text_args=("xlabel", "ylabel"),
