@@ -18,6 +18,13 @@ import { dirname, resolve } from "node:path";
 
 import { rebaseUrls } from "./inline-css.mjs";
 import { searchText } from "./search-text.mjs";
+import { cardTables } from "./table-cards.mjs";
+
+// {"op": NAME, ...}: a script's function called on generated input; the Python side is the
+// oracle (html.parser, urllib, posixpath). An error comes back as {"error": message}.
+const OPS = {
+  cards: ({ html, where }) => cardTables(html, where),
+};
 
 const isEl = (n) => n.tagName !== undefined;
 const attr = (el, name) => (el.attrs || []).find((a) => a.name === name && !a.prefix)?.value;
@@ -106,6 +113,9 @@ async function check(html) {
 
 for await (const line of createInterface({ input: process.stdin })) {
   const input = JSON.parse(line);
-  const out = "css" in input ? checkRebase(input) : await check(input.html);
+  let out;
+  if ("op" in input) {
+    try { out = await OPS[input.op](input); } catch (e) { out = { error: String(e.message || e) }; }
+  } else out = "css" in input ? checkRebase(input) : await check(input.html);
   process.stdout.write(JSON.stringify(out) + "\n");
 }
