@@ -16,7 +16,7 @@ import { createInterface } from "node:readline";
 import { parse } from "parse5";
 import { dirname, resolve } from "node:path";
 
-import { rebaseUrls } from "./inline-css.mjs";
+import { inlineStyles, rebaseUrls } from "./inline-css.mjs";
 import { searchText } from "./search-text.mjs";
 import { cardTables } from "./table-cards.mjs";
 
@@ -24,6 +24,8 @@ import { cardTables } from "./table-cards.mjs";
 // oracle (html.parser, urllib, posixpath). An error comes back as {"error": message}.
 const OPS = {
   cards: ({ html, where }) => cardTables(html, where),
+  rebase: ({ css, from, to }) => ({ css: rebaseUrls(css, from, to) }),
+  inline: ({ html, file, site }) => ({ html: inlineStyles(html, file, site) }),
 };
 
 const isEl = (n) => n.tagName !== undefined;
