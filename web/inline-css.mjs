@@ -15,6 +15,7 @@
 // Usage: node inline-css.mjs ../_build/html   (from web/, after `npm ci`; `make book`)
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { transform } from "lightningcss";
 
 class BuildError extends Error {}
@@ -165,7 +166,7 @@ function main() {
   console.log(`inline-css: stylesheets inlined into ${pages} pages (${minified.size} distinct sets)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   try {
     main();
   } catch (e) {

@@ -22,7 +22,7 @@
 // Usage: node prerender-explorers.mjs ../_build/html   (`make book` runs it)
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 // explorer.js is an ES module in a directory with no package.json saying so: import a copy
@@ -137,7 +137,7 @@ const KEEP = ["spec", "data", "indices", "texts", "name"];
 // in the state (a title, a label) can end the element ("</script>") or open the parser's
 // comment-like states ("<!--", after which the real "</script>" no longer closes it); the
 // state parses to the same value. attnlib.widgets.page.script_json does the same in Python.
-const scriptJson = (obj) =>
+export const scriptJson = (obj) =>
   JSON.stringify(obj).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 
 function slimState(state) {
@@ -149,7 +149,7 @@ function slimState(state) {
   return out;
 }
 
-function staticDir(site, file) {
+export function staticDir(site, file) {
   const rel = relative(join(file, ".."), join(site, "_static")).split("\\").join("/");
   return rel || "_static";
 }
@@ -231,4 +231,4 @@ function main() {
   console.log(`prerender-explorers: drew ${total} explorers on ${touched} pages and ${previews} preview(s)`);
 }
 
-main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) main();

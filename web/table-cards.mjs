@@ -117,4 +117,4 @@ function main() {
   console.log(`table-cards: ${n} tables become cards on phones`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) main();

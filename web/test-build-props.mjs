@@ -19,6 +19,7 @@ import { dirname, resolve } from "node:path";
 import { inlineStyles, rebaseUrls } from "./inline-css.mjs";
 import { searchText } from "./search-text.mjs";
 import { cardTables } from "./table-cards.mjs";
+import { scriptJson, staticDir } from "./prerender-explorers.mjs";
 
 // {"op": NAME, ...}: a script's function called on generated input; the Python side is the
 // oracle (html.parser, urllib, posixpath). An error comes back as {"error": message}.
@@ -26,6 +27,8 @@ const OPS = {
   cards: ({ html, where }) => cardTables(html, where),
   rebase: ({ css, from, to }) => ({ css: rebaseUrls(css, from, to) }),
   inline: ({ html, file, site }) => ({ html: inlineStyles(html, file, site) }),
+  scriptJson: ({ value }) => ({ json: scriptJson(value) }),
+  staticDir: ({ site, file }) => ({ dir: staticDir(site, file) }),
 };
 
 const isEl = (n) => n.tagName !== undefined;
