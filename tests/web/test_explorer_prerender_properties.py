@@ -38,7 +38,7 @@ TEXT = st.lists(
     max_size=12,
 ).map("".join)
 STATE = st.recursive(
-    TEXT | st.integers() | st.booleans() | st.none(),
+    TEXT | st.integers(-(2**53), 2**53) | st.booleans() | st.none(),  # JSON numbers JS keeps
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
     max_leaves=8,
 )
