@@ -20,6 +20,8 @@ import { inlineStyles, rebaseUrls } from "./inline-css.mjs";
 import { searchText } from "./search-text.mjs";
 import { cardTables } from "./table-cards.mjs";
 import { scriptJson, staticDir } from "./prerender-explorers.mjs";
+import { resetConfig, typesetPage } from "./prerender-math.mjs";
+import temml from "temml";
 
 // {"op": NAME, ...}: a script's function called on generated input; the Python side is the
 // oracle (html.parser, urllib, posixpath). An error comes back as {"error": message}.
@@ -29,6 +31,9 @@ const OPS = {
   inline: ({ html, file, site }) => ({ html: inlineStyles(html, file, site) }),
   scriptJson: ({ value }) => ({ json: scriptJson(value) }),
   staticDir: ({ site, file }) => ({ dir: staticDir(site, file) }),
+  math: ({ html, where }) => { resetConfig(); const r = typesetPage(html, where); return { state: r.state, html: r.html ?? null, n: r.n ?? 0 }; },
+  // Temml itself, called as the script's header says (the reference for each formula)
+  temml: ({ tex, display, macros }) => ({ mml: temml.renderToString(tex, { displayMode: display, throwOnError: true, macros, wrap: "tex" }) }),
 };
 
 const isEl = (n) => n.tagName !== undefined;
