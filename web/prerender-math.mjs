@@ -109,7 +109,9 @@ const INLINE = /<span class="math notranslate nohighlight">([\s\S]*?)<\/span>/g;
 // A display element's content has no <div>; a numbered one starts with <span class="eqno">...</span>.
 const DISPLAY = /(<div class="math notranslate nohighlight"(?: id="[^"]*")?>)([\s\S]*?)(<\/div>)/g;
 const ANY_MATH = /class="math[ "]/g;
-const ALREADY = /<link rel="stylesheet"[^>]*lib\/math\.css/;
+// a page this script already did: it links math.css, or web/inline-css.mjs has since put that
+// stylesheet into the page
+const ALREADY = /<link rel="stylesheet"[^>]*lib\/math\.css|<meta name="inlined-css" /;
 
 const ENTITIES = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: "\u00a0" };
 function unescapeHtml(text, where) {

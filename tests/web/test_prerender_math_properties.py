@@ -163,3 +163,14 @@ def test_impossible_character_reference_names_the_page(node, ref):
     page = f"<html><head>\n{CONFIG}{LOADER}</head>{body}</html>"
     got = node({"op": "math", "html": page, "where": WHERE})
     assert "error" in got and got["error"].startswith(WHERE), got
+
+
+def test_a_page_already_done_is_recognised(node):
+    """After inline-css.mjs the math.css link is gone: the page must still read as done (it
+    was reported as "maths but no MathJax scripts from Sphinx")."""
+    page = (
+        '<html><head><meta name="inlined-css" content="web/inline-css.mjs" />\n<style>p{}</style>'
+        f"</head><body>{INLINE_OPEN}<math><mi>x</mi></math></span></body></html>"
+    )
+    got = node({"op": "math", "html": page, "where": WHERE})
+    assert got.get("state") == "done", got
