@@ -198,15 +198,20 @@ function main() {
   const states = new Map(); // page (relative to site) -> slim state
   let total = 0, touched = 0;
   for (const file of files) {
+    const where = relative(site, file).split("\\").join("/");
     let html = readFileSync(file, "utf8");
     const m = html.match(STATE_RE);
     if (!m) continue;
-    const state = slimState(JSON.parse(m[1]).state || {});
-    states.set(relative(site, file).split("\\").join("/"), state);
-    if (html.includes('<div class="attn-static"')) continue; // already done (run twice)
-    const res = prerender(html, state, `${staticDir(site, file)}/lib/explorer.css`);
-    writeFileSync(file, res.html);
-    total += res.views; touched++;
+    try {
+      const state = slimState(JSON.parse(m[1]).state || {});
+      states.set(where, state);
+      if (html.includes('<div class="attn-static"')) continue; // already done (run twice)
+      const res = prerender(html, state, `${staticDir(site, file)}/lib/explorer.css`);
+      writeFileSync(file, res.html);
+      total += res.views; touched++;
+    } catch (e) {
+      throw new Error(`${where}: ${e.message}`);  // a widget state or view that is not JSON, ...
+    }
   }
   // Previews: an explorer of a chapter, shown on another page (the landing page).
   let previews = 0;
