@@ -149,6 +149,8 @@ def page_toc(toc: str) -> str:
     p.close()
     if not p.items or any(end < 0 for _, end in p.items):
         return ""
+    if len(p.items) == 1:  # the usual page: the title's own <ul>, as Sphinx wrote it
+        return toc[p.first_inner[0] : p.first_inner[1]].strip() if p.first_inner else ""
     parts = []
     if p.first_inner and p.first_inner[1] > 0:
         inner = toc[p.first_inner[0] : p.first_inner[1]]
