@@ -130,7 +130,7 @@ export function staticPicture(state) {
 }
 
 // ----------------------------------------------------------------------- the pages
-const STATE_RE = /<script type="application\/vnd\.jupyter\.widget-state\+json">([\s\S]*?)<\/script>/;
+export const STATE_RE = /<script type="application\/vnd\.jupyter\.widget-state\+json">([\s\S]*?)<\/script>/;
 const VIEW_RE = /<script type="application\/vnd\.jupyter\.widget-view\+json">([\s\S]*?)<\/script>/g;
 const KEEP = ["spec", "data", "indices", "texts", "name"];
 // JSON inside <script>: "<", ">" and "&" are written as JSON escapes (\u003c, ...), so no text
@@ -140,7 +140,7 @@ const KEEP = ["spec", "data", "indices", "texts", "name"];
 export const scriptJson = (obj) =>
   JSON.stringify(obj).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 
-function slimState(state) {
+export function slimState(state) {
   const out = {};
   for (const [id, m] of Object.entries(state)) {
     if (!m.state || !m.state.spec) continue; // layout models and anything not an explorer
@@ -165,7 +165,7 @@ function early(html) {
 const stateScript = (id, model) =>
   `<script type="application/vnd.jupyter.widget-state+json">${scriptJson({ version_major: 2, version_minor: 0, state: { [id]: model } })}</script>`;
 
-function prerender(html, state, css) {
+export function prerender(html, state, css) {
   let views = 0;
   const after = early(html);
   let found = 0;
