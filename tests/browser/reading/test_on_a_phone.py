@@ -9,6 +9,9 @@ load per check), each check still reported on its own.
 - **Figures** (the chapters; light and dark): legible, in the page's mode, the narrow variant
   where one exists, and only the picture shown fetched (test_figures.py's check, which holds
   the wider screens to the same).
+- **A display equation too wide for a phone shows it scrolls** (the chapters; light and dark;
+  issue 26): every display equation carries the scroll cue (a shadow at an edge that has more,
+  shown only while it overflows).
 - **Nothing in the reading path hides content sideways** (issue 39, item 1): every block of the
   article (display equations, tables, code outputs, explorers) shows all it holds across: no
   element whose content is wider than its box (``scrollWidth > clientWidth``) while its box
@@ -20,15 +23,17 @@ load per check), each check still reported on its own.
 
 One load goes through fixed stages, in this order, each reading what its checks need as it
 passes (``PhoneReading``): *loaded* (fonts ready, nothing scrolled: the header and page
-overflow), *figures* (each figure scrolled into view: the figures and the PNGs fetched), *woken*
+overflow, the equations' scroll cues), *figures* (each figure scrolled into view: the figures and the PNGs fetched), *woken*
 (every explorer drawn: the blocks that hide content sideways). The sequence is the same
-whichever test asks first, so no check depends on which ran before it; a test that asks for an
-earlier stage than the page has passed gets a fresh load. Page errors are recorded from the
+whichever test asks first, and what each stage reads is kept, so no check depends on which ran
+before it (a test asking for a stage the page has passed gets what was read there). Page errors are recorded from the
 load on; each check fails on any raised before its stage ended.
 Screenshots of the phone views go to _build/screenshots/.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -106,13 +111,16 @@ def sideways_blocks(page) -> dict:
     return page.evaluate(SIDEWAYS_JS, CODE_SOURCE)
 
 
+CUE_JS = """() => [...document.querySelectorAll('.book-article div.math')]
+  .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
+
 STAGES = ("loaded", "figures", "woken")
 
 
 class PhoneReading:
     """One page at 390 x 844 in one colour mode, loaded once, taken through STAGES in order.
-    ``at(stage)`` returns what was read at that stage, going on from where the page is, or
-    loading it afresh when the page has passed that stage already."""
+    ``at(stage)`` returns what was read at that stage: recorded as the page passed it, or read
+    now, going on from where the page is."""
 
     def __init__(self, browser, base_url: str, name: str, scheme: str):
         self.browser, self.url, self.name, self.scheme = (
@@ -144,6 +152,7 @@ class PhoneReading:
         page, name, scheme = self.page, self.name, self.scheme
         if stage == "loaded":
             self.read["overflow"] = page.evaluate(OVERFLOW_JS, 390)
+            self.read["equations"] = page.evaluate(CUE_JS)
             if scheme == "light":
                 _shot(page, name, "phone")
         elif stage == "figures":
@@ -158,7 +167,7 @@ class PhoneReading:
 
     def at(self, stage: str) -> dict:
         k = STAGES.index(stage)
-        if self.ctx is None or self.done >= k:
+        if self.done < k and self.ctx is None:
             self._load()
         while self.done < k:
             self._next()
@@ -211,6 +220,25 @@ def test_nothing_is_wider_than_a_phone(browser, base_url, phone, name, scheme, w
 def test_figures_are_legible_in_the_mode_and_fetched_once(phone, margin, name, scheme):
     got, fetched = phone(name, scheme).at("figures")["figures"]
     check_figures(got, fetched, margin, name, 390, scheme)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES, scope="module")
+@pytest.mark.parametrize("name", CHAPTERS, scope="module")
+def test_a_display_equation_too_wide_for_a_phone_shows_it_scrolls(phone, name, scheme):
+    for eq in phone(name, scheme).at("loaded")["equations"]:
+        assert eq["bg"].count("radial-gradient") == 2, (
+            f"{name} ({scheme}): equation {eq['tex']!r} overflows with no scroll cue ({eq['bg']})"
+        )
+
+
+def test_the_chapters_have_display_equations_for_the_cue_check(site):
+    """The scroll-cue check above sees display equations (else it checks nothing): the built
+    chapters hold some, in the markup CUE_JS selects (div.math inside the article)."""
+    found = {
+        name: len(re.findall(r'<div\b[^>]*class="[^"]*\bmath\b', (site / name).read_text("utf8")))
+        for name in CHAPTERS
+    }
+    assert sum(found.values()) >= 1, f"no display equation in any chapter: {found}"
 
 
 @pytest.mark.parametrize("scheme", SCHEMES, scope="module")
