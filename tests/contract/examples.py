@@ -631,6 +631,7 @@ _BOOK = {
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
     "scoringbook.seq2seq.uniform_rows": Example(lambda: ((_date_model(), [8]), {})),
+    "scoringbook.ch07_dates.permuted_rows": Example(lambda: ((_date_model(), [8], _g()), {})),
     # claims, diagrams, glue, registry
     "scoringbook.claims.Claim": Example(lambda: (("c", "says", 0.5, ">=", 0.1), {})),
     "scoringbook.claims.check": Example(lambda: (([_claim()],), {})),
