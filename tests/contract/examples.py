@@ -640,6 +640,7 @@ _BOOK = {
         lambda: (([(0, torch.eye(10, 11)[None])], torch.eye(10, 11), [0, 1]), {"level": 0.5})
     ),
     "scoringbook.claims.date_claims": Example(lambda: ((0.9, T(10), T(10, seed=1)), {})),
+    "scoringbook.claims.permutation_claims": Example(lambda: ((T(10), T(10, 5, seed=1)), {})),
     "scoringbook.claims.playback_claims": Example(
         lambda: (([2.5, 1.0], [(0, torch.eye(10, 11)[None])], torch.eye(10, 11)), {})
     ),
