@@ -457,9 +457,9 @@ def _notice(k: int, output: tuple, grid, marks: dict[str, float], without_name: 
     m = min(k, len(said))  # the diagonal: row i (the i-th digit written) on the i-th word
     diag = sum(float(grid[i, i]) for i in range(m)) / max(m, 1)
     read = ", ".join(f"{n} {marks[n]:.2f}" for n in ("with attention", without_name) if n in marks)
-    return (f"Notice: the curves' marks read {read} written exactly; this number, with attention, "
-            f"comes out {verdict}, its rows putting {diag:.2f} of their weight on their own "
-            "digit's word (the diagonal).")  # fmt: skip
+    return (f"Notice: written exactly at this length (the curves' marks): {read}; this number, "
+            f"with attention, comes out {verdict}, and its rows put {diag:.2f} of their weight on "
+            "their own digit's word (the diagonal).")  # fmt: skip
 
 
 def _caption(
