@@ -16,6 +16,7 @@ module                               what the chapter imports from it
 ``seq2seq``                          the encoder-decoder chapters 7 and 8 both train:
                                      encoder, decoders, ``train``, ``uniform_rows``
 ``ch07_dates``                       chapter 7's task: dates, ``DateModel``, ``translate``
+                                     and ``permuted_rows`` (the permutation test)
 ``ch07_bahdanau``                    chapter 7's decode-step and alignment-playback explorers
 ``ch07_exercises``                   ``check_alignment``, ``check_attention_module``
 ``ch07_diagram``                     chapter 7's encoder-decoder architecture figure

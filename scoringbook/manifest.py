@@ -162,7 +162,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             Explorer("scoring_comparison", LIVE, "ch05_scaled_dot_product"),
             Explorer("scaling", STORED, "ch05_scaled_dot_product"),
         ),
-        timed=Section("## Additive or dot product: speed", "## Summary"),
+        timed=Section("### Additive or dot product: speed", "## Summary"),
     ),
     Chapter(
         6,
@@ -213,7 +213,7 @@ CHAPTERS: tuple[Chapter, ...] = (
                 declaration="chapter_length_declaration",
             ),
         ),
-        trained=Section("## The task: write down a number read aloud"),
+        trained=Section("## Longer inputs: accuracy against length"),
         typed={
             "0.02": "the length experiment's learning rate, a setting",
             "10.7": "d2l's section 10.7",

@@ -666,6 +666,7 @@ _BOOK = {
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
     "scoringbook.seq2seq.uniform_rows": Example(lambda: ((_date_model(), [8]), {})),
+    "scoringbook.ch07_dates.permuted_rows": Example(lambda: ((_date_model(), [8], _g()), {})),
     # claims, diagrams, glue, registry
     "scoringbook.claims.Claim": Example(lambda: (("c", "says", 0.5, ">=", 0.1), {})),
     "scoringbook.claims.check": Example(lambda: (([_claim()],), {})),
@@ -674,6 +675,7 @@ _BOOK = {
         lambda: (([(0, torch.eye(10, 11)[None])], torch.eye(10, 11), [0, 1]), {"level": 0.5})
     ),
     "scoringbook.claims.date_claims": Example(lambda: ((0.9, T(10), T(10, seed=1)), {})),
+    "scoringbook.claims.permutation_claims": Example(lambda: ((T(10), T(10, 5, seed=1)), {})),
     "scoringbook.claims.playback_claims": Example(
         lambda: (([2.5, 1.0], [(0, torch.eye(10, 11)[None])], torch.eye(10, 11)), {})
     ),
