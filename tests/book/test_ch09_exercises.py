@@ -1,6 +1,6 @@
-"""Chapters 9 and 10's checkers (scoringbook.ch09_exercises, ch10_exercises): right answers pass, the classic slips
-fail with their diagnosis, half-precision answers are judged at their precision, and every
-checker calls the learner's functions on inputs that differ in every size."""
+"""Chapters 9 and 10's checkers (scoringbook.ch09_exercises, ch10_exercises): right answers
+pass, the classic slips fail with their diagnosis, half-precision answers are judged at their
+precision, and every checker calls the learner's functions on inputs that differ in every size."""
 
 from __future__ import annotations
 
