@@ -40,6 +40,8 @@ PRIVATE = {
     ("scoringbook._pipeline_layouts", "attnlib.plotting._theme"),
     ("scoringbook.ch07_diagram", "attnlib.plotting._figure"),
     ("scoringbook.ch07_diagram", "attnlib.plotting._theme"),
+    ("scoringbook.ch09_diagram", "attnlib.plotting._figure"),
+    ("scoringbook.ch09_diagram", "attnlib.plotting._theme"),
     ("scoringbook.diagrams", "attnlib.plotting._figure"),
 }
 
