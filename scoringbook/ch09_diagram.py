@@ -16,6 +16,7 @@ for a dark one and for a phone's column (4.2 in wide, the stages in three rows).
 from __future__ import annotations
 
 import torch
+from torch import nn
 
 from attnlib.domains import describe
 
@@ -48,6 +49,16 @@ def _checked(mha, x, valid_lens):
         raise TypeError(f"{FN}: mha must be an attnlib.MultiHeadAttention; got {describe(mha)}")
     if not isinstance(x, torch.Tensor) or x.dim() != 3:
         raise TypeError(f"{FN}: x must be a tensor (batch, n, d); got {describe(x)}")
+    if min(x.shape) < 1:
+        raise ValueError(
+            f"{FN}: x must hold at least one sequence of one token; got {tuple(x.shape)}"
+        )
+    w_q = mha.W_q.weight
+    if not isinstance(w_q, nn.parameter.UninitializedParameter) and x.shape[-1] != w_q.shape[1]:
+        raise ValueError(
+            f"{FN}: x must have mha's input width {w_q.shape[1]} on its last axis; got shape "
+            f"{tuple(x.shape)}"
+        )
     d, H = mha.num_hiddens, mha.num_heads
     if H > 6 or x.shape[1] > 40 or d > 64:
         raise ValueError(

@@ -747,6 +747,16 @@ def _tiny_tokens(n=4):
     return tiny.repeated_sequences(n, _g(1), min_half=4)[0]
 
 
+def _mha():
+    """A built multi-head attention (its lazy maps initialised here, not in the call)."""
+    import attnlib
+
+    with torch.random.fork_rng():
+        mha = attnlib.MultiHeadAttention(num_hiddens=8, num_heads=2, dropout=0.0)
+        mha(torch.zeros(1, 1, 8), torch.zeros(1, 1, 8), torch.zeros(1, 1, 8))
+    return mha
+
+
 def _ex_split(x, H):
     b, n, d = x.shape
     return x.reshape(b, n, H, d // H).permute(0, 2, 1, 3).reshape(b * H, n, d // H)
@@ -953,6 +963,19 @@ _NEW = {
     ),
     "scoringbook.ch10_multihead.heads_explorer": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
+    ),
+    "scoringbook.ch10_multihead.heads_figure": Example(
+        lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
+    ),
+    "scoringbook.ch09_diagram.draw_heads": Example(
+        lambda: (
+            (
+                _mha(),
+                torch.randn(1, 5, 8, generator=_g(2)),
+            ),
+            {},
+        ),
+        skip_args={"valid_lens": "passed as is to the module, which checks it"},
     ),
     "scoringbook.ch10_multihead.heads_playback_declaration": Example(
         lambda: ((_tiny_run(),), {"smooth": 2}), skip_args={"run": RUN_ARG}
