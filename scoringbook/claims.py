@@ -417,7 +417,7 @@ def scaling_claims(acc: dict[str, Tensor]) -> list[Claim]:
     ]
 
 
-# ----------------------------------------------------------------------------- chapter 9
+# ---------------------------------------------------------------------------- chapter 10
 
 
 @D.declare(
@@ -435,12 +435,12 @@ def multihead_claims(
     both_induction_zeroed: float | None = None,
     loss_early_late: tuple[float, float] | None = None,
 ) -> list[Claim]:
-    """Chapter 9's tiny attention-only Transformer (2 layers x 2 heads, 400 steps).
+    """Chapter 10's tiny attention-only Transformer (2 layers x 2 heads, 400 steps).
 
     ``previous``, ``induction``: ``(layers, heads)`` scores of
-    :func:`scoringbook.ch09_model.head_scores` on the held-out repeats of 4 to 10 tokens;
-    ``ablation``: :func:`~scoringbook.ch09_model.ablation_table`; ``losses``: per step;
-    optional: ``by_length`` (:func:`~scoringbook.ch09_model.scores_by_length`),
+    :func:`scoringbook.ch10_model.head_scores` on the held-out repeats of 4 to 10 tokens;
+    ``ablation``: :func:`~scoringbook.ch10_model.ablation_table`; ``losses``: per step;
+    optional: ``by_length`` (:func:`~scoringbook.ch10_model.scores_by_length`),
     ``both_induction_zeroed`` (accuracy) and ``loss_early_late`` (tokens 1-9, 11-19).
     The prose: the loss starts near ln 20 and drops far below; most of each repeat is copied;
     a layer-1 head looks at the previous token; both layer-2 heads are induction heads, at
@@ -450,7 +450,7 @@ def multihead_claims(
 
     Bounds from runs over seeds 0-4, 400 steps, one thread, under ``ATEN_CPU_CAPABILITY``
     unset (AVX512), ``=default``, ``=avx2`` and ``MKL_CBWR=COMPATIBLE`` (20 runs,
-    ``benchmarks/spread_ch09.py``; the four paths agreed to 5 digits for each seed, so the
+    ``benchmarks/spread_ch10.py``; the four paths agreed to 5 digits for each seed, so the
     spread is the seeds'), measured range -> bound: loss_start 3.05-3.11 (>= 2.5),
     loss_end 0.76-0.85 (<= 1.2), accuracy 0.91-0.93 (>= 0.8), prev_head 0.37-0.43
     (>= 0.25), induction 0.69-0.73 (>= 0.5), l2_not_prev 0.07-0.08 (<= 0.2), ablation

@@ -226,22 +226,27 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter(
         9,
         "09_multi_head_attention",
-        "From scoring functions to the Transformer's attention",
-        modules=("ch09_model", "ch09_scores", "ch09_multihead", "ch09_exercises"),
+        "Multi-head attention",
+        modules=("ch09_diagram", "ch09_exercises"),
+    ),
+    Chapter(
+        10,
+        "10_induction_heads",
+        "Heads that learn: induction heads",
+        modules=("ch10_model", "ch10_scores", "ch10_multihead", "ch10_exercises"),
         explorers=(
-            Explorer("heads_playback", TRAINED, "ch09_multihead", run="chapter_run"),
-            Explorer("heads", TRAINED, "ch09_multihead", run="chapter_run"),
-            Explorer("ablation", TRAINED, "ch09_multihead", run="chapter_run"),
+            Explorer("heads_playback", TRAINED, "ch10_multihead", run="chapter_run"),
+            Explorer("heads", TRAINED, "ch10_multihead", run="chapter_run"),
+            Explorer("ablation", TRAINED, "ch10_multihead", run="chapter_run"),
         ),
-        trained=Section("## Heads that learn to look back", "## The cost: $n^2$ per head"),
+        trained=Section("## A model that must look back", "## Summary"),
         typed={
             "3.0": "ln 20, the loss of guessing among 20 tokens",
         },
         not_called={
-            "scoringbook.ch09_model.chapter_run": "trains chapter 9's model (~10 s); its "
-            "tiny form, train(steps=2), is called and chapter 9's notebook runs it",
+            "scoringbook.ch10_model.chapter_run": "trains chapter 10's model (~10 s); its "
+            "tiny form, train(steps=2), is called and chapter 10's notebook runs it",
         },
-        exercises=True,
     ),
 )
 
