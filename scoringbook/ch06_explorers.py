@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlib.domains import Int, Real, Seed, Seq, declare
 from attnlib.masking import masked_softmax
 from attnlib.widgets import (
     Declaration,
@@ -44,15 +45,22 @@ __all__ = [
 #: The long-key explorer's rows: the three scoring functions it compares.
 LONG_KEY_ROWS = ("dot", "scaled_dot", "cosine")
 _GRID = [round(-3.0 + 0.05 * i, 2) for i in range(121)]  # a dragged key's x and y
+_LONG_KEY = dict(temperature=Real(gt=0, le=100), radius=Real(gt=0, le=2.5))
+_SCALING_D = dict(
+    seed=Seed(),
+    n_keys=Int(ge=2, le=4096),
+    n_rows=Int(ge=1, le=100_000),
+    dims=Seq(Int(ge=1, le=65_536), min_len=1, max_len=64),
+)
 
+
+@declare(**_LONG_KEY)
 
 def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> Declaration:
     """Declaration of :func:`long_key_explorer` (computed in the browser)."""
     fn = "long_key_declaration"
     temperature = _real(temperature, "temperature", fn, min=0.0, min_open=True)
     radius = _real(radius, "radius", fn, min=0.0, min_open=True)
-    if radius > 2.5:
-        raise ValueError(f"{fn}: radius must be <= 2.5 (the keys stay in the plot); got {radius}")
     query = (1.0, 0.0)
     angles = torch.tensor([0.0, 53.0, 140.0, 250.0], dtype=torch.float64) * math.pi / 180
     keys = radius * torch.stack([torch.cos(angles), torch.sin(angles)], dim=1)  # (4, 2)
@@ -171,6 +179,7 @@ def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> D
     )
 
 
+@declare(**_LONG_KEY)
 def long_key_explorer(**kwargs: Any) -> Explorer:
     """A long key against cosine similarity (chapter 6): the reader drags key 1.
 
@@ -187,6 +196,7 @@ def long_key_explorer(**kwargs: Any) -> Explorer:
     return Explorer(long_key_declaration(**kwargs))
 
 
+@declare(**_SCALING_D)
 def scaling_d_declaration(
     *,
     seed: int = 0,
@@ -198,10 +208,8 @@ def scaling_d_declaration(
     fn = "scaling_d_declaration"
     seed = _seed(seed, fn)
     n_keys, n_rows = _count(n_keys, "n_keys", fn), _count(n_rows, "n_rows", fn)
-    if n_keys < 2:
-        raise ValueError(f"{fn}: n_keys must be >= 2 (a row of one key has no shape); got 1")
     dims = _ints(dims, "dims", fn)
-    if len(set(dims)) != len(dims) or list(dims) != sorted(dims):
+    if list(dims) != sorted(set(dims)):
         raise ValueError(f"{fn}: dims must be increasing and distinct; got {dims!r}")
     entropy = row_entropy(dims, n_keys=n_keys, n_rows=n_rows, seed=seed)  # {scaling: [per d]}
     x = np.log2(np.asarray(dims, dtype=np.float64))  # (n_dims,): the axis is log2 d
@@ -288,6 +296,7 @@ def scaling_d_declaration(
     )
 
 
+@declare(**_SCALING_D)
 def scaling_d_explorer(**kwargs: Any) -> Explorer:
     """Why sqrt(d), and not d or 1 (chapter 6): a slider for the feature size ``d``.
 
