@@ -55,7 +55,6 @@ _SCALING_D = dict(
 
 
 @declare(**_LONG_KEY)
-
 def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> Declaration:
     """Declaration of :func:`long_key_explorer` (computed in the browser)."""
     fn = "long_key_declaration"

@@ -49,11 +49,10 @@ Masked self-attention over typed sentences (:class:`LiveMasking`)::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import math
 
 import numpy as np
 import torch

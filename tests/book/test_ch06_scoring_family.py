@@ -69,7 +69,13 @@ def test_the_compact_cost_table_keeps_the_largest_size_only():
         "memory": {name: [0, 2**20 * (i + 1)] for i, name in enumerate(CHOICE)},
     }
     head, *rows = CostTable(costs, compact=True).cells()
-    assert head == ["score", "time (ms), n = 32", "memory (MiB), n = 32", "used in", "pick it when"]
+    assert head == [
+        "score",
+        "time (ms), n = 32",
+        "memory (MiB), n = 32",
+        "used in",
+        "pick it when",
+    ]
     for i, (name, row) in enumerate(zip(CHOICE, rows)):
         assert row[:3] == [name, f"{2 * (i + 1):.3g}", f"{i + 1:.2g}"]
         assert row[3:] == list(CHOICE[name][2:])

@@ -20,7 +20,8 @@ from scoringbook.ch06_explorers import long_key_declaration, scaling_d_declarati
 from scoringbook.registry import compute
 
 QUERY = np.array([1.0, 0.0])
-KEYS = 1.2 * np.array([[math.cos(math.radians(a)), math.sin(math.radians(a))] for a in (0, 53, 140, 250)])
+ANGLES = np.radians([0.0, 53.0, 140.0, 250.0])
+KEYS = 1.2 * np.stack([np.cos(ANGLES), np.sin(ANGLES)], axis=1)  # (4, 2)
 
 
 def _softmax(s: np.ndarray) -> np.ndarray:
