@@ -1,5 +1,6 @@
 """Explorers whose frames the browser computes: one query, dragged by the reader, against
-fixed keys and values (:class:`LiveAttention`), one query x against training points
+fixed keys and values, or a fixed query and one key the reader drags (:class:`LiveAttention`,
+``moving_key``), one query x against training points
 (:class:`LiveKernelRegression`, Nadaraya-Watson), or self-attention over sentences the
 reader types, padded and masked (:class:`LiveMasking`).
 
