@@ -31,7 +31,15 @@ from attnlib.widgets import (
 )
 from attnlib.widgets.live import LiveAttention
 from attnlib.widgets.live_scores import LIVE_SCORES
-from scoringbook._common import _count, _generator, _ints, _np, _real, _seed
+from scoringbook._common import (
+    _count,
+    _distinct_presets,
+    _generator,
+    _ints,
+    _np,
+    _real,
+    _seed,
+)
 from scoringbook.ch06_scoring_family import SCALINGS, row_entropy
 
 __all__ = [
@@ -271,7 +279,7 @@ def scaling_d_declaration(
             ),
         ],
         title="Why √d: the same scores under three scalings",
-        presets=[
+        presets=_distinct_presets(
             Preset(
                 f"d = {dims[0]}",
                 "Notice: the three rows differ only mildly, and the three points sit close "
@@ -290,7 +298,7 @@ def scaling_d_declaration(
                 "uniform line); × 1/√d keeps its shades.",
                 {"d": dims[-1]},
             ),
-        ],
+        ),
         meta={"entropy": entropy, "dims": dims},
     )
 
