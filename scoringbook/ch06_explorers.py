@@ -68,7 +68,7 @@ def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> D
     fn = "long_key_declaration"
     temperature = _real(temperature, "temperature", fn, min=0.0, min_open=True)
     radius = _real(radius, "radius", fn, min=0.0, min_open=True)
-    query = (1.0, 0.0)
+    query = (2.0, 0.0)  # beyond key 0 on its line: both visible, apart
     angles = torch.tensor([0.0, 53.0, 140.0, 250.0], dtype=torch.float64) * math.pi / 180
     keys = radius * torch.stack([torch.cos(angles), torch.sin(angles)], dim=1)  # (4, 2)
     start = (round(float(keys[1, 0]) * 20) / 20, round(float(keys[1, 1]) * 20) / 20)
@@ -145,7 +145,7 @@ def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> D
             ),
             Heatmap(
                 "weights",
-                xlabel="keys (1 is the one you drag)",
+                xlabel="keys",
                 ylabel="scoring function",
                 rows_sum_to_one=True,
                 title="weights, one row per scoring function",
@@ -190,7 +190,7 @@ def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> D
 def long_key_explorer(**kwargs: Any) -> Explorer:
     """A long key against cosine similarity (chapter 6): the reader drags key 1.
 
-    A fixed query q = (1, 0) and four keys of length 1.2 (by default) at 0°, 53°, 140° and
+    A fixed query q = (2, 0) and four keys of length 1.2 (by default) at 0°, 53°, 140° and
     250°; the reader drags key 1 (the sliders "key 1's x" and "key 1's y", -3 to 3 in steps of
     0.05, or the point itself). Three rows of weights: the softmax over the keys of the dot
     product q·k, the scaled dot product q·k/√2 and cosine similarity cos(q, k)/T (T = 0.25 by
@@ -240,7 +240,7 @@ def scaling_d_declaration(
             Slider(
                 "d",
                 list(dims),
-                label="feature size d",
+                label="feature size",
                 value_labels=[f"d = {d}" for d in dims],
                 default=dims[0],
             )
@@ -248,16 +248,18 @@ def scaling_d_declaration(
         panels=[
             Heatmap(
                 "weights",
-                xlabel=f"keys (one row of {n_keys})",
-                ylabel="scores times",
+                xlabel="keys",
+                ylabel="scaling",
                 rows_sum_to_one=True,
-                title="one query's weights, three scalings",
+                title=f"one query's weights over {n_keys} keys",
                 row_labels=[f"× {n}" for n in names],
             ),
             Lines(
                 "entropy",
                 x=x,
-                series=[Series("mean entropy at this d", style="points", xy=True)],
+                series=[
+                    Series("mean entropy at this d", style="points", xy=True, color="#CC79A7")
+                ],
                 xlabel="log₂ d (1 is d = 2, 11 is d = 2048)",
                 ylabel="row entropy (nats)",
                 title=f"mean entropy of {n_rows} rows",

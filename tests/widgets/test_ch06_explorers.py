@@ -19,7 +19,7 @@ from attnlib.widgets.live import LiveAttention
 from scoringbook.ch06_explorers import long_key_declaration, scaling_d_declaration
 from scoringbook.registry import compute
 
-QUERY = np.array([1.0, 0.0])
+QUERY = np.array([2.0, 0.0])
 ANGLES = np.radians([0.0, 53.0, 140.0, 250.0])
 KEYS = 1.2 * np.stack([np.cos(ANGLES), np.sin(ANGLES)], axis=1)  # (4, 2)
 
@@ -77,7 +77,7 @@ def test_long_key_drags_the_key_and_the_query_stays():
     decl = long_key_declaration()
     spec = Explorer(decl).spec
     assert spec["live"]["moving_key"] == [1, "key_x", "key_y"]
-    assert spec["live"]["query"] == [1.0, 0.0]
+    assert spec["live"]["query"] == [2.0, 0.0]
     plane = next(p for p in spec["panels"] if p["name"] == "plane")
     assert (plane["handle"]["x"], plane["handle"]["y"]) == ("key_x", "key_y")
     assert [p["name"] for p in spec["params"]] == ["key_x", "key_y"]
