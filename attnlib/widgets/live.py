@@ -321,7 +321,7 @@ class LiveAttention:
         # the scoring functions the page may call: the compared ones, else the fixed one and
         # the options of score_param (recorded by check)
         used = self.compare or (*([self.score] if self.score else []), *self._options)
-        return {
+        spec = {
             "kind": "attention",
             "keys": [_round_list(k) for k in self.keys],
             "values": [_round_list(v) for v in self.values],
@@ -332,10 +332,12 @@ class LiveAttention:
             "score_param": self.score_param,
             "temperature": self.temperature,
             "compare": list(self.compare) if self.compare else None,
-            "moving_key": list(self.moving_key) if self.moving_key else None,
             # each scoring function used: its function in primitives.js and its arguments
             "scores": {n: LIVE_SCORES[n].spec(self.score_kwargs[n]) for n in dict.fromkeys(used)},
         }
+        if self.moving_key is not None:  # only then: saved explorers without it stay as they were
+            spec["moving_key"] = list(self.moving_key)
+        return spec
 
 
 def kernel_window(
