@@ -168,7 +168,11 @@ CHAPTERS: tuple[Chapter, ...] = (
         6,
         "06_scoring_family",
         "The family of scoring functions, and how to choose one",
-        modules=("ch06_scoring_family",),
+        modules=("ch06_scoring_family", "ch06_explorers"),
+        explorers=(
+            Explorer("long_key", LIVE, "ch06_explorers"),
+            Explorer("scaling_d", STORED, "ch06_explorers"),
+        ),
         trained=Section("### A small reproduction", "## Summary"),
         timed=Section("## What each costs, and which to pick", "## Why √d, and not d or 1"),
         typed={"0.2": "the timing loop's budget per score (seconds), a setting"},

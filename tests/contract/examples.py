@@ -519,6 +519,15 @@ _BOOK = {
         lambda: ((), {"seed": 0, "num_hiddens": 4})
     ),
     "scoringbook.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(num_hiddens=4),
+    # chapter 6: its explorers
+    "scoringbook.ch06_explorers.long_key_declaration": Example(
+        lambda: ((), {"temperature": 0.5, "radius": 1.0})
+    ),
+    "scoringbook.ch06_explorers.long_key_explorer": _explorer_fn(temperature=0.5),
+    "scoringbook.ch06_explorers.scaling_d_declaration": Example(
+        lambda: ((), {"seed": 0, "n_keys": 3, "n_rows": 4, "dims": (2, 4)})
+    ),
+    "scoringbook.ch06_explorers.scaling_d_explorer": _explorer_fn(n_keys=3, n_rows=4, dims=(2, 4)),
     # chapter 7: the playback and its checkers
     "scoringbook.ch07_bahdanau.alignment_playback_declaration": Example(
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
