@@ -104,10 +104,10 @@ def word_order_declaration(*, seed: int = 0) -> Declaration:
                 "row_labels": words[order],
                 "col_labels": words[order],
             },
+            # lines of at most 36 characters: a phone shows them unbroken
             "change": (
-                f"Shuffling the words changes a word pair's weight\n"
-                f"by at most {d:.3f} here"
-                + (" (rounding): only rows and columns move." if d < 5e-4 else ".")
+                f"Shuffling changes a word pair's\nweight by at most {d:.3f}"
+                + (" (rounding)." if d < 5e-4 else ".")
             ),
         }
 
