@@ -66,6 +66,7 @@ MEASURED: dict[str, dict[str, float]] = {
     "scaling": {"spec": 0.0, "frames": 5.0e-5},  # a q.k sample crossing a histogram bin edge
     "scoring_comparison": {"spec": 0.0, "frames": 0.0},
     "decode_step": {"spec": 0.0, "frames": 0.0},
+    "word_order": {"spec": 0.0, "frames": 3.0e-7},  # weights: mkl-compatible vs default
 }
 MEASURED_ON = (
     "2026-11-27, Intel Xeon with AVX-512 (2 cores), torch 2.13.0+cpu (MKL 2024.2), paths plain "
