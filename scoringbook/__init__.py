@@ -23,6 +23,8 @@ module                               what the chapter imports from it
 ``ch08_numbers``                     chapter 8's task: numbers read aloud, ``NumberModel``
 ``ch08_lengths``                     chapter 8's length experiment (models compared over
                                      seeds and lengths) and its explorer
+``ch09_explorer``                    chapter 9's explorer: self-attention's weights as the
+                                     words are shuffled, with positions or the causal mask
 ``ch09_diagram``                     chapter 9's picture of the split into heads and the
                                      concatenation, drawn from a real module
 ``ch09_exercises``                   chapter 9's checkers (heads, positions, masks)

@@ -231,7 +231,8 @@ CHAPTERS: tuple[Chapter, ...] = (
         9,
         "09_multi_head_attention",
         "Multi-head attention",
-        modules=("ch09_diagram", "ch09_exercises"),
+        modules=("ch09_explorer", "ch09_diagram", "ch09_exercises"),
+        explorers=(Explorer("word_order", STORED, "ch09_explorer"),),
     ),
     Chapter(
         10,

@@ -963,6 +963,8 @@ _NEW = {
     "scoringbook.ch10_scores.offset_score": Example(
         lambda: ((torch.full((2, 1, 20, 20), 0.05), 9), {"k": torch.tensor([5, 10])})
     ),
+    "scoringbook.ch09_explorer.word_order_declaration": Example(lambda: ((), {"seed": 1})),
+    "scoringbook.ch09_explorer.word_order_explorer": _explorer_fn(seed=1),
     "scoringbook.ch09_exercises.check_heads": Example(lambda: ((_ex_split, _ex_merge), {})),
     "scoringbook.ch09_exercises.check_sinusoidal": Example(
         lambda: ((lambda n, d: torch.zeros(n, d),), {})

@@ -21,6 +21,7 @@ import torch
 from attnlib import AdditiveAttention
 from attnlib.widgets import Explorer
 from scoringbook import claims, manifest
+from scoringbook.ch09_explorer import SENTENCE, SHUFFLE
 from scoringbook.registry import DECLARATIONS, EXPLORERS, compute
 
 # the chapter manifest names every explorer once: the stored ones are built here, the live ones
@@ -241,6 +242,80 @@ def test_scaling(built):
     big = ex.frames[ex.frame_index(d=512)]
     assert big["unscaled"].max(1).min() > 0.99  # saturated: one-hot rows
     assert big["scaled"].max(1).max() < 0.9
+
+
+def _by_hand_self_attention(X, W_q, W_k, heads, positions, causal):
+    """Multi-head self-attention weights ``(heads, n, n)`` written out here, independently of
+    attnlib: sinusoids added (the table's formula), no biases, scaled dot product per head,
+    -inf above the diagonal for the causal mask."""
+    X = X[0].double()  # (n, d)
+    n, d = X.shape
+    if positions:
+        i = torch.arange(n, dtype=torch.float64)[:, None]  # (n, 1)
+        freq = 10000 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+        P = torch.zeros(n, d, dtype=torch.float64)
+        P[:, 0::2], P[:, 1::2] = torch.sin(i / freq), torch.cos(i / freq)
+        X = X + P
+    q, k = X @ W_q.double().T, X @ W_k.double().T  # (n, d) each
+    dh = d // heads
+    out = []
+    for h in range(heads):
+        s = q[:, h * dh : (h + 1) * dh] @ k[:, h * dh : (h + 1) * dh].T / math.sqrt(dh)
+        if causal:
+            s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+        out.append(torch.softmax(s, -1))
+    return torch.stack(out).numpy()  # (heads, n, n)
+
+
+def test_word_order(built):
+    ex = built["word_order"]
+    m = ex.declaration.meta
+    perm = list(SHUFFLE)
+    words = {"written": list(SENTENCE), "shuffled": [SENTENCE[i] for i in perm]}
+    frames = {}
+    for f, params in grid(ex):
+        o, pos, mask, head = params["order"], params["positions"], params["mask"], params["head"]
+        fr = ex.frames[f]["weights"]
+        w = np.asarray(fr)  # a LabelledMatrix: the weights with this frame's words
+        assert w.shape == (10, 10)
+        assert list(fr.row_labels) == list(fr.col_labels) == words[o], params
+        assert_weights(w, where=str(params))
+        if mask == "causal":
+            assert np.all(w[np.triu_indices(10, 1)] == 0.0), f"{params}: above the diagonal"
+        X = m["X"][:, perm] if o == "shuffled" else m["X"]
+        want = _by_hand_self_attention(
+            X, m["W_q"], m["W_k"], 2, pos == "sinusoidal", mask == "causal"
+        )[int(head) - 1]
+        np.testing.assert_allclose(w, want, atol=1e-5, err_msg=str(params))
+        frames[o, pos, mask, head] = w
+    p = np.asarray(perm)
+    for head in ("1", "2"):
+        change = {
+            (pos, mask): np.abs(
+                frames["shuffled", pos, mask, head] - frames["written", pos, mask, head][p][:, p]
+            ).max()
+            for pos in ("none", "sinusoidal")
+            for mask in ("none", "causal")
+        }
+        # permutation equivariance: without positions and mask a shuffle only reorders
+        assert change["none", "none"] < 1e-5, change
+        # positions break it, and so does the causal mask (by a clear margin, not rounding)
+        assert change["sinusoidal", "none"] > 0.05, change
+        assert change["none", "causal"] > 0.05, change
+        # the caption says the same, from the same frames
+        for o in ("written", "shuffled"):
+            cap = ex.frames[ex.frame_index(order=o, positions="none", mask="none", head=head)]
+            assert "(rounding)" in cap["change"]
+            cap = ex.frames[
+                ex.frame_index(order=o, positions="sinusoidal", mask="none", head=head)
+            ]
+            assert f"{change['sinusoidal', 'none']:.3f}" in cap["change"]
+            assert "(rounding)" not in cap["change"]
+    # the presets' notices quote the frames they set
+    notes = {pr.label: pr.notice for pr in ex.declaration.presets}
+    shuf = ex.frames[ex.frame_index(order="shuffled", positions="none", mask="causal", head="1")]
+    assert f"“{words['shuffled'][0]}”, now first" in notes["Shuffle, causal mask"]
+    assert shuf["weights"][0, 0] == 1.0
 
 
 # ----------------------------------------------------------------------------- browser
