@@ -36,6 +36,7 @@ Kinds of domain (each takes ``optional=True``: ``None`` is accepted too):
 :class:`Generator`  a :class:`torch.Generator`; :class:`Seed` an int a generator takes
 :class:`Instance`   an object of given classes; :class:`Func` a callable
 :class:`Anything`   no constraint, with the reason recorded
+:class:`Checked`    checked by a function ``check(value, name, fn)`` of the caller's own
 =================== =========================================================================
 
 The three tensor kinds and the shape vocabulary (``QK``, ``QK_SIZES``, ``KV``, ``DIM_WORDS``)
@@ -61,59 +62,27 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from attnlib._checks import check_mask, check_valid_lens, fmt_shape
-from attnlib._rng import isolated_global_rng, seed_from
+from attnlib._checks import fmt_shape
 from attnlib._validate import (
     _scalar,
     as_bool,
     as_int,
     as_pair,
-    as_real,
     as_seed,
     as_str,
     as_str_list,
     check_generator,
-    check_mapping,
     describe,
 )
 
-__all__ = [
-    "declare",
-    "declared",
-    "Domain",
-    "Int",
-    "Real",
-    "Bool",
-    "Str",
-    "Choice",
-    "StrList",
-    "Pair",
-    "Seq",
-    "Tup",
-    "Dict",
-    "Generator",
-    "Seed",
-    "Instance",
-    "Func",
-    "Anything",
-    # the checks themselves, for code that validates inside a body (one vocabulary)
-    "as_int",
-    "as_real",
-    "as_bool",
-    "as_str",
-    "as_str_list",
-    "as_pair",
-    "as_seed",
-    "check_generator",
-    "check_mapping",
-    "check_valid_lens",
-    "check_mask",
-    "describe",
-    "fmt_shape",
-    "scalar",
-    "isolated_global_rng",
-    "seed_from",
-]
+#: the domains, declare/declared, and the checks themselves for code that validates inside a
+#: body (one vocabulary)
+__all__ = """
+    declare declared Domain Int Real Bool Str Choice StrList Pair Seq Tup Dict Generator
+    Seed Instance Func Anything Checked as_int as_real as_bool as_str as_str_list as_pair
+    as_seed check_generator check_mapping check_valid_lens check_mask describe fmt_shape
+    scalar isolated_global_rng seed_from
+""".split()
 
 #: a numpy scalar, 0-d array or 0-d tensor as a Python number (other values unchanged)
 scalar = _scalar
@@ -368,6 +337,21 @@ class Anything(Domain):
         return value
 
 
+class Checked(Domain):
+    """A value checked by a function ``check(value, name, fn)`` that raises naming ``fn`` and
+    ``name`` and returns the value to use: a domain a helper already states, with its own
+    messages (chapter 7's dates and texts, a checker's learner function)."""
+
+    kind = "checked"
+
+    def __init__(self, check: Callable, **kw) -> None:
+        super().__init__(**kw)
+        self.by = check
+
+    def check(self, value, fn, name, dims):
+        return self.by(value, name, fn)
+
+
 class Seq(Domain):
     """A list or tuple (not a string, not a mapping) whose items are each in ``item``
     (checked as ``name[i]``), of ``min_len`` items or more (and ``max_len`` at most); returned
@@ -447,17 +431,25 @@ class Dict(Domain):
 
 
 def declare(
-    _name: str | None = None, *, differentiable: Sequence[str] = (), **domains: Domain
+    _name: str | None = None,
+    *,
+    differentiable: Sequence[str] = (),
+    error: type[Exception] | None = None,
+    **domains: Domain,
 ) -> Callable:
     """Declare the domains of a function's parameters; the returned wrapper checks every
     call (positional or keyword) before the body runs, in the order of the signature, and
-    passes the checked values on (numbers as plain Python numbers).
+    passes the checked values on (numbers as plain Python numbers). On a class (a dataclass
+    too), the domains are those of its ``__init__``, which is wrapped in place.
 
     Args:
         _name: the name messages use (default: the function's; for a method, its class's:
             ``DotProductAttention: ...``).
         differentiable: the tensor arguments the function is differentiable in (the
             harness checks their gradients are finite, at ties too).
+        error: the exception class a refusal is raised as (its message unchanged), for a
+            family whose every refusal has one type (the widget toolkit's ExplorerError, a
+            ValueError); default: TypeError or ValueError as the domain raises it.
         **domains: ``parameter=Domain`` for each parameter (``self`` excluded). Only
             parameters the signature has may be named, unless it takes ``**kwargs``.
 
@@ -467,6 +459,12 @@ def declare(
     """
 
     def wrap(fn: Callable) -> Callable:
+        if isinstance(fn, type):  # a class: its __init__ (or its own __new__) is what is called
+            if "__new__" in vars(fn) and "__init__" not in vars(fn):
+                fn.__new__ = staticmethod(wrap(fn.__new__))
+            else:
+                fn.__init__ = wrap(fn.__init__)
+            return fn
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())
         takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params)
@@ -507,11 +505,16 @@ def declare(
             if n_args:
                 args = list(args)
             where = type(args[0]).__name__ if method and n_args else display
-            for name, dom, i in plan:
-                if i < n_args:
-                    args[i] = dom(args[i], where, name, dims)
-                elif name in kwargs:
-                    kwargs[name] = dom(kwargs[name], where, name, dims)
+            try:
+                for name, dom, i in plan:
+                    if i < n_args:
+                        args[i] = dom(args[i], where, name, dims)
+                    elif name in kwargs:
+                        kwargs[name] = dom(kwargs[name], where, name, dims)
+            except (TypeError, ValueError) as exc:
+                if error is None or isinstance(exc, error):
+                    raise
+                raise error(str(exc)) from None
             return fn(*args, **kwargs)
 
         checked.__domains__ = dict(domains)
@@ -525,7 +528,9 @@ def declare(
 def declared(obj: Any) -> tuple[str, dict[str, Domain], tuple[str, ...]] | None:
     """``(name used in messages, {parameter: Domain}, differentiable)`` of a declared
     function, or of a class whose ``__init__`` is declared; ``None`` if not declared."""
-    target = obj.__init__ if isinstance(obj, type) else obj
+    target = obj
+    if isinstance(obj, type):
+        target = obj.__new__ if hasattr(obj.__new__, "__domains__") else obj.__init__
     doms = getattr(target, "__domains__", None)
     if doms is None:
         return None

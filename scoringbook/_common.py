@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from attnlib import domains as D
 from attnlib.domains import as_int, as_real, as_seed
 from attnlib.widgets import Preset, Slider
 
@@ -19,6 +20,11 @@ __all__ = [
     "_count",
     "_real",
     "_ints",
+    "SEED",
+    "COUNT",
+    "COUNT0",
+    "SIZES",
+    "POSITIVE",
 ]
 
 
@@ -35,6 +41,15 @@ MAX_COUNT = 10**6
 def _count(value: object, name: str, fn: str, min: int = 1) -> int:
     """A builder's size (``n_keys``, ``steps``, ...): an int in [min, MAX_COUNT]."""
     return as_int(value, name, fn, min=min, max=MAX_COUNT)
+
+
+#: the domains the builders declare (attnlib.domains), shared: a seed, a size in
+#: [1, MAX_COUNT] (COUNT0: from 0), a list of sizes >= 1 (distinct: checked by _ints), a number > 0
+SEED = D.Seed()
+COUNT = D.Int(ge=1, le=MAX_COUNT)
+COUNT0 = D.Int(ge=0, le=MAX_COUNT)
+SIZES = D.Seq(D.Int(ge=1, le=MAX_COUNT), min_len=1)
+POSITIVE = D.Real(gt=0)
 
 
 def _real(value: object, name: str, fn: str, **bounds) -> float:

@@ -517,6 +517,7 @@ class _UniformAt(nn.Module):
         return out
 
 
+@declare(model=Instance(EncoderDecoder, what="an EncoderDecoder"), rows=Seq(Int(ge=0)))
 @contextlib.contextmanager
 def uniform_rows(model: EncoderDecoder, rows: Iterable[int]) -> Iterator[EncoderDecoder]:
     """Inside the ``with`` block, the model's attention weights for the output positions
@@ -532,9 +533,7 @@ def uniform_rows(model: EncoderDecoder, rows: Iterable[int]) -> Iterator[Encoder
     """
     if not model.uses_attention:
         raise ValueError("uniform_rows: the model has no attention weights to replace")
-    rows = frozenset(int(r) for r in rows)
-    if any(r < 0 for r in rows):
-        raise ValueError(f"uniform_rows: rows must be >= 0; got {sorted(rows)}")
+    rows = frozenset(rows)  # declared: ints >= 0
     inner = model.decoder.attention
     wrapper = _UniformAt(inner, rows)
 

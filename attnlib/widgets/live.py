@@ -57,8 +57,17 @@ import numpy as np
 import torch
 
 from attnlib import _validate
+from attnlib import domains as D
 from attnlib.kernels import KERNELS, log_kernel
-from attnlib.widgets.controls import Choice, ExplorerError, Slider
+from attnlib.widgets.controls import (
+    OPTIONAL_TEXT,
+    TEXT,
+    Choice,
+    ExplorerError,
+    Slider,
+    checked_later,
+    record,
+)
 from attnlib.widgets.live_scores import LIVE_SCORES
 from attnlib.widgets.panels import Heatmap, Lines, _round_list, _to_array
 
@@ -107,6 +116,23 @@ def _names(value: object, attr: str, where: str, what: str, optional: bool = Fal
     return tuple(value)
 
 
+#: two names: (a Lines panel, one of its series), (x slider, y slider), ...
+NAME_PAIR = D.Tup(TEXT, TEXT)
+OPTIONAL_PAIR = D.Tup(TEXT, TEXT, optional=True)
+
+
+@record(
+    keys=checked_later("(n_keys, 2) finite points"),
+    values=checked_later("(n_keys, 2) finite points"),
+    query=NAME_PAIR,
+    weights=TEXT,
+    output=OPTIONAL_PAIR,
+    score=OPTIONAL_TEXT,
+    score_param=OPTIONAL_TEXT,
+    temperature=OPTIONAL_TEXT,
+    compare=checked_later("scoring names, or None"),
+    score_kwargs=checked_later("scoring name -> {argument: value}, or None"),
+)
 @dataclass(frozen=True)
 class LiveAttention:
     """What the browser computes for a live explorer (see the module docs).
@@ -298,6 +324,13 @@ class LiveAttention:
         }
 
 
+@D.declare(
+    x_train=D.Anything("(n_train,) finite inputs, tensor, array or list: checked in the body"),
+    query=D.Real(),
+    kernel=D.Choice(*sorted(KERNELS)),
+    bandwidth=D.Real(gt=0),
+    span=D.Pair(),
+)
 def kernel_window(
     x_train: torch.Tensor, query: float, kernel: str, bandwidth: float, span: tuple[float, float]
 ) -> np.ndarray:
@@ -343,6 +376,14 @@ def kernel_window(
     return np.stack([t.numpy(), y.numpy()])  # (2, 161)
 
 
+@record(
+    x_train=checked_later("(n_train,) finite inputs"),
+    y_train=checked_later("(n_train,) finite targets"),
+    **dict.fromkeys(("query", "kernel", "bandwidth", "weights"), TEXT),
+    **dict.fromkeys(("fit", "marker", "bars", "window"), NAME_PAIR),
+    heat_x=checked_later("the heatmap's query grid"),
+    heat_points=OPTIONAL_PAIR,
+)
 @dataclass(frozen=True)
 class LiveKernelRegression:
     """What the browser computes for Nadaraya-Watson regression with a dragged query x
