@@ -62,27 +62,32 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from attnlib._checks import fmt_shape
+from attnlib._checks import check_mask, check_valid_lens, fmt_shape
+from attnlib._rng import isolated_global_rng, seed_from
 from attnlib._validate import (
     _scalar,
     as_bool,
     as_int,
     as_pair,
+    as_real,
     as_seed,
     as_str,
     as_str_list,
     check_generator,
+    check_mapping,
     describe,
 )
 
-#: the domains, declare/declared, and the checks themselves for code that validates inside a
-#: body (one vocabulary)
-__all__ = """
-    declare declared Domain Int Real Bool Str Choice StrList Pair Seq Tup Dict Generator
-    Seed Instance Func Anything Checked as_int as_real as_bool as_str as_str_list as_pair
-    as_seed check_generator check_mapping check_valid_lens check_mask describe fmt_shape
-    scalar isolated_global_rng seed_from
-""".split()
+# fmt: off
+__all__ = [
+    "declare", "declared", "Domain", "Int", "Real", "Bool", "Str", "Choice", "StrList", "Pair",
+    "Seq", "Tup", "Dict", "Generator", "Seed", "Instance", "Func", "Anything", "Checked",
+    # the checks themselves, for code that validates inside a body (one vocabulary)
+    "as_int", "as_real", "as_bool", "as_str", "as_str_list", "as_pair", "as_seed",
+    "check_generator", "check_mapping", "check_valid_lens", "check_mask", "describe",
+    "fmt_shape", "scalar", "isolated_global_rng", "seed_from",
+]
+# fmt: on
 
 #: a numpy scalar, 0-d array or 0-d tensor as a Python number (other values unchanged)
 scalar = _scalar

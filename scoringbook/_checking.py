@@ -50,7 +50,6 @@ __all__ = [
     "tolerance",
     "answers_close",
     "precision_note",
-    "ANSWER",
 ]
 
 # what Markdown (MyST, Jupyter's renderer) would read as markup: emphasis, code, links, HTML,

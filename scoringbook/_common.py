@@ -20,11 +20,6 @@ __all__ = [
     "_count",
     "_real",
     "_ints",
-    "SEED",
-    "COUNT",
-    "COUNT0",
-    "SIZES",
-    "POSITIVE",
 ]
 
 

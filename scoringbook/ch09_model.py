@@ -81,7 +81,7 @@ def _repeat(tokens: Tensor, k: Tensor) -> Tensor:
 #: the domains of chapter 9's functions: a model, its tokens (batch, n) (ids and n against the
 #: model: checked by _check_tokens), the repeat's start, heads to ablate, a generator
 MODEL = D.Instance(nn.Module, what="an AttentionOnly model")
-TOKENS = D.Anything("(batch, n) token ids of the model's vocabulary: checked by _check_tokens")
+IDS = D.Anything("(batch, n) token ids of the model's vocabulary: checked by _check_tokens")
 K = D.Anything("the repeat's start: an int, (batch,) ints or None: checked by check_k")
 ABLATE = D.Anything("(layer, head) pairs: checked by _check_ablate")
 GEN = D.Generator()
@@ -276,7 +276,7 @@ def _right(model: AttentionOnly, tokens: Tensor, ablate: list[tuple[int, int]]) 
     return logits[:, :-1].argmax(-1) == tokens[:, 1:]
 
 
-@D.declare(model=MODEL, tokens=TOKENS, ablate=ABLATE, k=K)
+@D.declare(model=MODEL, tokens=IDS, ablate=ABLATE, k=K)
 def repeated_half_accuracy(
     model: AttentionOnly,
     tokens: Tensor,
@@ -295,7 +295,7 @@ def repeated_half_accuracy(
     return float(right[copyable(k, tokens.shape[1])].float().mean())
 
 
-@D.declare(model=MODEL, tokens=TOKENS, k=K, ablate=ABLATE)
+@D.declare(model=MODEL, tokens=IDS, k=K, ablate=ABLATE)
 def accuracy_by_place(
     model: AttentionOnly,
     tokens: Tensor,
@@ -318,7 +318,7 @@ def accuracy_by_place(
     return np.array(out)
 
 
-@D.declare(model=MODEL, tokens=TOKENS, k=K)
+@D.declare(model=MODEL, tokens=IDS, k=K)
 def head_scores(
     model: AttentionOnly, tokens: Tensor, k: Tensor | int | None = None
 ) -> dict[str, np.ndarray]:
@@ -337,7 +337,7 @@ def head_scores(
     }
 
 
-@D.declare(model=MODEL, tokens=TOKENS, k=K)
+@D.declare(model=MODEL, tokens=IDS, k=K)
 def ablation_table(
     model: AttentionOnly, tokens: Tensor, k: Tensor | int | None = None
 ) -> dict[str, float]:
@@ -390,7 +390,7 @@ def scores_by_length(
     return out
 
 
-@D.declare(model=MODEL, tokens=TOKENS)
+@D.declare(model=MODEL, tokens=IDS)
 def loss_by_position(model: AttentionOnly, tokens: Tensor) -> np.ndarray:
     """Mean cross-entropy of the prediction of each token ``1 .. n - 1`` over the sequences
     (Olsson et al.'s in-context learning measure compares late tokens with early ones).
