@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import torch
 
@@ -64,6 +66,19 @@ def _ints(value: object, name: str, fn: str) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise ValueError(f"{fn}: {name} must hold distinct values; got {list(out)}")
     return out
+
+
+@contextlib.contextmanager
+def named_as(inner: str, outer: str):
+    """Inside the block, a refusal that names ``inner`` (the builder a thin wrapper calls) is
+    raised again naming ``outer`` (the function the caller called), same type and words."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        text = str(exc)
+        if not text.startswith(f"{inner}:"):
+            raise
+        raise type(exc)(outer + text[len(inner) :]) from None
 
 
 def _generator(seed: int) -> torch.Generator:

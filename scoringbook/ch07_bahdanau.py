@@ -43,6 +43,7 @@ from attnlib.widgets import (
     Series,
     Slider,
 )
+from scoringbook._common import named_as
 from scoringbook._seq2seq_inputs import check_source_texts, check_target_texts
 from scoringbook.ch07_dates import (
     N_OUT,
@@ -255,7 +256,8 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
 @declare(source=Str())
 def decode_step_explorer(source: str = "22 Nov 2026") -> Explorer:
     """:func:`decode_step_declaration` as a live explorer."""
-    return Explorer(decode_step_declaration(source))
+    with named_as("decode_step_declaration", "decode_step_explorer"):
+        return Explorer(decode_step_declaration(source))
 
 
 def _target_of(source: str) -> str:
@@ -389,7 +391,8 @@ def alignment_playback_explorer(
     log: TrainLog, source: str, target: str, index: int = 0
 ) -> Explorer:
     """:func:`alignment_playback_declaration` as a live explorer."""
-    return Explorer(alignment_playback_declaration(log, source, target, index))
+    with named_as("alignment_playback_declaration", "alignment_playback_explorer"):
+        return Explorer(alignment_playback_declaration(log, source, target, index))
 
 
 def chapter_playback_declaration() -> Declaration:

@@ -186,6 +186,10 @@ class AttentionOnly(nn.Module):
         num_heads = as_int(num_heads, "num_heads", fn, min=1)
         num_layers = as_int(num_layers, "num_layers", fn, min=1)
         max_len = as_int(max_len, "max_len", fn, min=2)
+        if num_hiddens % num_heads:
+            raise ValueError(
+                f"{fn}: num_hiddens must be divisible by num_heads; got {num_hiddens}, {num_heads}"
+            )
         self.embed = nn.Embedding(VOCAB, num_hiddens)
         self.pos = PositionalEncoding(num_hiddens, 0.0, max_len)
         self.layers = nn.ModuleList(

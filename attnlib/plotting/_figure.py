@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import numbers
 from collections.abc import Mapping
@@ -318,6 +319,24 @@ def _integer_ticks(axis, n: int) -> None:
 FIGSIZE = D.Checked(_figsize_domain)
 TEXT = D.Str()
 OPTIONAL_TEXT = D.Str(optional=True)
+
+
+def names_its_refusals(fn):
+    """A plotting function whose body's checks (shared by every plotting function, so written
+    without its name) raise a TypeError/ValueError: raised again, same type, with the
+    function's name in front (``plot_bars: groups must be a dict ...``)."""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError) as exc:
+            if str(exc).startswith(f"{name}:"):
+                raise
+            raise type(exc)(f"{name}: {exc}") from exc
+
+    return run
 
 
 def data(what: str) -> D.Anything:

@@ -21,6 +21,7 @@ from attnlib.plotting._figure import (
     _styles,
     _to_numpy,
     data,
+    names_its_refusals,
 )
 from attnlib.plotting.lines import _single_axes
 
@@ -37,6 +38,7 @@ __all__ = ["plot_bars"]
     value_format=TEXT,
     figsize=FIGSIZE,
 )
+@names_its_refusals
 def plot_bars(
     categories: Sequence[str],
     groups,

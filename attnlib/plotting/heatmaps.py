@@ -25,6 +25,7 @@ from attnlib.plotting._figure import (
     _new_figure,
     _to_numpy,
     data,
+    names_its_refusals,
 )
 from attnlib.plotting._theme import TITLE_PT
 
@@ -66,6 +67,7 @@ __all__ = ["show_heatmaps"]
     yticklabels=StrList(optional=True),
     suptitle=OPTIONAL_TEXT,
 )
+@names_its_refusals
 def show_heatmaps(
     matrices,
     xlabel: str,

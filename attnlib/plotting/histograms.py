@@ -21,6 +21,7 @@ from attnlib.plotting._figure import (
     _styles,
     _to_numpy,
     data,
+    names_its_refusals,
 )
 
 __all__ = ["plot_histograms"]
@@ -34,6 +35,7 @@ __all__ = ["plot_histograms"]
     figsize=FIGSIZE,
     density=Bool(),
 )
+@names_its_refusals
 def plot_histograms(
     samples,
     *,

@@ -23,6 +23,7 @@ from attnlib.plotting._figure import (
     _styles,
     _to_numpy,
     data,
+    names_its_refusals,
 )
 
 __all__ = ["plot_lines", "plot_regression", "plot_kernels"]
@@ -57,6 +58,7 @@ def _xy_pair(value, label: str, x, name: str):
     logy=Bool(),
     figsize=FIGSIZE,
 )
+@names_its_refusals
 def plot_lines(
     x,
     ys,
@@ -268,6 +270,7 @@ def _discrete_ticks(axis, xs) -> None:
     legend_loc=TEXT,
     legend_ncols=Int(ge=1, le=100),
 )
+@names_its_refusals
 def plot_regression(
     x_train,
     y_train,
@@ -367,6 +370,7 @@ def plot_regression(
 
 
 @declare(u=data("a grid (n,)"), values=data("a dict name -> values (n,)"), figsize=FIGSIZE)
+@names_its_refusals
 def plot_kernels(u, values, figsize: tuple[float, float] = (8, 2)) -> Figure:
     r"""Draw kernel functions ``K(u)``, one small panel per kernel, sharing both axes.
 

@@ -36,9 +36,9 @@ def checked_later(what: str) -> D.Anything:
     return D.Anything(f"{what}: checked in __post_init__")
 
 
-def record(**domains: D.Domain):
+def record(_name: str | None = None, **domains: D.Domain):
     """``declare`` for the toolkit's records: refusals are ExplorerErrors."""
-    return D.declare(error=ExplorerError, **domains)
+    return D.declare(_name, error=ExplorerError, **domains)
 
 
 def _declared(check, value, name: str, where: str, **kwargs):

@@ -33,6 +33,7 @@ from attnlib.widgets.panels import Heatmap, _as_panel
 
 
 @record(
+    "explorer",  # what its messages name: "explorer 'soft_lookup': ..."
     name=NAME,
     update=D.Func(),
     params=checked_later("Sliders and Choices"),

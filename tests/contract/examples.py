@@ -29,6 +29,7 @@ harness runs in seconds.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import functools
 
@@ -697,12 +698,10 @@ def _date_data():
 
 
 def _date_model_copy():
-    """A fresh, sized date model (train changes it; the cached one stays as it is)."""
-    _date_model.cache_clear()
-    try:
-        return _date_model()
-    finally:
-        _date_model.cache_clear()
+    """A fresh copy of the sized date model (train changes it; the cached one stays as it is):
+    a deep copy, not a new model (building one each call took 0.3 s of CPU, 20 s over the
+    perturbations of train)."""
+    return copy.deepcopy(_date_model())
 
 
 def _tests16():
