@@ -733,11 +733,17 @@ MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch09_multihe
 
 
 @functools.cache
-def _tiny_run():
+@functools.cache
+def _trained_tiny_run():
     from scoringbook import ch09_model as tiny
 
     with torch.random.fork_rng():
         return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=(10, 5))
+
+
+def _tiny_run():
+    """A copy of one tiny training run (trained once: each perturbation gets a fresh copy)."""
+    return copy.deepcopy(_trained_tiny_run())
 
 
 def _tiny_tokens(n=4):
