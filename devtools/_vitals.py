@@ -146,8 +146,18 @@ def slow_network(cdp) -> None:
     )
 
 
+# True once every image the page shows has arrived or failed (``complete``).
+SHOWN_IMAGES_DONE_JS = (
+    "() => [...document.images].filter((i) => i.checkVisibility()).every((i) => i.complete)"
+)
+
+
 class Load:
-    """One throttled load of ``url`` in a fresh context of ``browser``; see the module doc."""
+    """One throttled load of ``url`` in a fresh context of ``browser``; see the module doc.
+
+    With ``defer=True`` the constructor only starts the navigation and returns; ``finish()``
+    then waits for the load and measures it (``loads_together`` uses this to let several
+    pages load at once, each in its own context: what is measured per page does not change)."""
 
     def __init__(
         self,
@@ -161,9 +171,11 @@ class Load:
         color_scheme: str = "light",
         quiet_ms: float = QUIET_MS,
         read_pause_ms: int = 250,
+        defer: bool = False,
     ):
         self.url = url
         self.quiet_ms = quiet_ms
+        self._interacts, self._reads, self._read_pause_ms = interact, read, read_pause_ms
         self.ctx = browser.new_context(
             service_workers="block", color_scheme=color_scheme, **DEVICE
         )
@@ -189,7 +201,19 @@ class Load:
             slow_network(cdp)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu})
         try:
-            page.goto(url, wait_until="load", timeout=120_000)
+            page.goto(url, wait_until="commit" if defer else "load", timeout=120_000)
+        except BaseException:
+            self.ctx.close()
+            raise
+        if not defer:
+            self.finish()
+
+    def finish(self) -> Load:
+        """Waits for the load, measures it (then interacts and reads, as asked) and closes the
+        context."""
+        page = self.page
+        try:
+            page.wait_for_load_state("load", timeout=120_000)
             self._quiet()
             v = page.evaluate("() => window.__vitals")
             self.fcp = v["fcp"] or 0.0
@@ -200,12 +224,16 @@ class Load:
             self.load_bytes = sum(self.bytes.values())
             self.load_files = len(self.bytes)
             self.load_by_url = {self.urls.get(k, k): b for k, b in self.bytes.items()}
-            if interact:
+            if self._interacts:
                 self._interact()
-            if read:
-                page.evaluate(READ_JS, read_pause_ms)
+            if self._reads:
+                page.evaluate(READ_JS, self._read_pause_ms)
                 page.wait_for_load_state("networkidle")
                 wait_still(page)
+                # every image the reading brought into view has arrived (or failed), so its
+                # bytes are counted; one that never does is reported below as unloaded
+                with contextlib.suppress(Exception):
+                    page.wait_for_function(SHOWN_IMAGES_DONE_JS, timeout=30_000)
             # images shown on the page that the reading left unfetched (their bytes would be
             # missing from read_bytes); variants hidden in this mode or width are not fetched
             self.unloaded = page.evaluate(
@@ -221,6 +249,7 @@ class Load:
             self.read_by_url = {self.urls.get(k, k): b for k, b in self.bytes.items()}
         finally:
             self.ctx.close()
+        return self
 
     def _quiet(self) -> None:
         """Wait until the network is idle and no long task ended for quiet_ms (page time), or
@@ -290,6 +319,33 @@ class Load:
             ds = [e["d"] for e in self.events if e.get("id") and t0 <= e["t"] < t1]
             out.append((what, max(ds, default=0.0)))
         return out
+
+
+def loads_together(browser, urls: list[str], **kwargs) -> list[Load]:
+    """``Load(browser, url, **kwargs)`` for every url, the pages loading at the same time (each
+    in its own context, its bytes counted on its own), measured one after the other: the
+    waits for a quiet network and main thread overlap instead of adding up. For measures that
+    do not depend on time (bytes, what was fetched, errors); the timed vitals load one page at
+    a time (benchmarks/bench_browser.py)."""
+    started: list[Load] = []
+    try:
+        for url in urls:
+            started.append(Load(browser, url, defer=True, **kwargs))
+    except BaseException:
+        for load in started:
+            with contextlib.suppress(Exception):
+                load.ctx.close()
+        raise
+    out = []
+    for k, load in enumerate(started):
+        try:
+            out.append(load.finish())
+        except BaseException:
+            for rest in started[k + 1 :]:
+                with contextlib.suppress(Exception):
+                    rest.ctx.close()
+            raise
+    return out
 
 
 def median_load(loads: list[Load]) -> dict:

@@ -16,18 +16,21 @@ module                               what the chapter imports from it
 ``seq2seq``                          the encoder-decoder chapters 7 and 8 both train:
                                      encoder, decoders, ``train``, ``uniform_rows``
 ``ch07_dates``                       chapter 7's task: dates, ``DateModel``, ``translate``
+                                     and ``permuted_rows`` (the permutation test)
 ``ch07_bahdanau``                    chapter 7's decode-step and alignment-playback explorers
 ``ch07_exercises``                   ``check_alignment``, ``check_attention_module``
 ``ch07_diagram``                     chapter 7's encoder-decoder architecture figure
 ``ch08_numbers``                     chapter 8's task: numbers read aloud, ``NumberModel``
 ``ch08_lengths``                     chapter 8's length experiment (models compared over
                                      seeds and lengths) and its explorer
-``ch09_model``                       chapter 9's attention-only model, data, training
+``ch09_diagram``                     chapter 9's picture of the split into heads and the
+                                     concatenation, drawn from a real module
+``ch09_exercises``                   chapter 9's checkers (heads, positions, masks)
+``ch10_model``                       chapter 10's attention-only model, data, training
                                      and evidence (accuracy, ablations, scores by length)
-``ch09_scores``                      chapter 9's head scores (previous-token, induction)
-``ch09_multihead``                   chapter 9's three explorers, with presets
-``ch09_exercises``                   chapter 9's checkers (heads, positions, masks,
-                                     scores)
+``ch10_scores``                      chapter 10's head scores (previous-token, induction)
+``ch10_multihead``                   chapter 10's three explorers, with presets
+``ch10_exercises``                   chapter 10's checker (head scores)
 ``diagrams``                         the query-key-value pipeline figure (chapters 1, 3-5)
 ``claims``                           ``Claim``, ``check``: the conclusions drawn from
                                      trained numbers, with measured bounds

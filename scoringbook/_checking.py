@@ -3,8 +3,8 @@
 Each chapter's checker (``check_weights`` in chapter 1, ``check_kernel`` in chapter 2,
 ``check_masked_softmax`` in chapter 3, ``check_scores`` in chapter 4, ``check_alignment``
 and ``check_attention_module`` in chapter 7, ``check_heads``, ``check_sinusoidal``,
-``check_relative_offset``, ``check_causal_masks`` and ``check_head_score`` in chapter 9)
-compares a learner's answer with attnlib's
+``check_relative_offset`` and ``check_causal_masks`` in chapter 9, ``check_head_score`` in
+chapter 10) compares a learner's answer with attnlib's
 reference implementation on fixed, seeded inputs and returns a :class:`CheckResult`: truthy
 if the answer is right, with a message that names the failing case, the position (batch,
 query, key) and the value found versus the value expected, and, for the classic slips,

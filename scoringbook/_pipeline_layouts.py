@@ -12,8 +12,7 @@ __all__ = ["pipeline_across", "pipeline_down"]
 
 
 def _pipeline_colours(theme) -> dict:
-    from attnlib.plotting._figure import OKABE_ITO
-    from attnlib.plotting._theme import series_colour
+    from attnlib.plotting.kit import OKABE_ITO, series_colour
 
     return {
         "text": theme.foreground,
@@ -42,11 +41,11 @@ def pipeline_across(ex, title, figsize, theme, managed):
     """Stages left to right, one row per key (the desktop figure)."""
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
-    from attnlib.plotting._figure import _finish, _new_figure
+    from attnlib.plotting.kit import finish_figure, new_figure
 
     col = _pipeline_colours(theme)
     n, valid, weights = ex["n"], ex["valid"], ex["weights"]
-    fig = _new_figure(figsize, managed)
+    fig = new_figure(figsize, managed)
     ax = fig.add_subplot()
     ax.set_xlim(0, 10)
     ax.set_ylim(-0.6, n + 0.9)
@@ -167,7 +166,7 @@ def pipeline_across(ex, title, figsize, theme, managed):
         fontsize=PT,
         color=col["arrow"],
     )
-    _finish(fig, theme)
+    finish_figure(fig, theme)
     return fig
 
 
@@ -175,7 +174,7 @@ def pipeline_down(ex, title, theme, managed):
     """Stages top to bottom, one column per key (the phone figure, 4.2 in wide)."""
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
-    from attnlib.plotting._figure import NARROW_WIDTH, _finish, _new_figure
+    from attnlib.plotting.kit import NARROW_WIDTH, finish_figure, new_figure
 
     col = _pipeline_colours(theme)
     n, valid, weights = ex["n"], ex["valid"], ex["weights"]
@@ -183,7 +182,7 @@ def pipeline_down(ex, title, theme, managed):
     # stages an arrow with its label (0.42 in)
     stage_h, arrow_h = 0.62, 0.42
     height = 6 * stage_h + 4 * arrow_h + 0.3 + (0.3 if title else 0)
-    fig = _new_figure((NARROW_WIDTH, height), managed)
+    fig = new_figure((NARROW_WIDTH, height), managed)
     fig.set_layout_engine("none")  # one axes filling the figure: nothing to lay out
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, NARROW_WIDTH)
@@ -349,5 +348,5 @@ def pipeline_down(ex, title, theme, managed):
         color=col["text"],
         bbox=dict(boxstyle="round", fc="none", ec=col["output"]),
     )
-    _finish(fig, theme)
+    finish_figure(fig, theme)
     return fig

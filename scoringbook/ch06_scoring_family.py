@@ -351,21 +351,28 @@ CHOICE = {
 
 class CostTable:
     """The cost-and-choice table: ``costs`` from :func:`measure_costs`, one row per scoring
-    function; time in ms and memory in MiB at each measured size."""
+    function; time in ms and memory in MiB at each measured size. ``compact``: only the
+    time at the largest size, and no formula or parameters (for a page that shows the times
+    in a figure and the formulas in another table)."""
 
-    def __init__(self, costs: dict[str, Any]) -> None:
+    def __init__(self, costs: dict[str, Any], compact: bool = False) -> None:
+        if not isinstance(compact, bool):
+            raise TypeError(f"CostTable: compact must be True or False; got {compact!r}")
         self.costs = costs
+        self.compact = compact
 
     def cells(self) -> list[list[str]]:
         sizes = self.costs["sizes"]
         t, m = self.costs["time"], self.costs["memory"]
-        head = ["score", "formula", "parameters"]
-        head += [f"time (ms), n = {n}" for n in sizes] + [f"memory (MiB), n = {sizes[-1]}"]
+        shown = sizes[-1:] if self.compact else sizes
+        head = ["score"] + ([] if self.compact else ["formula", "parameters"])
+        head += [f"time (ms), n = {n}" for n in shown] + [f"memory (MiB), n = {sizes[-1]}"]
         head += ["used in", "pick it when"]
         rows = [head]
         for name, (formula, params, used, when) in CHOICE.items():
-            times = [f"{1e3 * v:.3g}" for v in t[name]]
-            rows.append([name, formula, params, *times, f"{m[name][-1] / 2**20:.2g}", used, when])
+            times = [f"{1e3 * v:.3g}" for v in t[name][-len(shown) :]]
+            about = [] if self.compact else [formula, params]
+            rows.append([name, *about, *times, f"{m[name][-1] / 2**20:.2g}", used, when])
         return rows
 
     def __repr__(self) -> str:

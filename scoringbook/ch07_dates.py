@@ -5,14 +5,16 @@ copy or translate known input characters, so the alignment a model should learn 
 (:func:`implied_alignment`) and not monotone. :class:`DateModel` is
 :class:`scoringbook.seq2seq.EncoderDecoder` with the date vocabularies
 (:mod:`scoringbook._date_vocab`, re-exported here); :func:`translate` and :func:`accuracy`
-read its greedy output.
+read its greedy output; :func:`permuted_rows` shuffles a row's weights (a causal test).
 
 Nothing here seeds the global generator: every random draw takes a ``torch.Generator``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+from collections.abc import Iterable, Iterator
 
 import torch
 from torch import Tensor
@@ -23,6 +25,7 @@ from attnlib.domains import (
     Generator,
     Instance,
     Int,
+    Seq,
     Str,
     StrList,
     as_int,
@@ -52,7 +55,15 @@ from scoringbook._seq2seq_inputs import (
     check_target_texts,
     source_fields,
 )
-from scoringbook.seq2seq import BOS, DROPOUT, LAYERS, PAD, SIZE, EncoderDecoder
+from scoringbook.seq2seq import (
+    BOS,
+    DROPOUT,
+    LAYERS,
+    PAD,
+    SIZE,
+    EncoderDecoder,
+    _replaced_rows,
+)
 
 __all__ = [
     "MONTHS",
@@ -74,6 +85,7 @@ __all__ = [
     "DateModel",
     "translate",
     "accuracy",
+    "permuted_rows",
 ]
 
 assert SRC_CHARS[PAD] == TGT_CHARS[PAD] == "<pad>" and SRC_CHARS[BOS] == TGT_CHARS[BOS] == "<bos>"
@@ -288,3 +300,26 @@ def accuracy(model: DateModel, sources: list[str], dates: list[_dt.date]) -> flo
         )
     predicted, _ = translate(model, sources)
     return sum(p == format_target(d) for p, d in zip(predicted, dates)) / len(dates)
+
+
+@declare(
+    model=Instance(EncoderDecoder, what="an EncoderDecoder"),
+    rows=Seq(Int(ge=0)),
+    generator=Generator(),
+)
+@contextlib.contextmanager
+def permuted_rows(
+    model: EncoderDecoder, rows: Iterable[int], generator: torch.Generator
+) -> Iterator[EncoderDecoder]:
+    """Jain and Wallace's (2019) permutation test, the companion of
+    :func:`scoringbook.seq2seq.uniform_rows`: inside the ``with`` block, the model's attention
+    weights for the output positions ``rows`` (0-based) are its own weights shuffled at random
+    over the valid inputs, as concentrated as before but on other characters. Every other row
+    is the model's own; each decoding draws new permutations from ``generator``.
+
+    Example::
+
+        with permuted_rows(model, [8], torch.Generator().manual_seed(0)):
+            acc = accuracy(model, sources, dates)
+    """
+    yield from _replaced_rows(model, rows, "permuted_rows", generator)

@@ -40,8 +40,7 @@ MIN_PITCH = 0.11  # a 9-pt monospace character is 0.075 in wide: with a gap, thi
 
 
 def _colours(theme) -> dict:
-    from attnlib.plotting._figure import OKABE_ITO
-    from attnlib.plotting._theme import series_colour
+    from attnlib.plotting.kit import OKABE_ITO, series_colour
 
     return {
         "text": theme.foreground,
@@ -54,7 +53,7 @@ def _colours(theme) -> dict:
 
 
 def _checked(source, written, weights, next_char, title, figsize):
-    from attnlib.plotting._figure import _check_figsize
+    from attnlib.plotting.kit import FIGSIZE
 
     if not isinstance(source, str):
         raise TypeError(f"{FN}: source must be a non-empty string; got {describe(source)}")
@@ -64,7 +63,7 @@ def _checked(source, written, weights, next_char, title, figsize):
         raise TypeError(f"{FN}: written must be a string; got {type(written).__name__}")
     next_char = as_str(next_char, "next_char", FN, optional=True)
     title = as_str(title, "title", FN, optional=True)
-    figsize = None if figsize is None else _check_figsize(figsize, FN)
+    figsize = None if figsize is None else FIGSIZE(figsize, FN, "figsize", {})
     n = len(source)
     if isinstance(weights, torch.Tensor):
         weights = weights.detach().cpu().double()
@@ -136,7 +135,7 @@ def draw_encoder_decoder(
         The pyplot-managed :class:`matplotlib.figure.Figure` (an attnlib figure: the book
         shows its dark and narrow variants too).
     """
-    from attnlib.plotting._figure import _drawn
+    from attnlib.plotting.kit import drawn_figure
 
     w, next_char, title, figsize = _checked(source, written, weights, next_char, title, figsize)
     step = {
@@ -154,7 +153,7 @@ def draw_encoder_decoder(
             return _narrow(step, theme, managed)
         return _wide(step, figsize, theme, managed)
 
-    return _drawn(draw)
+    return drawn_figure(draw)
 
 
 # ----------------------------------------------------------------------------- drawing
@@ -227,9 +226,9 @@ def _right_end(ax, text) -> float:
 
 def _canvas(size, limits, theme, managed):
     """A figure of ``size`` in, one axes filling it with data limits ``limits`` (in)."""
-    from attnlib.plotting._figure import _new_figure
+    from attnlib.plotting.kit import new_figure
 
-    fig = _new_figure(size, managed)
+    fig = new_figure(size, managed)
     fig.set_layout_engine("none")  # one axes filling the figure: nothing to lay out
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, limits[0])
@@ -312,7 +311,7 @@ def _encoder(pen, step, left, right, base):
 def _wide(step, figsize, theme, managed):
     """The desktop layout on a 9 x 4.4 in canvas: the decoder's boxes in two rows over the
     encoder."""
-    from attnlib.plotting._figure import _finish
+    from attnlib.plotting.kit import finish_figure
 
     _, rows = _rows(len(step["source"]), 4.9)
     width = WIDE[0]
@@ -393,14 +392,14 @@ def _wide(step, figsize, theme, managed):
     pen.text(x_v + 0.1, (last[1] + context.bottom) / 2, "values", ha="left")
     if step["title"]:
         pen.text(width / 2, height - 0.2, step["title"], size=10.5)
-    _finish(fig, theme)
+    finish_figure(fig, theme)
     return fig
 
 
 def _narrow(step, theme, managed):
     """The phone layout, 4.2 in wide: the decoder in two columns (query and scores on the
     left; output, GRU and context on the right) over the encoder."""
-    from attnlib.plotting._figure import NARROW_WIDTH, _finish
+    from attnlib.plotting.kit import NARROW_WIDTH, finish_figure
 
     width = NARROW_WIDTH
     left, right = 0.5, 3.5  # the encoder's first and last character (in)
@@ -478,5 +477,5 @@ def _narrow(step, theme, managed):
     pen.text(x_v + 0.1, (last[1] + context.bottom) / 2, "values", rotation=90, ha="left")
     if step["title"]:
         pen.text(width / 2, height - 0.2, step["title"], size=10.5)
-    _finish(fig, theme)
+    finish_figure(fig, theme)
     return fig

@@ -6,8 +6,7 @@ attention stays nearly flat. This module reproduces that experiment at the scale
 CPU and a few seconds, on the task of :mod:`scoringbook.ch08_numbers` (a number read
 aloud, written down digit by digit), testing on numbers longer than any seen in training.
 
-The models are :class:`scoringbook.ch08_numbers.NumberModel` with additive attention,
-without attention, or with query-blind (uniform) attention.
+Models: :class:`scoringbook.ch08_numbers.NumberModel` (additive, none or query-blind attention).
 """
 
 from __future__ import annotations
@@ -57,7 +56,7 @@ __all__ = [
 #: the chapter's cell says the same.
 STEPS, LR = 200, 0.02
 
-#: SVG dash patterns of attnlib's line styles (:data:`attnlib.plotting._figure.LINESTYLES`, in
+#: SVG dash patterns of attnlib's line styles (:data:`attnlib.plotting.LINESTYLES`, in
 #: order, as matplotlib draws them at the figures' 1.8-point lines), so the length explorer's
 #: curves look like the chapter's static plot of the same curves (None: solid).
 DASHES = (None, "7 3", "12 3 2 3", "2 3", "9 2 2 2 2 2", "2 5", "14 4", None)
@@ -406,27 +405,17 @@ def length_declaration(
             "longest in training", [edge, edge], [0.0, 1.0], dash=DASHES[k], color=OKABE_ITO[k]
         )
     )
-    seen = [n for n in lengths if n <= train_max]
-    beyond = [n for n in lengths if n > train_max]
-    presets = []
-    if seen:
-        presets.append(
-            Preset(
-                f"{max(seen)} digits: the longest in training",
-                "Notice: at the edge of training, compare each model's output with the truth "
-                "and where its attention looks.",
-                {"digits": max(seen), "example": 1},
-            )
-        )
-    if beyond:
-        presets.append(
-            Preset(
-                f"{max(beyond)} digits: beyond training",
-                "Notice: past the dashed edge, see which model still writes the number and "
-                "whether its attention still walks along the input.",
-                {"digits": max(beyond), "example": 1},
-            )
-        )
+    # the tour: inside training, at its edge, beyond; each notice reads this run (_notice)
+    seen, beyond = [n for n in lengths if n <= train_max], [n for n in lengths if n > train_max]
+    stops = ((seen, 4, "inside training"), (seen, train_max, "the longest in training"),
+             (beyond, train_max + 4, "beyond training"))  # fmt: skip
+    tour = {min(ns, key=lambda n, a=at: abs(n - a)): what for ns, at, what in stops if ns}
+    presets = [
+        Preset(f"{k} digits: {what}", _notice(k, outputs[k, 1], frames[k, 1]["values"],
+               {n: float(c[lengths.index(k)]) for n, c in curves.items()}, without_name),
+               {"digits": k, "example": 1})
+        for k, what in tour.items()
+    ]  # fmt: skip
     return Declaration(
         name="length_experiment",
         presets=presets,
@@ -459,6 +448,19 @@ def length_declaration(
         ],
         title="Longer and longer numbers: both models, and the attention",
     )
+
+
+def _notice(k: int, output: tuple, grid, marks: dict[str, float], without_name: str) -> str:
+    """A preset's notice at ``k`` digits from this run's marks, output and attention ``grid``."""
+    number, said = output[0], output[1]
+    first = next((i + 1 for i, c in enumerate(number) if i >= len(said) or said[i] != c), 0)
+    verdict = "right" if said == number else f"wrong from digit {first or len(number) + 1}"
+    m = min(k, len(said))  # the diagonal: row i (the i-th digit written) on the i-th word
+    diag = sum(float(grid[i, i]) for i in range(m)) / max(m, 1)
+    read = ", ".join(f"{n} {marks[n]:.2f}" for n in ("with attention", without_name) if n in marks)
+    return (f"Notice: written exactly at this length (the curves' marks): {read}; this number, "
+            f"with attention, comes out {verdict}, and its rows put {diag:.2f} of their weight on "
+            "their own digit's word (the diagonal).")  # fmt: skip
 
 
 def _caption(

@@ -113,11 +113,11 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
         The pyplot-managed :class:`matplotlib.figure.Figure` (shown by Jupyter's inline
         backend at the end of the cell; also returned for ``savefig``).
     """
-    from attnlib.plotting._figure import NARROW_WIDTH, _check_figsize, _drawn
+    from attnlib.plotting.kit import FIGSIZE, NARROW_WIDTH, drawn_figure
 
     fn = "draw_pipeline"
     title = as_str(title, "title", fn, optional=True)
-    figsize = _check_figsize(figsize, fn)
+    figsize = FIGSIZE(figsize, fn, "figsize", {})
     checked = _checked_example(example, fn)
     n = checked["keys"].shape[0]
     ex = {
@@ -137,7 +137,7 @@ def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)
             return pipeline_down(ex, title, theme, managed)
         return pipeline_across(ex, title, figsize, theme, managed)
 
-    return _drawn(draw)
+    return drawn_figure(draw)
 
 
 def _valid_len(value: object, n: int, name: str, fn: str) -> int:

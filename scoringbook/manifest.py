@@ -162,13 +162,17 @@ CHAPTERS: tuple[Chapter, ...] = (
             Explorer("scoring_comparison", LIVE, "ch05_scaled_dot_product"),
             Explorer("scaling", STORED, "ch05_scaled_dot_product"),
         ),
-        timed=Section("## Additive or dot product: speed", "## Summary"),
+        timed=Section("### Additive or dot product: speed", "## Summary"),
     ),
     Chapter(
         6,
         "06_scoring_family",
         "The family of scoring functions, and how to choose one",
-        modules=("ch06_scoring_family",),
+        modules=("ch06_scoring_family", "ch06_explorers"),
+        explorers=(
+            Explorer("long_key", LIVE, "ch06_explorers"),
+            Explorer("scaling_d", STORED, "ch06_explorers"),
+        ),
         trained=Section("### A small reproduction", "## Summary"),
         timed=Section("## What each costs, and which to pick", "## Why √d, and not d or 1"),
         typed={"0.2": "the timing loop's budget per score (seconds), a setting"},
@@ -213,7 +217,7 @@ CHAPTERS: tuple[Chapter, ...] = (
                 declaration="chapter_length_declaration",
             ),
         ),
-        trained=Section("## The task: write down a number read aloud"),
+        trained=Section("## Longer inputs: accuracy against length"),
         typed={
             "0.02": "the length experiment's learning rate, a setting",
             "10.7": "d2l's section 10.7",
@@ -226,22 +230,27 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter(
         9,
         "09_multi_head_attention",
-        "From scoring functions to the Transformer's attention",
-        modules=("ch09_model", "ch09_scores", "ch09_multihead", "ch09_exercises"),
+        "Multi-head attention",
+        modules=("ch09_diagram", "ch09_exercises"),
+    ),
+    Chapter(
+        10,
+        "10_induction_heads",
+        "Heads that learn: induction heads",
+        modules=("ch10_model", "ch10_scores", "ch10_multihead", "ch10_exercises"),
         explorers=(
-            Explorer("heads_playback", TRAINED, "ch09_multihead", run="chapter_run"),
-            Explorer("heads", TRAINED, "ch09_multihead", run="chapter_run"),
-            Explorer("ablation", TRAINED, "ch09_multihead", run="chapter_run"),
+            Explorer("heads_playback", TRAINED, "ch10_multihead", run="chapter_run"),
+            Explorer("heads", TRAINED, "ch10_multihead", run="chapter_run"),
+            Explorer("ablation", TRAINED, "ch10_multihead", run="chapter_run"),
         ),
-        trained=Section("## Heads that learn to look back", "## The cost: $n^2$ per head"),
+        trained=Section("## A model that must look back", "## Summary"),
         typed={
             "3.0": "ln 20, the loss of guessing among 20 tokens",
         },
         not_called={
-            "scoringbook.ch09_model.chapter_run": "trains chapter 9's model (~10 s); its "
-            "tiny form, train(steps=2), is called and chapter 9's notebook runs it",
+            "scoringbook.ch10_model.chapter_run": "trains chapter 10's model (~10 s); its "
+            "tiny form, train(steps=2), is called and chapter 10's notebook runs it",
         },
-        exercises=True,
     ),
 )
 

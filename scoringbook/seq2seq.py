@@ -70,8 +70,7 @@ __all__ = [
 #: Ids of padding and begin-of-sequence in every vocabulary the model reads or writes.
 PAD, BOS = 0, 1
 
-#: the book's models are small: sizes past these are a mistake (and would take the machine's
-#: memory and minutes before failing), so they are refused at once
+#: the book's models are small: larger sizes are a mistake (minutes, then out of memory), refused
 VOCAB = Int(ge=1, le=2**16)
 SIZE = Int(ge=1, le=4096)
 LAYERS = Int(ge=1, le=16)
@@ -496,25 +495,44 @@ def _watch(model: EncoderDecoder, src: Tensor, src_lens: Tensor) -> Tensor:
     return w.clone()  # (n_watch, N_OUT, n_in)
 
 
-# ----------------------------------------------------------------------------- causal test
-class _UniformAt(nn.Module):
-    """Wraps an attention module; at the decoding steps in ``rows`` its weights are
-    replaced by uniform ones over the valid keys (and the context by their mean)."""
+# ----------------------------------------------------------------------------- causal tests
+class _ReplacedAt(nn.Module):
+    """At the decoding steps in ``rows``, the wrapped module's weights (and the context) become
+    uniform over the valid keys, or with a ``generator`` its own, shuffled over them."""
 
-    def __init__(self, inner: nn.Module, rows: frozenset[int]) -> None:
+    def __init__(self, inner: nn.Module, rows: frozenset[int], generator=None) -> None:
         super().__init__()
-        self.inner, self.rows, self.t = inner, rows, 0
+        self.inner, self.rows, self.t, self.generator = inner, rows, 0, generator
 
     def forward(self, queries, keys, values, valid_lens=None):
         out = self.inner(queries, keys, values, valid_lens)
-        self.attention_weights = self.inner.attention_weights
+        self.attention_weights = w = self.inner.attention_weights  # (batch, 1, n_in)
         if self.t in self.rows:
-            self.attention_weights = masked_softmax(
-                torch.zeros_like(self.attention_weights), valid_lens
-            )  # (batch, 1, n_in): 1 / L on each valid key
-            out = self.attention_weights @ values  # (batch, 1, h)
+            if self.generator is None:  # 1 / L on each valid key
+                w = masked_softmax(torch.zeros_like(w), valid_lens)
+            else:  # each example its own permutation of its valid keys
+                w, n = w.clone(), w.shape[-1]
+                for b, L in enumerate([n] * len(w) if valid_lens is None else valid_lens.tolist()):
+                    w[b, :, :L] = w[b, :, torch.randperm(L, generator=self.generator)]
+            self.attention_weights, out = w, w @ values  # (batch, 1, h)
         self.t += 1
         return out
+
+
+def _replaced_rows(model, rows, fn: str, generator=None):  # uniform_rows, permuted_rows
+    if not model.uses_attention:
+        raise ValueError(f"{fn}: the model has no attention weights to replace")
+    rows = frozenset(int(r) for r in rows)  # declared by the callers: ints >= 0
+    inner = model.decoder.attention
+    wrapper = _ReplacedAt(inner, rows, generator)
+    # every forward pass decodes from step 0: restart the count once per decoding
+    hook = model.encoder.register_forward_pre_hook(lambda m, a: setattr(wrapper, "t", 0))
+    model.decoder.attention = wrapper
+    try:
+        yield model
+    finally:
+        hook.remove()
+        model.decoder.attention = inner
 
 
 @declare(model=Instance(EncoderDecoder, what="an EncoderDecoder"), rows=Seq(Int(ge=0)))
@@ -523,27 +541,8 @@ def uniform_rows(model: EncoderDecoder, rows: Iterable[int]) -> Iterator[Encoder
     """Inside the ``with`` block, the model's attention weights for the output positions
     ``rows`` (0-based) are uniform over the valid inputs; every other row is the model's own.
 
-    The causal test of an alignment: if the output at row ``t`` depends on what the
-    weights select, making them uniform there changes the output.
-
-    Example::
-
-        with uniform_rows(model, [8]):
-            acc = accuracy(model, sources, dates)  # the first day digit blind
+    The causal test of an alignment: if row ``t``'s output depends on what its weights
+    select, making them uniform changes it.
+    Example: ``with uniform_rows(model, [8]): accuracy(model, sources, dates)`` (day blind).
     """
-    if not model.uses_attention:
-        raise ValueError("uniform_rows: the model has no attention weights to replace")
-    rows = frozenset(rows)  # declared: ints >= 0
-    inner = model.decoder.attention
-    wrapper = _UniformAt(inner, rows)
-
-    def restart(module, args):  # every forward pass decodes from step 0
-        wrapper.t = 0
-
-    hook = model.encoder.register_forward_pre_hook(restart)  # once per decoding
-    model.decoder.attention = wrapper
-    try:
-        yield model
-    finally:
-        hook.remove()
-        model.decoder.attention = inner
+    yield from _replaced_rows(model, rows, "uniform_rows")

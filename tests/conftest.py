@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -25,8 +26,43 @@ def chromium():
         unavailable("playwright is not installed (pip install -r requirements.txt)")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        if os.environ.get("PAGE_LOADS"):
+            _count_page_loads(b, Path(os.environ["PAGE_LOADS"]))
         yield b
         b.close()
+
+
+# ----------------------------------------------------------------------------- page loads
+
+# PAGE_LOADS=FILE: every page load (a top frame's `load` event: a goto, a reload, a navigation)
+# in the session's Chromium is appended to FILE as one line, "<test id>\t<url>", for counting
+# what the browser tests cost (`sort | uniq -c`). Off unless asked for.
+_current_test = [""]
+
+
+def _count_page_loads(browser, path: Path) -> None:
+    new_context = browser.new_context
+
+    def counted(*args, **kwargs):
+        ctx = new_context(*args, **kwargs)
+
+        def on_page(page):
+            def on_load(p=page):
+                with path.open("a", encoding="utf8") as f:
+                    f.write(f"{_current_test[0]}\t{p.url}\n")
+
+            page.on("load", on_load)
+
+        ctx.on("page", on_page)
+        return ctx
+
+    browser.new_context = counted
+
+
+@pytest.fixture(autouse=True)
+def _name_the_test(request):
+    _current_test[0] = request.node.nodeid
+    yield
 
 
 @pytest.fixture(autouse=True)

@@ -6,13 +6,16 @@
 // the code colours, myst-nb's cells, the copy and toggle buttons, and on pages with formulas
 // lib/math.css. Here they are read in the order the page links them, their url()s rebased to
 // the page, minified with Lightning CSS (pinned in web/package-lock.json) and put in ONE <style>
-// where the first link stood. Nothing is purged: every rule a page links stays, so a class a
-// script adds at run time always finds its style. The files themselves stay in _static/ (a
+// where the first link stood (a link for some media only, media="print", keeps its rules inside
+// @media). A linked file that is missing stops the build, naming the page and the file. Nothing
+// is purged: every rule a page links stays, so a class a script adds at run time always finds
+// its style. The files themselves stay in _static/ (a
 // page that is not rewritten, such as one saved from the browser, still works).
 //
 // Usage: node inline-css.mjs ../_build/html   (from web/, after `npm ci`; `make book`)
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { transform } from "lightningcss";
 
 class BuildError extends Error {}
@@ -22,7 +25,12 @@ const MARK = '<meta name="inlined-css" content="web/inline-css.mjs" />';
 const LINK = /[ \t]*<link\b[^>]*\brel="stylesheet"[^>]*>\n?/g;
 const toPosix = (p) => p.split(sep).join("/");
 const stripQuery = (href) => href.split(/[?#]/)[0];
-const hrefOf = (tag) => (/\bhref="([^"]+)"/.exec(tag) || fail(`a stylesheet link without href: ${tag}`))[1];
+const hrefOf = (tag) => (/\shref="([^"]+)"/.exec(tag) || fail(`a stylesheet link without href: ${tag}`))[1];
+const mediaOf = (tag) => /\smedia="([^"]*)"/.exec(tag)?.[1];
+// an attribute's character references (the ones a path can need), decoded
+const unescapeAttr = (v) => v.replace(/&(?:#x([0-9a-f]+)|#([0-9]+)|(amp|quot|lt|gt|apos));/gi, (m, hex, dec, name) =>
+  (name ? { amp: "&", quot: '"', lt: "<", gt: ">", apos: "'" }[name.toLowerCase()] : codePoint(parseInt(hex ?? dec, hex ? 16 : 10))));
+function codePoint(c) { return (c > 0 && c <= 0x10ffff && !(c >= 0xd800 && c <= 0xdfff) ? String.fromCodePoint(c) : "\ufffd"); }
 
 export function htmlFiles(dir, root = dir) {
   const out = [];
@@ -35,16 +43,71 @@ export function htmlFiles(dir, root = dir) {
   return out;
 }
 
-// url(...) in a stylesheet at `file`, rewritten relative to the page's folder `pageDir`
+// CSS's escapes (\" \) \26 ...) in a url's value, decoded
+const unescapeCss = (v) => v.replace(/\\(?:([0-9a-fA-F]{1,6})[ \t\n\f\r]?|\r\n|([\s\S]))/g, (m, hex, ch) => {
+  if (hex !== undefined) {
+    const code = parseInt(hex, 16);
+    return codePoint(code);
+  }
+  return ch === undefined || ch === "\n" || ch === "\f" ? "" : ch;
+});
+const quoteCss = (v) => `"${v.replace(/[\\"]/g, "\\$&").replace(/\n/g, "\\a ").replace(/\r/g, "\\d ").replace(/\f/g, "\\c ")}"`;
+const WS = /[ \t\n\f\r]/;
+
+// url(...) in a stylesheet at `file`, rewritten relative to the page's folder `pageDir`. The
+// stylesheet is scanned as CSS tokenizes it: comments and strings are passed over whole (a
+// string may say "url(x)"; a data: URL may hold url(...) and quotes of the other kind), the
+// function name is matched in any letter case, and escapes in the URL are decoded before it is
+// resolved and written again (quoted) after.
 export function rebaseUrls(css, file, pageDir) {
-  // a quoted url is one token (a data: URL may hold url(...) of its own, and quotes of the
-  // other kind)
-  return css.replace(/url\(\s*(?:"([^"]*)"|'([^']*)'|([^'")\s]+))\s*\)/g, (whole, dq, sq, bare) => {
-    const url = dq ?? sq ?? bare;
-    if (/^(data:|[a-z]+:|#|\/)/i.test(url)) return whole;
-    const target = resolve(dirname(file), url);
-    return `url("${toPosix(relative(pageDir, target))}")`;
-  });
+  let out = "";
+  let i = 0;
+  const n = css.length;
+  const stringEnd = (k) => {  // k at the opening quote: index after the closing one
+    const q = css[k];
+    let j = k + 1;
+    while (j < n && css[j] !== q && css[j] !== "\n") j += css[j] === "\\" ? 2 : 1;
+    return Math.min(n, j + 1);
+  };
+  while (i < n) {
+    const ch = css[i];
+    if (ch === "/" && css[i + 1] === "*") {
+      const e = css.indexOf("*/", i + 2);
+      const stop = e < 0 ? n : e + 2;
+      out += css.slice(i, stop); i = stop; continue;
+    }
+    if (ch === '"' || ch === "'") { const e = stringEnd(i); out += css.slice(i, e); i = e; continue; }
+    if (ch === "\\") { out += css.slice(i, i + 2); i += 2; continue; }
+    if ((ch === "u" || ch === "U") && /^url\($/i.test(css.slice(i, i + 4)) && !/[-\w\\\u0080-\uffff]/.test(css[i - 1] || " ")) {
+      let j = i + 4;
+      while (j < n && WS.test(css[j])) j++;
+      let raw, after;
+      if (css[j] === '"' || css[j] === "'") {
+        const e = stringEnd(j);
+        raw = css.slice(j + 1, e - 1);
+        after = e;
+        while (after < n && WS.test(css[after])) after++;
+        if (css[after] !== ")") { out += css.slice(i, after); i = after; continue; }  // not a url: left
+      } else {
+        let k = j;
+        while (k < n && css[k] !== ")" && !WS.test(css[k])) k += css[k] === "\\" ? 2 : 1;
+        raw = css.slice(j, k);
+        after = k;
+        while (after < n && WS.test(css[after])) after++;
+        if (css[after] !== ")") { out += css.slice(i, after); i = after; continue; }
+      }
+      const url = unescapeCss(raw);
+      const whole = css.slice(i, after + 1);
+      i = after + 1;
+      if (url === "" || /^(data:|[a-z][a-z0-9+.-]*:|#|\/)/i.test(url)) { out += whole; continue; }
+      const [path, rest] = /^([^?#]*)([\s\S]*)$/.exec(url).slice(1);
+      const target = resolve(dirname(file), path);
+      out += `url(${quoteCss((toPosix(relative(pageDir, target)) || ".") + rest)})`;
+      continue;
+    }
+    out += ch; i += 1;
+  }
+  return out;
 }
 
 const minified = new Map(); // one stylesheet set, rebased for one folder -> minified CSS
@@ -55,15 +118,25 @@ export function inlineStyles(html, file, site) {
   const links = head.match(LINK) || [];
   if (!links.length) return html;
   const pageDir = dirname(file);
-  const files = links.map((tag) => {
-    const href = stripQuery(hrefOf(tag));
-    if (/^[a-z]+:|^\/\//i.test(href)) fail(`${relative(site, file)} links an outside stylesheet: ${href}`);
-    return resolve(pageDir, href);
+  const page = relative(site, file);
+  const sheets = links.map((tag) => {
+    const href = stripQuery(unescapeAttr(hrefOf(tag)));
+    if (/^[a-z]+:|^\/\//i.test(href)) fail(`${page} links an outside stylesheet: ${href}`);
+    let path;
+    try { path = decodeURIComponent(href); } catch { fail(`${page}: a stylesheet link that is not a URL: ${href}`); }
+    const f = resolve(pageDir, path);
+    if (!existsSync(f)) fail(`${page} links ${href}, which is missing (${relative(site, f)})`);
+    return { file: f, media: mediaOf(tag) };
   });
-  const key = `${toPosix(relative(site, pageDir))}|${files.join("|")}`;
+  const files = sheets.map((x) => x.file);
+  const key = `${toPosix(relative(site, pageDir))}|${sheets.map((x) => `${x.file} ${x.media ?? ""}`).join("|")}`;
   if (!minified.has(key)) {
-    const css = files.map((f) => rebaseUrls(readFileSync(f, "utf8"), f, pageDir)).join("\n");
-    if (/@import\b/.test(css)) fail(`${relative(site, file)}: a linked stylesheet uses @import`);
+    // a link for some media only (media="print") keeps its rules for those media
+    const css = sheets.map(({ file: f, media }) => {
+      const text = rebaseUrls(readFileSync(f, "utf8"), f, pageDir);
+      return media && media.trim().toLowerCase() !== "all" ? `@media ${media} {\n${text}\n}` : text;
+    }).join("\n");
+    if (/@import\b/.test(css)) fail(`${page}: a linked stylesheet uses @import`);
     const { code } = transform({ filename: key, code: Buffer.from(css), minify: true });
     minified.set(key, code.toString("utf8").replace(/<\/style/gi, "<\\/style"));
   }
@@ -93,7 +166,7 @@ function main() {
   console.log(`inline-css: stylesheets inlined into ${pages} pages (${minified.size} distinct sets)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   try {
     main();
   } catch (e) {

@@ -22,7 +22,7 @@
 // Usage: node prerender-explorers.mjs ../_build/html   (`make book` runs it)
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 // explorer.js is an ES module in a directory with no package.json saying so: import a copy
@@ -130,17 +130,17 @@ export function staticPicture(state) {
 }
 
 // ----------------------------------------------------------------------- the pages
-const STATE_RE = /<script type="application\/vnd\.jupyter\.widget-state\+json">([\s\S]*?)<\/script>/;
+export const STATE_RE = /<script type="application\/vnd\.jupyter\.widget-state\+json">([\s\S]*?)<\/script>/;
 const VIEW_RE = /<script type="application\/vnd\.jupyter\.widget-view\+json">([\s\S]*?)<\/script>/g;
 const KEEP = ["spec", "data", "indices", "texts", "name"];
 // JSON inside <script>: "<", ">" and "&" are written as JSON escapes (\u003c, ...), so no text
 // in the state (a title, a label) can end the element ("</script>") or open the parser's
 // comment-like states ("<!--", after which the real "</script>" no longer closes it); the
 // state parses to the same value. attnlib.widgets.page.script_json does the same in Python.
-const scriptJson = (obj) =>
+export const scriptJson = (obj) =>
   JSON.stringify(obj).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 
-function slimState(state) {
+export function slimState(state) {
   const out = {};
   for (const [id, m] of Object.entries(state)) {
     if (!m.state || !m.state.spec) continue; // layout models and anything not an explorer
@@ -149,7 +149,7 @@ function slimState(state) {
   return out;
 }
 
-function staticDir(site, file) {
+export function staticDir(site, file) {
   const rel = relative(join(file, ".."), join(site, "_static")).split("\\").join("/");
   return rel || "_static";
 }
@@ -165,7 +165,7 @@ function early(html) {
 const stateScript = (id, model) =>
   `<script type="application/vnd.jupyter.widget-state+json">${scriptJson({ version_major: 2, version_minor: 0, state: { [id]: model } })}</script>`;
 
-function prerender(html, state, css) {
+export function prerender(html, state, css) {
   let views = 0;
   const after = early(html);
   let found = 0;
@@ -198,15 +198,20 @@ function main() {
   const states = new Map(); // page (relative to site) -> slim state
   let total = 0, touched = 0;
   for (const file of files) {
+    const where = relative(site, file).split("\\").join("/");
     let html = readFileSync(file, "utf8");
     const m = html.match(STATE_RE);
     if (!m) continue;
-    const state = slimState(JSON.parse(m[1]).state || {});
-    states.set(relative(site, file).split("\\").join("/"), state);
-    if (html.includes('<div class="attn-static"')) continue; // already done (run twice)
-    const res = prerender(html, state, `${staticDir(site, file)}/lib/explorer.css`);
-    writeFileSync(file, res.html);
-    total += res.views; touched++;
+    try {
+      const state = slimState(JSON.parse(m[1]).state || {});
+      states.set(where, state);
+      if (html.includes('<div class="attn-static"')) continue; // already done (run twice)
+      const res = prerender(html, state, `${staticDir(site, file)}/lib/explorer.css`);
+      writeFileSync(file, res.html);
+      total += res.views; touched++;
+    } catch (e) {
+      throw new Error(`${where}: ${e.message}`);  // a widget state or view that is not JSON, ...
+    }
   }
   // Previews: an explorer of a chapter, shown on another page (the landing page).
   let previews = 0;
@@ -231,4 +236,4 @@ function main() {
   console.log(`prerender-explorers: drew ${total} explorers on ${touched} pages and ${previews} preview(s)`);
 }
 
-main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) main();

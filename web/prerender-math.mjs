@@ -45,6 +45,7 @@ import temml from "temml";
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const site = resolve(process.argv[2] || join(here, "..", "_build", "html"));
+const isMain = process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
 const CSS_REL = "_static/lib/math.css"; // relative to the site root
 const FONT_REL = "math/STIXTwoMath-subset.woff2"; // relative to CSS_REL's folder (subset_math_font.py)
 const FONT_FAMILY = "STIX Two Math subset";
@@ -108,12 +109,18 @@ const INLINE = /<span class="math notranslate nohighlight">([\s\S]*?)<\/span>/g;
 // A display element's content has no <div>; a numbered one starts with <span class="eqno">...</span>.
 const DISPLAY = /(<div class="math notranslate nohighlight"(?: id="[^"]*")?>)([\s\S]*?)(<\/div>)/g;
 const ANY_MATH = /class="math[ "]/g;
-const ALREADY = /<link rel="stylesheet"[^>]*lib\/math\.css/;
+// a page this script already did: it links math.css, or web/inline-css.mjs has since put that
+// stylesheet into the page
+const ALREADY = /<link rel="stylesheet"[^>]*lib\/math\.css|<meta name="inlined-css" /;
 
 const ENTITIES = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: "\u00a0" };
 function unescapeHtml(text, where) {
   return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][A-Za-z0-9]*);/g, (m, e) => {
-    if (e[0] === "#") return String.fromCodePoint(e[1] === "x" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+    if (e[0] === "#") {
+      const code = e[1] === "x" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) fail(`${where}: ${m} in maths is no character`);
+      return String.fromCodePoint(code);
+    }
     if (!(e in ENTITIES)) fail(`${where}: unknown HTML entity ${m} in maths`);
     return ENTITIES[e];
   });
@@ -202,8 +209,16 @@ function typeset(tex, display, where) {
 // ----------------------------------------------------------------------------- one page
 
 async function processPage(file) {
-  const where = relative(site, file);
-  const html = readFileSync(file, "utf8");
+  return typesetPage(readFileSync(file, "utf8"), relative(site, file));
+}
+
+/** One page's HTML, as processPage reads it: {where, state: "done" | "none" | "todo", html,
+ * n (formulas), prefix (the loader's path to the site root)}. Throws naming `where`. The
+ * MathJax configuration read from the first page with one is kept for the others
+ * (resetConfig() forgets it, for tests). */
+export function resetConfig() { macros = null; configJson = null; }
+
+export function typesetPage(html, where) {
   const configs = [...html.matchAll(CONFIG_SCRIPT)];
   const loaders = [...html.matchAll(LOADER_SCRIPT)];
   const nMath = (html.match(ANY_MATH) || []).length;
@@ -322,7 +337,9 @@ ${MATH_CSS}`;
     `${relative(site, cssFile)} ${(css.length / 1024).toFixed(1)} kB`);
 }
 
-main().catch((e) => {
-  console.error(e instanceof BuildError ? `prerender-math: ERROR: ${e.message}` : e);
-  process.exit(1);
-});
+if (isMain) {
+  main().catch((e) => {
+    console.error(e instanceof BuildError ? `prerender-math: ERROR: ${e.message}` : e);
+    process.exit(1);
+  });
+}

@@ -24,6 +24,7 @@
 // Usage: node search-text.mjs ../_build/html   (from web/, after `npm ci`; `make book`)
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parse } from "parse5";
 
 class BuildError extends Error {}
@@ -115,7 +116,7 @@ function main() {
   console.log(`search-text: ${docnames.length} pages' search text in ${SEARCH_DIR}/ (${(raw / 1e3).toFixed(0)} kB raw)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   try {
     main();
   } catch (e) {

@@ -70,22 +70,23 @@ def italic(c: str) -> str | None:
 
 
 def characters(site: Path) -> dict[str, str]:
-    """Every character the formulas draw -> a page that draws it."""
+    """Every character the formulas draw -> a page that draws it (its path in the site)."""
     found: dict[str, str] = {}
     for page in sorted(site.rglob("*.html")):
         if "_static" in page.parts:
             continue
         text = page.read_text(encoding="utf8")
+        where = page.relative_to(site).as_posix()
         for m in MATH.finditer(text):
             body = m.group(1)
             for attrs, letter in MI.findall(body):
-                letter = html.unescape(letter)
+                letter = html.unescape(letter).strip(" \t\n\r\f")  # MathML trims its text
                 if len(letter) == 1 and "mathvariant" not in attrs and (it := italic(letter)):
-                    found.setdefault(it, page.name)
+                    found.setdefault(it, where)
             for c in html.unescape(re.sub(r"<[^>]+>", "", body)):
-                found.setdefault(c, page.name)
+                found.setdefault(c, where)
             if "<msqrt" in body or "<mroot" in body:  # the radical sign is drawn, not written
-                found.setdefault("\u221a", page.name)
+                found.setdefault("\u221a", where)
     return {c: p for c, p in found.items() if ord(c) not in INVISIBLE}
 
 

@@ -16,8 +16,27 @@ import { createInterface } from "node:readline";
 import { parse } from "parse5";
 import { dirname, resolve } from "node:path";
 
-import { rebaseUrls } from "./inline-css.mjs";
+import { inlineStyles, rebaseUrls } from "./inline-css.mjs";
 import { searchText } from "./search-text.mjs";
+import { cardTables } from "./table-cards.mjs";
+import { prerender, scriptJson, slimState, STATE_RE, staticDir } from "./prerender-explorers.mjs";
+import { resetConfig, typesetPage } from "./prerender-math.mjs";
+import temml from "temml";
+
+// {"op": NAME, ...}: a script's function called on generated input; the Python side is the
+// oracle (html.parser, urllib, posixpath). An error comes back as {"error": message}.
+const OPS = {
+  cards: ({ html, where }) => cardTables(html, where),
+  rebase: ({ css, from, to }) => ({ css: rebaseUrls(css, from, to) }),
+  inline: ({ html, file, site }) => ({ html: inlineStyles(html, file, site) }),
+  scriptJson: ({ value }) => ({ json: scriptJson(value) }),
+  staticDir: ({ site, file }) => ({ dir: staticDir(site, file) }),
+  // as main() calls it for one page
+  prerender: ({ html, css }) => prerender(html, slimState(JSON.parse(html.match(STATE_RE)[1]).state || {}), css),
+  math: ({ html, where }) => { resetConfig(); const r = typesetPage(html, where); return { state: r.state, html: r.html ?? null, n: r.n ?? 0 }; },
+  // Temml itself, called as the script's header says (the reference for each formula)
+  temml: ({ tex, display, macros }) => ({ mml: temml.renderToString(tex, { displayMode: display, throwOnError: true, macros, wrap: "tex" }) }),
+};
 
 const isEl = (n) => n.tagName !== undefined;
 const attr = (el, name) => (el.attrs || []).find((a) => a.name === name && !a.prefix)?.value;
@@ -106,6 +125,9 @@ async function check(html) {
 
 for await (const line of createInterface({ input: process.stdin })) {
   const input = JSON.parse(line);
-  const out = "css" in input ? checkRebase(input) : await check(input.html);
+  let out;
+  if ("op" in input) {
+    try { out = await OPS[input.op](input); } catch (e) { out = { error: String(e.message || e) }; }
+  } else out = "css" in input ? checkRebase(input) : await check(input.html);
   process.stdout.write(JSON.stringify(out) + "\n");
 }

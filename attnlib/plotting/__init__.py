@@ -23,7 +23,9 @@ Modules: :mod:`attnlib.plotting.heatmaps` (:func:`show_heatmaps`),
 :mod:`attnlib.plotting.lines` (:func:`plot_lines`, :func:`plot_regression`,
 :func:`plot_kernels`), :mod:`attnlib.plotting.histograms` (:func:`plot_histograms`),
 :mod:`attnlib.plotting.bars` (:func:`plot_bars`); what
-they share (the figure class, colours, input checks) is in ``attnlib.plotting._figure``.
+they share (the figure class, colours, input checks) is in ``attnlib.plotting._figure``, and
+:mod:`attnlib.plotting.kit` offers its figure-making part to figures drawn elsewhere (the
+book's diagrams), with the same dark and phone-width variants.
 """
 
 from attnlib.plotting._figure import DPI, LINESTYLES, OKABE_ITO, NotebookFigure

@@ -911,11 +911,13 @@ function softmax(s) {
   return e.map((v) => v / z);
 }
 function liveFrame(live, params) {
-  const q = live.query.map((n) => params[n]);
+  const q = live.query.map((n) => typeof n === "string" ? params[n] : n);
+  const mk = live.moving_key;
+  const keys = mk ? live.keys.map((k, j) => j === mk[0] ? [params[mk[1]], params[mk[2]]] : k) : live.keys;
   const t = live.temperature ? params[live.temperature] : 1;
   const weights = (name) => {
     const { js, kwargs } = live.scores[name];
-    return softmax(live.keys.map((k) => SCORES[js](q, k, kwargs) / t));
+    return softmax(keys.map((k) => SCORES[js](q, k, kwargs) / t));
   };
   if (live.compare) return { [live.weights]: Float64Array.from(live.compare.flatMap(weights)) };
   const w = weights(live.score_param ? params[live.score_param] : live.score);

@@ -1,5 +1,6 @@
 """Explorers whose frames the browser computes: one query, dragged by the reader, against
-fixed keys and values (:class:`LiveAttention`), one query x against training points
+fixed keys and values, or a fixed query and one key the reader drags (:class:`LiveAttention`,
+``moving_key``), one query x against training points
 (:class:`LiveKernelRegression`, Nadaraya-Watson), or self-attention over sentences the
 reader types, padded and masked (:class:`LiveMasking`).
 
@@ -49,6 +50,7 @@ Masked self-attention over typed sentences (:class:`LiveMasking`)::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -141,7 +143,8 @@ class LiveAttention:
         keys: ``(n_keys, 2)``: the keys, in the plane where the query moves.
         values: ``(n_keys, 2)``: one value per key, 2-D points.
         query: names of the two :class:`~attnlib.widgets.Slider` parameters holding the
-            query's x and y (usually bound to a :class:`~attnlib.widgets.Handle`).
+            query's x and y (usually bound to a :class:`~attnlib.widgets.Handle`), or, with
+            ``moving_key``, a fixed query: two finite numbers.
         weights: the :class:`~attnlib.widgets.Heatmap` panel that shows the weights
             ``(1, n_keys)``.
         output: ``(lines panel, series)``: where the weighted average goes, an ``xy``
@@ -156,6 +159,9 @@ class LiveAttention:
             functions used that take some (:data:`attnlib.widgets.live_scores.LIVE_SCORES`
             declares them), e.g. ``{"cosine": {"temperature": 0.25}, "general": {"M": W}}``;
             an argument with a default may be left out.
+        moving_key: ``(j, x slider, y slider)``: key ``j`` is not fixed but sits where the
+            two sliders say (usually bound to a Handle: the reader drags the key; its row in
+            ``keys`` is only its declared start). Needs ``compare``: its value would move too.
     """
 
     keys: Any
@@ -168,12 +174,39 @@ class LiveAttention:
     temperature: str | None = None
     compare: tuple[str, ...] | None = None
     score_kwargs: Any = None
+    moving_key: Any = None
 
     def __post_init__(self) -> None:
         where = "LiveAttention"
-        object.__setattr__(
-            self, "query", _names(self.query, "query", where, "two slider names (x, y)")
+        mk = self.moving_key
+        if mk is not None:
+            if (
+                not isinstance(mk, (tuple, list))
+                or len(mk) != 3
+                or isinstance(mk[0], bool)
+                or not isinstance(mk[0], int)
+                or not all(isinstance(n, str) for n in mk[1:])
+            ):
+                raise ExplorerError(
+                    f"{where}: moving_key must be (key index, x slider, y slider); got {mk!r}"
+                )
+            object.__setattr__(self, "moving_key", tuple(mk))
+        if mk is not None and self.compare is None:
+            raise ExplorerError(f"{where}: moving_key needs compare (its value would move too)")
+        fixed = (
+            mk is not None
+            and isinstance(self.query, (tuple, list))
+            and len(self.query) == 2
+            and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                for v in self.query
+            )
         )
+        if fixed:
+            object.__setattr__(self, "query", tuple(float(v) for v in self.query))
+        else:
+            what = "two slider names (x, y)" + (" or two finite numbers" if mk else "")
+            object.__setattr__(self, "query", _names(self.query, "query", where, what))
         _name(self.weights, "weights", where)
         object.__setattr__(
             self,
@@ -209,6 +242,10 @@ class LiveAttention:
             )
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "values", values)
+        if mk is not None and not 0 <= mk[0] < keys.shape[0]:
+            raise ExplorerError(
+                f"{where}: moving_key's index must be a key, 0 to {keys.shape[0] - 1}; got {mk[0]}"
+            )
         if self.compare is not None:
             bad = [c for c in self.compare if c not in SCORINGS]
             if not self.compare or bad:
@@ -247,10 +284,12 @@ class LiveAttention:
         where = f"explorer {decl.name!r} (live)"
         params = {p.name: p for p in decl.params}
         panels = {p.name: p for p in decl.panels}
-        for axis in self.query:
+        axes = [("query coordinate", a) for a in self.query if isinstance(a, str)]
+        axes += [("moving key coordinate", a) for a in (self.moving_key or ())[1:]]
+        for what, axis in axes:
             if not isinstance(params.get(axis), Slider):
                 raise ExplorerError(
-                    f"{where}: query coordinate {axis!r} is not a Slider; sliders: "
+                    f"{where}: {what} {axis!r} is not a Slider; sliders: "
                     f"{sorted(n for n, p in params.items() if isinstance(p, Slider))}"
                 )
         if self.temperature is not None:
@@ -308,7 +347,7 @@ class LiveAttention:
         # the scoring functions the page may call: the compared ones, else the fixed one and
         # the options of score_param (recorded by check)
         used = self.compare or (*([self.score] if self.score else []), *self._options)
-        return {
+        spec = {
             "kind": "attention",
             "keys": [_round_list(k) for k in self.keys],
             "values": [_round_list(v) for v in self.values],
@@ -322,6 +361,9 @@ class LiveAttention:
             # each scoring function used: its function in primitives.js and its arguments
             "scores": {n: LIVE_SCORES[n].spec(self.score_kwargs[n]) for n in dict.fromkeys(used)},
         }
+        if self.moving_key is not None:  # only then: saved explorers without it stay as they were
+            spec["moving_key"] = list(self.moving_key)
+        return spec
 
 
 @D.declare(

@@ -60,6 +60,29 @@ def test_cost_table_has_every_measured_function_and_a_row_each():
     assert '<th scope="row">additive</th>' in CostTable(costs)._repr_html_()
 
 
+def test_the_compact_cost_table_keeps_the_largest_size_only():
+    """The page's table (its times are drawn in a figure): the time at the largest n, the
+    memory, what uses it and when to pick it; no formula or parameters."""
+    costs = {
+        "sizes": [16, 32],
+        "time": {name: [1e-3 * (i + 1), 2e-3 * (i + 1)] for i, name in enumerate(CHOICE)},
+        "memory": {name: [0, 2**20 * (i + 1)] for i, name in enumerate(CHOICE)},
+    }
+    head, *rows = CostTable(costs, compact=True).cells()
+    assert head == [
+        "score",
+        "time (ms), n = 32",
+        "memory (MiB), n = 32",
+        "used in",
+        "pick it when",
+    ]
+    for i, (name, row) in enumerate(zip(CHOICE, rows)):
+        assert row[:3] == [name, f"{2 * (i + 1):.3g}", f"{i + 1:.2g}"]
+        assert row[3:] == list(CHOICE[name][2:])
+    with pytest.raises(TypeError, match="CostTable: compact must be True or False"):
+        CostTable(costs, compact="yes")
+
+
 def test_scaling_claims_fail_when_scaling_does_not_help():
     good = {
         "1": torch.tensor([[0.6, 0.7], [0.8, 0.85]]),

@@ -368,3 +368,42 @@ def test_compare_seeds_refuses_bad_seeds_and_workers(seeds, workers, error, matc
     tgt = spoken.encode_digits(["1", "23"])
     with pytest.raises(error, match=match):
         experiment.compare_seeds(src, lens, tgt, {1: ["1"]}, seeds, workers=workers)
+
+
+def test_length_explorer_presets_say_what_this_run_shows():
+    # issue 39 item 3: the tour stops inside training, at its edge and beyond it, and each
+    # notice reads the run: both models' marks at that length (from the curves), whether
+    # example 1 comes out right with attention (or its first wrong digit), and the weight on
+    # the diagonal, computed here independently from the model's own weights
+    att, plain = _models()
+    examples = {k: [str(k % 10) * k] for k in range(1, 7)}
+    curves = {
+        "with attention": torch.tensor([1.0, 0.96, 0.9, 0.5, 0.25, 0.125]),
+        "without (3×)": torch.tensor([1.0, 0.5, 0.125, 0.0, 0.0, 0.0]),
+        "query-blind": torch.zeros(6),
+    }
+    decl = experiment.length_declaration(
+        att, plain, examples, curves, train_max=3, without_name="without (3×)"
+    )
+    assert [p.label for p in decl.presets] == [
+        "3 digits: the longest in training",  # "inside" (nearest 4) is the edge itself here
+        "6 digits: beyond training",  # the nearest to 4 past the edge
+    ]
+    for preset in decl.presets:
+        k = preset.values["digits"]
+        assert preset.values == {"digits": k, "example": 1}
+        number = examples[k][0]
+        said, w = spoken.read_numbers(att, [number])
+        said = said[0]
+        wrong = [i for i, c in enumerate(number) if i >= len(said) or said[i] != c]
+        verdict = "right" if said == number else f"wrong from digit {(wrong or [k])[0] + 1}"
+        m = min(k, len(said))
+        grid = spoken.word_weights(w[0, :m], number).double()  # (m, k)
+        diag = float(sum(grid[i, i] for i in range(m)) / max(m, 1))
+        a, b = float(curves["with attention"][k - 1]), float(curves["without (3×)"][k - 1])
+        assert preset.notice == (
+            f"Notice: written exactly at this length (the curves' marks): with attention "
+            f"{a:.2f}, without (3×) {b:.2f}; this number, with attention, comes out {verdict}, "
+            f"and its rows put {diag:.2f} of their weight on their own digit's word (the "
+            "diagonal)."
+        ), preset.notice

@@ -1,6 +1,6 @@
-"""Chapter 9's checkers (scoringbook.ch09_exercises): right answers pass, the classic slips
-fail with their diagnosis, half-precision answers are judged at their precision, and every
-checker calls the learner's functions on inputs that differ in every size."""
+"""Chapters 9 and 10's checkers (scoringbook.ch09_exercises, ch10_exercises): right answers
+pass, the classic slips fail with their diagnosis, half-precision answers are judged at their
+precision, and every checker calls the learner's functions on inputs that differ in every size."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from scoringbook import ch09_exercises as ex
-from scoringbook.ch09_scores import induction_score, previous_token_score
+from scoringbook import ch10_exercises as ex10
+from scoringbook.ch10_scores import induction_score, previous_token_score
 
 
 def split(x, H):
@@ -55,8 +56,8 @@ def test_right_answers_pass():
     assert ex.check_causal_masks(lens, allowed, lambda n: ~allowed(n))
     additive = lambda n: torch.zeros(n, n).masked_fill(~allowed(n), float("-inf"))  # noqa: E731
     assert ex.check_causal_masks(lens, additive, additive)
-    assert ex.check_head_score(previous_token_score, "previous")
-    assert ex.check_head_score(induction_score, "induction")
+    assert ex10.check_head_score(previous_token_score, "previous")
+    assert ex10.check_head_score(induction_score, "induction")
 
 
 @pytest.mark.parametrize(
@@ -77,7 +78,7 @@ def test_right_answers_pass():
                                        lambda n: ~allowed(n)), "i + 1 keys"),
         (lambda: ex.check_causal_masks(lens, lambda n: allowed(n).float(),
                                        lambda n: ~allowed(n)), "float mask is added"),
-        (lambda: ex.check_head_score(
+        (lambda: ex10.check_head_score(
             lambda w, k: torch.diagonal(w, offset=-(w.shape[-1] // 2 - 1), dim1=-2, dim2=-1)[
                 ..., 1:].mean(dim=(0, 2)), "induction"), "as if every repeat had n/2 tokens"),
     ],
@@ -109,7 +110,7 @@ def test_every_checker_varies_every_size():
     ex.check_sinusoidal(rec("table", table))
     ex.check_relative_offset(rec("offset", offset))
     ex.check_causal_masks(rec("lens", lens), allowed, lambda n: ~allowed(n))
-    ex.check_head_score(rec("score", induction_score), "induction")
+    ex10.check_head_score(rec("score", induction_score), "induction")
     x_shapes = [s[0] for s in seen["split"][::2]]  # the direct calls, not the pipeline's
     assert len({s for s in x_shapes}) >= 3 and all(
         len({s[i] for s in x_shapes}) >= 3 for i in range(3)

@@ -96,7 +96,7 @@ CORRECTIONS = [
         "Haviv et al. (2022) showed",
     ),
     (
-        "09_multi_head_attention",
+        "10_induction_heads",
         "induction measured at one repeat length only",
         "The induction heads' stripe follows the repeat wherever it is.",
         "Does the stripe follow the repeat?",
@@ -139,7 +139,7 @@ CORRECTIONS = [
         "elementwise work with no data reuse, dominated by the tanh",
     ),
     (
-        "09_multi_head_attention",
+        "10_induction_heads",
         "either induction head costs more than the previous-token head in this run",
         "zeroing either induction head costs about as much",
         "zeroing either induction head costs somewhat more",

@@ -263,6 +263,36 @@ def test_uniform_rows_replaces_exactly_the_rows_asked_for():
             pass
 
 
+def test_permuted_rows_shuffles_each_examples_own_weights_over_its_valid_keys_only():
+    # Jain and Wallace's permutation test: the rows asked for carry the model's own weights,
+    # shuffled within each example's valid keys (padding keeps 0), the context follows them,
+    # other rows are the model's own, and the generator decides the shuffle (same seed, same)
+    model, src, lens = _tiny_date_model()
+    model.eval()
+    with torch.no_grad():
+        _, w = model(src, lens)  # (2, 10, 25); lens = (10, 25)
+        with ch07_dates.permuted_rows(model, [3], torch.Generator().manual_seed(0)):
+            _, w_p = model(src, lens)
+        with ch07_dates.permuted_rows(model, [3], torch.Generator().manual_seed(0)):
+            _, w_same = model(src, lens)
+        _, w_after = model(src, lens)
+    torch.testing.assert_close(w_p[:, :3], w[:, :3])  # before the shuffled row: unchanged
+    for b, n in enumerate(lens.tolist()):
+        mine, theirs = w_p[b, 3, :n], w[b, 3, :n]
+        torch.testing.assert_close(mine.sort().values, theirs.sort().values)  # a permutation
+        assert not torch.equal(mine, theirs)  # ... that moved something
+        assert (w_p[b, 3, n:] == 0).all()  # padding keeps no weight
+    torch.testing.assert_close(w_same, w_p)
+    torch.testing.assert_close(w_after, w)  # restored on exit
+    with pytest.raises(ValueError, match="permuted_rows: rows"):
+        with ch07_dates.permuted_rows(model, [-1], torch.Generator()):
+            pass
+    plain, _, _ = _tiny_date_model(attention=False)
+    with pytest.raises(ValueError, match="permuted_rows: the model has no attention"):
+        with ch07_dates.permuted_rows(plain, [0], torch.Generator()):
+            pass
+
+
 def test_train_continues_a_run_with_its_optimizer():
     g = torch.Generator().manual_seed(3)
     dates = ch07_dates.random_dates(100, g)

@@ -144,6 +144,21 @@ async (timeoutMs) => {
 """
 
 
+# What every explorer on the page draws (its parameters, heatmap cells, plotted paths, height):
+# ``Visit.start`` holds it as the page came up, before any test could touch the page; with
+# ``.attn-static .attn-explorer`` it reads the pictures drawn at build time instead
+# (explorers/test_explorers_without_javascript.py).
+EXPLORERS_JS = """
+() => [...document.querySelectorAll('.attn-explorer')].map((ex) => ({
+  name: ex.dataset.explorer, params: ex.dataset.params,
+  cells: [...ex.querySelectorAll('svg.attn-heatmap image.attn-cells')].map((i) => i.getAttribute('href')),
+  paths: [...ex.querySelectorAll('.attn-series:not(.attn-fixed)')].map((s) =>
+    s.getAttribute('d') || [...s.querySelectorAll('circle')].map((c) => c.getAttribute('cx') + ',' + c.getAttribute('cy')).join(' ')),
+  box: ex.getBoundingClientRect().height,
+}))
+"""
+
+
 @dataclass
 class Visit:
     """One page of the book, loaded once; everything it did while loading is recorded."""
@@ -158,6 +173,7 @@ class Visit:
     load_error: str | None = None
     screenshot: Path | None = None
     screenshotting: bool = False  # requests while the screenshot is taken are not recorded
+    start: list = field(default_factory=list)  # EXPLORERS_JS once the page is ready
 
     def console_errors(self) -> list:
         return [c for c in self.console if c[0] in ("error", "pageerror")]
@@ -197,6 +213,7 @@ def _open(browser, base_url: str, name: str) -> Visit:
         wake_explorers(page)
         v.info = page.evaluate(READY_JS, LOAD_TIMEOUT_MS)
         page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT_MS)
+        v.start = page.evaluate(EXPLORERS_JS)
     except Exception as e:  # recorded; every test of the page reports it
         v.load_error = f"{type(e).__name__}: {e}"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -374,8 +374,43 @@ def _explorer():
 
 # ----------------------------------------------------------------------------- plotting
 
+
+def _kit():
+    from attnlib.plotting import kit
+
+    return kit
+
+
+def _kit_figure():
+    return _kit().new_figure((2, 1.5), managed=False)
+
+
+def _kit_draw(theme, narrow, managed):
+    kit = _kit()
+    fig = kit.new_figure((kit.NARROW_WIDTH if narrow else 3, 1), managed=managed)
+    fig.add_subplot().plot([0, 1], color=kit.series_colour(kit.OKABE_ITO[1], theme))
+    kit.finish_figure(fig, theme)
+    return fig
+
+
 _PLOTTING = {
     "attnlib.plotting._figure.NotebookFigure": Example(lambda: ((), {"figsize": (2, 1.5)})),
+    "attnlib.plotting.kit.new_figure": Example(
+        lambda: (((2, 1.5),), {"managed": False}),
+        check=lambda r: r.get_size_inches().tolist() == [2.0, 1.5],
+    ),
+    "attnlib.plotting.kit.finish_figure": Example(
+        lambda: ((_kit_figure(), _kit().DARK), {}),
+        decisions={("fig", "wrong type"): ("refuse", "only an attnlib figure has the kit's repr")},
+    ),
+    "attnlib.plotting.kit.drawn_figure": Example(
+        lambda: ((_kit_draw,), {}),
+        check=lambda r: r._attnlib_redraw is _kit_draw,
+    ),
+    "attnlib.plotting.kit.series_colour": Example(
+        lambda: (("#E69F00", _kit().DARK), {"minimum": 4.5}),
+        check=lambda r: isinstance(r, str) and r.startswith("#"),
+    ),
     "attnlib.plotting.heatmaps.show_heatmaps": Example(
         lambda: ((T(1, 2, 3, 4), "keys", "queries"), {"titles": ["a", "b"], "figsize": (2, 2)}),
         text_args=("xlabel", "ylabel"),
@@ -485,6 +520,15 @@ _BOOK = {
         lambda: ((), {"seed": 0, "num_hiddens": 4})
     ),
     "scoringbook.ch05_scaled_dot_product.scoring_comparison_explorer": _explorer_fn(num_hiddens=4),
+    # chapter 6: its explorers
+    "scoringbook.ch06_explorers.long_key_declaration": Example(
+        lambda: ((), {"temperature": 0.5, "radius": 1.0})
+    ),
+    "scoringbook.ch06_explorers.long_key_explorer": _explorer_fn(temperature=0.5),
+    "scoringbook.ch06_explorers.scaling_d_declaration": Example(
+        lambda: ((), {"seed": 0, "n_keys": 3, "n_rows": 4, "dims": (2, 4)})
+    ),
+    "scoringbook.ch06_explorers.scaling_d_explorer": _explorer_fn(n_keys=3, n_rows=4, dims=(2, 4)),
     # chapter 7: the playback and its checkers
     "scoringbook.ch07_bahdanau.alignment_playback_declaration": Example(
         lambda: ((_log(), "22 Nov 2026", "2026-11-22"), {"index": 0}),
@@ -632,6 +676,7 @@ _BOOK = {
         skip_args={"model": "a model; the wrong kind is attacked in tests/robustness"},
     ),
     "scoringbook.seq2seq.uniform_rows": Example(lambda: ((_date_model(), [8]), {})),
+    "scoringbook.ch07_dates.permuted_rows": Example(lambda: ((_date_model(), [8], _g()), {})),
     # claims, diagrams, glue, registry
     "scoringbook.claims.Claim": Example(lambda: (("c", "says", 0.5, ">=", 0.1), {})),
     "scoringbook.claims.check": Example(lambda: (([_claim()],), {})),
@@ -640,6 +685,7 @@ _BOOK = {
         lambda: (([(0, torch.eye(10, 11)[None])], torch.eye(10, 11), [0, 1]), {"level": 0.5})
     ),
     "scoringbook.claims.date_claims": Example(lambda: ((0.9, T(10), T(10, seed=1)), {})),
+    "scoringbook.claims.permutation_claims": Example(lambda: ((T(10), T(10, 5, seed=1)), {})),
     "scoringbook.claims.playback_claims": Example(
         lambda: (([2.5, 1.0], [(0, torch.eye(10, 11)[None])], torch.eye(10, 11)), {})
     ),
@@ -728,14 +774,13 @@ HUGE_SIZE = "a huge size is refused by torch's allocator (RuntimeError), as torc
 #: TrainRun is a plain record of what train() measured (a dataclass): a diverged run's NaN
 #: loss is recorded as measured, and shown as such, not refused
 RECORD = "a record of what train() measured: a NaN loss is kept as measured"
-RUN_ARG = "a TrainRun; the wrong kind is refused by _check_run (tests/book/test_ch09_multihead.py)"
-MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch09_multihead.py"
+RUN_ARG = "a TrainRun; the wrong kind is refused by _check_run (tests/book/test_ch10_multihead.py)"
+MODEL_ARG = "a model; the wrong kind is attacked in tests/book/test_ch10_multihead.py"
 
 
-@functools.cache
 @functools.cache
 def _trained_tiny_run():
-    from scoringbook import ch09_model as tiny
+    from scoringbook import ch10_model as tiny
 
     with torch.random.fork_rng():
         return tiny.train(seed=3, steps=2, every=1, batch_size=4, n_held_out=4, watch=(10, 5))
@@ -747,9 +792,19 @@ def _tiny_run():
 
 
 def _tiny_tokens(n=4):
-    from scoringbook import ch09_model as tiny
+    from scoringbook import ch10_model as tiny
 
     return tiny.repeated_sequences(n, _g(1), min_half=4)[0]
+
+
+def _mha():
+    """A built multi-head attention (its lazy maps initialised here, not in the call)."""
+    import attnlib
+
+    with torch.random.fork_rng():
+        mha = attnlib.MultiHeadAttention(num_hiddens=8, num_heads=2, dropout=0.0)
+        mha(torch.zeros(1, 1, 8), torch.zeros(1, 1, 8), torch.zeros(1, 1, 8))
+    return mha
 
 
 def _ex_split(x, H):
@@ -874,13 +929,13 @@ _NEW = {
     "scoringbook.ch07_bahdanau.decode_step_explorer": Example(
         lambda: ((), {"source": "3 Jan 1999"})
     ),
-    # chapter 9: the attention-only model and its heads
-    "scoringbook.ch09_model.repeated_sequences": Example(
+    # chapter 10: the attention-only model and its heads
+    "scoringbook.ch10_model.repeated_sequences": Example(
         lambda: ((4, _g()), {"min_half": 4}),
         decisions={("n", "huge"): ("not run", REASON_COUNT)},
     ),
-    "scoringbook.ch09_model.token_text": Example(lambda: (([0, 1],), {})),
-    "scoringbook.ch09_model.AttentionOnly": Example(
+    "scoringbook.ch10_model.token_text": Example(lambda: (([0, 1],), {})),
+    "scoringbook.ch10_model.AttentionOnly": Example(
         torch_rng=MODULE_INIT,
         call=lambda: ((), {"num_hiddens": 8, "num_heads": 2, "num_layers": 2, "max_len": 20}),
         decisions={
@@ -893,23 +948,23 @@ _NEW = {
             ),
         },
     ),
-    "scoringbook.ch09_model.repeats_of_length": Example(
+    "scoringbook.ch10_model.repeats_of_length": Example(
         lambda: ((4, 7, _g()), {}),
         decisions={("n", "huge"): ("not run", REASON_COUNT)},
     ),
-    "scoringbook.ch09_model.accuracy_by_place": Example(
+    "scoringbook.ch10_model.accuracy_by_place": Example(
         lambda: ((_tiny_run().model, _tiny_tokens(), torch.tensor([4, 5, 6, 10])), {}),
         skip_args={"model": MODEL_ARG},
     ),
-    "scoringbook.ch09_model.scores_by_length": Example(
+    "scoringbook.ch10_model.scores_by_length": Example(
         lambda: ((_tiny_run().model,), {"lengths": (5, 10), "n": 4}),
         skip_args={"model": MODEL_ARG},
         decisions={("n", "huge"): ("not run", REASON_COUNT)},
     ),
-    "scoringbook.ch09_model.loss_by_position": Example(
+    "scoringbook.ch10_model.loss_by_position": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_scores.offset_score": Example(
+    "scoringbook.ch10_scores.offset_score": Example(
         lambda: ((torch.full((2, 1, 20, 20), 0.05), 9), {"k": torch.tensor([5, 10])})
     ),
     "scoringbook.ch09_exercises.check_heads": Example(lambda: ((_ex_split, _ex_merge), {})),
@@ -922,53 +977,66 @@ _NEW = {
     "scoringbook.ch09_exercises.check_causal_masks": Example(
         lambda: ((_ex_lens, _ex_sdpa, _ex_mha), {}),
     ),
-    "scoringbook.ch09_exercises.check_head_score": Example(
+    "scoringbook.ch10_exercises.check_head_score": Example(
         lambda: ((lambda w: w.mean(dim=(0, 2, 3)), "previous"), {}),
     ),
-    "scoringbook.ch09_scores.previous_token_score": Example(
+    "scoringbook.ch10_scores.previous_token_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "scoringbook.ch09_scores.induction_score": Example(
+    "scoringbook.ch10_scores.induction_score": Example(
         lambda: ((torch.full((1, 1, 20, 20), 0.05),), {})
     ),
-    "scoringbook.ch09_model.repeated_half_accuracy": Example(
+    "scoringbook.ch10_model.repeated_half_accuracy": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {"ablate": [(0, 1)]}),
         skip_args={"model": MODEL_ARG},
     ),
-    "scoringbook.ch09_model.head_scores": Example(
+    "scoringbook.ch10_model.head_scores": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_model.ablation_table": Example(
+    "scoringbook.ch10_model.ablation_table": Example(
         lambda: ((_tiny_run().model, _tiny_tokens()), {}), skip_args={"model": MODEL_ARG}
     ),
-    "scoringbook.ch09_model.TrainRun": Example(
+    "scoringbook.ch10_model.TrainRun": Example(
         lambda: ((_tiny_run().model,), {"losses": [1.0, 0.5], "steps": [0, 1]}),
         skip_args={"model": MODEL_ARG},
         nonfinite_in_out=RECORD,
     ),
-    "scoringbook.ch09_model.train": Example(
+    "scoringbook.ch10_model.train": Example(
         lambda: ((), {"seed": 3, "steps": 2, "batch_size": 4, "every": 1, "n_held_out": 4}),
         skip_args=dict.fromkeys(
             ("seed", "steps", "batch_size", "lr", "every", "n_held_out", "watch"), TRAINS
         ),
     ),
-    "scoringbook.ch09_model.chapter_run": Example(lambda: ((), {})),
-    "scoringbook.ch09_multihead.heads_declaration": Example(
+    "scoringbook.ch10_model.chapter_run": Example(lambda: ((), {})),
+    "scoringbook.ch10_multihead.heads_declaration": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "scoringbook.ch09_multihead.heads_explorer": Example(
+    "scoringbook.ch10_multihead.heads_explorer": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "scoringbook.ch09_multihead.heads_playback_declaration": Example(
+    "scoringbook.ch10_multihead.heads_figure": Example(
+        lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
+    ),
+    "scoringbook.ch09_diagram.draw_heads": Example(
+        lambda: (
+            (
+                _mha(),
+                torch.randn(1, 5, 8, generator=_g(2)),
+            ),
+            {},
+        ),
+        skip_args={"valid_lens": "passed as is to the module, which checks it"},
+    ),
+    "scoringbook.ch10_multihead.heads_playback_declaration": Example(
         lambda: ((_tiny_run(),), {"smooth": 2}), skip_args={"run": RUN_ARG}
     ),
-    "scoringbook.ch09_multihead.heads_playback_explorer": Example(
+    "scoringbook.ch10_multihead.heads_playback_explorer": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "scoringbook.ch09_multihead.ablation_declaration": Example(
+    "scoringbook.ch10_multihead.ablation_declaration": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
-    "scoringbook.ch09_multihead.ablation_explorer": Example(
+    "scoringbook.ch10_multihead.ablation_explorer": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
     "scoringbook.claims.multihead_claims": Example(

@@ -154,7 +154,7 @@ TRAINS = {
     "scoringbook.ch08_lengths.compare_models",
     "scoringbook.ch08_lengths.compare_seeds",
     "scoringbook.ch02_attention_pooling.bandwidth_training_declaration",
-    "scoringbook.ch09_model.train",
+    "scoringbook.ch10_model.train",
     "scoringbook.seq2seq.train",
 }
 
@@ -168,10 +168,10 @@ SLOW = {
     "scoringbook.ch08_lengths.compare_seeds",
     "scoringbook.ch08_lengths.length_declaration",
     "scoringbook.ch08_lengths.length_explorer",
-    "scoringbook.ch09_multihead.TrainRun",
-    "scoringbook.ch09_multihead.train",
-    "scoringbook.ch09_multihead.ablation_explorer",
-    "scoringbook.ch09_multihead.ablation_declaration",
+    "scoringbook.ch10_multihead.TrainRun",
+    "scoringbook.ch10_multihead.train",
+    "scoringbook.ch10_multihead.ablation_explorer",
+    "scoringbook.ch10_multihead.ablation_declaration",
 }
 
 

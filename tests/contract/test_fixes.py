@@ -255,7 +255,7 @@ def test_hard_attention_names_weights_and_generator():
 
 @pytest.mark.parametrize("fn", ["previous_token_score", "induction_score"])
 def test_head_scores_refuse_an_empty_batch(fn):
-    from scoringbook import ch09_model as tiny
+    from scoringbook import ch10_model as tiny
 
     with pytest.raises(ValueError, match="weights"):
         getattr(tiny, fn)(torch.zeros(0, 1, 20, 20))
@@ -273,7 +273,7 @@ def test_head_scores_refuse_an_empty_batch(fn):
 )
 @pytest.mark.parametrize("fn", ["head_scores", "ablation_table", "repeated_half_accuracy"])
 def test_multihead_measures_name_bad_tokens(fn, bad, exc):
-    from scoringbook import ch09_model as tiny
+    from scoringbook import ch10_model as tiny
 
     with torch.random.fork_rng():
         model = tiny.AttentionOnly(num_hiddens=8)
@@ -282,7 +282,7 @@ def test_multihead_measures_name_bad_tokens(fn, bad, exc):
 
 
 def test_repeated_half_accuracy_names_bad_ablate():
-    from scoringbook import ch09_model as tiny
+    from scoringbook import ch10_model as tiny
 
     with torch.random.fork_rng():
         model = tiny.AttentionOnly(num_hiddens=8)
@@ -291,7 +291,7 @@ def test_repeated_half_accuracy_names_bad_ablate():
 
 
 def test_token_text_and_attention_only_name_bad_arguments():
-    from scoringbook import ch09_model as tiny
+    from scoringbook import ch10_model as tiny
 
     with pytest.raises(TypeError, match="tokens"):
         tiny.token_text(None)

@@ -31,17 +31,10 @@ ROOM = 550
 #: ``import attnlib`` does not load matplotlib.
 UPWARD = {("attnlib", "attnlib.plotting")}
 
-#: (importer, attnlib's private module it imports from): the book's figures drawn with
-#: attnlib.plotting's private figure helpers (a new figure, its theme colours, the phone width).
-#: Issue 38 replaced scoringbook's uses of attnlib._validate, _rng and _checks with public
-#: names; these remain. The list is exact: it fails when one goes, so it only shrinks.
-PRIVATE = {
-    ("scoringbook._pipeline_layouts", "attnlib.plotting._figure"),
-    ("scoringbook._pipeline_layouts", "attnlib.plotting._theme"),
-    ("scoringbook.ch07_diagram", "attnlib.plotting._figure"),
-    ("scoringbook.ch07_diagram", "attnlib.plotting._theme"),
-    ("scoringbook.diagrams", "attnlib.plotting._figure"),
-}
+#: (importer, attnlib's private module it imports from): none. The book's figures are drawn
+#: with the public figure kit (attnlib.plotting.kit); issue 38 replaced scoringbook's uses of
+#: attnlib._validate, _rng and _checks with public names. The list is exact and only shrinks.
+PRIVATE: set[tuple[str, str]] = set()
 
 #: rooms over the limit today; kept exact (empty: every room is within the limit)
 OVERSIZE: set[str] = set()

@@ -115,7 +115,7 @@ def short_length_experiment(monkeypatch):
     lengths._chapter_lengths.cache_clear()
 
 
-# the declarations that train a model first (chapter 9's run, chapter 2's bandwidth): slow
+# the declarations that train a model first (chapter 10's run, chapter 2's bandwidth): slow
 TRAINS = {"ablation", "heads", "heads_playback", "bandwidth_training"}
 
 

@@ -17,50 +17,10 @@ step of ``make test``; with CI=true a missing Node or web/node_modules fails ins
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-from pathlib import Path
-
 import pytest
-from _chromium import unavailable
 from _depth import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-ROOT = Path(__file__).resolve().parents[2]
-RUNNER = ROOT / "web" / "test-build-props.mjs"
-
-
-@pytest.fixture(scope="module")
-def node():
-    exe = shutil.which("node")
-    if exe is None:
-        unavailable("node is not installed")
-    for pkg in ("parse5", "lightningcss"):
-        if not (ROOT / "web" / "node_modules" / pkg).is_dir():
-            unavailable(f"web/node_modules/{pkg} is missing (cd web && npm ci)")
-    proc = subprocess.Popen(
-        [exe, str(RUNNER)],
-        cwd=ROOT / "web",
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        encoding="utf8",
-    )
-
-    def run(html: str | dict) -> dict:
-        case = html if isinstance(html, dict) else {"html": html}
-        proc.stdin.write(json.dumps(case) + "\n")
-        proc.stdin.flush()
-        line = proc.stdout.readline()
-        assert line, "the Node runner died (see stderr)"
-        return json.loads(line)
-
-    yield run
-    proc.stdin.close()
-    proc.wait(timeout=10)
-
 
 # ----------------------------------------------------------------------------- generated HTML
 

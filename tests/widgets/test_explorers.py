@@ -26,7 +26,7 @@ from scoringbook.registry import DECLARATIONS, EXPLORERS, compute
 # the chapter manifest names every explorer once: the stored ones are built here, the live ones
 # (computed in the browser, attnlib.widgets.live) in tests/widgets/test_live.py, the trained ones
 # from their chapter's run (tests/book/test_seq2seq_model.py, test_ch08_lengths.py,
-# test_ch09_multihead.py)
+# test_ch10_multihead.py)
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = [e.name for e in manifest.explorers(manifest.STORED)]
 LIVE = [e.name for e in manifest.explorers(manifest.LIVE)]

@@ -1,5 +1,6 @@
 // Attention's primitives for live explorers (attnlib.widgets.live): the page computes a frame
-// itself, one query (the reader's handle) against fixed keys and values. The browser tests
+// itself, one query (the reader's handle) against fixed keys and values (or a fixed query
+// and one key the reader drags: live.moving_key). The browser tests
 // compare these numbers with attnlib's at random positions (within 1e-4).
 const dot = (a, b) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * b[i]; return s; };
 // One function per scoring function of attnlib.widgets.live_scores.LIVE_SCORES (its `js`):
@@ -30,11 +31,13 @@ function softmax(s) {
   return e.map((v) => v / z);
 }
 export function liveFrame(live, params) {
-  const q = live.query.map((n) => params[n]);                              // (d,)
+  const q = live.query.map((n) => (typeof n === "string" ? params[n] : n)); // (d,): sliders, or fixed
+  const mk = live.moving_key;                                              // [j, x slider, y slider]: key j moves
+  const keys = mk ? live.keys.map((k, j) => (j === mk[0] ? [params[mk[1]], params[mk[2]]] : k)) : live.keys;
   const t = live.temperature ? params[live.temperature] : 1;
   const weights = (name) => {                                              // (n_keys,)
     const { js, kwargs } = live.scores[name];
-    return softmax(live.keys.map((k) => SCORES[js](q, k, kwargs) / t));
+    return softmax(keys.map((k) => SCORES[js](q, k, kwargs) / t));
   };
   if (live.compare) return { [live.weights]: Float64Array.from(live.compare.flatMap(weights)) };  // (n_scorings * n_keys,)
   const w = weights(live.score_param ? params[live.score_param] : live.score);

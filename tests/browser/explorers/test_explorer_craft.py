@@ -49,7 +49,7 @@ from ..conftest import (
 )
 
 # the pages with explorers, in reading order: the landing page, then every chapter that has
-# explorers (the notation page and chapter 6 have none)
+# explorers (the notation page has none)
 PAGES = [LANDING, *EXPLORER_CHAPTERS]
 # chapter 7 (Bahdanau attention), named: its place in the book moves as chapters are added
 BAHDANAU = next(p for p in CHAPTERS if p.endswith("07_bahdanau_attention.html"))

@@ -7,21 +7,12 @@ from __future__ import annotations
 import pytest
 
 from .._reader import _load
-from ..conftest import EXPLORER_CHAPTERS, PAGES
+from ..conftest import EXPLORER_CHAPTERS, EXPLORERS_JS, PAGES
 
 pytestmark = pytest.mark.browser
 
-STATIC_JS = """
-() => [...document.querySelectorAll('.attn-static .attn-explorer')].map((ex) => ({
-  name: ex.dataset.explorer, params: ex.dataset.params,
-  cells: [...ex.querySelectorAll('svg.attn-heatmap image.attn-cells')].map((i) => i.getAttribute('href')),
-  paths: [...ex.querySelectorAll('.attn-series:not(.attn-fixed)')].map((s) =>
-    s.getAttribute('d') || [...s.querySelectorAll('circle')].map((c) => c.getAttribute('cx') + ',' + c.getAttribute('cy')).join(' ')),
-  box: ex.getBoundingClientRect().height,
-}))
-"""
-
-LIVE_JS = STATIC_JS.replace(".attn-static .attn-explorer", ".attn-explorer")
+STATIC_JS = EXPLORERS_JS.replace(".attn-explorer'", ".attn-static .attn-explorer'")
+assert STATIC_JS.count(".attn-static .attn-explorer'") == 1
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -38,11 +29,7 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, margin
     assert len(static) == views, (
         f"{name}: {views} explorers, {len(static)} static pictures without JavaScript"
     )
-    ctx, page, _ = _load(browser, visits.base_url, name)
-    try:
-        live = page.evaluate(LIVE_JS)
-    finally:
-        ctx.close()
+    live = v.start  # the live explorers as the shared page came up (no test has moved them)
     for k, (s, lv) in enumerate(zip(static, live)):
         where = f"{name} explorer #{k} ({s['name']})"
         margin(f"{where}: static picture px tall", s["box"], 100)

@@ -21,7 +21,7 @@ PAGE = page_of("soft_lookup")
 NAME = "soft_lookup"
 TOL = 1e-4
 
-LIVE = [(page_of(name), name) for name in ("soft_lookup", "scoring_comparison")]
+LIVE = [(page_of(name), name) for name in ("soft_lookup", "scoring_comparison", "long_key")]
 
 STATE_JS = """
 (name) => {

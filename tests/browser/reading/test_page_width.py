@@ -5,14 +5,14 @@
   list) while the column's paragraphs stay at their reading width (<= 700 px) and nothing
   scrolls sideways; at 1100 px ("on this page" is a drawer) explorers keep to the column;
 - at 390 x 844 every display equation carries the scroll cue (a shadow at an edge that has
-  more, shown only while it overflows), in light and dark.
+  more, shown only while it overflows), in light and dark: checked in test_on_a_phone.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from ..conftest import CHAPTERS, chapter_page
+from ..conftest import chapter_page
 
 pytestmark = pytest.mark.browser
 
@@ -78,22 +78,5 @@ def test_explorers_use_the_page_width_on_wide_screens(browser, visits, name):
                 assert w <= m["column"] + 1, f"{name} at {width} px: explorer {w:.0f} px wide"
 
 
-CUE_JS = """() => [...document.querySelectorAll('.book-article div.math')]
-  .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_display_equation_too_wide_for_a_phone_shows_it_scrolls(browser, visits, scheme):
-    found = 0
-    for name in CHAPTERS:
-        ctx, page = _page(browser, visits, name, 390, 844, scheme)
-        try:
-            wide = page.evaluate(CUE_JS)
-        finally:
-            ctx.close()
-        for eq in wide:
-            found += 1
-            assert eq["bg"].count("radial-gradient") == 2, (
-                f"{name}: equation {eq['tex']!r} overflows with no scroll cue ({eq['bg']})"
-            )
-    assert found >= 1, "no display equation at 390 px: nothing was checked"
+# The phone's scroll cue on display equations (390 x 844, light and dark) is checked in
+# test_on_a_phone.py, on the load that serves every phone check of a page.

@@ -117,7 +117,7 @@ def test_print_shows_the_page_without_its_controls(browser, base_url, name, sche
 # ----------------------------------------------------------------------------- explorers
 
 # the pages with explorers, in reading order: the landing page, then every chapter that has
-# explorers (the notation page and chapter 6 have none)
+# explorers (the notation page has none)
 PAGES = [LANDING, *EXPLORER_CHAPTERS]
 
 

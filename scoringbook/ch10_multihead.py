@@ -1,7 +1,7 @@
-"""Chapter 9's explorers: the trained heads on a sequence, over training, and knocked out.
+"""Chapter 10's explorers: the trained heads on a sequence, over training, and knocked out.
 
-Each builder takes a :class:`scoringbook.ch09_model.TrainRun` (the chapter's is
-:func:`scoringbook.ch09_model.chapter_run`):
+Each builder takes a :class:`scoringbook.ch10_model.TrainRun` (the chapter's is
+:func:`scoringbook.ch10_model.chapter_run`):
 
 - :func:`heads_explorer`: pick a layer and head and one of the watched sequences (repeats of
   10, 7 and 5 tokens): the head's final weights on it; the induction stripe moves with the
@@ -13,6 +13,9 @@ Each builder takes a :class:`scoringbook.ch09_model.TrainRun` (the chapter's is
 
 Each has presets ("things to try") with the one line to notice there; the presets name heads
 from the run's own scores (which layer-1 head is the previous-token head changes by seed).
+
+:func:`heads_figure` draws the four heads' final weights on the repeat of 10, every token
+labelled at a size a phone can read (one panel per row on a phone).
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ from attnlib.widgets import (
     Series,
     Slider,
 )
-from scoringbook import ch09_model
-from scoringbook.ch09_model import (
+from scoringbook import ch10_model
+from scoringbook.ch10_model import (
     TrainRun,
     accuracy_by_place,
     repeated_half_accuracy,
@@ -44,6 +47,7 @@ from scoringbook.ch09_model import (
 )
 
 __all__ = [
+    "heads_figure",
     "heads_declaration",
     "heads_explorer",
     "heads_playback_declaration",
@@ -54,9 +58,42 @@ __all__ = [
 
 
 def chapter_run() -> TrainRun:
-    """The chapter's run, :func:`scoringbook.ch09_model.chapter_run` (trained once, cached):
+    """The chapter's run, :func:`scoringbook.ch10_model.chapter_run` (trained once, cached):
     the manifest builds this module's explorers from it."""
-    return ch09_model.chapter_run()
+    return ch10_model.chapter_run()
+
+
+#: The heads figure's size (in): each panel 2.9 in wide, so its 20 token labels (9 pt) sit
+#: 0.15 in apart, wider than a letter (issue 39: every tick label readable; at 4.4 in they
+#: were 0.07 in apart and overprinted). On a phone the panels stack, one per row.
+HEADS_FIGSIZE = (7.4, 7.0)
+
+
+@D.declare(run=D.Checked(lambda run, name, fn: _check_run(run, fn)))  # RUN, defined below
+def heads_figure(run: TrainRun):
+    """The four heads' final weights on the run's first watched sequence (the repeat of
+    10): a grid of panels, rows = layers, columns = heads, every token named on both axes.
+
+    Returns the pyplot-managed figure (an attnlib figure: :func:`attnlib.show_heatmaps`'s
+    narrow variant stacks the panels for a phone)."""
+    import torch
+
+    from attnlib.plotting import show_heatmaps
+
+    run = _check_run(run, "heads_figure")
+    seq = token_text(run.watch[0])
+    final = run.weights[-1]  # per layer: (watched, heads, n, n)
+    grid = torch.stack([torch.from_numpy(np.asarray(w[0])) for w in final])  # (L, H, n, n)
+    L, H = grid.shape[:2]
+    return show_heatmaps(
+        grid,
+        xlabel="earlier tokens",
+        ylabel="token now",
+        titles=[[f"layer {i + 1}, head {h + 1}" for h in range(H)] for i in range(L)],
+        xticklabels=seq,
+        yticklabels=seq,
+        figsize=HEADS_FIGSIZE,
+    )
 
 
 def _head_names(run: TrainRun) -> tuple[list[str], list[str]]:

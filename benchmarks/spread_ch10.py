@@ -1,12 +1,12 @@
-"""Chapter 9's trained numbers over seeds and numeric paths: the spread behind its claims.
+"""Chapter 10's trained numbers over seeds and numeric paths: the spread behind its claims.
 
-Trains chapter 9's attention-only model (scoringbook.ch09_model.train, 400 steps, one
+Trains chapter 10's attention-only model (scoringbook.ch10_model.train, 400 steps, one
 thread) for each seed in a fresh process under each numeric environment of ``ENVS`` and
 prints, for every quantity ``scoringbook.claims.multihead_claims`` asserts, its minimum and
 maximum over all runs. About 10 s per run; 5 seeds x 4 environments take about 4 minutes.
 
-    python benchmarks/spread_ch09.py             # seeds 0-4, all environments
-    python benchmarks/spread_ch09.py --seeds 2
+    python benchmarks/spread_ch10.py             # seeds 0-4, all environments
+    python benchmarks/spread_ch10.py --seeds 2
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ ENVS = {
 
 
 def run_one(seed: int) -> dict:
-    """Train chapter 9's model with ``seed``; return every asserted quantity."""
+    """Train chapter 10's model with ``seed``; return every asserted quantity."""
     import torch
 
-    from scoringbook import ch09_model as m
+    from scoringbook import ch10_model as m
 
     torch.set_num_threads(1)
     run = m.train(seed=seed)

@@ -1,5 +1,5 @@
-"""Chapter 9's model, scores, ablation and explorers (scoringbook.ch09_model, ch09_scores,
-ch09_multihead).
+"""Chapter 10's model, scores, ablation and explorers (scoringbook.ch10_model, ch10_scores,
+ch10_multihead).
 
 The scores are checked on weight patterns whose scores are known exactly; the trained
 explorers the notebook saves are checked for what does not depend on the machine (names,
@@ -15,9 +15,9 @@ import pytest
 import torch
 from _saved_state import saved_explorers
 
-from scoringbook import ch09_model as tiny
-from scoringbook import ch09_multihead as explore
-from scoringbook import ch09_scores as sc
+from scoringbook import ch10_model as tiny
+from scoringbook import ch10_multihead as explore
+from scoringbook import ch10_scores as sc
 from scoringbook.claims import multihead_claims
 
 N = 2 * tiny.HALF
@@ -101,8 +101,8 @@ def test_explorer_builders_refuse_what_is_not_a_run():
             build({"losses": []})
 
 
-def test_chapter_9_saves_its_three_trained_explorers():
-    saved = saved_explorers("09_multi_head_attention.ipynb")
+def test_chapter_10_saves_its_three_trained_explorers():
+    saved = saved_explorers("10_induction_heads.ipynb")
     assert {"heads_playback", "heads", "ablation"} <= set(saved)
     spec = saved["heads_playback"]["spec"]
     names = [p["name"] for p in spec["params"]]
@@ -220,3 +220,48 @@ def test_by_length_claims_fail_on_a_head_that_looks_a_fixed_distance_back():
     assert all(c.holds for c in good)
     bad = {c.name for c in multihead_claims(*args, by_length={5: fixed, 10: ok}) if not c.holds}
     assert bad == {"induction_k5", "not_nine_back_k5"}
+
+
+# ----------------------------------------------------------------------------- heads figure
+def _tick_gaps(fig):
+    """Per labelled axis: (number of tick labels, smallest gap in px between neighbours along
+    the axis, smallest font size in pt)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for ax in fig.axes:
+        for axis, lo, hi in ((ax.xaxis, "x0", "x1"), (ax.yaxis, "y0", "y1")):
+            labels = [t for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
+            if len(labels) < 2:
+                continue
+            spans = sorted(
+                (getattr(b, lo), getattr(b, hi))
+                for b in (t.get_window_extent(renderer) for t in labels)
+            )
+            gap = min(b[0] - a[1] for a, b in zip(spans, spans[1:]))
+            out.append((len(labels), gap, min(t.get_fontsize() for t in labels)))
+    return out
+
+
+def test_the_heads_figure_names_every_token_legibly_on_a_desktop_and_a_phone():
+    # issue 39 item 6: the 4.4-in figure overprinted its 20 token labels (gap < 0)
+    from attnlib.plotting._theme import DARK, LIGHT
+
+    run = tiny.train(seed=0, steps=2, every=1)
+    fig = explore.heads_figure(run)
+    n = run.watch.shape[1]
+    for name, f in (
+        ("wide", fig),
+        ("phone", fig._attnlib_redraw(LIGHT, True, False)),
+        ("phone, dark", fig._attnlib_redraw(DARK, True, False)),
+    ):
+        axes = [a for a in _tick_gaps(f) if a[0] == n]
+        assert len(axes) >= 4, f"{name}: token labels on {len(axes)} axes, want every panel's"
+        for _count, gap, size in axes:
+            assert gap >= 1.0, f"{name}: neighbouring token labels {gap:.1f} px apart (overlap)"
+            assert size >= 9, f"{name}: token labels at {size} pt"
+
+
+def test_the_heads_figure_refuses_what_is_not_a_run():
+    with pytest.raises(TypeError, match="heads_figure: run must be a TrainRun"):
+        explore.heads_figure("run")

@@ -1,4 +1,4 @@
-"""Chapter 9's three explorers in the built book: the heads over training (playback), any
+"""Chapter 10's three explorers in the built book: the heads over training (playback), any
 head on three held-out sequences, and the ablation toggles. Each state the keyboard reaches
 is checked against the frames the committed notebook saved (a training run's numbers, see
 tests/browser/_frames.py's TRAINED); the page-level suites (fit, phone, dark, print, no JS, page
@@ -16,8 +16,8 @@ from ..conftest import CHAPTERS, install_clock, opened_explorer, pause_clock, wa
 
 pytestmark = pytest.mark.browser
 
-PAGE = next(p for p in CHAPTERS if "09_multi_head_attention" in p)
-NOTEBOOK = "09_multi_head_attention.ipynb"
+PAGE = next(p for p in CHAPTERS if "10_induction_heads" in p)
+NOTEBOOK = "10_induction_heads.ipynb"
 
 INDEX_JS = """
 (name) => [...document.querySelectorAll('.attn-explorer')].findIndex((e) => e.dataset.explorer === name)

@@ -1,4 +1,4 @@
-"""Chapter 9's model: a tiny attention-only Transformer, its data, training and head scores.
+"""Chapter 10's model: a tiny attention-only Transformer, its data, training and head scores.
 
 The model follows Elhage et al. (2021, "A mathematical framework for Transformer
 circuits") and Olsson et al. (2022, "In-context learning and induction heads"): token
@@ -12,14 +12,14 @@ cannot be predicted, the repeat can only by copying from the earlier occurrence.
   repeats, and every head's weights on watched sequences (repeats of 10, 7 and 5) at
   checkpoints.
 - :func:`head_scores`: every head's previous-token and induction scores
-  (:mod:`scoringbook.ch09_scores`; the induction score looks ``k - 1`` places back for a
+  (:mod:`scoringbook.ch10_scores`; the induction score looks ``k - 1`` places back for a
   repeat of ``k``).
 - :func:`ablation_table`, :func:`scores_by_length`, :func:`loss_by_position`: the chapter's
   evidence (accuracy with heads zeroed, scores per repeat length, the loss late against
   early in a sequence).
 
-The explorers are in :mod:`scoringbook.ch09_multihead`, the exercises' checkers in
-:mod:`scoringbook.ch09_exercises`.
+The explorers are in :mod:`scoringbook.ch10_multihead`, the exercises' checkers in
+:mod:`scoringbook.ch10_exercises`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from torch import Tensor, nn
 from attnlib import domains as D
 from attnlib.domains import as_int, as_real, as_seed, describe, isolated_global_rng
 from attnlib.transformer import MultiHeadAttention, PositionalEncoding, causal_valid_lens
-from scoringbook.ch09_scores import check_k, induction_score, offset_score, previous_token_score
+from scoringbook.ch10_scores import check_k, induction_score, offset_score, previous_token_score
 
 __all__ = [
     "VOCAB",

@@ -1,7 +1,7 @@
-"""Chapter 9's head scores: how much of a head's weight lands where a named head would look.
+"""Chapter 10's head scores: how much of a head's weight lands where a named head would look.
 
 Pure functions of a weight tensor ``(batch, H, n, n)`` (queries are rows) and, for sequences
-whose random part of ``k`` tokens is repeated once (``scoringbook.ch09_model``), the repeat
+whose random part of ``k`` tokens is repeated once (``scoringbook.ch10_model``), the repeat
 length of each sequence:
 
 - :func:`previous_token_score`: weight on the previous token (the diagonal just below the

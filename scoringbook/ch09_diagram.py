@@ -1,0 +1,318 @@
+"""Chapter 9's picture of multi-head attention: the split into heads and the concatenation,
+drawn from a real :class:`attnlib.MultiHeadAttention` and its input.
+
+Every block is drawn to scale, one small square per number: the input :math:`\\mathbf X`
+``(n, d)``; the queries, keys and values ``(n, d)`` each, their columns coloured by the head
+they go to (``d / H`` columns per head); each head's own ``(n, n)`` weights (the module's
+``attention_weights`` for the first sequence, in the book's weight colours) and its output
+``(n, d / H)``; the outputs side by side again, ``(n, d)``; and :math:`\\mathbf W_O`'s output.
+Under each block, its shape as the code has it.
+
+An attnlib figure (see :mod:`attnlib.plotting.variants`): drawn for a light page, and again
+for a dark one and for a phone's column (4.2 in wide, the stages in three rows). Text is at
+9 pt or more.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from attnlib.domains import Instance, declare
+from attnlib.tensor_domains import FloatTensor, Lengths
+from attnlib.transformer import MultiHeadAttention
+
+__all__ = ["draw_heads"]
+
+FN = "draw_heads"
+PT = 9.5
+U_WIDE = 0.05  # inches per number in the wide layout
+U_NARROW = 0.045  # ... in the narrow one
+
+
+def _colours(theme, H: int) -> dict:
+    from attnlib.plotting.kit import OKABE_ITO, series_colour
+
+    return {
+        "text": theme.foreground,
+        "muted": theme.muted,
+        "plain": theme.points,
+        "background": theme.background,
+        "heads": [series_colour(OKABE_ITO[h % len(OKABE_ITO)], theme) for h in range(H)],
+        "alpha": 0.55 if theme.name == "light" else 0.75,
+    }
+
+
+def _checked(mha, x, valid_lens):  # the types and shapes are declared (draw_heads)
+    if min(x.shape) < 1:
+        raise ValueError(
+            f"{FN}: x must hold at least one sequence of one token; got {tuple(x.shape)}"
+        )
+    w_q = mha.W_q.weight
+    if not isinstance(w_q, nn.parameter.UninitializedParameter) and x.shape[-1] != w_q.shape[1]:
+        raise ValueError(
+            f"{FN}: x must have mha's input width {w_q.shape[1]} on its last axis; got shape "
+            f"{tuple(x.shape)}"
+        )
+    d, H = mha.num_hiddens, mha.num_heads
+    if H > 6 or x.shape[1] > 40 or d > 64:
+        raise ValueError(
+            f"{FN}: the picture draws one square per number: at most 6 heads, 40 tokens and "
+            f"64 features; got {H} heads, {x.shape[1]} tokens, {d} features"
+        )
+    with torch.no_grad():
+        mha(x, x, x, valid_lens)
+    w = mha.attention_weights[0].detach().double().numpy()  # (H, n, n), first sequence
+    return {"batch": x.shape[0], "n": x.shape[1], "d": d, "H": H, "weights": w}
+
+
+@declare(
+    mha=Instance(MultiHeadAttention, what="an attnlib.MultiHeadAttention"),
+    x=FloatTensor("batch n d_in"),
+    valid_lens=Lengths(rows="n", cols="n"),
+)
+def draw_heads(mha, x: torch.Tensor, valid_lens: torch.Tensor | None = None):
+    r"""Draw multi-head self-attention on ``x``: the split into heads and the concatenation.
+
+    Runs ``mha(x, x, x, valid_lens)`` and draws, to scale, what it computed for the first
+    sequence: :math:`\mathbf X` ``(n, d)`` -> queries, keys and values ``(n, d)`` each,
+    columns coloured by head -> per head its weights ``(n, n)`` and output ``(n, d/H)`` ->
+    the outputs concatenated ``(n, d)`` -> :math:`\mathbf W_O`'s output ``(n, d)``; under
+    each block its shape with the batch, as the code holds it (the split one as
+    ``(batch * H, n, d/H)``).
+
+    Args:
+        mha: an :class:`attnlib.MultiHeadAttention` (at most 6 heads and 64 features).
+        x: ``(batch, n, d_in)``, at most 40 tokens.
+        valid_lens: optional, as ``mha`` takes it (e.g. ``causal_valid_lens(batch, n)``).
+
+    Returns:
+        The pyplot-managed :class:`matplotlib.figure.Figure` (an attnlib figure: the book
+        shows its dark and narrow variants too).
+    """
+    from attnlib.plotting.kit import drawn_figure
+
+    s = _checked(mha, x, valid_lens)
+
+    def draw(theme, narrow, managed):
+        return _draw(s, theme, narrow, managed)
+
+    return drawn_figure(draw)
+
+
+# ----------------------------------------------------------------------------- drawing
+class _Pen:
+    def __init__(self, ax, col, theme, u):
+        self.ax, self.col, self.theme, self.u = ax, col, theme, u
+        self.z = 1.0  # each block drawn over the ones before it, grid lines included
+
+    def text(self, x, y, s, colour=None, **kw):
+        kw.setdefault("ha", "center")
+        kw.setdefault("va", "top")
+        return self.ax.text(x, y, s, fontsize=PT, color=colour or self.col["text"], **kw)
+
+    def block(self, x0, y0, cols, rows, groups=None):
+        """A ``rows x cols`` grid of numbers with its bottom-left at (x0, y0) (in); ``groups``:
+        (first column, columns, head) runs coloured by head, the rest plain."""
+        from matplotlib.patches import Rectangle
+
+        u, c = self.u, self.col
+        self.z += 1
+        z = self.z
+        self.ax.add_patch(
+            Rectangle((x0, y0), cols * u, rows * u, fc=c["background"], lw=0, zorder=z)
+        )
+        for first, width, head in groups or [(0, cols, None)]:
+            colour = c["plain"] if head is None else c["heads"][head]
+            self.ax.add_patch(
+                Rectangle(
+                    (x0 + first * u, y0),
+                    width * u,
+                    rows * u,
+                    fc=colour,
+                    alpha=c["alpha"],
+                    lw=0,
+                    zorder=z,
+                )
+            )
+        for i in range(cols + 1):  # the grid: one square per number
+            lw = 1.2 if i in (0, cols) else 0.3
+            self.ax.plot([x0 + i * u] * 2, [y0, y0 + rows * u], color=c["text"], lw=lw, zorder=z)
+        for j in range(rows + 1):
+            lw = 1.2 if j in (0, rows) else 0.3
+            self.ax.plot([x0, x0 + cols * u], [y0 + j * u] * 2, color=c["text"], lw=lw, zorder=z)
+        return x0 + cols * u / 2  # its centre
+
+    def heat(self, x0, y0, w):
+        from matplotlib.patches import Rectangle
+
+        n = w.shape[0]
+        self.ax.imshow(
+            w,
+            cmap=self.theme.weights_cmap(),
+            norm=self.theme.weights_norm(0.0, max(float(w.max()), 1e-9)),
+            extent=(x0, x0 + n * self.u, y0, y0 + n * self.u),
+            interpolation="nearest",
+            zorder=2,
+        )
+        self.ax.add_patch(
+            Rectangle(
+                (x0, y0), n * self.u, n * self.u, fc="none", ec=self.col["text"], lw=1.2, zorder=3
+            )
+        )
+
+    def arrow(self, a, b, label=None, side="above"):
+        from matplotlib.patches import FancyArrowPatch
+
+        self.ax.add_patch(
+            FancyArrowPatch(
+                a, b, arrowstyle="-|>", mutation_scale=11, color=self.col["muted"], lw=1.2
+            )
+        )
+        if label:
+            mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+            if side == "above":
+                self.text(mx, my + 0.06, label, colour=self.col["muted"], va="bottom")
+            else:  # right of a downward arrow
+                self.text(mx + 0.1, my, label, colour=self.col["muted"], ha="left", va="center")
+
+
+def _canvas(size, theme, managed, u, H):
+    from attnlib.plotting.kit import new_figure
+
+    fig = new_figure(size, managed)
+    fig.set_layout_engine("none")
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, size[0])
+    ax.set_ylim(0, size[1])
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig, _Pen(ax, _colours(theme, H), theme, u)
+
+
+def _shape(*dims) -> str:
+    return "(" + ", ".join(str(v) for v in dims) + ")"
+
+
+def _qkv(pen, x0, y0, n, d, H):
+    """Q, K, V as a deck of three blocks, columns coloured by head; returns (left, right)."""
+    dh, step = d // H, 0.09
+    groups = [(h * dh, dh, h) for h in range(H)]
+    for k in (2, 1, 0):  # V at the back, Q in front
+        pen.block(x0 + k * step, y0 + k * step, d, n, groups)
+    return x0, x0 + d * pen.u + 2 * step
+
+
+def _heads(pen, x0, ytop, s, gap_h):
+    """Each head: weights (n, n), then its output (n, d/H); stacked downwards from ytop.
+    Returns (right edge, [(left, middle y) per head], bottom)."""
+    n, d, H, u = s["n"], s["d"], s["H"], pen.u
+    dh, mids, y = d // H, [], ytop
+    right = x0
+    for h in range(H):
+        yb = y - n * u
+        pen.heat(x0, yb, s["weights"][h])
+        pen.text(x0 + n * u / 2, yb - 0.05, f"head {h + 1}: {_shape(n, n)}")
+        xo = x0 + n * u + 0.45
+        pen.arrow((x0 + n * u + 0.05, yb + n * u / 2), (xo - 0.05, yb + n * u / 2))
+        pen.block(xo, yb, dh, n, [(0, dh, h)])
+        pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
+        right = xo + dh * u
+        mids.append((x0, yb + n * u / 2))
+        y = yb - gap_h
+    return right, mids, y + gap_h
+
+
+def _draw(s, theme, narrow, managed):
+    n, d, H, b = s["n"], s["d"], s["H"], s["batch"]
+    dh = d // H
+    if not narrow:
+        u = U_WIDE
+        head_h = n * u + 0.42
+        height = max(H * head_h + 0.3, n * u + 1.3) + 0.2
+        width = 0.25 + 4 * d * u + 0.18 + 1.0 + 1.05 + n * u + 0.45 + dh * u + 0.8 + 0.6 + 0.7
+        fig, pen = _canvas((width, height), theme, managed, u, H)
+        yc = height / 2
+        y0 = yc - n * u / 2
+        x = 0.25
+        cx = pen.block(x, y0, d, n)
+        pen.text(cx, y0 - 0.05, f"X {_shape(b, n, d)}")
+        x1 = x + d * u
+        qx0 = x1 + 1.0
+        pen.arrow((x1 + 0.05, yc), (qx0 - 0.05, yc), "$W_Q, W_K, W_V$")
+        left, right = _qkv(pen, qx0, y0, n, d, H)
+        pen.text((left + right) / 2, y0 - 0.05, f"Q, K, V {_shape(b, n, d)}")
+        hx0 = right + 1.05
+        ytop = yc + H * head_h / 2 - 0.1
+        hright, mids, _ = _heads(pen, hx0, ytop, s, head_h - n * u)
+        for h, (hx, hy) in enumerate(mids):
+            lab = f"split {_shape(b * H, n, dh)}" if h == 0 else None
+            pen.arrow((right + 0.05, yc), (hx - 0.05, hy), lab)
+        cx0 = hright + 0.8
+        for _hx, hy in mids:
+            pen.arrow((hright + 0.05, hy), (cx0 - 0.05, yc))
+        groups = [(h * dh, dh, h) for h in range(H)]
+        cc = pen.block(cx0, y0, d, n, groups)
+        pen.text(cc, y0 + n * u + 0.05, "concat", colour=pen.col["muted"], va="bottom")
+        pen.text(cc, y0 - 0.05, _shape(b, n, d))
+        ox0 = cx0 + d * u + 0.6
+        pen.arrow((cx0 + d * u + 0.05, yc), (ox0 - 0.05, yc), "$W_O$")
+        oc = pen.block(ox0, y0, d, n)
+        pen.text(oc, y0 - 0.05, f"output {_shape(b, n, d)}")
+    else:
+        u = U_NARROW
+        row = n * u + 0.45
+        heads_w = H * (n * u + 0.45 + dh * u) + (H - 1) * 0.35
+        per_row = H if heads_w <= 3.9 else 1
+        head_rows = -(-H // per_row)
+        height = 2 * row + head_rows * row + 2 * 0.45 + 0.15
+        fig, pen = _canvas((4.2, height), theme, managed, u, H)
+        top = height - 0.1
+        # row 1: X -> Q, K, V
+        y0 = top - 0.1 - n * u
+        pen.block(0.2, y0, d, n)
+        pen.text(0.2 + d * u / 2, y0 - 0.05, f"X {_shape(b, n, d)}")
+        qx0 = 0.2 + d * u + 1.0
+        pen.arrow(
+            (0.2 + d * u + 0.05, y0 + n * u / 2), (qx0 - 0.05, y0 + n * u / 2), "$W_Q, W_K, W_V$"
+        )
+        left, right = _qkv(pen, qx0, y0, n, d, H)
+        pen.text((left + right) / 2, y0 - 0.05, f"Q, K, V {_shape(b, n, d)}")
+        # row 2: the heads
+        ya = y0 - 0.45
+        yh = ya - 0.45
+        pen.arrow(
+            ((left + right) / 2, ya),
+            ((left + right) / 2, yh + 0.02),
+            f"split {_shape(b * H, n, dh)}",
+            side="right",
+        )
+        lowest = yh
+        for r in range(head_rows):
+            hs = list(range(r * per_row, min(H, (r + 1) * per_row)))
+            x = 0.35
+            for h in hs:
+                yb = yh - r * row - n * u
+                pen.heat(x, yb, s["weights"][h])
+                pen.text(x + n * u / 2, yb - 0.05, f"head {h + 1}")
+                xo = x + n * u + 0.4
+                pen.arrow((x + n * u + 0.04, yb + n * u / 2), (xo - 0.04, yb + n * u / 2))
+                pen.block(xo, yb, dh, n, [(0, dh, h)])
+                pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
+                x = xo + dh * u + 0.35
+                lowest = yb
+        # row 3: concatenated -> W_O -> output
+        ya = lowest - 0.4
+        yb3 = ya - 0.45 - n * u
+        pen.arrow((1.0, ya), (1.0, yb3 + n * u + 0.02), "concat", side="right")
+        groups = [(h * dh, dh, h) for h in range(H)]
+        pen.block(0.2, yb3, d, n, groups)
+        pen.text(0.2 + d * u / 2, yb3 - 0.05, _shape(b, n, d))
+        ox0 = 0.2 + d * u + 0.8
+        pen.arrow((0.2 + d * u + 0.05, yb3 + n * u / 2), (ox0 - 0.05, yb3 + n * u / 2), "$W_O$")
+        pen.block(ox0, yb3, d, n)
+        pen.text(ox0 + d * u / 2, yb3 - 0.05, f"output {_shape(b, n, d)}")
+    from attnlib.plotting.kit import finish_figure
+
+    finish_figure(fig, theme)
+    return fig

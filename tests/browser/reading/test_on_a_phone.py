@@ -1,0 +1,252 @@
+"""Every page read on a phone (390 x 844, touch, mobile viewport), light and dark: one page
+load per page and colour mode serves every check below (issue 36: a load per check cost a
+load per check), each check still reported on its own.
+
+- **Nothing is wider than a phone** (360 and 390 px): nothing of the header or the page (text,
+  previous/next, footer) reaches past either edge of the screen, nothing scrolls sideways. The
+  drawers, hidden off screen until opened, are the theme tests' business. At 360 px the page
+  gets its own load (another viewport).
+- **Figures** (the chapters; light and dark): legible, in the page's mode, the narrow variant
+  where one exists, and only the picture shown fetched (test_figures.py's check, which holds
+  the wider screens to the same).
+- **A display equation too wide for a phone shows it scrolls** (the chapters; light and dark;
+  issue 26): every display equation carries the scroll cue (a shadow at an edge that has more,
+  shown only while it overflows).
+- **Nothing in the reading path hides content sideways** (issue 39, item 1): every block of the
+  article (display equations, tables, code outputs, explorers) shows all it holds across: no
+  element whose content is wider than its box (``scrollWidth > clientWidth``) while its box
+  scrolls or clips (``overflow-x`` other than ``visible``). Code (a cell's source, a listing
+  in the text) is the one exception: it may scroll, and then carries the scroll cue (a shadow
+  at an edge with more to show), which is checked too. Form fields (their own typed text) and
+  text for screen readers only (a 1 px box) are not blocks a reader sees. A block is measured
+  once every explorer has drawn, so an explorer's own rows count.
+
+One load goes through fixed stages, in this order, each reading what its checks need as it
+passes (``PhoneReading``): *loaded* (fonts ready, nothing scrolled: the header and page
+overflow, the equations' scroll cues), *figures* (each figure scrolled into view: the figures and the PNGs fetched), *woken*
+(every explorer drawn: the blocks that hide content sideways). The sequence is the same
+whichever test asks first, and what each stage reads is kept, so no check depends on which ran
+before it (a test asking for a stage the page has passed gets what was read there). Page errors are recorded from the
+load on; each check fails on any raised before its stage ended.
+Screenshots of the phone views go to _build/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .._reader import _shot
+from ..conftest import CHAPTERS, PAGES, fresh_page, wake_explorers
+from .test_figures import check_figures, read_figures
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+SCHEMES = ["light", "dark"]
+
+TOUCH = {"has_touch": True, "is_mobile": True}
+
+# Elements of the header and the page that stick out of the viewport without being inside a
+# scrolling or clipping box (a drawer closed is visibility: hidden, so not counted).
+OVERFLOW_JS = """
+(w) => {
+  const out = [];
+  for (const e of document.querySelectorAll('#book-header *, #book-page *')) {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || (r.right <= w + 1 && r.left >= -1)) continue;  // out past either edge
+    if (!e.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
+    let p = e.parentElement, clipped = false;
+    while (p) {
+      const ox = getComputedStyle(p).overflowX;
+      if (ox === 'auto' || ox === 'scroll' || ox === 'hidden' || ox === 'clip') { clipped = true; break; }
+      p = p.parentElement;
+    }
+    if (!clipped) out.push(`${e.tagName.toLowerCase()}.${String(e.className.baseVal ?? e.className).split(' ')[0]} spans ${Math.round(r.left)}..${Math.round(r.right)} px`);
+  }
+  return {scrollWidth: document.documentElement.scrollWidth, offenders: out.slice(0, 5)};
+}
+"""
+
+
+# Code: a cell's source or a listing in the text (not an output, which myst-nb also highlights)
+# may scroll, with a cue, per the issue.
+CODE_SOURCE = '.cell_input pre, div[class*="highlight-"]:not(.output) pre'
+
+SIDEWAYS_JS = """
+(codeSource) => {
+  const out = [], cues = [];
+  const article = document.querySelector('.book-article');
+  for (const e of article.querySelectorAll('*')) {
+    if (e.closest('svg') && e.tagName.toLowerCase() !== 'svg') continue;
+    if (!e.checkVisibility({visibilityProperty: true})) continue;
+    // form fields scroll their own text as it is typed; text for screen readers only is 1 px
+    if (e.matches('input, select, textarea') || e.clientWidth <= 1) continue;
+    const ox = getComputedStyle(e).overflowX;
+    if (ox === 'visible') continue;
+    const over = e.scrollWidth - e.clientWidth;
+    if (over <= 1) continue;
+    const tag = e.tagName.toLowerCase();
+    const cls = String(e.className.baseVal ?? e.className).split(' ').filter(Boolean).slice(0, 2).join('.');
+    const where = e.closest('section[id]');
+    const what = `${tag}${cls ? '.' + cls : ''} in #${where ? where.id : '?'}: ` +
+      `${e.clientWidth} px box, ${e.scrollWidth} px content (${Array.from((e.textContent || '').trim()).slice(0, 40).join('')})`;
+    if (e.matches(codeSource)) {
+      // a code cell's source may scroll, with a visible cue: a shadow painted at its edge
+      const bg = getComputedStyle(e).backgroundImage + getComputedStyle(e.parentElement).backgroundImage;
+      if (!/gradient/.test(bg)) cues.push(what);
+      continue;
+    }
+    out.push(what);
+  }
+  return {hidden: out, uncued: cues};
+}
+"""
+
+
+def sideways_blocks(page) -> dict:
+    """{"hidden": [...], "uncued": [...]}: the article's blocks that hide content sideways,
+    and the code sources that scroll without a cue, on ``page`` as it is laid out now."""
+    return page.evaluate(SIDEWAYS_JS, CODE_SOURCE)
+
+
+CUE_JS = """() => [...document.querySelectorAll('.book-article div.math')]
+  .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
+
+STAGES = ("loaded", "figures", "woken")
+
+
+class PhoneReading:
+    """One page at 390 x 844 in one colour mode, loaded once, taken through STAGES in order.
+    ``at(stage)`` returns what was read at that stage: recorded as the page passed it, or read
+    now, going on from where the page is."""
+
+    def __init__(self, browser, base_url: str, name: str, scheme: str):
+        self.browser, self.url, self.name, self.scheme = (
+            browser,
+            f"{base_url}/{name}",
+            name,
+            scheme,
+        )
+        self.ctx = None
+        self.done = -1
+        self.read: dict = {}
+
+    def _load(self) -> None:
+        self.close()
+        self.ctx = self.browser.new_context(
+            service_workers="block", color_scheme=self.scheme, **PHONE
+        )
+        page = self.page = self.ctx.new_page()
+        self.errors: list = []
+        self.pngs: list = []
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", lambda r: "/_images/" in r.url and self.pngs.append(r.url))
+        page.goto(self.url, wait_until="load")
+        page.evaluate("document.fonts.ready")
+        self.done, self.read = -1, {}
+
+    def _next(self) -> None:
+        stage = STAGES[self.done + 1]
+        page, name, scheme = self.page, self.name, self.scheme
+        if stage == "loaded":
+            self.read["overflow"] = page.evaluate(OVERFLOW_JS, 390)
+            self.read["equations"] = page.evaluate(CUE_JS)
+            if scheme == "light":
+                _shot(page, name, "phone")
+        elif stage == "figures":
+            self.read["figures"] = read_figures(page, self.pngs, name, 390, scheme)
+        elif stage == "woken":
+            wake_explorers(page)
+            self.read["sideways"] = sideways_blocks(page)
+            if scheme == "dark":
+                _shot(page, name, "phone-dark")
+        self.read[f"errors:{stage}"] = list(self.errors)
+        self.done += 1
+
+    def at(self, stage: str) -> dict:
+        k = STAGES.index(stage)
+        if self.done < k and self.ctx is None:
+            self._load()
+        while self.done < k:
+            self._next()
+        errors = self.read[f"errors:{stage}"]
+        assert not errors, f"{self.url} ({self.scheme}): page errors {errors}"
+        return self.read
+
+    def close(self) -> None:
+        if self.ctx is not None:
+            self.ctx.close()
+            self.ctx = None
+
+
+@pytest.fixture(scope="module")
+def phone(browser, base_url):
+    """phone(name, scheme) -> the page's PhoneReading; one open page at a time (the tests run
+    page by page and mode by mode: both are parametrized at module scope)."""
+    cache: dict = {}
+
+    def get(name: str, scheme: str) -> PhoneReading:
+        key = (name, scheme)
+        if key not in cache:
+            for old in [k for k in cache if k != key]:
+                cache.pop(old).close()
+            cache[key] = PhoneReading(browser, base_url, name, scheme)
+        return cache[key]
+
+    yield get
+    for r in cache.values():
+        r.close()
+
+
+@pytest.mark.parametrize("width", [360, 390])
+@pytest.mark.parametrize("scheme", ["light"], scope="module")
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_nothing_is_wider_than_a_phone(browser, base_url, phone, name, scheme, width):
+    if width == 390:
+        got = phone(name, scheme).at("loaded")["overflow"]
+    else:
+        with fresh_page(
+            browser, f"{base_url}/{name}", viewport={"width": width, "height": 844}, **TOUCH
+        ) as page:
+            got = page.evaluate(OVERFLOW_JS, width)
+    assert got["scrollWidth"] <= width, f"{name} at {width} px scrolls sideways: {got}"
+    assert not got["offenders"], f"{name} at {width} px: {got['offenders']}"
+
+
+@pytest.mark.parametrize("scheme", SCHEMES, scope="module")
+@pytest.mark.parametrize("name", CHAPTERS, scope="module")
+def test_figures_are_legible_in_the_mode_and_fetched_once(phone, margin, name, scheme):
+    got, fetched = phone(name, scheme).at("figures")["figures"]
+    check_figures(got, fetched, margin, name, 390, scheme)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES, scope="module")
+@pytest.mark.parametrize("name", CHAPTERS, scope="module")
+def test_a_display_equation_too_wide_for_a_phone_shows_it_scrolls(phone, name, scheme):
+    for eq in phone(name, scheme).at("loaded")["equations"]:
+        assert eq["bg"].count("radial-gradient") == 2, (
+            f"{name} ({scheme}): equation {eq['tex']!r} overflows with no scroll cue ({eq['bg']})"
+        )
+
+
+def test_the_chapters_have_display_equations_for_the_cue_check(site):
+    """The scroll-cue check above sees display equations (else it checks nothing): the built
+    chapters hold some, in the markup CUE_JS selects (div.math inside the article)."""
+    found = {
+        name: len(re.findall(r'<div\b[^>]*class="[^"]*\bmath\b', (site / name).read_text("utf8")))
+        for name in CHAPTERS
+    }
+    assert sum(found.values()) >= 1, f"no display equation in any chapter: {found}"
+
+
+@pytest.mark.parametrize("scheme", SCHEMES, scope="module")
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_nothing_in_the_reading_path_hides_content_sideways(phone, name, scheme):
+    got = phone(name, scheme).at("woken")["sideways"]
+    assert not got["hidden"], (
+        f"{name} at 390 px ({scheme}): {len(got['hidden'])} blocks hide content "
+        f"sideways: {got['hidden']}"
+    )
+    assert not got["uncued"], f"{name}: code that scrolls without a cue: {got['uncued']}"

@@ -1,0 +1,154 @@
+"""The Python build helpers' smaller functions, against oracles written here:
+
+- web/optimize_images.py ``shrink``: over generated images (few or many colours, with and
+  without transparency), a palette version is returned only when it is smaller and faithful
+  (mean error <= 1, 99.5th percentile <= 12 per channel, measured here with numpy on the
+  decoded files); ``webp``: what it returns decodes to exactly the image's pixels;
+- web/book_ext.py ``narrow_media``: the media query's width is the smallest whole px width
+  from 600 on at which the wide figure, shrunk to the column (width - 32 px), shows its
+  smallest text at MIN_LABEL_PX or more, at most 992; ``visit_hide_cell_input`` writes the
+  prompts escaped (a prompt holding "<", "&" or quotes stays text);
+- web/build_book.py: a bad ``--jobs`` is refused naming the option and the value.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import math
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _depth import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"web_{name}", ROOT / "web" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+optimize = _load("optimize_images")
+book_ext = _load("book_ext")
+build_book = _load("build_book")
+
+PROPS = settings(
+    derandomize=True,
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+@st.composite
+def images(draw):
+    h, w = draw(st.integers(1, 24)), draw(st.integers(1, 24))
+    n_colours = draw(st.sampled_from([1, 2, 5, 40, 400]))
+    alpha = draw(st.booleans())
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    palette = rng.integers(0, 256, size=(n_colours, 4), dtype=np.uint8)
+    if not alpha:
+        palette[:, 3] = 255
+    pixels = palette[rng.integers(0, n_colours, size=(h, w))]
+    mode = "RGBA" if alpha else "RGB"
+    im = Image.fromarray(pixels if alpha else pixels[..., :3], mode)
+    out = io.BytesIO()
+    im.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _pixels(data: bytes, mode: str) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(data)).convert(mode), dtype=np.int16)
+
+
+@PROPS
+@given(images())
+def test_palette_only_when_smaller_and_faithful(data):
+    res = optimize.shrink(data)
+    if res is None:
+        return
+    new, mean, p995 = res
+    assert len(new) < len(data), "a palette PNG that is not smaller"
+    assert Image.open(io.BytesIO(new)).mode == "P"
+    mode = "RGBA" if Image.open(io.BytesIO(data)).mode == "RGBA" else "RGB"
+    err = np.abs(_pixels(new, mode) - _pixels(data, mode))
+    assert err.mean() <= optimize.MEAN_TOL and np.percentile(err, 99.5) <= optimize.P995_TOL
+    assert math.isclose(err.mean(), mean, abs_tol=1e-9), (err.mean(), mean)
+
+
+@PROPS
+@given(images())
+def test_webp_is_lossless(data):
+    new = optimize.webp(data)
+    if new is None:
+        return
+    assert len(new) < len(data)
+    mode = "RGBA" if Image.open(io.BytesIO(data)).mode == "RGBA" else "RGB"
+    assert np.array_equal(_pixels(new, mode), _pixels(data, mode))
+
+
+@PROPS
+@given(st.floats(1e-4, 1.0, allow_nan=False))
+def test_narrow_media_width(scale):
+    got = book_ext.narrow_media(scale)
+    m = re.fullmatch(r"\(max-width: (\d+)\.98px\)", got)
+    assert m, got
+    width = int(m.group(1)) + 1
+    want = 992
+    for w in range(600, 993):
+        if scale * (w - book_ext.PAGE_PADDING) >= book_ext.MIN_LABEL_PX - 1e-9:
+            want = w
+            break
+    assert width == want, f"scale {scale}: {got}, want max-width {want - 0.02:.2f}px"
+
+
+class Text(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.text = []
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, data):
+        if data.strip():
+            self.text.append(data)
+
+
+PROMPT = st.lists(
+    st.sampled_from(["Show", "<b>", "&amp;", "&", '"', "'", " ", "code"]), max_size=5
+)
+
+
+@PROPS
+@given(PROMPT.map("".join), PROMPT.map("".join), st.lists(st.sampled_from(["a", "b-c"])))
+def test_hidden_code_prompts_stay_text(show, hide, classes):
+    out = type("Writer", (), {"body": []})()
+    book_ext.visit_hide_cell_input(
+        out, {"classes": classes, "prompt_show": show, "prompt_hide": hide}
+    )
+    p = Text()
+    p.feed("".join(out.body))
+    p.close()
+    assert p.tags == ["details", "summary", "p", "p"], p.tags
+    assert p.text == [t for t in (show, hide) if t.strip()], (show, hide, p.text)
+
+
+@pytest.mark.parametrize("argv", [["--jobs"], ["--jobs", "x"], ["--jobs", "0"], ["--jobs", "-2"]])
+def test_build_book_refuses_a_bad_jobs(argv):
+    with pytest.raises(SystemExit) as e:
+        build_book.main([*argv, "."])
+    assert "--jobs" in str(e.value) and "build_book" in str(e.value), e.value
