@@ -135,15 +135,18 @@ def as_str(
     return str(value)
 
 
-def as_str_list(value: object, name: str, fn: str, *, nonempty: bool = False) -> tuple[str, ...]:
-    """A sequence of strings as a tuple; a bare ``str`` is refused (see the module docs)."""
+def as_str_list(
+    value: object, name: str, fn: str, *, nonempty: bool = False, what: str = "a list of strings"
+) -> tuple[str, ...]:
+    """A sequence of strings as a tuple; a bare ``str`` is refused (see the module docs).
+    ``what`` names the list in the messages."""
     if isinstance(value, (str, bytes)):
         raise TypeError(
-            f"{fn}: {name} must be a list of strings; got a {type(value).__name__} "
+            f"{fn}: {name} must be {what}; got a {type(value).__name__} "
             f"({value!r}); wrap a single one in a list: [{value!r}]"
         )
     if isinstance(value, Mapping) or not isinstance(value, (Sequence, np.ndarray)):
-        raise TypeError(f"{fn}: {name} must be a list of strings; got {describe(value)}")
+        raise TypeError(f"{fn}: {name} must be {what}; got {describe(value)}")
     items = tuple(value)
     for i, item in enumerate(items):
         if not isinstance(item, str):

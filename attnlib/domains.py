@@ -101,6 +101,11 @@ FAMILIES = {
 }
 
 
+def _items(n: int) -> str:
+    """``1 item``, ``one item`` reads better as a bound: ``at least one item``, ``3 items``."""
+    return "one item" if n == 1 else f"{n} items"
+
+
 class Domain:
     """What one parameter may be. ``check`` returns the value to use (numbers come back as
     plain Python numbers) or raises naming ``fn`` and ``name``; ``dims`` holds the sizes of
@@ -229,15 +234,19 @@ class Bool(Domain):
 
 
 class Str(Domain):
-    """A string; ``nonempty`` refuses ``""``."""
+    """A string; ``nonempty`` refuses ``""``; ``what`` says what the string names in the
+    messages (``"a slider's name (str)"``)."""
 
     kind = "str"
 
-    def __init__(self, *, nonempty: bool = False, **kw) -> None:
+    def __init__(self, *, nonempty: bool = False, what: str = "", **kw) -> None:
         super().__init__(**kw)
         self.nonempty = nonempty
+        self.what = what or ("a non-empty string (str)" if nonempty else "")
 
     def check(self, value, fn, name, dims):
+        if self.what and not isinstance(value, str):
+            raise TypeError(f"{fn}: {name} must be {self.what}; got {describe(value)}")
         return as_str(value, name, fn, nonempty=self.nonempty)
 
 
@@ -263,16 +272,19 @@ class Choice(Domain):
 
 
 class StrList(Domain):
-    """A sequence of strings, returned as a tuple (a bare ``str`` is refused)."""
+    """A sequence of strings, returned as a tuple (a bare ``str`` is refused); ``what`` says
+    what the list is in the messages (default ``"a list of strings"``)."""
 
     kind = "strlist"
 
-    def __init__(self, *, nonempty: bool = False, **kw) -> None:
+    def __init__(self, *, nonempty: bool = False, what: str = "", **kw) -> None:
         super().__init__(**kw)
         self.nonempty = nonempty
+        self.what = what
 
     def check(self, value, fn, name, dims):
-        return as_str_list(value, name, fn, nonempty=self.nonempty)
+        kw = {"what": self.what} if self.what else {}
+        return as_str_list(value, name, fn, nonempty=self.nonempty, **kw)
 
 
 class Pair(Domain):
@@ -365,46 +377,56 @@ class Seq(Domain):
     kind = "seq"
 
     def __init__(
-        self, item: Domain, *, min_len: int = 0, max_len: int | None = None, **kw
+        self,
+        item: Domain,
+        *,
+        min_len: int = 0,
+        max_len: int | None = None,
+        what: str = "a list",
+        **kw,
     ) -> None:
         super().__init__(**kw)
-        self.item, self.min_len, self.max_len = item, min_len, max_len
+        self.item, self.min_len, self.max_len, self.what = item, min_len, max_len, what
 
     def check(self, value, fn, name, dims):
         if isinstance(value, (str, bytes, Mapping)) or not isinstance(
             value, (Sequence, np.ndarray, Tensor)
         ):
-            raise TypeError(f"{fn}: {name} must be a list; got {describe(value)}")
+            raise TypeError(f"{fn}: {name} must be {self.what}; got {describe(value)}")
         items = list(value)
         if len(items) < self.min_len:
             raise ValueError(
-                f"{fn}: {name} must hold at least {self.min_len} item(s); got {len(items)}"
+                f"{fn}: {name} must hold at least {_items(self.min_len)}; got {len(items)}"
             )
         if self.max_len is not None and len(items) > self.max_len:
             raise ValueError(
-                f"{fn}: {name} must hold at most {self.max_len} item(s); got {len(items)}"
+                f"{fn}: {name} must hold at most {_items(self.max_len)}; got {len(items)}"
             )
         return [self.item(v, fn, f"{name}[{i}]", dims) for i, v in enumerate(items)]
 
 
 class Tup(Domain):
-    """A fixed-length list or tuple whose i-th item is in ``items[i]``; returned as a tuple."""
+    """A fixed-length list or tuple whose i-th item is in ``items[i]``; returned as a tuple.
+    ``what`` says what the tuple is in the messages (``"(lines panel, series)"``)."""
 
     kind = "tuple"
 
-    def __init__(self, *items: Domain, **kw) -> None:
+    def __init__(self, *items: Domain, what: str = "", **kw) -> None:
         super().__init__(**kw)
         self.items = items
+        self.what = what or f"a tuple of {_items(len(items))}"
 
     def check(self, value, fn, name, dims):
         n = len(self.items)
         if isinstance(value, (str, bytes, Mapping)) or not isinstance(
             value, (Sequence, np.ndarray, Tensor)
         ):
-            raise TypeError(f"{fn}: {name} must be a tuple of {n} items; got {describe(value)}")
+            raise TypeError(f"{fn}: {name} must be {self.what}; got {describe(value)}")
         items = list(value)
         if len(items) != n:
-            raise ValueError(f"{fn}: {name} must be a tuple of {n} items; got {len(items)}")
+            raise ValueError(
+                f"{fn}: {name} must be {self.what}; got {_items(len(items))}: {value!r}"
+            )
         return tuple(
             d(v, fn, f"{name}[{i}]", dims) for i, (d, v) in enumerate(zip(self.items, items))
         )
@@ -440,6 +462,7 @@ def declare(
     *,
     differentiable: Sequence[str] = (),
     error: type[Exception] | None = None,
+    named_by: str | None = None,
     **domains: Domain,
 ) -> Callable:
     """Declare the domains of a function's parameters; the returned wrapper checks every
@@ -455,6 +478,9 @@ def declare(
         error: the exception class a refusal is raised as (its message unchanged), for a
             family whose every refusal has one type (the widget toolkit's ExplorerError, a
             ValueError); default: TypeError or ValueError as the domain raises it.
+        named_by: a parameter whose value, when it is a string, follows the name in every
+            message: ``declare(named_by="name")`` on a widget record gives
+            ``Slider 'temperature': label must be ...``, naming which of a page's controls.
         **domains: ``parameter=Domain`` for each parameter (``self`` excluded). Only
             parameters the signature has may be named, unless it takes ``**kwargs``.
 
@@ -476,6 +502,8 @@ def declare(
         unknown = [n for n in domains if n not in sig.parameters]
         if unknown and not takes_kwargs:
             raise TypeError(f"declare: {fn.__qualname__} has no parameter(s) {unknown}")
+        if named_by is not None and named_by not in sig.parameters:
+            raise TypeError(f"declare: {fn.__qualname__} has no parameter {named_by!r} (named_by)")
         for n, d in domains.items():
             if not isinstance(d, Domain):
                 raise TypeError(f"declare: {fn.__qualname__}'s {n} must be a Domain; got {d!r}")
@@ -510,6 +538,11 @@ def declare(
             if n_args:
                 args = list(args)
             where = type(args[0]).__name__ if method and n_args else display
+            if named_by is not None:
+                i = pos_of.get(named_by, 1 << 30)
+                label = args[i] if i < n_args else kwargs.get(named_by)
+                if isinstance(label, str):
+                    where = f"{where} {label!r}"
             try:
                 for name, dom, i in plan:
                     if i < n_args:

@@ -149,7 +149,7 @@ def _compare_one(args):  # a worker process's task: one seed, on one thread
     return compare_models(src, src_lens, tgt, tests, seed=seed, steps=steps, lr=lr)
 
 
-@declare(**DATA, **RUN, seeds=D.Seq(D.Int(ge=0)), workers=D.Int(ge=1))
+@declare(**DATA, **RUN, seeds=D.Seq(D.Int(ge=0), what="a list of ints"), workers=D.Int(ge=1))
 def compare_seeds(
     src: Tensor,
     src_lens: Tensor,

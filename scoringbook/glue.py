@@ -23,7 +23,8 @@ GLUE_PREFIX = "application/papermill.record/"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-@declare(name=Str(), text=Str())  # an identifier, one non-empty line: checked below
+# an identifier, one non-empty line: checked below
+@declare(name=Str(what="an identifier (str)"), text=Str())
 def glue(name: str, text: str) -> str:
     """Record ``text`` under ``name`` for the prose's ``{glue}`name``` role, and return it.
 

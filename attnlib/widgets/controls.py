@@ -37,8 +37,11 @@ def checked_later(what: str) -> D.Anything:
 
 
 def record(_name: str | None = None, **domains: D.Domain):
-    """``declare`` for the toolkit's records: refusals are ExplorerErrors."""
-    return D.declare(_name, error=ExplorerError, **domains)
+    """``declare`` for the toolkit's records: refusals are ExplorerErrors, and a record with
+    a ``name`` is named by it in them (``Slider 'temperature': ...``), which of a page's
+    controls or panels is wrong."""
+    named_by = "name" if "name" in domains else None
+    return D.declare(_name, error=ExplorerError, named_by=named_by, **domains)
 
 
 def _declared(check, value, name: str, where: str, **kwargs):

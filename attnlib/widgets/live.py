@@ -119,14 +119,14 @@ def _names(value: object, attr: str, where: str, what: str, optional: bool = Fal
 
 
 #: two names: (a Lines panel, one of its series), (x slider, y slider), ...
-NAME_PAIR = D.Tup(TEXT, TEXT)
-OPTIONAL_PAIR = D.Tup(TEXT, TEXT, optional=True)
+NAME_PAIR = D.Tup(TEXT, TEXT, what="(lines panel, series), two names")
+OPTIONAL_PAIR = D.Tup(TEXT, TEXT, what="(lines panel, series), two names, or None", optional=True)
 
 
 @record(
     keys=checked_later("(n_keys, 2) finite points"),
     values=checked_later("(n_keys, 2) finite points"),
-    query=NAME_PAIR,
+    query=checked_later("two slider names (x, y), or with moving_key two finite numbers"),
     weights=TEXT,
     output=OPTIONAL_PAIR,
     score=OPTIONAL_TEXT,

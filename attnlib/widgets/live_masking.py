@@ -79,8 +79,8 @@ def word_vector(word: str, d: int) -> list[float]:
 
 
 @record(
-    sentences=D.StrList(nonempty=True),
-    weights=D.StrList(nonempty=True),
+    sentences=D.StrList(nonempty=True, what="a list of names (of Text fields)"),
+    weights=D.StrList(nonempty=True, what="a list of names (of Heatmap panels)"),
     max_tokens=D.Int(ge=1),
     d=D.Int(ge=1),
     masking=OPTIONAL_TEXT,

@@ -82,7 +82,7 @@ class Series:
 
 
 @record(
-    name=TEXT,
+    name=D.Str(nonempty=True),
     x=checked_later("x values (n,)"),
     y=checked_later("y values (n,)"),
     style=TEXT,
@@ -135,8 +135,8 @@ class FixedSeries:
 
 
 @record(
-    x=TEXT,
-    y=OPTIONAL_TEXT,
+    x=D.Str(what="a slider name (str)"),
+    y=D.Str(optional=True, what="a slider name (str) or None"),
     label=TEXT,
     color=TEXT,
     circle=checked_later("(cx, cy, r) or None"),
