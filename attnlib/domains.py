@@ -43,10 +43,8 @@ The three tensor kinds and the shape vocabulary (``QK``, ``QK_SIZES``, ``KV``, `
 are defined in :mod:`attnlib.tensor_domains`, one layer above this module: import them from
 there.
 
-Why not a library: jaxtyping + beartype were tried (benchmarks/README.md). Their refusals
-print the whole call and every bound axis, never say which dimension disagreed with which
-argument, and they check types only (numpy scalars still need converting). This is two small
-modules with the book's messages, no new dependency (``make bench`` prints the overhead).
+Why not a library: jaxtyping + beartype were tried (benchmarks/README.md): their refusals
+never say which dimension disagreed with which argument, and they check types only.
 """
 
 from __future__ import annotations
@@ -68,6 +66,7 @@ from attnlib._validate import (
     _scalar,
     as_bool,
     as_int,
+    as_items,
     as_pair,
     as_real,
     as_seed,
@@ -99,11 +98,6 @@ FAMILIES = {
     "bool": (torch.bool,),
     "complex": (torch.complex64, torch.complex128),
 }
-
-
-def _items(n: int) -> str:
-    """``1 item``, ``one item`` reads better as a bound: ``at least one item``, ``3 items``."""
-    return "one item" if n == 1 else f"{n} items"
 
 
 class Domain:
@@ -245,9 +239,7 @@ class Str(Domain):
         self.what = what or ("a non-empty string (str)" if nonempty else "")
 
     def check(self, value, fn, name, dims):
-        if self.what and not isinstance(value, str):
-            raise TypeError(f"{fn}: {name} must be {self.what}; got {describe(value)}")
-        return as_str(value, name, fn, nonempty=self.nonempty)
+        return as_str(value, name, fn, nonempty=self.nonempty, what=self.what)
 
 
 class Choice(Domain):
@@ -389,19 +381,8 @@ class Seq(Domain):
         self.item, self.min_len, self.max_len, self.what = item, min_len, max_len, what
 
     def check(self, value, fn, name, dims):
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(
-            value, (Sequence, np.ndarray, Tensor)
-        ):
-            raise TypeError(f"{fn}: {name} must be {self.what}; got {describe(value)}")
-        items = list(value)
-        if len(items) < self.min_len:
-            raise ValueError(
-                f"{fn}: {name} must hold at least {_items(self.min_len)}; got {len(items)}"
-            )
-        if self.max_len is not None and len(items) > self.max_len:
-            raise ValueError(
-                f"{fn}: {name} must hold at most {_items(self.max_len)}; got {len(items)}"
-            )
+        what, lo, hi = self.what, self.min_len, self.max_len
+        items = as_items(value, name, fn, what=what, min_len=lo, max_len=hi)
         return [self.item(v, fn, f"{name}[{i}]", dims) for i, v in enumerate(items)]
 
 
@@ -414,19 +395,10 @@ class Tup(Domain):
     def __init__(self, *items: Domain, what: str = "", **kw) -> None:
         super().__init__(**kw)
         self.items = items
-        self.what = what or f"a tuple of {_items(len(items))}"
+        self.what = what or f"a tuple of {len(items)} items"
 
     def check(self, value, fn, name, dims):
-        n = len(self.items)
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(
-            value, (Sequence, np.ndarray, Tensor)
-        ):
-            raise TypeError(f"{fn}: {name} must be {self.what}; got {describe(value)}")
-        items = list(value)
-        if len(items) != n:
-            raise ValueError(
-                f"{fn}: {name} must be {self.what}; got {_items(len(items))}: {value!r}"
-            )
+        items = as_items(value, name, fn, what=self.what, n=len(self.items))
         return tuple(
             d(v, fn, f"{name}[{i}]", dims) for i, (d, v) in enumerate(zip(self.items, items))
         )

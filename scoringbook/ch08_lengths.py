@@ -60,8 +60,6 @@ STEPS, LR = 200, 0.02
 #: order, as matplotlib draws them at the figures' 1.8-point lines), so the length explorer's
 #: curves look like the chapter's static plot of the same curves (None: solid).
 DASHES = (None, "7 3", "12 3 2 3", "2 3", "9 2 2 2 2 2", "2 5", "14 4", None)
-
-
 DATA = dict.fromkeys(("src", "src_lens", "tgt", "tests"), D.Anything("the task's data: checked"))
 RUN = dict(steps=D.Int(ge=1), lr=D.Real(gt=0))  # DATA: ids, lengths, targets, {digits: numbers}
 

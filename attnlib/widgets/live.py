@@ -92,18 +92,6 @@ SCORINGS = tuple(LIVE_SCORES)
 WINDOW_U = np.linspace(-4.0, 4.0, 161)  # (161,)
 
 
-def _name(value: object, attr: str, where: str, optional: bool = False) -> str | None:
-    """The name of a parameter or panel: a string (or None where optional)."""
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise ExplorerError(
-            f"{where}: {attr} must be a name (str){' or None' if optional else ''}; got "
-            f"{value!r} ({type(value).__name__})"
-        )
-    return value
-
-
 def _names(value: object, attr: str, where: str, what: str, optional: bool = False):
     """A pair of names, e.g. ``(lines panel, series)`` or the query's two sliders."""
     if value is None and optional:
@@ -132,8 +120,11 @@ OPTIONAL_PAIR = D.Tup(TEXT, TEXT, what="(lines panel, series), two names, or Non
     score=OPTIONAL_TEXT,
     score_param=OPTIONAL_TEXT,
     temperature=OPTIONAL_TEXT,
-    compare=checked_later("scoring names, or None"),
+    compare=D.StrList(optional=True, what=f"a list of scoring functions from {SCORINGS}"),
     score_kwargs=checked_later("scoring name -> {argument: value}, or None"),
+    moving_key=D.Tup(
+        D.Int(ge=0), TEXT, TEXT, what="(key index, x slider, y slider)", optional=True
+    ),
 )
 @dataclass(frozen=True)
 class LiveAttention:
@@ -178,19 +169,7 @@ class LiveAttention:
 
     def __post_init__(self) -> None:
         where = "LiveAttention"
-        mk = self.moving_key
-        if mk is not None:
-            if (
-                not isinstance(mk, (tuple, list))
-                or len(mk) != 3
-                or isinstance(mk[0], bool)
-                or not isinstance(mk[0], int)
-                or not all(isinstance(n, str) for n in mk[1:])
-            ):
-                raise ExplorerError(
-                    f"{where}: moving_key must be (key index, x slider, y slider); got {mk!r}"
-                )
-            object.__setattr__(self, "moving_key", tuple(mk))
+        mk = self.moving_key  # declared: (key index, x slider, y slider) or None
         if mk is not None and self.compare is None:
             raise ExplorerError(f"{where}: moving_key needs compare (its value would move too)")
         fixed = (
@@ -207,23 +186,8 @@ class LiveAttention:
         else:
             what = "two slider names (x, y)" + (" or two finite numbers" if mk else "")
             object.__setattr__(self, "query", _names(self.query, "query", where, what))
-        _name(self.weights, "weights", where)
-        object.__setattr__(
-            self,
-            "output",
-            _names(self.output, "output", where, "(lines panel, series)", optional=True),
-        )
-        for attr in ("score", "score_param", "temperature"):
-            _name(getattr(self, attr), attr, where, optional=True)
         if self.score is not None and self.score not in SCORINGS:
             raise ExplorerError(f"{where}: score must be one of {SCORINGS}; got {self.score!r}")
-        if self.compare is not None and (
-            isinstance(self.compare, (str, bytes)) or not isinstance(self.compare, (tuple, list))
-        ):
-            raise ExplorerError(
-                f"{where}: compare must be a list of scoring functions from {SCORINGS}; got "
-                f"a {type(self.compare).__name__} ({self.compare!r})"
-            )
         if self.compare is not None and len(set(self.compare)) != len(self.compare):
             raise ExplorerError(
                 f"{where}: compare must list distinct scoring functions; got {self.compare!r}"
@@ -465,14 +429,6 @@ class LiveKernelRegression:
     heat_points: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
-        where = "LiveKernelRegression"
-        for attr in ("query", "kernel", "bandwidth", "weights"):
-            _name(getattr(self, attr), attr, where)
-        for attr in ("fit", "marker", "bars", "window", "heat_points"):
-            pair = _names(
-                getattr(self, attr), attr, where, "(lines panel, series)", attr == "heat_points"
-            )
-            object.__setattr__(self, attr, pair)
         x = _to_array(self.x_train, "LiveKernelRegression: x_train")
         y = _to_array(self.y_train, "LiveKernelRegression: y_train")
         hx = _to_array(self.heat_x, "LiveKernelRegression: heat_x")

@@ -1025,7 +1025,6 @@ _NEW = {
             ),
             {},
         ),
-        skip_args={"valid_lens": "passed as is to the module, which checks it"},
     ),
     "scoringbook.ch10_multihead.heads_playback_declaration": Example(
         lambda: ((_tiny_run(),), {"smooth": 2}), skip_args={"run": RUN_ARG}
