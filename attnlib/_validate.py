@@ -34,6 +34,7 @@ __all__ = [
     "as_bool",
     "as_str",
     "as_str_list",
+    "as_items",
     "as_pair",
     "as_seed",
     "check_generator",
@@ -122,28 +123,38 @@ def as_bool(value: object, name: str, fn: str) -> bool:
 
 
 def as_str(
-    value: object, name: str, fn: str, *, optional: bool = False, nonempty: bool = False
+    value: object,
+    name: str,
+    fn: str,
+    *,
+    optional: bool = False,
+    nonempty: bool = False,
+    what: str = "",
 ) -> str | None:
-    """A ``str`` (``None`` too with ``optional``); ``nonempty`` refuses ``""``."""
+    """A ``str`` (``None`` too with ``optional``); ``nonempty`` refuses ``""``; ``what`` says
+    what the string is in the messages (``"a slider name (str)"``)."""
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        what = "a string or None" if optional else "a string (str)"
+        what = what or ("a string or None" if optional else "a string (str)")
         raise TypeError(f"{fn}: {name} must be {what}; got {describe(value)}")
     if nonempty and not value:
         raise ValueError(f"{fn}: {name} must be a non-empty string; got ''")
     return str(value)
 
 
-def as_str_list(value: object, name: str, fn: str, *, nonempty: bool = False) -> tuple[str, ...]:
-    """A sequence of strings as a tuple; a bare ``str`` is refused (see the module docs)."""
+def as_str_list(
+    value: object, name: str, fn: str, *, nonempty: bool = False, what: str = "a list of strings"
+) -> tuple[str, ...]:
+    """A sequence of strings as a tuple; a bare ``str`` is refused (see the module docs).
+    ``what`` names the list in the messages."""
     if isinstance(value, (str, bytes)):
         raise TypeError(
-            f"{fn}: {name} must be a list of strings; got a {type(value).__name__} "
+            f"{fn}: {name} must be {what}; got a {type(value).__name__} "
             f"({value!r}); wrap a single one in a list: [{value!r}]"
         )
     if isinstance(value, Mapping) or not isinstance(value, (Sequence, np.ndarray)):
-        raise TypeError(f"{fn}: {name} must be a list of strings; got {describe(value)}")
+        raise TypeError(f"{fn}: {name} must be {what}; got {describe(value)}")
     items = tuple(value)
     for i, item in enumerate(items):
         if not isinstance(item, str):
@@ -151,6 +162,37 @@ def as_str_list(value: object, name: str, fn: str, *, nonempty: bool = False) ->
     if nonempty and not items:
         raise ValueError(f"{fn}: {name} must hold at least one string; got an empty list")
     return tuple(str(s) for s in items)
+
+
+def _items(n: int) -> str:
+    """``one item`` (``at least one item``), ``3 items``."""
+    return "one item" if n == 1 else f"{n} items"
+
+
+def as_items(
+    value: object,
+    name: str,
+    fn: str,
+    *,
+    what: str = "a list",
+    n: int | None = None,
+    min_len: int = 0,
+    max_len: int | None = None,
+) -> list:
+    """The items of a list or tuple (array, tensor): ``n`` exactly, or ``min_len`` to
+    ``max_len``; a string or a mapping is refused. ``what`` names the list in the messages."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(
+        value, (Sequence, np.ndarray, torch.Tensor)
+    ):
+        raise TypeError(f"{fn}: {name} must be {what}; got {describe(value)}")
+    items = list(value)
+    if n is not None and len(items) != n:
+        raise ValueError(f"{fn}: {name} must be {what}; got {_items(len(items))}: {value!r}")
+    if len(items) < min_len:
+        raise ValueError(f"{fn}: {name} must hold at least {_items(min_len)}; got {len(items)}")
+    if max_len is not None and len(items) > max_len:
+        raise ValueError(f"{fn}: {name} must hold at most {_items(max_len)}; got {len(items)}")
+    return items
 
 
 def as_pair(value: object, name: str, fn: str) -> tuple[float, float]:

@@ -12,13 +12,13 @@ import torch
 from torch import Tensor, nn
 from torch.nn.parameter import is_lazy
 
-from attnlib._checks import check_float_tensor, fmt_shape
+from attnlib._checks import fmt_shape
 from attnlib._validate import _scalar
 from attnlib.domains import Int, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import DEFAULT_BLOCK_ELEMENTS, _additive_scores
-from attnlib.tensor_domains import KV, QK_SIZES
+from attnlib.tensor_domains import QK_SIZES, attention_forward
 
 __all__ = ["AdditiveAttention"]
 
@@ -202,11 +202,7 @@ class AdditiveAttention(nn.Module):
         if isinstance(self.w_v, nn.LazyLinear):
             self.w_v(queries.new_zeros(0, self.num_hiddens))  # (0, num_hiddens)
 
-    @declare(
-        **QK_SIZES,
-        **KV,
-        differentiable=("queries", "keys", "values"),
-    )
+    @attention_forward(QK_SIZES)
     def forward(
         self,
         queries: Tensor,
@@ -217,15 +213,6 @@ class AdditiveAttention(nn.Module):
         mask: Tensor | None = None,
     ) -> Tensor:
         fn = "AdditiveAttention"
-        queries = check_float_tensor(
-            queries, "queries", fn, ndim=3, layout="(batch, n_queries, query_size)"
-        )
-        keys = check_float_tensor(keys, "keys", fn, ndim=3, layout="(batch, n_keys, key_size)")
-        if queries.is_complex() or keys.is_complex():
-            raise TypeError(
-                f"{fn}: queries and keys must be real floating-point tensors; got "
-                f"{queries.dtype} and {keys.dtype}"
-            )
         self._materialise(queries, keys)
         if queries.shape[-1] != self.W_q.in_features:
             raise ValueError(

@@ -31,7 +31,7 @@ from attnlib.domains import Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, attention_pool, check_dropout
 from attnlib.scoring import _dot_product_scores
-from attnlib.tensor_domains import KV, QK
+from attnlib.tensor_domains import KV, QK, attention_forward
 
 __all__ = [
     "attention_pool",
@@ -155,11 +155,7 @@ class DotProductAttention(nn.Module):
         self.dropout = nn.Dropout(check_dropout(dropout, "DotProductAttention"))
         self.attention_weights: Tensor | None = None
 
-    @declare(
-        **QK,
-        **KV,
-        differentiable=("queries", "keys", "values"),
-    )
+    @attention_forward()
     def forward(
         self,
         queries: Tensor,

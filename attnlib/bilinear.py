@@ -10,13 +10,13 @@ import numbers
 import torch
 from torch import Tensor, nn
 
-from attnlib._checks import check_float_tensor, fmt_shape
+from attnlib._checks import fmt_shape
 from attnlib._validate import _scalar
 from attnlib.domains import Int, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import _bilinear_scores
-from attnlib.tensor_domains import KV, QK_SIZES, FloatTensor, Lengths, Mask
+from attnlib.tensor_domains import QK_SIZES, FloatTensor, Lengths, Mask, attention_forward
 
 __all__ = ["bilinear_attention", "GeneralAttention"]
 
@@ -148,11 +148,7 @@ class GeneralAttention(nn.Module):
         self.dropout = nn.Dropout(check_dropout(dropout, fn))
         self.attention_weights: Tensor | None = None
 
-    @declare(
-        **QK_SIZES,
-        **KV,
-        differentiable=("queries", "keys", "values"),
-    )
+    @attention_forward(QK_SIZES)
     def forward(
         self,
         queries: Tensor,
@@ -163,10 +159,6 @@ class GeneralAttention(nn.Module):
         mask: Tensor | None = None,
     ) -> Tensor:
         fn = "GeneralAttention"
-        queries = check_float_tensor(
-            queries, "queries", fn, ndim=3, layout="(batch, n_queries, query_size)"
-        )
-        keys = check_float_tensor(keys, "keys", fn, ndim=3, layout="(batch, n_keys, key_size)")
         d_q, d_k = self.W.out_features, self.W.in_features
         if queries.shape[-1] != d_q:
             raise ValueError(

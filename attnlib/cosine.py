@@ -16,7 +16,7 @@ from attnlib.domains import Bool, Real, declare
 from attnlib.masking import _masked_softmax
 from attnlib.pooling import _check_values, check_dropout
 from attnlib.scoring import _cosine_scores
-from attnlib.tensor_domains import KV, QK
+from attnlib.tensor_domains import KV, QK, attention_forward
 
 __all__ = ["cosine_attention", "CosineAttention"]
 
@@ -171,11 +171,7 @@ class CosineAttention(nn.Module):
         learned = ", learned" if self.learn_temperature else ""
         return f"temperature={float(self.temperature):.4g}{learned}"
 
-    @declare(
-        **QK,
-        **KV,
-        differentiable=("queries", "keys", "values"),
-    )
+    @attention_forward()
     def forward(
         self,
         queries: Tensor,

@@ -36,16 +36,15 @@ Kinds of domain (each takes ``optional=True``: ``None`` is accepted too):
 :class:`Generator`  a :class:`torch.Generator`; :class:`Seed` an int a generator takes
 :class:`Instance`   an object of given classes; :class:`Func` a callable
 :class:`Anything`   no constraint, with the reason recorded
+:class:`Checked`    checked by a function ``check(value, name, fn)`` of the caller's own
 =================== =========================================================================
 
 The three tensor kinds and the shape vocabulary (``QK``, ``QK_SIZES``, ``KV``, ``DIM_WORDS``)
 are defined in :mod:`attnlib.tensor_domains`, one layer above this module: import them from
 there.
 
-Why not a library: jaxtyping + beartype were tried (benchmarks/README.md). Their refusals
-print the whole call and every bound axis, never say which dimension disagreed with which
-argument, and they check types only (numpy scalars still need converting). This is two small
-modules with the book's messages, no new dependency (``make bench`` prints the overhead).
+Why not a library: jaxtyping + beartype were tried (benchmarks/README.md): their refusals
+never say which dimension disagreed with which argument, and they check types only.
 """
 
 from __future__ import annotations
@@ -67,6 +66,7 @@ from attnlib._validate import (
     _scalar,
     as_bool,
     as_int,
+    as_items,
     as_pair,
     as_real,
     as_seed,
@@ -77,43 +77,16 @@ from attnlib._validate import (
     describe,
 )
 
+# fmt: off
 __all__ = [
-    "declare",
-    "declared",
-    "Domain",
-    "Int",
-    "Real",
-    "Bool",
-    "Str",
-    "Choice",
-    "StrList",
-    "Pair",
-    "Seq",
-    "Tup",
-    "Dict",
-    "Generator",
-    "Seed",
-    "Instance",
-    "Func",
-    "Anything",
+    "declare", "declared", "Domain", "Int", "Real", "Bool", "Str", "Choice", "StrList", "Pair",
+    "Seq", "Tup", "Dict", "Generator", "Seed", "Instance", "Func", "Anything", "Checked",
     # the checks themselves, for code that validates inside a body (one vocabulary)
-    "as_int",
-    "as_real",
-    "as_bool",
-    "as_str",
-    "as_str_list",
-    "as_pair",
-    "as_seed",
-    "check_generator",
-    "check_mapping",
-    "check_valid_lens",
-    "check_mask",
-    "describe",
-    "fmt_shape",
-    "scalar",
-    "isolated_global_rng",
-    "seed_from",
+    "as_int", "as_real", "as_bool", "as_str", "as_str_list", "as_pair", "as_seed",
+    "check_generator", "check_mapping", "check_valid_lens", "check_mask", "describe",
+    "fmt_shape", "scalar", "isolated_global_rng", "seed_from",
 ]
+# fmt: on
 
 #: a numpy scalar, 0-d array or 0-d tensor as a Python number (other values unchanged)
 scalar = _scalar
@@ -255,16 +228,18 @@ class Bool(Domain):
 
 
 class Str(Domain):
-    """A string; ``nonempty`` refuses ``""``."""
+    """A string; ``nonempty`` refuses ``""``; ``what`` says what the string names in the
+    messages (``"a slider's name (str)"``)."""
 
     kind = "str"
 
-    def __init__(self, *, nonempty: bool = False, **kw) -> None:
+    def __init__(self, *, nonempty: bool = False, what: str = "", **kw) -> None:
         super().__init__(**kw)
         self.nonempty = nonempty
+        self.what = what or ("a non-empty string (str)" if nonempty else "")
 
     def check(self, value, fn, name, dims):
-        return as_str(value, name, fn, nonempty=self.nonempty)
+        return as_str(value, name, fn, nonempty=self.nonempty, what=self.what)
 
 
 class Choice(Domain):
@@ -289,16 +264,19 @@ class Choice(Domain):
 
 
 class StrList(Domain):
-    """A sequence of strings, returned as a tuple (a bare ``str`` is refused)."""
+    """A sequence of strings, returned as a tuple (a bare ``str`` is refused); ``what`` says
+    what the list is in the messages (default ``"a list of strings"``)."""
 
     kind = "strlist"
 
-    def __init__(self, *, nonempty: bool = False, **kw) -> None:
+    def __init__(self, *, nonempty: bool = False, what: str = "", **kw) -> None:
         super().__init__(**kw)
         self.nonempty = nonempty
+        self.what = what
 
     def check(self, value, fn, name, dims):
-        return as_str_list(value, name, fn, nonempty=self.nonempty)
+        kw = {"what": self.what} if self.what else {}
+        return as_str_list(value, name, fn, nonempty=self.nonempty, **kw)
 
 
 class Pair(Domain):
@@ -368,6 +346,21 @@ class Anything(Domain):
         return value
 
 
+class Checked(Domain):
+    """A value checked by a function ``check(value, name, fn)`` that raises naming ``fn`` and
+    ``name`` and returns the value to use: a domain a helper already states, with its own
+    messages (chapter 7's dates and texts, a checker's learner function)."""
+
+    kind = "checked"
+
+    def __init__(self, check: Callable, **kw) -> None:
+        super().__init__(**kw)
+        self.by = check
+
+    def check(self, value, fn, name, dims):
+        return self.by(value, name, fn)
+
+
 class Seq(Domain):
     """A list or tuple (not a string, not a mapping) whose items are each in ``item``
     (checked as ``name[i]``), of ``min_len`` items or more (and ``max_len`` at most); returned
@@ -376,46 +369,36 @@ class Seq(Domain):
     kind = "seq"
 
     def __init__(
-        self, item: Domain, *, min_len: int = 0, max_len: int | None = None, **kw
+        self,
+        item: Domain,
+        *,
+        min_len: int = 0,
+        max_len: int | None = None,
+        what: str = "a list",
+        **kw,
     ) -> None:
         super().__init__(**kw)
-        self.item, self.min_len, self.max_len = item, min_len, max_len
+        self.item, self.min_len, self.max_len, self.what = item, min_len, max_len, what
 
     def check(self, value, fn, name, dims):
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(
-            value, (Sequence, np.ndarray, Tensor)
-        ):
-            raise TypeError(f"{fn}: {name} must be a list; got {describe(value)}")
-        items = list(value)
-        if len(items) < self.min_len:
-            raise ValueError(
-                f"{fn}: {name} must hold at least {self.min_len} item(s); got {len(items)}"
-            )
-        if self.max_len is not None and len(items) > self.max_len:
-            raise ValueError(
-                f"{fn}: {name} must hold at most {self.max_len} item(s); got {len(items)}"
-            )
+        what, lo, hi = self.what, self.min_len, self.max_len
+        items = as_items(value, name, fn, what=what, min_len=lo, max_len=hi)
         return [self.item(v, fn, f"{name}[{i}]", dims) for i, v in enumerate(items)]
 
 
 class Tup(Domain):
-    """A fixed-length list or tuple whose i-th item is in ``items[i]``; returned as a tuple."""
+    """A fixed-length list or tuple whose i-th item is in ``items[i]``; returned as a tuple.
+    ``what`` says what the tuple is in the messages (``"(lines panel, series)"``)."""
 
     kind = "tuple"
 
-    def __init__(self, *items: Domain, **kw) -> None:
+    def __init__(self, *items: Domain, what: str = "", **kw) -> None:
         super().__init__(**kw)
         self.items = items
+        self.what = what or f"a tuple of {len(items)} items"
 
     def check(self, value, fn, name, dims):
-        n = len(self.items)
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(
-            value, (Sequence, np.ndarray, Tensor)
-        ):
-            raise TypeError(f"{fn}: {name} must be a tuple of {n} items; got {describe(value)}")
-        items = list(value)
-        if len(items) != n:
-            raise ValueError(f"{fn}: {name} must be a tuple of {n} items; got {len(items)}")
+        items = as_items(value, name, fn, what=self.what, n=len(self.items))
         return tuple(
             d(v, fn, f"{name}[{i}]", dims) for i, (d, v) in enumerate(zip(self.items, items))
         )
@@ -447,17 +430,29 @@ class Dict(Domain):
 
 
 def declare(
-    _name: str | None = None, *, differentiable: Sequence[str] = (), **domains: Domain
+    _name: str | None = None,
+    *,
+    differentiable: Sequence[str] = (),
+    error: type[Exception] | None = None,
+    named_by: str | None = None,
+    **domains: Domain,
 ) -> Callable:
     """Declare the domains of a function's parameters; the returned wrapper checks every
     call (positional or keyword) before the body runs, in the order of the signature, and
-    passes the checked values on (numbers as plain Python numbers).
+    passes the checked values on (numbers as plain Python numbers). On a class (a dataclass
+    too), the domains are those of its ``__init__``, which is wrapped in place.
 
     Args:
         _name: the name messages use (default: the function's; for a method, its class's:
             ``DotProductAttention: ...``).
         differentiable: the tensor arguments the function is differentiable in (the
             harness checks their gradients are finite, at ties too).
+        error: the exception class a refusal is raised as (its message unchanged), for a
+            family whose every refusal has one type (the widget toolkit's ExplorerError, a
+            ValueError); default: TypeError or ValueError as the domain raises it.
+        named_by: a parameter whose value, when it is a string, follows the name in every
+            message: ``declare(named_by="name")`` on a widget record gives
+            ``Slider 'temperature': label must be ...``, naming which of a page's controls.
         **domains: ``parameter=Domain`` for each parameter (``self`` excluded). Only
             parameters the signature has may be named, unless it takes ``**kwargs``.
 
@@ -467,12 +462,20 @@ def declare(
     """
 
     def wrap(fn: Callable) -> Callable:
+        if isinstance(fn, type):  # a class: its __init__ (or its own __new__) is what is called
+            if "__new__" in vars(fn) and "__init__" not in vars(fn):
+                fn.__new__ = staticmethod(wrap(fn.__new__))
+            else:
+                fn.__init__ = wrap(fn.__init__)
+            return fn
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())
         takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params)
         unknown = [n for n in domains if n not in sig.parameters]
         if unknown and not takes_kwargs:
             raise TypeError(f"declare: {fn.__qualname__} has no parameter(s) {unknown}")
+        if named_by is not None and named_by not in sig.parameters:
+            raise TypeError(f"declare: {fn.__qualname__} has no parameter {named_by!r} (named_by)")
         for n, d in domains.items():
             if not isinstance(d, Domain):
                 raise TypeError(f"declare: {fn.__qualname__}'s {n} must be a Domain; got {d!r}")
@@ -507,11 +510,21 @@ def declare(
             if n_args:
                 args = list(args)
             where = type(args[0]).__name__ if method and n_args else display
-            for name, dom, i in plan:
-                if i < n_args:
-                    args[i] = dom(args[i], where, name, dims)
-                elif name in kwargs:
-                    kwargs[name] = dom(kwargs[name], where, name, dims)
+            if named_by is not None:
+                i = pos_of.get(named_by, 1 << 30)
+                label = args[i] if i < n_args else kwargs.get(named_by)
+                if isinstance(label, str):
+                    where = f"{where} {label!r}"
+            try:
+                for name, dom, i in plan:
+                    if i < n_args:
+                        args[i] = dom(args[i], where, name, dims)
+                    elif name in kwargs:
+                        kwargs[name] = dom(kwargs[name], where, name, dims)
+            except (TypeError, ValueError) as exc:
+                if error is None or isinstance(exc, error):
+                    raise
+                raise error(str(exc)) from None
             return fn(*args, **kwargs)
 
         checked.__domains__ = dict(domains)
@@ -525,7 +538,9 @@ def declare(
 def declared(obj: Any) -> tuple[str, dict[str, Domain], tuple[str, ...]] | None:
     """``(name used in messages, {parameter: Domain}, differentiable)`` of a declared
     function, or of a class whose ``__init__`` is declared; ``None`` if not declared."""
-    target = obj.__init__ if isinstance(obj, type) else obj
+    target = obj
+    if isinstance(obj, type):
+        target = obj.__new__ if hasattr(obj.__new__, "__domains__") else obj.__init__
     doms = getattr(target, "__domains__", None)
     if doms is None:
         return None

@@ -13,9 +13,18 @@ from torch import Tensor
 
 from attnlib._checks import check_mask, check_valid_lens, fmt_shape
 from attnlib._validate import describe
-from attnlib.domains import Domain
+from attnlib.domains import Domain, declare
 
-__all__ = ["FloatTensor", "Lengths", "Mask", "QK", "QK_SIZES", "KV", "DIM_WORDS"]
+__all__ = [
+    "FloatTensor",
+    "Lengths",
+    "Mask",
+    "QK",
+    "QK_SIZES",
+    "KV",
+    "DIM_WORDS",
+    "attention_forward",
+]
 
 #: readable names of common dimensions, for messages ("the same number of keys n_keys")
 DIM_WORDS = {
@@ -204,3 +213,12 @@ KV = {
     "valid_lens": Lengths(),
     "mask": Mask(),
 }
+
+
+def attention_forward(qk: dict = QK):
+    """The declaration of every attention module's ``forward(queries, keys, values,
+    valid_lens=None, *, mask=None)``, written once: queries and keys as ``qk`` declares them
+    (:data:`QK`, one feature size d; :data:`QK_SIZES`, d_q and d_k), values, lengths and mask
+    as :data:`KV`, differentiable in the three tensors. The forward's body checks only what
+    its own module adds (a feature size against its layers)."""
+    return declare(**qk, **KV, differentiable=("queries", "keys", "values"))

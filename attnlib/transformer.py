@@ -20,11 +20,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from attnlib._checks import check_dim_match, check_float_tensor, check_mask, check_valid_lens
+from attnlib._checks import check_float_tensor, check_mask, check_valid_lens
 from attnlib._validate import as_bool, as_int
 from attnlib.attention import DotProductAttention, check_dropout
 from attnlib.domains import Anything, Bool, Int, Real, declare
-from attnlib.tensor_domains import KV, QK_SIZES, FloatTensor
+from attnlib.tensor_domains import QK_SIZES, FloatTensor, attention_forward
 
 __all__ = [
     "sinusoidal_encoding",
@@ -265,11 +265,7 @@ class MultiHeadAttention(nn.Module):
         H = self.num_heads
         return w.reshape(w.shape[0] // H, H, w.shape[1], w.shape[2])  # (b, H, n_q, n_k)
 
-    @declare(
-        **QK_SIZES,
-        **KV,
-        differentiable=("queries", "keys", "values"),
-    )
+    @attention_forward(QK_SIZES)
     def forward(
         self,
         queries: Tensor,
@@ -280,19 +276,6 @@ class MultiHeadAttention(nn.Module):
         mask: Tensor | None = None,
     ) -> Tensor:
         fn = "MultiHeadAttention"
-        queries = check_float_tensor(
-            queries, "queries", fn, ndim=3, layout="(batch, n_queries, d_q)"
-        )
-        keys = check_float_tensor(keys, "keys", fn, ndim=3, layout="(batch, n_keys, d_k)")
-        values = check_float_tensor(values, "values", fn, ndim=3, layout="(batch, n_keys, d_v)")
-        for name, t in (("keys", keys), ("values", values)):
-            if t.dtype != queries.dtype:
-                raise TypeError(
-                    f"{fn}: {name} must have the same dtype as queries ({queries.dtype}); "
-                    f"got {t.dtype}"
-                )
-            check_dim_match(fn, name, t, 0, "queries", queries, 0, "batch size")
-        check_dim_match(fn, "values", values, 1, "keys", keys, 1, "number of keys n_keys")
         for name, t in (("queries", queries), ("keys", keys), ("values", values)):
             if t.shape[2] == 0:
                 raise ValueError(

@@ -42,9 +42,15 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from attnlib.domains import isolated_global_rng
+from attnlib.domains import Func, isolated_global_rng
 
-__all__ = ["CheckResult", "checker", "tolerance", "answers_close", "precision_note"]
+__all__ = [
+    "CheckResult",
+    "checker",
+    "tolerance",
+    "answers_close",
+    "precision_note",
+]
 
 # what Markdown (MyST, Jupyter's renderer) would read as markup: emphasis, code, links, HTML,
 # tables, headings, maths ($), entities (&), images (!), roles' braces
@@ -167,12 +173,25 @@ def _as_answer(x: object) -> Tensor | str:
     return t
 
 
-def _require_callable(fn: object, checker: str) -> None:
+def _require_callable(fn: object, checker: str, name: str = "fn") -> None:
     if not callable(fn):
         raise TypeError(
-            f"{checker}: fn must be a function (callable); got an object of type "
+            f"{checker}: {name} must be a function (callable); got an object of type "
             f"{type(fn).__name__}. Pass the function itself, not its result"
         )
+
+
+class _Answer(Func):
+    """A learner's function, the argument a checker is given (the message says to pass the
+    function, not its result)."""
+
+    def check(self, value, fn, name, dims):
+        _require_callable(value, fn, name)
+        return value
+
+
+#: the domain of every checker's learner function (attnlib.domains.declare)
+ANSWER = _Answer()
 
 
 def _constant_ratio(got: Tensor, want: Tensor) -> float | None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import torch
 
+from attnlib import domains as D
 from attnlib.domains import as_int, as_real, as_seed
 from attnlib.widgets import Preset, Slider
 
@@ -37,6 +40,15 @@ def _count(value: object, name: str, fn: str, min: int = 1) -> int:
     return as_int(value, name, fn, min=min, max=MAX_COUNT)
 
 
+#: the domains the builders declare (attnlib.domains), shared: a seed, a size in
+#: [1, MAX_COUNT] (COUNT0: from 0), a list of sizes >= 1 (distinct: checked by _ints), a number > 0
+SEED = D.Seed()
+COUNT = D.Int(ge=1, le=MAX_COUNT)
+COUNT0 = D.Int(ge=0, le=MAX_COUNT)
+SIZES = D.Seq(D.Int(ge=1, le=MAX_COUNT), min_len=1)
+POSITIVE = D.Real(gt=0)
+
+
 def _real(value: object, name: str, fn: str, **bounds) -> float:
     """A builder's number (``noise``, ``lr``, ``radius``, ...): finite, within ``bounds``."""
     return as_real(value, name, fn, **bounds)
@@ -54,6 +66,19 @@ def _ints(value: object, name: str, fn: str) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise ValueError(f"{fn}: {name} must hold distinct values; got {list(out)}")
     return out
+
+
+@contextlib.contextmanager
+def named_as(inner: str, outer: str):
+    """Inside the block, a refusal that names ``inner`` (the builder a thin wrapper calls) is
+    raised again naming ``outer`` (the function the caller called), same type and words."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        text = str(exc)
+        if not text.startswith(f"{inner}:"):
+            raise
+        raise type(exc)(outer + text[len(inner) :]) from None
 
 
 def _generator(seed: int) -> torch.Generator:

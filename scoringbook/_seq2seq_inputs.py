@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from attnlib.domains import as_str_list, describe, fmt_shape
+from attnlib.domains import Checked, as_str_list, describe, fmt_shape
 from scoringbook import _date_vocab
 
 __all__ = [
@@ -90,6 +90,13 @@ def check_target_texts(texts: object, name: str, fn: str) -> tuple[str, ...]:
                 f"writes it, e.g. '2026-11-05'); got {text!r}"
             )
     return texts
+
+
+#: the domains of chapter 7's dates and texts (attnlib.domains.declare), checked by the above
+DATE = Checked(check_date)
+DATES = Checked(check_dates)
+SOURCES = Checked(check_source_texts)
+TARGETS = Checked(check_target_texts)
 
 
 def source_fields(source: object, fn: str):

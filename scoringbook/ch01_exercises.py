@@ -11,7 +11,7 @@ import math
 import torch
 from torch import Tensor
 
-from attnlib.domains import check_valid_lens, fmt_shape
+from attnlib.domains import Anything, check_valid_lens, declare, fmt_shape
 from scoringbook._checking import (
     CheckResult,
     _as_input_tensor,
@@ -28,6 +28,14 @@ __all__ = [
 ]
 
 
+@declare(
+    weights=Anything(
+        "a learner's answer, 2-D or 3-D, tensor, array or lists: checked in the body"
+    ),
+    valid_lens=Anything("lengths that fit the weights, or None: checked in the body"),
+    scores=Anything("scores of the weights' shape, or None: checked in the body"),
+    expected=Anything("weights of the weights' shape, or None: checked in the body"),
+)
 @checker
 def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> CheckResult:
     r"""Check that ``weights`` are attention weights: what softmax over valid keys gives.

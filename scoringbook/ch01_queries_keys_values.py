@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from attnlib.attention import attention_pool
+from attnlib.domains import declare
 from attnlib.masking import masked_softmax
 from attnlib.scoring import dot_product_scores, gaussian_scores
 from attnlib.widgets import (
@@ -37,6 +38,8 @@ from attnlib.widgets import (
 )
 from attnlib.widgets.live import LiveAttention
 from scoringbook._common import (
+    COUNT,
+    SEED,
     _count,
     _generator,
     _log_grid,
@@ -46,6 +49,10 @@ from scoringbook._common import (
     _seed,
 )
 
+#: the builders' arguments, declared once for the declaration and its explorer
+TEMPERATURE_ARGS = dict(seed=SEED, n_queries=COUNT, n_keys=COUNT, n_temperatures=COUNT)
+LOOKUP_ARGS = dict(seed=SEED, n_keys=COUNT)
+
 __all__ = [
     "soft_lookup_explorer",
     "soft_lookup_declaration",
@@ -54,6 +61,7 @@ __all__ = [
 ]
 
 
+@declare(**TEMPERATURE_ARGS)
 def softmax_temperature_declaration(
     *, seed: int = 0, n_queries: int = 4, n_keys: int = 8, n_temperatures: int = 41
 ) -> Declaration:
@@ -146,6 +154,7 @@ def softmax_temperature_declaration(
     )
 
 
+@declare(**TEMPERATURE_ARGS)
 def softmax_temperature_explorer(**kwargs: Any) -> Explorer:
     """Softmax of fixed scores at temperature T (chapter 1, queries, keys and values).
 
@@ -160,6 +169,7 @@ def softmax_temperature_explorer(**kwargs: Any) -> Explorer:
     return Explorer(softmax_temperature_declaration(**kwargs))
 
 
+@declare(**LOOKUP_ARGS)
 def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
     """Declaration of :func:`soft_lookup_explorer` (the page computes its frames)."""
     fn = "soft_lookup_declaration"
@@ -324,6 +334,7 @@ def soft_lookup_declaration(*, seed: int = 0, n_keys: int = 7) -> Declaration:
     )
 
 
+@declare(**LOOKUP_ARGS)
 def soft_lookup_explorer(**kwargs: Any) -> Explorer:
     """Attention as a soft lookup (chapter 1): the reader drags the query.
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlib import domains as D
 from attnlib.kernel_regression import NadarayaWatson, nadaraya_watson
 from attnlib.kernels import KERNELS
 from attnlib.widgets import (
@@ -33,6 +34,9 @@ from attnlib.widgets import (
 )
 from attnlib.widgets.live import LiveKernelRegression, kernel_window
 from scoringbook._common import (
+    COUNT,
+    COUNT0,
+    SEED,
     _count,
     _distinct_presets,
     _generator,
@@ -41,6 +45,15 @@ from scoringbook._common import (
     _np,
     _real,
     _seed,
+)
+
+#: the builders' arguments, declared once for the declaration and its explorer
+REGRESSION_ARGS = dict(
+    seed=SEED, n_train=COUNT, n_heat_queries=COUNT, n_bandwidths=COUNT, noise=D.Real(ge=0)
+)
+#: leave-one-out needs another point; a larger lr only diverges
+TRAINING_ARGS = dict(
+    seed=SEED, n_train=D.Int(ge=2, le=COUNT.le), steps=COUNT0, lr=D.Real(gt=0, le=100)
 )
 
 __all__ = [
@@ -99,6 +112,7 @@ def _kernel_presets(bandwidths: list[float]) -> list[Preset]:
     )
 
 
+@D.declare(**REGRESSION_ARGS)
 def kernel_regression_declaration(
     *,
     seed: int = 0,
@@ -251,6 +265,7 @@ def kernel_regression_declaration(
     )
 
 
+@D.declare(**REGRESSION_ARGS)
 def kernel_regression_explorer(**kwargs: Any) -> Explorer:
     """Nadaraya-Watson regression as attention pooling (chapter 2); the reader drags the query.
 
@@ -333,6 +348,7 @@ def _training_presets(steps: int) -> list[Preset]:
     )
 
 
+@D.declare(**TRAINING_ARGS)
 def bandwidth_training_declaration(
     *, seed: int = 0, n_train: int = 50, steps: int = 100, lr: float = 0.1
 ) -> Declaration:
@@ -415,6 +431,7 @@ def bandwidth_training_declaration(
     )
 
 
+@D.declare(**TRAINING_ARGS)
 def bandwidth_training_explorer(**kwargs: Any) -> Explorer:
     """Playback of chapter 2's training of :class:`attnlib.NadarayaWatson` (Gaussian kernel,
     σ = 1 at step 0, 100 steps of Adam, learning rate 0.1), with and without leave-one-out.

@@ -11,8 +11,9 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from attnlib.domains import fmt_shape
+from attnlib.domains import Str, declare, fmt_shape
 from scoringbook._checking import (
+    ANSWER,
     CheckResult,
     _as_answer,
     _constant_ratio,
@@ -83,6 +84,7 @@ def _check_kernel_2d(
     )
 
 
+@declare(fn=ANSWER, name=Str())  # the kernel names: in the body (a spelling hint)
 @checker
 def check_kernel(fn: Callable, name: str) -> CheckResult:
     r"""Check a learner's kernel ``K(u)`` against ``attnlib.kernels.KERNELS[name]``.

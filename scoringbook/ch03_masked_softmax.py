@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from attnlib.domains import fmt_shape
+from attnlib.domains import declare, fmt_shape
 from attnlib.masking import masked_softmax
 from attnlib.widgets import (
     Choice,
@@ -26,6 +26,7 @@ from attnlib.widgets import (
 )
 from attnlib.widgets.live_masking import LiveMasking
 from scoringbook._checking import (
+    ANSWER,
     CheckResult,
     _as_answer,
     _exc,
@@ -39,7 +40,7 @@ from scoringbook._checking import (
     precision_note,
     tolerance,
 )
-from scoringbook._common import _count
+from scoringbook._common import COUNT, _count
 
 __all__ = [
     "masking_explorer",
@@ -65,6 +66,7 @@ SUGGESTIONS = [
 MAX_TOKENS = 6
 
 
+@declare(max_tokens=COUNT, d=COUNT)
 def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declaration:
     """Declaration of :func:`masking_explorer` (the page computes its frames)."""
     fn = "masking_declaration"
@@ -167,6 +169,7 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
     )
 
 
+@declare(max_tokens=COUNT, d=COUNT)
 def masking_explorer(**kwargs: Any) -> Explorer:
     """Masked self-attention on sentences the reader types (chapter 3).
 
@@ -391,6 +394,7 @@ def _gradient_case(
     return ""
 
 
+@declare(fn=ANSWER)
 @checker
 def check_masked_softmax(fn: Callable) -> CheckResult:
     r"""Check a learner's ``fn(X, valid_lens)`` against :func:`attnlib.masked_softmax`.

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from attnlib.domains import fmt_shape
+from attnlib.domains import Choice, Int, declare, fmt_shape
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores
 from attnlib.widgets import (
@@ -32,6 +32,7 @@ from attnlib.widgets import (
     Slider,
 )
 from scoringbook._checking import (
+    ANSWER,
     CheckResult,
     _as_answer,
     _constant_ratio,
@@ -47,8 +48,26 @@ from scoringbook._checking import (
     precision_note,
     tolerance,
 )
-from scoringbook._common import _count, _distinct_presets, _generator, _ints, _np, _real, _seed
+from scoringbook._common import (
+    COUNT,
+    POSITIVE,
+    SEED,
+    SIZES,
+    _count,
+    _distinct_presets,
+    _generator,
+    _ints,
+    _np,
+    _real,
+    _seed,
+)
 from scoringbook.ch01_exercises import check_weights
+
+#: the builders' arguments, declared once for the declaration and its explorer (n_angles
+#: must also divide 360: checked in the body)
+ADDITIVE_ARGS = dict(
+    seed=SEED, n_keys=COUNT, hiddens=SIZES, n_angles=Int(ge=1, le=360), radius=POSITIVE
+)
 
 __all__ = [
     "additive_attention_explorer",
@@ -71,6 +90,7 @@ SCORE_KINDS = {
 }
 
 
+@declare(**ADDITIVE_ARGS)
 def additive_attention_declaration(
     *,
     seed: int = 0,
@@ -232,6 +252,7 @@ def additive_attention_declaration(
     )
 
 
+@declare(**ADDITIVE_ARGS)
 def additive_attention_explorer(**kwargs: Any) -> Explorer:
     """Additive attention weights as the query moves (chapter 4).
 
@@ -336,6 +357,7 @@ def _score_slips(kind: str, args: dict[str, object], want: Tensor) -> list[tuple
     return slips
 
 
+@declare(fn=ANSWER, kind=Choice(*sorted(SCORE_KINDS)))
 @checker
 def check_scores(fn: Callable, kind: str) -> CheckResult:
     r"""Check a learner's scoring function against attnlib's on seeded random inputs.

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlib.domains import declare
 from attnlib.masking import masked_softmax
 from attnlib.scoring import dot_product_scores
 from attnlib.widgets import (
@@ -30,6 +31,10 @@ from attnlib.widgets import (
 from attnlib.widgets.live import LiveAttention
 from attnlib.widgets.live_scores import LIVE_SCORES
 from scoringbook._common import (
+    COUNT,
+    POSITIVE,
+    SEED,
+    SIZES,
     _count,
     _distinct_presets,
     _generator,
@@ -40,6 +45,18 @@ from scoringbook._common import (
     _seed,
 )
 from scoringbook.ch04_additive_attention import check_scores
+
+#: the builders' arguments, declared once for the declaration and its explorer
+SCALING_ARGS = dict(
+    seed=SEED,
+    n_samples=COUNT,
+    n_queries=COUNT,
+    n_keys=COUNT,
+    dims=SIZES,
+    limit=POSITIVE,
+    n_bins=COUNT,
+)
+COMPARISON_ARGS = dict(seed=SEED, num_hiddens=COUNT)
 
 __all__ = [
     "scaling_explorer",
@@ -52,6 +69,7 @@ __all__ = [
 ]
 
 
+@declare(**SCALING_ARGS)
 def scaling_declaration(
     *,
     seed: int = 0,
@@ -169,6 +187,7 @@ def scaling_declaration(
     )
 
 
+@declare(**SCALING_ARGS)
 def scaling_explorer(**kwargs: Any) -> Explorer:
     """Why scaled dot-product attention divides by sqrt(d) (chapter 5).
 
@@ -197,6 +216,7 @@ def _row_labels(score_kwargs: dict) -> list[str]:
     return [LIVE_SCORES[n].row_label(score_kwargs[n], d=2) for n in SCORING_ROWS]
 
 
+@declare(**COMPARISON_ARGS)
 def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> Declaration:
     """Declaration of :func:`scoring_comparison_explorer` (computed in the browser)."""
     fn = "scoring_comparison_declaration"
@@ -309,6 +329,7 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
     )
 
 
+@declare(**COMPARISON_ARGS)
 def scoring_comparison_explorer(**kwargs: Any) -> Explorer:
     """Every live scoring function side by side (chapter 5): the reader drags one query.
 

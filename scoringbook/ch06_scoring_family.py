@@ -26,9 +26,11 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from attnlib.domains import as_int, as_seed
+from attnlib import tensor_domains as T
+from attnlib.domains import Generator, Int, Seq, as_int, as_seed, declare
 from attnlib.masking import masked_softmax
 from attnlib.scoring import additive_scores, bilinear_scores, cosine_scores, dot_product_scores
+from scoringbook._common import COUNT, SEED, SIZES
 
 
 def _ints(values: object, name: str, fn: str) -> tuple[int, ...]:
@@ -73,6 +75,11 @@ def _check_finite_float(t: object, name: str, fn: str) -> None:
         raise ValueError(f"{fn}: {name} must have finite entries; got NaN or inf")
 
 
+@declare(
+    W_a=T.FloatTensor("n_keys d", finite=True),
+    query=T.FloatTensor("d", finite=True),
+    n_keys=Int(ge=1),
+)
 def location_weights(W_a: Tensor, query: Tensor, n_keys: int) -> Tensor:
     """Location-based weights (Luong et al. 2015): ``softmax(W_a q)``, one score per key
     position, computed from the query alone (the keys' contents are never read).
@@ -96,6 +103,7 @@ def location_weights(W_a: Tensor, query: Tensor, n_keys: int) -> Tensor:
     return torch.softmax(W_a @ query, dim=0)  # (n_keys,)
 
 
+@declare(weights=T.FloatTensor("n_queries n_keys", finite=True), generator=Generator())
 def hard_attention(weights: Tensor, generator: torch.Generator) -> Tensor:
     """Hard attention (Xu et al. 2015): one key per query, sampled from its weights; the
     output is that key's value, ``values[indices]``, instead of the weighted average.
@@ -189,6 +197,7 @@ def _best_time(fn, repeats: int, min_seconds: float = 0.2) -> float:
     return best
 
 
+@declare(sizes=SIZES, d=COUNT, h=COUNT, repeats=COUNT)
 def measure_costs(
     sizes: tuple[int, ...] = (256, 512, 1024), d: int = 64, h: int = 64, repeats: int = 2
 ) -> dict[str, Any]:
@@ -223,6 +232,7 @@ def _entropy(w: Tensor) -> Tensor:
     return -(w * w.clamp_min(1e-300).log()).sum(-1)  # (...,)
 
 
+@declare(dims=SIZES, n_keys=COUNT, n_rows=COUNT, seed=SEED)
 def row_entropy(
     dims: tuple[int, ...] = (2, 8, 32, 128, 512, 2048),
     n_keys: int = 16,
@@ -284,6 +294,7 @@ def _retrieval_run(d: int, scaling: str, seed: int, steps: int, p: int = 16, n: 
         return float((w.argmax(-1) == t).double().mean())
 
 
+@declare(dims=SIZES, seeds=Seq(SEED, min_len=1), steps=COUNT)
 def scaling_experiment(
     dims: tuple[int, ...] = (16, 128, 512),
     seeds: tuple[int, ...] = (0, 1, 2),

@@ -21,7 +21,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.domains import as_int, as_str, describe, isolated_global_rng
+from attnlib.domains import (
+    Instance,
+    Int,
+    Str,
+    as_int,
+    as_str,
+    declare,
+    describe,
+    isolated_global_rng,
+)
 from attnlib.domains import scalar as _scalar
 from attnlib.widgets import (
     Caption,
@@ -34,12 +43,22 @@ from attnlib.widgets import (
     Series,
     Slider,
 )
+from scoringbook._common import named_as
 from scoringbook._seq2seq_inputs import check_source_texts, check_target_texts
 from scoringbook.ch07_dates import (
     N_OUT,
     implied_alignment,
 )
 from scoringbook.seq2seq import TrainLog
+
+#: the playback's arguments (the index's range, 0 <= index < the inputs the log watched, and
+#: the texts' fit to the log are checked in the body, against the log)
+PLAYBACK_ARGS = dict(
+    log=Instance(TrainLog, what="a TrainLog (what train returns)"),
+    source=Str(),
+    target=Str(),
+    index=Int(),
+)
 
 __all__ = [
     "decode_step_declaration",
@@ -139,6 +158,7 @@ def _checked_log(log: object, fn: str) -> tuple[np.ndarray, list[tuple[int, np.n
     return np.asarray(losses), checkpoints
 
 
+@declare(source=Str())
 def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
     """Declare chapter 7's decode-step scrubber: one slider over the decoder's steps.
 
@@ -233,9 +253,11 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
     )
 
 
+@declare(source=Str())
 def decode_step_explorer(source: str = "22 Nov 2026") -> Explorer:
     """:func:`decode_step_declaration` as a live explorer."""
-    return Explorer(decode_step_declaration(source))
+    with named_as("decode_step_declaration", "decode_step_explorer"):
+        return Explorer(decode_step_declaration(source))
 
 
 def _target_of(source: str) -> str:
@@ -249,6 +271,7 @@ def _target_of(source: str) -> str:
     return f"{int(source[y0:y1]):04d}-{month:02d}-{int(source[d0:d1]):02d}"
 
 
+@declare(**PLAYBACK_ARGS)
 def alignment_playback_declaration(
     log: TrainLog, source: str, target: str, index: int = 0
 ) -> Declaration:
@@ -363,11 +386,13 @@ def _playback_presets(steps: list[int]) -> list[Preset]:
     ]
 
 
+@declare(**PLAYBACK_ARGS)
 def alignment_playback_explorer(
     log: TrainLog, source: str, target: str, index: int = 0
 ) -> Explorer:
     """:func:`alignment_playback_declaration` as a live explorer."""
-    return Explorer(alignment_playback_declaration(log, source, target, index))
+    with named_as("alignment_playback_declaration", "alignment_playback_explorer"):
+        return Explorer(alignment_playback_declaration(log, source, target, index))
 
 
 def chapter_playback_declaration() -> Declaration:

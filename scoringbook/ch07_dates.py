@@ -21,10 +21,12 @@ from torch import Tensor
 
 from attnlib.domains import (
     Anything,
+    Choice,
     Generator,
     Instance,
     Int,
     Seq,
+    Str,
     StrList,
     as_int,
     check_generator,
@@ -42,6 +44,10 @@ from scoringbook._date_vocab import (
     WEEKDAYS,
 )
 from scoringbook._seq2seq_inputs import (
+    DATE,
+    DATES,
+    SOURCES,
+    TARGETS,
     check_batch,
     check_date,
     check_dates,
@@ -97,6 +103,7 @@ def random_dates(n: int, generator: torch.Generator) -> list[_dt.date]:
     return [_dt.date.fromordinal(d) for d in days]
 
 
+@declare(date=DATE, style=Choice(*STYLES))
 def format_source(date: _dt.date, style: str = "short") -> str:
     """An input: ``short`` "5 Nov 2026", ``long`` "Thursday, 5 November 2026" or ``us``
     "November 5, 2026" (the day never has a leading zero).
@@ -117,11 +124,13 @@ def format_source(date: _dt.date, style: str = "short") -> str:
     raise ValueError(f"{fn}: style must be one of {STYLES}; got {style!r}")
 
 
+@declare(date=DATE)
 def format_target(date: _dt.date) -> str:
     """The output format, ISO 8601: ``"2026-11-05"`` (a datetime gives its date's)."""
     return check_date(date, "date", "format_target").isoformat()
 
 
+@declare(dates=DATES, generator=Generator())
 def random_sources(dates: list[_dt.date], generator: torch.Generator) -> list[str]:
     """Each date in a style drawn uniformly from :data:`STYLES` with ``generator``."""
     fn = "random_sources"
@@ -155,6 +164,7 @@ def held_out_examples(
     return dates, sources
 
 
+@declare(texts=SOURCES)
 def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:
     """Character ids ``(batch, n_in)`` padded with ``PAD``, and lengths ``(batch,)``.
 
@@ -168,6 +178,7 @@ def encode_sources(texts: list[str]) -> tuple[Tensor, Tensor]:
     return ids, torch.tensor([len(t) for t in texts])
 
 
+@declare(texts=TARGETS)
 def encode_targets(texts: list[str]) -> Tensor:
     """Character ids ``(batch, N_OUT)`` of ISO dates (``texts``: at least one ``YYYY-MM-DD``
     string naming a real date, as :func:`format_target` writes them)."""
@@ -175,6 +186,7 @@ def encode_targets(texts: list[str]) -> Tensor:
     return torch.tensor([[TGT_INDEX[c] for c in t] for t in texts], dtype=torch.long)
 
 
+@declare(source=Str(), fn=Str(nonempty=True))
 def implied_alignment(source: str, *, fn: str = "implied_alignment") -> Tensor:
     """Which input characters each output character copies or translates: ``(N_OUT, n_in)``.
 
@@ -250,6 +262,7 @@ class DateModel(EncoderDecoder):
         return check_batch(src, src_lens, tgt, fn, need_tgt)
 
 
+@declare(model=Instance(DateModel, what="a DateModel"), texts=SOURCES)
 def translate(model: DateModel, texts: list[str]) -> tuple[list[str], Tensor | None]:
     """Greedy decoding: the predicted ISO dates and the weights ``(batch, N_OUT, n_in)``.
 
@@ -272,6 +285,7 @@ def translate(model: DateModel, texts: list[str]) -> tuple[list[str], Tensor | N
     return ["".join(TGT_CHARS[i] for i in row) for row in ids], w
 
 
+@declare(model=Instance(DateModel, what="a DateModel"), sources=SOURCES, dates=DATES)
 def accuracy(model: DateModel, sources: list[str], dates: list[_dt.date]) -> float:
     """Exact-sequence accuracy: the share of dates rewritten without a single wrong character.
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from attnlib.domains import as_str, describe
+from attnlib.domains import Anything, Str, as_str, declare, describe
 
 __all__ = ["draw_encoder_decoder"]
 
@@ -89,6 +89,14 @@ def _checked(source, written, weights, next_char, title, figsize):
     return w, next_char, title, figsize
 
 
+@declare(
+    source=Str(nonempty=True),
+    written=Str(),
+    weights=Anything("(len(written), len(source)) weights, finite, rows in [0, 1]: checked"),
+    next_char=Str(optional=True),
+    title=Str(optional=True),
+    figsize=Anything("a figure size (width, height), or None: checked by the plotting rules"),
+)
 def draw_encoder_decoder(
     source: str,
     written: str,

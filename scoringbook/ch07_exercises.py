@@ -12,8 +12,18 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from attnlib.domains import as_int, as_seed, describe, isolated_global_rng
-from scoringbook._checking import CheckResult, _exc, _fail, _pair, checker
+from attnlib.domains import (
+    Anything,
+    Int,
+    Seed,
+    Str,
+    as_int,
+    as_seed,
+    declare,
+    describe,
+    isolated_global_rng,
+)
+from scoringbook._checking import ANSWER, CheckResult, _exc, _fail, _pair, checker
 from scoringbook.ch01_exercises import check_weights
 from scoringbook.ch07_dates import (
     N_OUT,
@@ -35,6 +45,7 @@ __all__ = [
 ]
 
 
+@declare(answer=Anything("a learner's (N_OUT, n_in) weights: checked in the body"), source=Str())
 @checker
 def check_alignment(answer, source: str) -> CheckResult:
     """Check a predicted alignment for ``source`` against the one the task implies.
@@ -262,6 +273,7 @@ def _check_structure(
         return f"calling your module ({sizes}) failed: {_exc(err)}"
 
 
+@declare(factory=ANSWER, steps=Int(ge=1), seed=Seed())
 @checker
 def check_attention_module(
     factory: Callable[[int], nn.Module], *, steps: int = 300, seed: int = 0

@@ -18,7 +18,7 @@ from torch import Tensor
 
 from attnlib import domains as D
 from attnlib import tensor_domains as T
-from attnlib.domains import as_int, declare, describe, isolated_global_rng
+from attnlib.domains import declare, describe, isolated_global_rng
 from scoringbook.ch08_numbers import (
     TRAIN_MAX,
     WORDS,
@@ -60,8 +60,11 @@ STEPS, LR = 200, 0.02
 #: order, as matplotlib draws them at the figures' 1.8-point lines), so the length explorer's
 #: curves look like the chapter's static plot of the same curves (None: solid).
 DASHES = (None, "7 3", "12 3 2 3", "2 3", "9 2 2 2 2 2", "2 5", "14 4", None)
+DATA = dict.fromkeys(("src", "src_lens", "tgt", "tests"), D.Anything("the task's data: checked"))
+RUN = dict(steps=D.Int(ge=1), lr=D.Real(gt=0))  # DATA: ids, lengths, targets, {digits: numbers}
 
 
+@declare(model=D.Instance(EncoderDecoder, what="an EncoderDecoder"), tests=DATA["tests"])
 def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
     """Exact match and per-digit accuracy for each length: ``(len(tests), 2)``, rows in the
     order of ``tests`` (``{digits: numbers of that length}``), columns (exact, per digit)."""
@@ -79,6 +82,7 @@ def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
 MODEL_NAMES = ("with attention", "without", "without (3×)", "query-blind")
 
 
+@declare(**DATA, **RUN, seed=D.Int(ge=0))
 def compare_models(
     src: Tensor,
     src_lens: Tensor,
@@ -113,8 +117,6 @@ def compare_models(
     from scoringbook import seq2seq as s2s
 
     fn = "compare_models"
-    seed = as_int(seed, "seed", fn, min=0)
-    steps = as_int(steps, "steps", fn, min=1)
     if not isinstance(tests, dict) or not tests:
         raise TypeError(
             f"{fn}: tests must be a non-empty dict {{digits: numbers}}; got {describe(tests)}"
@@ -145,6 +147,7 @@ def _compare_one(args):  # a worker process's task: one seed, on one thread
     return compare_models(src, src_lens, tgt, tests, seed=seed, steps=steps, lr=lr)
 
 
+@declare(**DATA, **RUN, seeds=D.Seq(D.Int(ge=0), what="a list of ints"), workers=D.Int(ge=1))
 def compare_seeds(
     src: Tensor,
     src_lens: Tensor,
@@ -165,13 +168,8 @@ def compare_seeds(
     after another. Returns one ``(models, results)`` pair per seed, in the order of ``seeds``.
     """
     fn = "compare_seeds"
-    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
-        raise TypeError(f"{fn}: seeds must be a list of ints; got {describe(seeds)}")
-    seeds = [as_int(s, f"seeds[{i}]", fn, min=0) for i, s in enumerate(seeds)]
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"{fn}: seeds must be distinct and at least one; got {seeds}")
-    workers = as_int(workers, "workers", fn, min=1)
-    steps = as_int(steps, "steps", fn, min=1)
     jobs = [(src, src_lens, tgt, tests, s, steps, lr) for s in seeds]
     if workers == 1 or len(seeds) == 1:
         return [
@@ -233,6 +231,7 @@ class ResultsTable:
         )
 
 
+@declare(results=D.Anything("name -> (n_seeds, n_lengths, 2): checked"), tests=DATA["tests"])
 def results_table(results: dict[str, Tensor], tests: dict[int, list[str]]) -> ResultsTable:
     """The length experiment's exact match by bucket of lengths (:data:`BUCKETS`).
 
@@ -504,6 +503,7 @@ def _caption(
     return "\n".join(spoken + pad + rest)
 
 
+@declare(**length_declaration.__domains__)
 def length_explorer(*args, **kwargs):
     """:func:`length_declaration` as an explorer (same arguments)."""
     from attnlib.widgets import Explorer

@@ -19,8 +19,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from attnlib import tensor_domains as T
 from attnlib.domains import (
     Anything,
+    Checked,
     Generator,
     Instance,
     Int,
@@ -153,10 +155,19 @@ def test_sets(
     return tests, held_out
 
 
+def _digits(number: object, name: str, fn: str) -> str:
+    if not isinstance(number, str) or not number or not number.isascii() or not number.isdigit():
+        raise ValueError(f"{fn}: {name} must be a non-empty string of digits; got {number!r}")
+    return number
+
+
+#: a number as the task writes it (a non-empty string of ASCII digits), and a list of them
+DIGITS = Checked(_digits)
+
+
+@declare(number=DIGITS)
 def spell(number: str) -> str:
     """The number read aloud: ``"314"`` -> ``"three one four"``."""
-    if not isinstance(number, str) or not number or not number.isascii() or not number.isdigit():
-        raise ValueError(f"spell: number must be a non-empty string of digits; got {number!r}")
     return " ".join(WORDS[int(c)] for c in number)
 
 
@@ -170,6 +181,10 @@ def _numbers(value: object, name: str, fn: str) -> tuple[str, ...]:
     return out
 
 
+NUMBERS = Checked(_numbers)
+
+
+@declare(numbers=NUMBERS)
 def encode_spoken(numbers: list[str]) -> tuple[Tensor, Tensor]:
     """The spoken inputs' character ids ``(batch, n_in)`` padded with ``PAD``, and their
     lengths ``(batch,)``."""
@@ -177,6 +192,7 @@ def encode_spoken(numbers: list[str]) -> tuple[Tensor, Tensor]:
     return _encode([spell(x) for x in numbers], _SPOKEN_INDEX, "encode_spoken")
 
 
+@declare(numbers=NUMBERS)
 def encode_digits(numbers: list[str]) -> Tensor:
     """Target ids ``(batch, longest + 1)``: the digits, then ``<eos>``, then ``PAD``."""
     numbers = _numbers(numbers, "numbers", "encode_digits")
@@ -280,6 +296,7 @@ def wrong_by_position(predicted: list[str], numbers: list[str]) -> list[int]:
     return [sum(i >= len(p) or p[i] != x[i] for p, x in zip(predicted, numbers)) for i in range(k)]
 
 
+@declare(weights=T.FloatTensor("n_out n_in", finite=True), number=DIGITS)
 def word_weights(weights: Tensor, number: str) -> Tensor:
     """Character weights ``(n_out, n_in)`` summed over each spoken digit: ``(n_out,
     len(number))``. A word's weight includes the space after it."""

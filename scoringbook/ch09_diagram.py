@@ -18,7 +18,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from attnlib.domains import describe
+from attnlib.domains import Instance, declare
+from attnlib.tensor_domains import FloatTensor, Lengths
+from attnlib.transformer import MultiHeadAttention
 
 __all__ = ["draw_heads"]
 
@@ -41,13 +43,7 @@ def _colours(theme, H: int) -> dict:
     }
 
 
-def _checked(mha, x, valid_lens):
-    from attnlib.transformer import MultiHeadAttention
-
-    if not isinstance(mha, MultiHeadAttention):
-        raise TypeError(f"{FN}: mha must be an attnlib.MultiHeadAttention; got {describe(mha)}")
-    if not isinstance(x, torch.Tensor) or x.dim() != 3:
-        raise TypeError(f"{FN}: x must be a tensor (batch, n, d); got {describe(x)}")
+def _checked(mha, x, valid_lens):  # the types and shapes are declared (draw_heads)
     if min(x.shape) < 1:
         raise ValueError(
             f"{FN}: x must hold at least one sequence of one token; got {tuple(x.shape)}"
@@ -70,6 +66,11 @@ def _checked(mha, x, valid_lens):
     return {"batch": x.shape[0], "n": x.shape[1], "d": d, "H": H, "weights": w}
 
 
+@declare(
+    mha=Instance(MultiHeadAttention, what="an attnlib.MultiHeadAttention"),
+    x=FloatTensor("batch n d_in"),
+    valid_lens=Lengths(rows="n", cols="n"),
+)
 def draw_heads(mha, x: torch.Tensor, valid_lens: torch.Tensor | None = None):
     r"""Draw multi-head self-attention on ``x``: the split into heads and the concatenation.
 

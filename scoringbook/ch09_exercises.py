@@ -26,7 +26,9 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attnlib.attention import dot_product_attention
+from attnlib.domains import declare
 from scoringbook._checking import (
+    ANSWER,
     CheckResult,
     _as_answer,
     _exc,
@@ -34,7 +36,6 @@ from scoringbook._checking import (
     _first,
     _pair,
     _pass,
-    _require_callable,
     answers_close,
     checker,
     precision_note,
@@ -122,6 +123,7 @@ def _split_ref(x: Tensor, H: int) -> Tensor:
     return x.reshape(b, n, H, d // H).permute(0, 2, 1, 3).reshape(b * H, n, d // H)
 
 
+@declare(split_heads=ANSWER, merge_heads=ANSWER)
 @checker
 def check_heads(split_heads: Callable, merge_heads: Callable) -> CheckResult:
     """Check ``split_heads(x, num_heads)`` ``(batch, n, d) -> (batch * H, n, d / H)`` (the
@@ -233,12 +235,12 @@ def _table(n: int, d: int, two_j: bool = True, sin_first: bool = True) -> Tensor
     return P
 
 
+@declare(fn=ANSWER)
 @checker
 def check_sinusoidal(fn: Callable) -> CheckResult:
     """Check ``fn(max_len, d)`` returns the sinusoidal table ``(max_len, d)``,
     ``P[i, 2j] = sin(i / 10000^(2j/d))``, ``P[i, 2j+1] = cos(...)``, for
     ``(max_len, d)`` = (6, 8), (11, 16), (9, 32); the reference is computed in float64."""
-    _require_callable(fn, "check_sinusoidal")
     dtypes: set = set()
     for c, (n, d) in enumerate(_SIN_CASES):
         case = f"case {c + 1}: max_len={n}, d={d}"
@@ -287,13 +289,13 @@ def _offset_ref(delta: int, d: int) -> Tensor:
     return M
 
 
+@declare(fn=ANSWER)
 @checker
 def check_relative_offset(fn: Callable) -> CheckResult:
     """Check ``fn(delta, d)`` returns a ``(d, d)`` matrix ``M``, the same for every position,
     with ``P[i + delta] = P[i] @ M`` for the rows of the sinusoidal table ``P`` (rows are
     positions, so ``M`` multiplies from the right). Cases ``(delta, d)``: (1, 8), (3, 16),
     (7, 6), on positions 0 .. 39."""
-    _require_callable(fn, "check_relative_offset")
     dtypes: set = set()
     for c, (delta, d) in enumerate(_OFFSET_CASES):
         case = f"case {c + 1}: delta={delta}, d={d}"
@@ -330,6 +332,7 @@ def check_relative_offset(fn: Callable) -> CheckResult:
 _MASK_CASES = ((2, 5, 4), (3, 8, 6), (1, 3, 8))
 
 
+@declare(valid_lens_fn=ANSWER, sdpa_mask_fn=ANSWER, mha_mask_fn=ANSWER)
 @checker
 def check_causal_masks(
     valid_lens_fn: Callable, sdpa_mask_fn: Callable, mha_mask_fn: Callable

@@ -15,10 +15,11 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from attnlib.domains import Choice, declare
 from scoringbook._checking import (
+    ANSWER,
     CheckResult,
     _fail,
-    _require_callable,
     answers_close,
     checker,
 )
@@ -61,6 +62,7 @@ def _score_ref(
     return tot.sum(0) / cnt.sum() if pooled else (tot / cnt).mean(0)
 
 
+@declare(fn=ANSWER, kind=Choice("previous", "induction"))
 @checker
 def check_head_score(fn: Callable, kind: str) -> CheckResult:
     """Check a head score on causal weights ``(batch, H, n, n)``:
@@ -74,9 +76,6 @@ def check_head_score(fn: Callable, kind: str) -> CheckResult:
     Cases ``(batch, H, n, k)``: (3, 2, 20, [10, 7, 5]), (4, 3, 16, [8, 4, 6, 5]),
     (2, 1, 12, [3, 6]).
     """
-    _require_callable(fn, "check_head_score")
-    if not isinstance(kind, str) or kind not in ("previous", "induction"):
-        raise ValueError(f"check_head_score: kind must be 'previous' or 'induction'; got {kind!r}")
     dtypes: set = set()
     for c, (b, H, n, ks) in enumerate(_SCORE_CASES):
         w = _weights(b, H, n, _gen(50 + c))

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from attnlib import domains as D
 from attnlib.domains import as_int, as_real, as_seed, describe, isolated_global_rng
 from attnlib.transformer import MultiHeadAttention, PositionalEncoding, causal_valid_lens
 from scoringbook.ch10_scores import check_k, induction_score, offset_score, previous_token_score
@@ -77,6 +78,16 @@ def _repeat(tokens: Tensor, k: Tensor) -> Tensor:
     return torch.gather(tokens, 1, src)
 
 
+#: the domains of chapter 9's functions: a model, its tokens (batch, n) (ids and n against the
+#: model: checked by _check_tokens), the repeat's start, heads to ablate, a generator
+MODEL = D.Instance(nn.Module, what="an AttentionOnly model")
+IDS = D.Anything("(batch, n) token ids of the model's vocabulary: checked by _check_tokens")
+K = D.Anything("the repeat's start: an int, (batch,) ints or None: checked by check_k")
+ABLATE = D.Anything("(layer, head) pairs: checked by _check_ablate")
+GEN = D.Generator()
+
+
+@D.declare(n=D.Int(ge=1), generator=GEN, half=D.Int(ge=2), min_half=D.Int(ge=2, optional=True))
 def repeated_sequences(
     n: int, generator: torch.Generator, half: int = HALF, min_half: int | None = None
 ) -> tuple[Tensor, Tensor]:
@@ -101,6 +112,7 @@ def repeated_sequences(
     return _repeat(tokens, k), k
 
 
+@D.declare(n=D.Int(ge=1), k=D.Int(ge=2), generator=GEN, half=D.Int(ge=2))
 def repeats_of_length(
     n: int, k: int, generator: torch.Generator, half: int = HALF
 ) -> tuple[Tensor, Tensor]:
@@ -129,6 +141,7 @@ def copyable(k: Tensor, n: int) -> Tensor:
     return (t > k[:, None]) & (t < 2 * k[:, None])  # (batch, n - 1)
 
 
+@D.declare(tokens=D.Seq(D.Int(ge=0, le=VOCAB - 1)))
 def token_text(tokens: Tensor | Sequence[int]) -> list[str]:
     """The letters of a 1-D sequence of token ids (``TOKENS[i]``)."""
     if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (Tensor, Sequence)):
@@ -157,6 +170,9 @@ class AttentionOnly(nn.Module):
         call ``.weights`` is a list, one ``(batch, num_heads, n, n)`` tensor per layer.
     """
 
+    @D.declare(
+        num_hiddens=D.Int(ge=1), num_heads=D.Int(ge=1), num_layers=D.Int(ge=1), max_len=D.Int(ge=2)
+    )
     def __init__(
         self,
         num_hiddens: int = 32,
@@ -170,6 +186,10 @@ class AttentionOnly(nn.Module):
         num_heads = as_int(num_heads, "num_heads", fn, min=1)
         num_layers = as_int(num_layers, "num_layers", fn, min=1)
         max_len = as_int(max_len, "max_len", fn, min=2)
+        if num_hiddens % num_heads:
+            raise ValueError(
+                f"{fn}: num_hiddens must be divisible by num_heads; got {num_hiddens}, {num_heads}"
+            )
         self.embed = nn.Embedding(VOCAB, num_hiddens)
         self.pos = PositionalEncoding(num_hiddens, 0.0, max_len)
         self.layers = nn.ModuleList(
@@ -260,6 +280,7 @@ def _right(model: AttentionOnly, tokens: Tensor, ablate: list[tuple[int, int]]) 
     return logits[:, :-1].argmax(-1) == tokens[:, 1:]
 
 
+@D.declare(model=MODEL, tokens=IDS, ablate=ABLATE, k=K)
 def repeated_half_accuracy(
     model: AttentionOnly,
     tokens: Tensor,
@@ -278,6 +299,7 @@ def repeated_half_accuracy(
     return float(right[copyable(k, tokens.shape[1])].float().mean())
 
 
+@D.declare(model=MODEL, tokens=IDS, k=K, ablate=ABLATE)
 def accuracy_by_place(
     model: AttentionOnly,
     tokens: Tensor,
@@ -300,6 +322,7 @@ def accuracy_by_place(
     return np.array(out)
 
 
+@D.declare(model=MODEL, tokens=IDS, k=K)
 def head_scores(
     model: AttentionOnly, tokens: Tensor, k: Tensor | int | None = None
 ) -> dict[str, np.ndarray]:
@@ -318,6 +341,7 @@ def head_scores(
     }
 
 
+@D.declare(model=MODEL, tokens=IDS, k=K)
 def ablation_table(
     model: AttentionOnly, tokens: Tensor, k: Tensor | int | None = None
 ) -> dict[str, float]:
@@ -336,6 +360,9 @@ def ablation_table(
     return out
 
 
+@D.declare(
+    model=MODEL, lengths=D.Seq(D.Int(ge=2, le=HALF), min_len=1), n=D.Int(ge=1), seed=D.Seed()
+)
 def scores_by_length(
     model: AttentionOnly, lengths: Sequence[int] = (5, 7, 10), n: int = 256, seed: int = 1
 ) -> dict[int, dict[str, np.ndarray | float]]:
@@ -367,6 +394,7 @@ def scores_by_length(
     return out
 
 
+@D.declare(model=MODEL, tokens=IDS)
 def loss_by_position(model: AttentionOnly, tokens: Tensor) -> np.ndarray:
     """Mean cross-entropy of the prediction of each token ``1 .. n - 1`` over the sequences
     (Olsson et al.'s in-context learning measure compares late tokens with early ones).
@@ -380,6 +408,14 @@ def loss_by_position(model: AttentionOnly, tokens: Tensor) -> np.ndarray:
     return loss.mean(0).numpy().astype(np.float64)
 
 
+@D.declare(
+    model=D.Instance(AttentionOnly, what="an AttentionOnly model"),
+    **dict.fromkeys(
+        ("losses", "steps", "accuracy", "weights", "previous", "induction"),
+        D.Anything("a training record: filled in by train"),
+    ),
+    **dict.fromkeys(("held_out", "held_k", "watch", "watch_k"), D.Anything("set by train")),
+)
 @dataclass
 class TrainRun:
     """What :func:`train` records."""
@@ -397,6 +433,15 @@ class TrainRun:
     watch_k: Tensor | None = None  # (len(WATCH_LENGTHS),)
 
 
+@D.declare(
+    seed=D.Seed(),
+    steps=D.Int(ge=1),
+    batch_size=D.Int(ge=1),
+    lr=D.Real(gt=0),
+    every=D.Int(ge=1),
+    n_held_out=D.Int(ge=1),
+    watch=D.Seq(D.Int(ge=2, le=HALF), min_len=1),
+)
 def train(
     seed: int = 0,
     steps: int = 400,

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from attnlib import domains as D
 from attnlib.domains import as_int, describe
 from attnlib.widgets import (
     Caption,
@@ -68,6 +69,7 @@ def chapter_run() -> TrainRun:
 HEADS_FIGSIZE = (7.4, 7.0)
 
 
+@D.declare(run=D.Checked(lambda run, name, fn: _check_run(run, fn)))  # RUN, defined below
 def heads_figure(run: TrainRun):
     """The four heads' final weights on the run's first watched sequence (the repeat of
     10): a grid of panels, rows = layers, columns = heads, every token named on both axes.
@@ -119,6 +121,14 @@ def _check_run(run: object, fn: str) -> TrainRun:
     return run
 
 
+def _run_domain(run: object, name: str, fn: str) -> TrainRun:
+    return _check_run(run, fn)
+
+
+#: a finished run of train() (with its watched and held-out sequences)
+RUN = D.Checked(_run_domain)
+
+
 def _previous_head(run: TrainRun) -> str:
     """The layer-1 head with the highest previous-token score at the end of ``run``."""
     return f"L1H{int(np.argmax(run.previous[-1][0])) + 1}"
@@ -130,6 +140,7 @@ def _induction_head(run: TrainRun) -> str:
     return f"L{last}H{int(np.argmax(run.induction[-1][last - 1])) + 1}"
 
 
+@D.declare(run=RUN)
 def heads_declaration(run: TrainRun) -> Declaration:
     """Pick a layer and a head, and a watched sequence: that head's weights on it, at the
     end of ``run`` (queries are rows; each row sums to 1 over the tokens up to it)."""
@@ -200,11 +211,13 @@ def heads_declaration(run: TrainRun) -> Declaration:
     )
 
 
+@D.declare(run=RUN)
 def heads_explorer(run: TrainRun) -> Explorer:
     """:func:`heads_declaration` as an explorer."""
     return Explorer(heads_declaration(run))
 
 
+@D.declare(run=RUN, smooth=D.Int(ge=1))
 def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
     """Play back ``run``: the chosen head's weights on the first watched sequence at each
     checkpoint, next to the loss on the repeat (a moving mean of ``smooth`` steps) with a
@@ -302,11 +315,13 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
     )
 
 
+@D.declare(run=RUN)
 def heads_playback_explorer(run: TrainRun) -> Explorer:
     """:func:`heads_playback_declaration` as an explorer."""
     return Explorer(heads_playback_declaration(run))
 
 
+@D.declare(run=RUN)
 def ablation_declaration(run: TrainRun) -> Declaration:
     """Knock heads out: one kept/zeroed choice per head; the held-out accuracy at each place
     of the repeat (repeats of 4 to 10 tokens), and the mean over the repeats, for that set of
@@ -374,6 +389,7 @@ def ablation_declaration(run: TrainRun) -> Declaration:
     )
 
 
+@D.declare(run=RUN)
 def ablation_explorer(run: TrainRun) -> Explorer:
     """:func:`ablation_declaration` as an explorer."""
     return Explorer(ablation_declaration(run))

@@ -17,6 +17,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from attnlib import domains as D
+from attnlib import tensor_domains as T
 from attnlib.domains import as_int, describe
 
 __all__ = ["previous_token_score", "induction_score", "offset_score"]
@@ -69,6 +71,13 @@ def _check_weights4(weights: object, fn: str) -> Tensor:
     return weights
 
 
+#: the head scores' arguments: weights (batch, H, n, n) (n >= 2: checked in the body), and
+#: the repeat's start k, an int or one per sequence, or None (checked by check_k)
+WEIGHTS4 = T.FloatTensor("batch H n n")
+K = D.Anything("the repeat's start: an int, (batch,) ints or None: checked by check_k")
+
+
+@D.declare(weights=WEIGHTS4)
 def previous_token_score(weights: Tensor) -> Tensor:
     """Mean weight a head puts on the previous position (the diagonal at offset -1), over
     queries ``1 .. n - 1`` and the batch. ``weights``: ``(batch, H, n, n)`` -> ``(H,)``."""
@@ -95,6 +104,7 @@ def _mean_on(weights: Tensor, cells: Tensor) -> Tensor:
     return torch.where(c, weights, 0).sum(dim=(0, 2, 3)) / count.clamp(min=1)
 
 
+@D.declare(weights=WEIGHTS4, k=K)
 def induction_score(weights: Tensor, k: Tensor | int | None = None) -> Tensor:
     """Mean weight a head puts, from a query in the repeat, on the token *after* the earlier
     occurrence of the query's token: for a repeat of ``k`` tokens, query ``i`` in
@@ -109,6 +119,7 @@ def induction_score(weights: Tensor, k: Tensor | int | None = None) -> Tensor:
     return _mean_on(weights, _repeat_cells(k, n, k - 1))
 
 
+@D.declare(weights=WEIGHTS4, back=D.Int(ge=0), k=K)
 def offset_score(weights: Tensor, back: int, k: Tensor | int | None = None) -> Tensor:
     """Mean weight a head puts, from a query in the repeat (``k .. 2k - 1``), on the key a
     fixed ``back`` places before it (queries with no such key are left out). With

@@ -24,12 +24,16 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
-from attnlib.domains import as_int, as_str, describe
+from attnlib.domains import Anything, Checked, Choice, Str, as_int, as_str, declare, describe
 from scoringbook._pipeline_layouts import pipeline_across, pipeline_down
 
 __all__ = ["draw_pipeline", "pipeline_example"]
 
 
+@declare(
+    scoring=Choice("dot_product", "gaussian", "additive"),
+    valid_len=Checked(lambda v, name, fn: _valid_len(v, 4, name, fn), optional=True),
+)
 def pipeline_example(scoring: str = "dot_product", *, valid_len: int | None = None) -> dict:
     """A fixed small example computed with attnlib: one 2-D query, four keys, 2-D values.
 
@@ -86,6 +90,11 @@ def _fmt(vec) -> str:
     return "(" + ", ".join(f"{x:.2f}" for x in np.asarray(vec, dtype=float).ravel()) + ")"
 
 
+@declare(
+    example=Checked(lambda v, name, fn: _checked_example(v, fn)),
+    title=Str(optional=True),
+    figsize=Anything("a figure size (width, height): checked by the plotting rules"),
+)
 def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)):
     """Draw query -> scores -> softmax weights -> weighted sum, with the example's numbers.
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from attnlib.domains import describe
+from attnlib.domains import Str, declare, describe
 
 __all__ = ["glue", "GLUE_PREFIX"]
 
@@ -23,6 +23,8 @@ GLUE_PREFIX = "application/papermill.record/"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
+# an identifier, one non-empty line: checked below
+@declare(name=Str(what="an identifier (str)"), text=Str())
 def glue(name: str, text: str) -> str:
     """Record ``text`` under ``name`` for the prose's ``{glue}`name``` role, and return it.
 

@@ -522,9 +522,7 @@ class _ReplacedAt(nn.Module):
 def _replaced_rows(model, rows, fn: str, generator=None):  # uniform_rows, permuted_rows
     if not model.uses_attention:
         raise ValueError(f"{fn}: the model has no attention weights to replace")
-    rows = frozenset(int(r) for r in rows)
-    if any(r < 0 for r in rows):
-        raise ValueError(f"{fn}: rows must be >= 0; got {sorted(rows)}")
+    rows = frozenset(int(r) for r in rows)  # declared by the callers: ints >= 0
     inner = model.decoder.attention
     wrapper = _ReplacedAt(inner, rows, generator)
     # every forward pass decodes from step 0: restart the count once per decoding
@@ -537,6 +535,7 @@ def _replaced_rows(model, rows, fn: str, generator=None):  # uniform_rows, permu
         model.decoder.attention = inner
 
 
+@declare(model=Instance(EncoderDecoder, what="an EncoderDecoder"), rows=Seq(Int(ge=0)))
 @contextlib.contextmanager
 def uniform_rows(model: EncoderDecoder, rows: Iterable[int]) -> Iterator[EncoderDecoder]:
     """Inside the ``with`` block, the model's attention weights for the output positions

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import numbers
 from collections.abc import Mapping
@@ -9,6 +10,9 @@ from collections.abc import Mapping
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from attnlib import domains as D
+from attnlib.domains import declare
 
 __all__ = ["NotebookFigure", "OKABE_ITO", "LINESTYLES", "DPI"]
 
@@ -273,6 +277,10 @@ def _labelled_curves(obj, name: str, what: str, n: int, ref: str) -> list[tuple[
 MAX_FIGURE_INCHES = 100.0
 
 
+def _figsize_domain(value, name: str, fn: str) -> tuple[float, float]:
+    return _check_figsize(value, fn)
+
+
 def _check_figsize(figsize, fn: str = "figure") -> tuple[float, float]:
     """``(width, height)`` in inches: two finite numbers in ``(0, MAX_FIGURE_INCHES]`` (numpy
     scalars and 0-d tensors too; not bools), as floats."""
@@ -304,3 +312,39 @@ def _integer_ticks(axis, n: int) -> None:
         axis.set_ticks(range(n))
     else:
         axis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
+
+
+#: the domains plotting functions declare (attnlib.domains.declare): a figure size, a text
+#: shown on the figure, an optional one, and data checked in the function's body
+FIGSIZE = D.Checked(_figsize_domain)
+TEXT = D.Str()
+OPTIONAL_TEXT = D.Str(optional=True)
+
+
+def names_its_refusals(fn):
+    """A plotting function whose body's checks (shared by every plotting function, so written
+    without its name) raise a TypeError/ValueError: raised again, same type, with the
+    function's name in front (``plot_bars: groups must be a dict ...``)."""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError) as exc:
+            if str(exc).startswith(f"{name}:"):
+                raise
+            raise type(exc)(f"{name}: {exc}") from exc
+
+    return run
+
+
+def data(what: str) -> D.Anything:
+    """The domain of a data argument the body checks (shapes against the other arguments,
+    finite values): ``what`` says what it must be."""
+    return D.Anything(f"{what}: checked in the body")
+
+
+# a figure size matplotlib would refuse with its own words (or take as NaN inches) is refused
+# naming the class and the argument (a positional size is checked in __init__)
+declare(figsize=D.Checked(_figsize_domain, optional=True))(NotebookFigure)

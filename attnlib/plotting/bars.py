@@ -7,7 +7,11 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from attnlib.domains import Pair, StrList, declare
 from attnlib.plotting._figure import (
+    FIGSIZE,
+    OPTIONAL_TEXT,
+    TEXT,
     _check_1d,
     _check_figsize,
     _check_finite,
@@ -16,12 +20,25 @@ from attnlib.plotting._figure import (
     _finish,
     _styles,
     _to_numpy,
+    data,
+    names_its_refusals,
 )
 from attnlib.plotting.lines import _single_axes
 
 __all__ = ["plot_bars"]
 
 
+@declare(
+    categories=StrList(nonempty=True),
+    groups=data("a dict label -> finite values, one per category"),
+    xlabel=TEXT,
+    ylabel=TEXT,
+    title=OPTIONAL_TEXT,
+    ylim=Pair(optional=True),
+    value_format=TEXT,
+    figsize=FIGSIZE,
+)
+@names_its_refusals
 def plot_bars(
     categories: Sequence[str],
     groups,

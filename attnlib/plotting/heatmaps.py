@@ -11,8 +11,12 @@ import numpy as np
 from matplotlib.colors import Colormap, Normalize
 from matplotlib.figure import Figure
 
+from attnlib.domains import Real, StrList, declare
 from attnlib.plotting._figure import (
+    FIGSIZE,
     NARROW_WIDTH,
+    OPTIONAL_TEXT,
+    TEXT,
     _check_figsize,
     _check_finite,
     _drawn,
@@ -20,6 +24,8 @@ from attnlib.plotting._figure import (
     _integer_ticks,
     _new_figure,
     _to_numpy,
+    data,
+    names_its_refusals,
 )
 from attnlib.plotting._theme import TITLE_PT
 
@@ -47,6 +53,21 @@ def wrap_title(text: str, width: int) -> str:
 __all__ = ["show_heatmaps"]
 
 
+@declare(
+    matrices=data("(rows, cols, n_queries, n_keys) finite values, tensor, array or lists"),
+    xlabel=TEXT,
+    ylabel=TEXT,
+    titles=data("one title per panel or per column (strings), or None"),
+    figsize=FIGSIZE,
+    cmap=data("a matplotlib colour map or its name, or None"),
+    vmin=Real(optional=True),
+    vmax=Real(optional=True),
+    colorbar_label=TEXT,
+    xticklabels=StrList(optional=True),
+    yticklabels=StrList(optional=True),
+    suptitle=OPTIONAL_TEXT,
+)
+@names_its_refusals
 def show_heatmaps(
     matrices,
     xlabel: str,

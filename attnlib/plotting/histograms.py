@@ -7,8 +7,12 @@ import itertools
 from matplotlib.figure import Figure
 
 from attnlib._validate import as_int
+from attnlib.domains import Bool, Int, declare
 from attnlib.plotting._figure import (
+    FIGSIZE,
     NARROW_WIDTH,
+    OPTIONAL_TEXT,
+    TEXT,
     _check_figsize,
     _check_finite,
     _check_mapping,
@@ -16,11 +20,22 @@ from attnlib.plotting._figure import (
     _finish,
     _styles,
     _to_numpy,
+    data,
+    names_its_refusals,
 )
 
 __all__ = ["plot_histograms"]
 
 
+@declare(
+    samples=data("a dict label -> finite samples"),
+    xlabel=TEXT,
+    bins=Int(ge=1, le=10**5),
+    title=OPTIONAL_TEXT,
+    figsize=FIGSIZE,
+    density=Bool(),
+)
+@names_its_refusals
 def plot_histograms(
     samples,
     *,

@@ -6,8 +6,12 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from attnlib.domains import Bool, Int, declare
 from attnlib.plotting._figure import (
+    FIGSIZE,
     NARROW_WIDTH,
+    OPTIONAL_TEXT,
+    TEXT,
     _check_1d,
     _check_figsize,
     _check_finite,
@@ -18,6 +22,8 @@ from attnlib.plotting._figure import (
     _new_figure,
     _styles,
     _to_numpy,
+    data,
+    names_its_refusals,
 )
 
 __all__ = ["plot_lines", "plot_regression", "plot_kernels"]
@@ -40,6 +46,19 @@ def _xy_pair(value, label: str, x, name: str):
     return x, ys
 
 
+@declare(
+    x=data("x values (n,)"),
+    ys=data("a dict label -> y values (n,) or an (x, y) pair"),
+    xlabel=TEXT,
+    ylabel=TEXT,
+    title=OPTIONAL_TEXT,
+    scatter=data("(x_points, y_points, label), or None"),
+    bands=data("a dict label -> (low, high) curves, or None"),
+    logx=Bool(),
+    logy=Bool(),
+    figsize=FIGSIZE,
+)
+@names_its_refusals
 def plot_lines(
     x,
     ys,
@@ -240,6 +259,18 @@ def _discrete_ticks(axis, xs) -> None:
         axis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
 
 
+@declare(
+    x_train=data("training inputs (n,)"),
+    y_train=data("training targets (n,)"),
+    x_query=data("query points (m,)"),
+    fits=data("a dict label -> predictions (m,)"),
+    truth=data("the true values at x_query (m,), or None"),
+    title=OPTIONAL_TEXT,
+    figsize=FIGSIZE,
+    legend_loc=TEXT,
+    legend_ncols=Int(ge=1, le=100),
+)
+@names_its_refusals
 def plot_regression(
     x_train,
     y_train,
@@ -338,6 +369,8 @@ def plot_regression(
     return _drawn(draw)
 
 
+@declare(u=data("a grid (n,)"), values=data("a dict name -> values (n,)"), figsize=FIGSIZE)
+@names_its_refusals
 def plot_kernels(u, values, figsize: tuple[float, float] = (8, 2)) -> Figure:
     r"""Draw kernel functions ``K(u)``, one small panel per kernel, sharing both axes.
 

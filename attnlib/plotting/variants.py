@@ -28,6 +28,7 @@ import io
 
 from matplotlib.figure import Figure
 
+from attnlib.domains import Anything, Instance, declare
 from attnlib.plotting._figure import NotebookFigure, _fingerprint
 from attnlib.plotting._theme import DARK, LIGHT
 
@@ -84,6 +85,7 @@ def drawn_texts(fig) -> list:
         fig.set_canvas(old)
 
 
+@declare(fig=Instance(Figure, what="a matplotlib Figure"))
 def render_png(fig) -> dict:
     """``fig`` as the book stores it: a 2x PNG cropped to its content (``bbox_inches="tight"``,
     what Jupyter's inline backend does), its size in CSS px, and its label scale.
@@ -127,6 +129,7 @@ def render_png(fig) -> dict:
     }
 
 
+@declare(fig=Instance(NotebookFigure, what="an attnlib figure (NotebookFigure)"))
 def figure_variants(fig) -> list[dict]:
     """The variants of an attnlib figure besides itself (light, at its own size).
 
@@ -194,6 +197,7 @@ def _book_png(fig):
     return main["png"], meta
 
 
+@declare(shell=Anything("an IPython shell or None: checked in the body", optional=True))
 def book_figures(shell=None) -> None:
     """Show attnlib's figures in Jupyter as 2x PNGs carrying their book variants.
 

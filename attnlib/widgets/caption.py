@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from attnlib import _validate
-from attnlib.widgets.controls import ExplorerError, _check_name
+from attnlib import domains as D
+from attnlib.widgets.controls import NAME, OPTIONAL_TEXT, ExplorerError, _check_name, record
 
 __all__ = ["Caption", "LabelledMatrix"]
 
@@ -35,6 +36,7 @@ def _check_text(text: Any, what: str, limit: int, lines: bool) -> str:
     return text
 
 
+@record(name=NAME, title=OPTIONAL_TEXT)
 @dataclass(frozen=True)
 class Caption:
     """Text the update function writes for each frame, shown below the controls (e.g. what
@@ -79,6 +81,11 @@ class Caption:
         return {"kind": "caption", "name": self.name, "title": self.title}
 
 
+@D.declare(
+    values=D.Anything("a 2-D array of finite numbers: checked in __new__"),
+    row_labels=D.StrList(),
+    col_labels=D.StrList(),
+)
 class LabelledMatrix(np.ndarray):
     """A heatmap frame with its own tick labels: a 2-D float64 array with ``row_labels``
     and ``col_labels``, tuples of one-line strings, one per row and per column.

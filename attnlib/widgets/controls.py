@@ -8,11 +8,40 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from attnlib import _validate
+from attnlib import domains as D
 from attnlib._validate import _scalar
 
 
 class ExplorerError(ValueError):
     """A declaration is invalid or an update function returned unusable data."""
+
+
+def _name_domain(value: object, name: str, fn: str) -> str:
+    _check_name(value, fn)
+    return value
+
+
+#: the domains the toolkit's records declare (attnlib.domains.declare, with
+#: error=ExplorerError: every refusal of a declaration is an ExplorerError): a control's or a
+#: panel's name (a Python identifier), a text shown on the page, an optional one, a flag,
+#: texts one per item, and what the record's __post_init__ checks against its other fields
+NAME = D.Checked(_name_domain)
+TEXT = D.Str()
+OPTIONAL_TEXT = D.Str(optional=True)
+FLAG = D.Bool()
+TEXTS = D.StrList(optional=True)
+
+
+def checked_later(what: str) -> D.Anything:
+    return D.Anything(f"{what}: checked in __post_init__")
+
+
+def record(_name: str | None = None, **domains: D.Domain):
+    """``declare`` for the toolkit's records: refusals are ExplorerErrors, and a record with
+    a ``name`` is named by it in them (``Slider 'temperature': ...``), which of a page's
+    controls or panels is wrong."""
+    named_by = "name" if "name" in domains else None
+    return D.declare(_name, error=ExplorerError, named_by=named_by, **domains)
 
 
 def _declared(check, value, name: str, where: str, **kwargs):
@@ -66,6 +95,14 @@ def _distinct_labels(values: Sequence[float]) -> list[str]:
     return [repr(v) for v in values]
 
 
+@record(
+    name=NAME,
+    values=checked_later("distinct finite numbers, at least one"),
+    label=OPTIONAL_TEXT,
+    default=checked_later("one of values, or None"),
+    value_labels=TEXTS,
+    play=FLAG,
+)
 @dataclass(frozen=True)
 class Slider:
     """A numeric parameter: a slider over an explicit list of values.
@@ -140,6 +177,13 @@ class Slider:
         return self.values.index(self.default)
 
 
+@record(
+    name=NAME,
+    options=D.StrList(nonempty=True),
+    label=OPTIONAL_TEXT,
+    default=D.Str(optional=True),
+    option_labels=TEXTS,
+)
 @dataclass(frozen=True)
 class Choice:
     """A parameter chosen among string options (a drop-down list).
@@ -193,6 +237,13 @@ class Choice:
         return 0 if self.default is None else self.options.index(self.default)
 
 
+@record(
+    name=NAME,
+    default=TEXT,
+    label=OPTIONAL_TEXT,
+    suggestions=D.StrList(),
+    max_length=D.Int(ge=1),
+)
 @dataclass(frozen=True)
 class Text:
     """A line of text the reader types (or picks from suggestions), e.g. a sentence.
@@ -292,6 +343,11 @@ def _check_name(name: object, what: str) -> None:
 # ----------------------------------------------------------------------------- presets
 
 
+@record(
+    label=TEXT,
+    notice=TEXT,
+    values=checked_later("control name -> value, not empty (each on its control's grid)"),
+)
 @dataclass(frozen=True)
 class Preset:
     """One of an explorer's "things to try": a button in the explorer's frame that sets

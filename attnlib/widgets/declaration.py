@@ -12,8 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from attnlib import domains as D
 from attnlib._validate import _scalar
 from attnlib.widgets.controls import (
+    NAME,
+    OPTIONAL_TEXT,
     Choice,
     ExplorerError,
     Preset,
@@ -21,12 +24,26 @@ from attnlib.widgets.controls import (
     Text,
     _check_name,
     _label,
+    checked_later,
+    record,
 )
 from attnlib.widgets.panels import Heatmap, _as_panel
 
 # ----------------------------------------------------------------------------- declaration
 
 
+@record(
+    "explorer",  # what its messages name: "explorer 'soft_lookup': ..."
+    name=NAME,
+    update=D.Func(),
+    params=checked_later("Sliders and Choices"),
+    panels=checked_later("panels (Heatmap, Lines, Caption), at least one"),
+    title=OPTIONAL_TEXT,
+    meta=checked_later("a dict"),
+    live=checked_later("what the page computes (LiveAttention, ...), or None"),
+    texts=checked_later("Text fields"),
+    presets=checked_later("Presets"),
+)
 @dataclass(frozen=True)
 class Declaration:
     """Everything that defines an explorer; cheap to build (computes no frame).

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from attnlib import domains as D
 from attnlib.widgets.controls import ExplorerError
 
 #: Largest error allowed between a value as stored for the browser and attnlib's value.
@@ -18,6 +19,7 @@ MAX_ENCODING_ERROR = 1e-4
 # ----------------------------------------------------------------------------- encoding
 
 
+@D.declare(values=D.Anything("(n_frames, n) finite numbers: checked in the body"), where=D.Str())
 def encode_frames(values: np.ndarray, where: str = "") -> dict:
     """Compact, JSON-friendly encoding of ``values`` (n_frames, n) with error < 1e-4.
 
@@ -105,6 +107,7 @@ def encode_frames(values: np.ndarray, where: str = "") -> dict:
 _KEYS = ("bits", "offset", "scale", "n", "n_stored", "data", "index")
 
 
+@D.declare(enc=D.Instance(Mapping, what="a dict (what encode_frames returns)"))
 def decode_frames(enc: Mapping) -> np.ndarray:
     """Inverse of :func:`encode_frames` (what explorer.js does): (n_frames, n) float64.
 

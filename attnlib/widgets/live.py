@@ -59,8 +59,17 @@ import numpy as np
 import torch
 
 from attnlib import _validate
+from attnlib import domains as D
 from attnlib.kernels import KERNELS, log_kernel
-from attnlib.widgets.controls import Choice, ExplorerError, Slider
+from attnlib.widgets.controls import (
+    OPTIONAL_TEXT,
+    TEXT,
+    Choice,
+    ExplorerError,
+    Slider,
+    checked_later,
+    record,
+)
 from attnlib.widgets.live_scores import LIVE_SCORES
 from attnlib.widgets.panels import Heatmap, Lines, _round_list, _to_array
 
@@ -83,18 +92,6 @@ SCORINGS = tuple(LIVE_SCORES)
 WINDOW_U = np.linspace(-4.0, 4.0, 161)  # (161,)
 
 
-def _name(value: object, attr: str, where: str, optional: bool = False) -> str | None:
-    """The name of a parameter or panel: a string (or None where optional)."""
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise ExplorerError(
-            f"{where}: {attr} must be a name (str){' or None' if optional else ''}; got "
-            f"{value!r} ({type(value).__name__})"
-        )
-    return value
-
-
 def _names(value: object, attr: str, where: str, what: str, optional: bool = False):
     """A pair of names, e.g. ``(lines panel, series)`` or the query's two sliders."""
     if value is None and optional:
@@ -109,6 +106,26 @@ def _names(value: object, attr: str, where: str, what: str, optional: bool = Fal
     return tuple(value)
 
 
+#: two names: (a Lines panel, one of its series), (x slider, y slider), ...
+NAME_PAIR = D.Tup(TEXT, TEXT, what="(lines panel, series), two names")
+OPTIONAL_PAIR = D.Tup(TEXT, TEXT, what="(lines panel, series), two names, or None", optional=True)
+
+
+@record(
+    keys=checked_later("(n_keys, 2) finite points"),
+    values=checked_later("(n_keys, 2) finite points"),
+    query=checked_later("two slider names (x, y), or with moving_key two finite numbers"),
+    weights=TEXT,
+    output=OPTIONAL_PAIR,
+    score=OPTIONAL_TEXT,
+    score_param=OPTIONAL_TEXT,
+    temperature=OPTIONAL_TEXT,
+    compare=D.StrList(optional=True, what=f"a list of scoring functions from {SCORINGS}"),
+    score_kwargs=checked_later("scoring name -> {argument: value}, or None"),
+    moving_key=D.Tup(
+        D.Int(ge=0), TEXT, TEXT, what="(key index, x slider, y slider)", optional=True
+    ),
+)
 @dataclass(frozen=True)
 class LiveAttention:
     """What the browser computes for a live explorer (see the module docs).
@@ -152,19 +169,7 @@ class LiveAttention:
 
     def __post_init__(self) -> None:
         where = "LiveAttention"
-        mk = self.moving_key
-        if mk is not None:
-            if (
-                not isinstance(mk, (tuple, list))
-                or len(mk) != 3
-                or isinstance(mk[0], bool)
-                or not isinstance(mk[0], int)
-                or not all(isinstance(n, str) for n in mk[1:])
-            ):
-                raise ExplorerError(
-                    f"{where}: moving_key must be (key index, x slider, y slider); got {mk!r}"
-                )
-            object.__setattr__(self, "moving_key", tuple(mk))
+        mk = self.moving_key  # declared: (key index, x slider, y slider) or None
         if mk is not None and self.compare is None:
             raise ExplorerError(f"{where}: moving_key needs compare (its value would move too)")
         fixed = (
@@ -181,23 +186,8 @@ class LiveAttention:
         else:
             what = "two slider names (x, y)" + (" or two finite numbers" if mk else "")
             object.__setattr__(self, "query", _names(self.query, "query", where, what))
-        _name(self.weights, "weights", where)
-        object.__setattr__(
-            self,
-            "output",
-            _names(self.output, "output", where, "(lines panel, series)", optional=True),
-        )
-        for attr in ("score", "score_param", "temperature"):
-            _name(getattr(self, attr), attr, where, optional=True)
         if self.score is not None and self.score not in SCORINGS:
             raise ExplorerError(f"{where}: score must be one of {SCORINGS}; got {self.score!r}")
-        if self.compare is not None and (
-            isinstance(self.compare, (str, bytes)) or not isinstance(self.compare, (tuple, list))
-        ):
-            raise ExplorerError(
-                f"{where}: compare must be a list of scoring functions from {SCORINGS}; got "
-                f"a {type(self.compare).__name__} ({self.compare!r})"
-            )
         if self.compare is not None and len(set(self.compare)) != len(self.compare):
             raise ExplorerError(
                 f"{where}: compare must list distinct scoring functions; got {self.compare!r}"
@@ -340,6 +330,13 @@ class LiveAttention:
         return spec
 
 
+@D.declare(
+    x_train=D.Anything("(n_train,) finite inputs, tensor, array or list: checked in the body"),
+    query=D.Real(),
+    kernel=D.Choice(*sorted(KERNELS)),
+    bandwidth=D.Real(gt=0),
+    span=D.Pair(),
+)
 def kernel_window(
     x_train: torch.Tensor, query: float, kernel: str, bandwidth: float, span: tuple[float, float]
 ) -> np.ndarray:
@@ -385,6 +382,14 @@ def kernel_window(
     return np.stack([t.numpy(), y.numpy()])  # (2, 161)
 
 
+@record(
+    x_train=checked_later("(n_train,) finite inputs"),
+    y_train=checked_later("(n_train,) finite targets"),
+    **dict.fromkeys(("query", "kernel", "bandwidth", "weights"), TEXT),
+    **dict.fromkeys(("fit", "marker", "bars", "window"), NAME_PAIR),
+    heat_x=checked_later("the heatmap's query grid"),
+    heat_points=OPTIONAL_PAIR,
+)
 @dataclass(frozen=True)
 class LiveKernelRegression:
     """What the browser computes for Nadaraya-Watson regression with a dragged query x
@@ -424,14 +429,6 @@ class LiveKernelRegression:
     heat_points: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
-        where = "LiveKernelRegression"
-        for attr in ("query", "kernel", "bandwidth", "weights"):
-            _name(getattr(self, attr), attr, where)
-        for attr in ("fit", "marker", "bars", "window", "heat_points"):
-            pair = _names(
-                getattr(self, attr), attr, where, "(lines panel, series)", attr == "heat_points"
-            )
-            object.__setattr__(self, attr, pair)
         x = _to_array(self.x_train, "LiveKernelRegression: x_train")
         y = _to_array(self.y_train, "LiveKernelRegression: y_train")
         hx = _to_array(self.heat_x, "LiveKernelRegression: heat_x")

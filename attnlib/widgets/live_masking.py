@@ -13,7 +13,8 @@ from typing import Any
 import torch
 
 from attnlib import _validate
-from attnlib.widgets.controls import Choice, ExplorerError, _declared
+from attnlib import domains as D
+from attnlib.widgets.controls import OPTIONAL_TEXT, Choice, ExplorerError, _declared, record
 from attnlib.widgets.panels import Heatmap
 
 __all__ = ["LiveMasking", "PAD", "tokens", "fold", "word_vector"]
@@ -25,6 +26,7 @@ PAD = "<pad>"
 _M32 = 0xFFFFFFFF
 
 
+@D.declare(text=D.Str(), max_tokens=D.Int(ge=0))
 def tokens(text: str, max_tokens: int) -> list[str]:
     """The text's tokens: split at ASCII whitespace (space, tab, form feed; a no-break space
     stays inside a word), the first ``max_tokens`` (an int >= 0)."""
@@ -36,6 +38,7 @@ def tokens(text: str, max_tokens: int) -> list[str]:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+@D.declare(word=D.Str())
 def fold(word: str) -> str:
     """``word`` with A-Z lower-cased and nothing else changed: the same in every Python and
     every browser (full Unicode lower-casing depends on each one's Unicode version)."""
@@ -43,6 +46,7 @@ def fold(word: str) -> str:
     return word.translate(_ASCII_LOWER)
 
 
+@D.declare(word=D.Str(), d=D.Int(ge=1, le=2**16))
 def word_vector(word: str, d: int) -> list[float]:
     """``d`` numbers in [-1, 1), the same for the same string, and the same in the page.
 
@@ -74,6 +78,13 @@ def word_vector(word: str, d: int) -> list[float]:
     return out
 
 
+@record(
+    sentences=D.StrList(nonempty=True, what="a list of names (of Text fields)"),
+    weights=D.StrList(nonempty=True, what="a list of names (of Heatmap panels)"),
+    max_tokens=D.Int(ge=1),
+    d=D.Int(ge=1),
+    masking=OPTIONAL_TEXT,
+)
 @dataclass(frozen=True)
 class LiveMasking:
     """What the browser computes for masked self-attention over sentences the reader types

@@ -37,6 +37,7 @@ import torch
 from torch import Tensor
 
 from attnlib import _validate
+from attnlib import domains as D
 from attnlib.scoring import (
     additive_scores,
     bilinear_scores,
@@ -45,7 +46,7 @@ from attnlib.scoring import (
     gaussian_scores,
     laplace_scores,
 )
-from attnlib.widgets.controls import ExplorerError
+from attnlib.widgets.controls import TEXT, ExplorerError, checked_later, record
 from attnlib.widgets.series import _round_list, _to_array
 
 __all__ = ["LIVE_SCORES", "LiveScore", "ScoreArg"]
@@ -56,6 +57,7 @@ def _shape(shape: tuple) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
+@record(name=TEXT, shape=checked_later("sizes and dimension names"), default=D.Real(optional=True))
 @dataclass(frozen=True)
 class ScoreArg:
     """One argument of a live scoring function.
@@ -128,6 +130,13 @@ class ScoreArg:
         return a
 
 
+@record(
+    name=TEXT,
+    reference=D.Func(),
+    js=TEXT,
+    args=checked_later("ScoreArgs"),
+    label=D.Str(),
+)
 @dataclass(frozen=True)
 class LiveScore:
     """One scoring function the page computes (see the module docs for each field)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 
+from attnlib.domains import Instance, declare
 from attnlib.widgets.widget import _STATIC, Explorer
 
 # ----------------------------------------------------------------------------- standalone page
@@ -41,6 +42,7 @@ def script_json(value: object) -> str:
     return text
 
 
+@declare(explorer=Instance(Explorer, what="an attnlib.widgets.Explorer"))
 def standalone_html(explorer: Explorer) -> str:
     """A self-contained HTML page rendering ``explorer`` without Jupyter (no kernel, no network).
 

@@ -14,15 +14,42 @@ from typing import Any
 import numpy as np
 
 from attnlib import _validate
+from attnlib import domains as D
 from attnlib.plotting import OKABE_ITO  # colour-blind-safe line colours, shared with the figures
 from attnlib.widgets.caption import Caption, LabelledMatrix, frame_labels
-from attnlib.widgets.controls import ExplorerError, _check_name, _declared, _flag, _label, _labels
+from attnlib.widgets.controls import (
+    FLAG,
+    NAME,
+    OPTIONAL_TEXT,
+    TEXT,
+    TEXTS,
+    ExplorerError,
+    _declared,
+    checked_later,
+    record,
+)
 from attnlib.widgets.encoding import MAX_ENCODING_ERROR
 from attnlib.widgets.series import FixedSeries, Handle, Series, Spokes, _round_list, _to_array
 
 # ----------------------------------------------------------------------------- panels
 
 
+@record(
+    name=NAME,
+    xlabel=TEXT,
+    ylabel=TEXT,
+    colorbar_label=TEXT,
+    vmin=D.Real(),
+    vmax=D.Real(),
+    row_labels=TEXTS,
+    col_labels=TEXTS,
+    title=OPTIONAL_TEXT,
+    rows_sum_to_one=FLAG,
+    allow_zero_rows=FLAG,
+    saturate=FLAG,
+    masked_zeros=FLAG,
+    labels_per_frame=FLAG,
+)
 @dataclass(frozen=True)
 class Heatmap:
     """A matrix drawn as coloured cells (queries are rows, keys are columns).
@@ -73,26 +100,13 @@ class Heatmap:
     kind = "heatmap"
 
     def __post_init__(self) -> None:
-        _check_name(self.name, "Heatmap")
-        where = f"Heatmap {self.name!r}"
-        vmin = _declared(_validate.as_real, self.vmin, "vmin", where)
-        vmax = _declared(_validate.as_real, self.vmax, "vmax", where)
+        where = f"Heatmap {self.name!r}"  # each field's kind: declared (above)
+        vmin, vmax = self.vmin, self.vmax
         if not vmin < vmax or vmax - vmin < _min_span(vmin, vmax):
             raise ExplorerError(
                 f"{where}: need finite vmin < vmax, at least {_min_span(vmin, vmax):g} apart; "
                 f"got {vmin}, {vmax}"
             )
-        object.__setattr__(self, "vmin", vmin)
-        object.__setattr__(self, "vmax", vmax)
-        for attr in ("xlabel", "ylabel", "colorbar_label"):
-            object.__setattr__(
-                self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where)
-            )
-        object.__setattr__(self, "title", _label(self.title, "title", where))
-        for attr in ("row_labels", "col_labels"):
-            object.__setattr__(self, attr, _labels(getattr(self, attr), attr, where))
-        for attr in ("rows_sum_to_one", "allow_zero_rows", "masked_zeros"):
-            object.__setattr__(self, attr, _flag(getattr(self, attr), attr, where))
         if self.allow_zero_rows and not self.rows_sum_to_one:
             raise ExplorerError(
                 f"{where}: allow_zero_rows only relaxes rows_sum_to_one; set rows_sum_to_one=True "
@@ -193,6 +207,21 @@ class Heatmap:
         }
 
 
+@record(
+    name=NAME,
+    x=checked_later("x values (n,), or None"),
+    series=checked_later("Series or names of the update's outputs"),
+    xlabel=TEXT,
+    ylabel=TEXT,
+    title=OPTIONAL_TEXT,
+    fixed=checked_later("FixedSeries"),
+    xlim=D.Pair(optional=True),
+    ylim=D.Pair(optional=True),
+    equal_aspect=FLAG,
+    handle=D.Instance(Handle, optional=True),
+    spokes=D.Instance(Spokes, optional=True),
+    ytops=checked_later("a top of the y axis per frame, or None"),
+)
 @dataclass(frozen=True)
 class Lines:
     """Line (or point) series over a shared x axis.
@@ -234,8 +263,7 @@ class Lines:
     kind = "lines"
 
     def __post_init__(self) -> None:
-        _check_name(self.name, "Lines")
-        where = f"Lines {self.name!r}"
+        where = f"Lines {self.name!r}"  # each field's kind: declared (above)
         if isinstance(self.series, (str, bytes, Series)) or not isinstance(self.series, Sequence):
             raise ExplorerError(
                 f"{where}: series must be a list of Series or names; got "
@@ -253,12 +281,6 @@ class Lines:
         if len(set(names)) != len(names):
             raise ExplorerError(f"{where}: series names must be distinct; got {names!r}")
         object.__setattr__(self, "series", series)
-        for attr in ("xlabel", "ylabel"):
-            object.__setattr__(
-                self, attr, _declared(_validate.as_str, getattr(self, attr), attr, where)
-            )
-        object.__setattr__(self, "title", _label(self.title, "title", where))
-        object.__setattr__(self, "equal_aspect", _flag(self.equal_aspect, "equal_aspect", where))
         for which in ("xlim", "ylim"):
             lim = getattr(self, which)
             if lim is not None:

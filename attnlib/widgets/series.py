@@ -13,11 +13,32 @@ from typing import Any
 import numpy as np
 
 from attnlib import _validate
-from attnlib.widgets.controls import ExplorerError, _declared, _flag, _labels
+from attnlib import domains as D
+from attnlib.widgets.controls import (
+    FLAG,
+    OPTIONAL_TEXT,
+    TEXT,
+    TEXTS,
+    ExplorerError,
+    _declared,
+    _flag,
+    _labels,
+    checked_later,
+    record,
+)
 
 __all__ = ["Series", "FixedSeries", "Handle", "Spokes"]
 
 
+@record(
+    name=TEXT,
+    style=TEXT,
+    xy=FLAG,
+    color=OPTIONAL_TEXT,
+    dash=OPTIONAL_TEXT,
+    width=D.Real(),
+    linked_rows=FLAG,
+)
 @dataclass(frozen=True)
 class Series:
     """A series of a :class:`Lines` panel that changes with the parameters.
@@ -60,6 +81,16 @@ class Series:
             )
 
 
+@record(
+    name=D.Str(nonempty=True),
+    x=checked_later("x values (n,)"),
+    y=checked_later("y values (n,)"),
+    style=TEXT,
+    color=OPTIONAL_TEXT,
+    dash=OPTIONAL_TEXT,
+    width=D.Real(),
+    labels=TEXTS,
+)
 @dataclass(frozen=True)
 class FixedSeries:
     """Data drawn on a :class:`Lines` panel in every frame (e.g. training points, truth).
@@ -103,6 +134,13 @@ class FixedSeries:
         object.__setattr__(self, "labels", _labels(self.labels, "labels", where, x.size, "point"))
 
 
+@record(
+    x=D.Str(what="a slider name (str)"),
+    y=D.Str(optional=True, what="a slider name (str) or None"),
+    label=TEXT,
+    color=TEXT,
+    circle=checked_later("(cx, cy, r) or None"),
+)
 @dataclass(frozen=True)
 class Handle:
     """A point on a :class:`Lines` panel that the reader drags (mouse, touch) or moves with
@@ -172,6 +210,7 @@ class Handle:
         return out
 
 
+@record(to=TEXT, weights=TEXT)
 @dataclass(frozen=True)
 class Spokes:
     """Lines from a panel's :class:`Handle` to each point of one of its fixed series, drawn

@@ -11,6 +11,7 @@ import numpy as np
 import traitlets
 
 from attnlib._validate import as_int
+from attnlib.domains import Instance, declare
 from attnlib.widgets.caption import Caption, LabelledMatrix, text_table
 from attnlib.widgets.controls import ExplorerError
 from attnlib.widgets.declaration import Declaration, on_grid
@@ -23,6 +24,7 @@ _STATIC = pathlib.Path(__file__).resolve().parents[1] / "static"
 # ----------------------------------------------------------------------------- widget
 
 
+@declare(declaration=Instance(Declaration, what="an attnlib.widgets.Declaration"))
 class Explorer(anywidget.AnyWidget):
     """An explorer: every frame computed here, or, for a live declaration, none stored (the
     page computes each; see the module docs).

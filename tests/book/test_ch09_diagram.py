@@ -45,7 +45,11 @@ def test_the_picture_carries_the_modules_shapes_and_weights(batch, n, d, H):
     "args, exc, words",
     [
         (("mha", torch.zeros(1, 3, 4)), TypeError, "mha must be an attnlib.MultiHeadAttention"),
-        ((None, [[1.0]]), TypeError, "x must be a tensor (batch, n, d)"),
+        (
+            (None, [[1.0]]),
+            TypeError,
+            "x must be a torch.Tensor of shape (batch, n, d_in); got [[1.0]]",
+        ),
         ((None, torch.zeros(1, 50, 8)), ValueError, "at most 6 heads, 40 tokens"),
     ],
 )

@@ -17,7 +17,7 @@ def test_glue_returns_its_text_outside_a_notebook():
     [
         ("1st", "0.5", ValueError, "name must be an identifier"),
         ("", "0.5", ValueError, "name must be an identifier"),
-        (3, "0.5", ValueError, "name must be an identifier"),
+        (3, "0.5", TypeError, r"name must be an identifier \(str\); got 3 \(int\)"),
         ("acc", 0.5, TypeError, "text must be a str"),
         ("acc", None, TypeError, "text must be a str"),
         ("acc", "", ValueError, "one non-empty line"),

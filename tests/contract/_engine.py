@@ -342,12 +342,18 @@ def bind(fn, args: tuple, kwargs: dict) -> inspect.BoundArguments | None:
 
 
 def function_name(fn) -> str:
-    """The name a refusal must carry: the declared one. An undeclared callable (listed in
-    _undeclared.py) is held to naming the argument only, until it is declared."""
+    """The name a refusal must carry: the declared one, or an exempt callable's own name
+    (_undeclared.exempt). A callable listed in _undeclared.py is held to naming the argument
+    only, until it is declared."""
     from attnlib.domains import declared
 
+    from ._undeclared import exempt
+
     d = declared(fn)
-    return d[0] if d else ""
+    if d:
+        return d[0]
+    name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', '')}"
+    return getattr(fn, "__name__", "") if exempt(name, fn) else ""
 
 
 def perturbations(fn, example: Example):

@@ -71,9 +71,19 @@ def test_the_tallest_bars_label_stays_inside_the_axes():
 @pytest.mark.parametrize(
     "args, kwargs, error, match",
     [
-        ("ab", {"s": [1, 2]}, TypeError, "categories must be a sequence of str"),
-        ([], {"s": []}, TypeError, "non-empty sequence of str"),
-        (["a", 1], {"s": [1, 2]}, TypeError, "non-empty sequence of str"),
+        (
+            "ab",
+            {"s": [1, 2]},
+            TypeError,
+            r"categories must be a list of strings; got a str \('ab'\)",
+        ),
+        ([], {"s": []}, ValueError, "categories must hold at least one string; got an empty list"),
+        (
+            ["a", 1],
+            {"s": [1, 2]},
+            TypeError,
+            r"categories must be strings; categories\[1\] is 1 \(int\)",
+        ),
         (["a", "b"], [1, 2], TypeError, "groups"),
         (["a", "b"], {"s": [1, 2, 3]}, ValueError, "groups\\['s'\\]"),
         (["a", "b"], {"s": [[1, 2]]}, ValueError, "groups\\['s'\\]"),
@@ -89,7 +99,11 @@ def test_bad_data_is_refused_naming_the_argument(args, kwargs, error, match):
     "kwargs, error, match",
     [
         ({"xlabel": 1}, TypeError, "xlabel must be a str"),
-        ({"ylim": (1, 0)}, ValueError, "bottom < top"),
+        (
+            {"ylim": (1, 0)},
+            ValueError,
+            r"ylim must be \(lo, hi\) with finite lo < hi; got \(1, 0\)",
+        ),
         ({"ylim": 1}, TypeError, "ylim must be a pair"),
         ({"value_format": 3}, TypeError, "value_format must be a str"),
         ({"value_format": "{:q}"}, ValueError, "value_format must format one number"),

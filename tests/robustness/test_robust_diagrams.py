@@ -169,7 +169,7 @@ def test_draw_encoder_decoder_refuses_bad_steps(source, written, weights, exc, w
         (dict(title=5), TypeError, ["title", "string", "int"]),
         (dict(figsize=(math.nan, 4)), ValueError, ["figsize", "nan"]),
         (dict(figsize=(9, 0)), ValueError, ["figsize"]),
-        (dict(figsize=(9,)), ValueError, ["figsize", "2 items", "got 1"]),
+        (dict(figsize=(9,)), ValueError, ["figsize", "got one item", "(9,)"]),
         (dict(figsize="9x4"), TypeError, ["figsize", "str"]),
     ],
 )

@@ -34,7 +34,7 @@ BAD = [
     ("bandwidth_training", dict(n_train=1), ValueError, ["n_train", ">= 2", "1"]),
     ("bandwidth_training", dict(lr=float("nan")), ValueError, ["lr", "nan"]),
     ("bandwidth_training", dict(lr=-0.1), ValueError, ["lr", "> 0"]),
-    ("bandwidth_training", dict(lr=1e6), ValueError, ["lr", "<= 100", "1e+06"]),
+    ("bandwidth_training", dict(lr=1e6), ValueError, ["lr", "<= 100", "1000000.0"]),
     ("bandwidth_training", dict(lr=100), ValueError, ["lr=100", "diverged"]),
     ("masking", dict(max_tokens=0), ValueError, ["max_tokens", "0"]),
     ("masking", dict(max_tokens=2.0), TypeError, ["max_tokens", "2.0"]),

@@ -91,11 +91,15 @@ def test_scores_and_wrong_by_position_refuse_mismatched_or_malformed_lists():
 
 
 def test_word_weights_refuses_non_finite_and_non_float_weights():
-    with pytest.raises(ValueError, match="word_weights: weights must be finite"):
+    with pytest.raises(
+        ValueError, match="word_weights: weights must hold finite values; got NaN or infinity"
+    ):
         ch08_numbers.word_weights(torch.full((2, 9), float("nan")), "12")
-    with pytest.raises(TypeError, match="word_weights: weights must be a float tensor"):
+    with pytest.raises(
+        TypeError, match=r"word_weights: weights must be a torch.Tensor .*; got an array"
+    ):
         ch08_numbers.word_weights(np.zeros((2, 9)), "12")
-    with pytest.raises(TypeError, match="word_weights: weights must be a float tensor"):
+    with pytest.raises(TypeError, match="word_weights: weights must be a floating-point tensor"):
         ch08_numbers.word_weights(torch.zeros(2, 9, dtype=torch.long), "12")
     w = torch.rand(2, 9, dtype=torch.float64)
     got = ch08_numbers.word_weights(w, "12")  # "one two": "one " is word 0, "two" word 1

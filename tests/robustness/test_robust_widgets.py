@@ -601,12 +601,17 @@ def test_encode_frames_refuses_unusable_values(values, words):
             },
             ["index", "3"],
         ),
-        ("x", ["enc", "dict"]),
     ],
 )
 def test_decode_frames_refuses_malformed_encodings(enc, words):
     with raises(ValueError, "decode_frames", *words):
         W.decode_frames(enc)
+
+
+def test_decode_frames_refuses_what_is_not_a_dict():
+    """Not a mapping at all: a TypeError (declared), naming what encode_frames returns."""
+    with raises(TypeError, "decode_frames", "enc", "dict", "'x'"):
+        W.decode_frames("x")
 
 
 @FEW

@@ -109,7 +109,9 @@ def test_bad_declarations_raise_clear_errors():
         _decl(panels=[{"kind": "pie", "name": "p"}])
     with pytest.raises(ExplorerError, match="values must be a non-empty list"):
         Slider("t", [])
-    with pytest.raises(ExplorerError, match="options must be a non-empty list"):
+    with pytest.raises(
+        ExplorerError, match="Choice 'k': options must hold at least one string; got an empty list"
+    ):
         Choice("k", [])
     with pytest.raises(ExplorerError, match="finite number"):
         Slider("t", [1.0, float("nan")])
