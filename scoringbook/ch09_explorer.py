@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib._rng import isolated_global_rng
-from attnlib.domains import Seed, declare
+from attnlib.domains import Seed, declare, isolated_global_rng
 from attnlib.transformer import MultiHeadAttention, PositionalEncoding, causal_valid_lens
 from attnlib.widgets import Caption, Choice, Declaration, Explorer, Heatmap, Preset
 from scoringbook._common import _generator, _np, _seed
