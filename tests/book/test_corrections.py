@@ -93,7 +93,7 @@ CORRECTIONS = [
         "09_multi_head_attention",
         "the causal mask already breaks permutation equivariance (Haviv et al. 2022)",
         "same output: self-attention alone cannot read word order.",
-        "Haviv et al. (2022) showed",
+        "Haviv et al. (2022) found",
     ),
     (
         "10_induction_heads",
