@@ -9,7 +9,6 @@ import contextlib
 
 import pytest
 from _wait import wait_still
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..conftest import CHAPTERS, fresh_page
 
@@ -44,6 +43,8 @@ def _miss(got: dict) -> str | None:
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_on_this_page_links_land_their_heading_at_the_top(browser, base_url, margin, name):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # installed, or skipped
+
     with fresh_page(
         browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}
     ) as page:
