@@ -201,14 +201,15 @@ NBVAL_ENV ?= ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 # kernel (tests/nbval_kernel.py writes it into the kernel spec nbval starts), so the unit tests
 # run in the machine's own numeric environment.
 # The book build (it executes no notebook: they are committed executed) runs beside that
-# session, on one process (BOOK_JOBS=1), and the browser tests start as soon as the book is
-# built, still beside it (`make -j 2 test-python test-browser`): the browser tests mostly wait
-# on Chromium (a quiet run used well under one of the two cores), so they fill the time the
-# Python session leaves idle instead of starting after it. Each target's output is printed
-# whole when it ends (--output-sync), not interleaved.
+# session, on one process (`make -j 2 test-python book BOOK_JOBS=1`), filling the cores the
+# session leaves idle; the browser tests then run on the built book. (Running the browser tests
+# beside the Python session was tried: in a fresh clone the Python session went from about 4 to
+# 16 minutes, torch's threads and Chromium's fighting for two cores, and the whole run from
+# 11:46 to 16:40.)
 test: $(STAMP) $(NPM_STAMP) lint
 	$(PY) tests/nbval_kernel.py $(NBVAL_ENV)
-	$(MAKE) --no-print-directory -j 2 --output-sync=target test-python test-browser BOOK_JOBS=1
+	$(MAKE) --no-print-directory -j 2 test-python book BOOK_JOBS=1
+	$(MAKE) --no-print-directory test-browser-built
 
 test-python: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadscope chapters tests attnlib scoringbook --doctest-modules \
@@ -219,10 +220,9 @@ test-python: $(STAMP)
 # no outside requests, no console errors, maths typeset, explorers match attnlib.
 # Screenshots go to _build/screenshots/. Skips locally without Chromium; fails with CI=true.
 # The tests run on BROWSER_WORKERS pytest-xdist workers (a file's tests on one worker, so a page
-# load serves every check of its file that reads it): more workers than cores, since a worker
-# mostly waits on Chromium. No verdict depends on the machine's load: nothing is timed by the
+# load serves every check of its file that reads it), one per core. No verdict depends on the machine's load: nothing is timed by the
 # wall clock (a playback's pace runs on Playwright's virtual clock; page speed is `make bench`'s).
-BROWSER_WORKERS ?= 3
+BROWSER_WORKERS ?= 2
 test-browser: book
 	$(MAKE) --no-print-directory test-browser-built
 
