@@ -1,0 +1,143 @@
+"""Folded code reads as one control (issue 39: picture-first pages).
+
+myst-nb folds each hidden cell under its own toggle ("Show code cell source"), so two or more
+hidden cells in a row were a stack of identical buttons, often right above a chapter's first
+picture. web/book_ext.py (``FoldCodeRuns``) puts hidden cells with nothing visible between
+them under ONE toggle that says what it holds ("Show the code (2 cells)"); outputs that were
+shown stay where they were.
+
+- on every page of the book, at 390 x 844, no two toggles of folded code sit together: between
+  each toggle and the next there is something a reader sees (text, a picture, a control);
+- a grouped toggle, with JavaScript off, names its count of cells truly, is reached with Tab,
+  opens with Enter (its code then shows and its words change to "Hide ..."), in light and dark.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ..conftest import CHAPTERS, PAGES, fresh_page
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+# Pairs of consecutive folded-code toggles (top-level <details class="hide"> of the article,
+# in document order) with nothing visible between them: no rendered text, no picture or
+# control of some size. What lies between is the DOM range from the end of one <details> to
+# the start of the next.
+ADJACENT_JS = """
+() => {
+  const all = [...document.querySelectorAll('.book-article details.hide')]
+    .filter((d) => !d.parentElement.closest('details.hide'));
+  const shown = (e) => e.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  const MEDIA = 'img, svg, canvas, video, iframe, input, select, textarea, button, table, math';
+  const label = (d) => d.querySelector(':scope > summary')?.innerText.replace(/\\s+/g, ' ').trim();
+  const pairs = [];
+  for (let i = 0; i + 1 < all.length; i++) {
+    const a = all[i], b = all[i + 1];
+    const range = document.createRange();
+    range.setStartAfter(a);
+    range.setEndBefore(b);
+    const root = range.commonAncestorContainer;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    let seen = null;
+    for (let n = walker.currentNode; n && !seen; n = walker.nextNode()) {
+      if (!range.intersectsNode(n) || n === root || n.contains(a) || n.contains(b)) continue;
+      if (a.contains(n) || b.contains(n)) continue;
+      if (n.nodeType === Node.TEXT_NODE) {
+        if (n.data.trim() && n.parentElement && shown(n.parentElement)) seen = n.data.trim().slice(0, 40);
+      } else if (n.matches(MEDIA) && shown(n)) {
+        const r = n.getBoundingClientRect();
+        if (r.width >= 8 && r.height >= 8) seen = '<' + n.localName + '>';
+      }
+    }
+    if (!seen) pairs.push([label(a), label(b), Math.round(a.getBoundingClientRect().top + scrollY)]);
+  }
+  return {toggles: all.length, pairs};
+}
+"""
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_two_code_toggles_sit_together(browser, base_url, name):
+    with fresh_page(browser, f"{base_url}/{name}", **PHONE) as page:
+        got = page.evaluate(ADJACENT_JS)
+    assert not got["pairs"], (
+        f"{name}: {len(got['pairs'])} pair(s) of code toggles with nothing visible between them "
+        f"(of {got['toggles']} toggles; [first, second, y px]): {got['pairs']}"
+    )
+
+
+def test_the_measure_sees_toggles_together(browser, base_url):
+    """The ruler itself: two folded cells in a row are a pair; a paragraph, a figure or an
+    empty output box between two others is (twice) not, and is (once) a pair."""
+    cell = (
+        "<div class='cell'><details class='hide'><summary>Show code cell source</summary>"
+        "<pre>x = 1</pre></details>{out}</div>"
+    )
+    html = (
+        "<main><article class='book-article'>"
+        + cell.format(out="")
+        + cell.format(out="<div class='cell_output'> </div>")
+        + "<p>Words between.</p>"
+        + cell.format(out="")
+        + "<svg width='100' height='60'><rect width='100' height='60'/></svg>"
+        + cell.format(out="")
+        + "</article></main>"
+    )
+    with fresh_page(browser, "about:blank", **PHONE) as page:
+        page.set_content(html)
+        got = page.evaluate(ADJACENT_JS)
+    assert got["toggles"] == 4, got
+    assert len(got["pairs"]) == 1, got
+
+
+def _groups(page):
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.book-article details.hide.attn-folded')].map((d) => ({
+          id: d.id, words: d.querySelector(':scope > summary').innerText.trim(),
+          cells: d.querySelectorAll(':scope > .attn-folded-cell').length,
+          code: d.querySelectorAll('.cell_input pre').length}))"""
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_grouped_toggle_says_what_it_holds_and_opens_from_the_keyboard(
+    browser, base_url, scheme
+):
+    found = 0
+    for name in CHAPTERS:
+        with fresh_page(
+            browser, f"{base_url}/{name}", java_script_enabled=False, color_scheme=scheme, **PHONE
+        ) as page:
+            groups = _groups(page)
+            for g in groups:
+                m = re.fullmatch(r"Show the code(?: and output)? \((\d+) cells\)", g["words"])
+                assert m, f"{name}: a grouped toggle says {g['words']!r}"
+                assert int(m[1]) == g["cells"] >= 2, f"{name}: {g}"
+                assert g["code"] >= 1, f"{name}: a grouped toggle holds no code: {g}"
+            if not groups or found:
+                found += len(groups)
+                continue
+            found += len(groups)
+            # the first group: Tab reaches its summary, Enter opens it, the code shows
+            summary = page.locator(".book-article details.attn-folded > summary").first
+            summary.focus()
+            assert page.evaluate("() => document.activeElement.localName") == "summary"
+            code = page.locator(".book-article details.attn-folded").first.locator(
+                ".cell_input pre"
+            )
+            assert not code.first.is_visible(), f"{name}: the group's code shows while closed"
+            page.keyboard.press("Enter")
+            page.wait_for_function(
+                "() => document.querySelector('.book-article details.attn-folded').open"
+            )
+            assert code.first.is_visible(), f"{name}: the group's code hidden once open"
+            assert summary.inner_text().strip().startswith("Hide the code"), summary.inner_text()
+            # its accessible name is what it shows
+            snap = summary.aria_snapshot()
+            assert "Hide the code" in snap, snap
+    assert found >= 1, "no grouped toggle on any chapter page"
