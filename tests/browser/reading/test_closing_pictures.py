@@ -1,7 +1,8 @@
 """The pages around the chapters open on a picture a phone can read (issue 39, item 7).
 
 The landing page (intro.md: attention in one picture) and the closing page (closing.md: the
-road through the book) each draw an inline SVG in the page's own colours. At 390 x 844, in
+road through the book), every page of scoringbook.manifest.OTHER_PAGES but the notation
+(a page to look things up in), each draw an inline SVG in the page's own colours. At 390 x 844, in
 light and in dark mode:
 
 - the page's first picture starts within 1.5 phone screens (devtools/_pacing.py's measure);
@@ -16,11 +17,16 @@ from __future__ import annotations
 import pytest
 from _pacing import FIRST_PICTURE, PHONE, pacing
 
-from ..conftest import LANDING, fresh_page
+from scoringbook import manifest
+
+from ..conftest import fresh_page
 
 pytestmark = pytest.mark.browser
 
-PAGES = [LANDING, "closing.html"]
+# The book's pages other than chapters (the manifest's), but for the ones a reader looks things
+# up in rather than reads through.
+REFERENCE_PAGES = ("notation",)
+PAGES = [f"{p}.html" for p in manifest.OTHER_PAGES if p not in REFERENCE_PAGES]
 
 SVG_JS = """
 () => {
