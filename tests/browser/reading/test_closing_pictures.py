@@ -5,7 +5,8 @@ road through the book), every page of scoringbook.manifest.OTHER_PAGES but the n
 (a page to look things up in), each draw an inline SVG in the page's own colours. At 390 x 844, in
 light and in dark mode:
 
-- the page's first picture starts within 1.5 phone screens (devtools/_pacing.py's measure);
+- the page's first picture starts within 1.5 phone screens, and no stretch of it runs more
+  than 4 screens without a picture (devtools/_pacing.py's measure, as for the chapters);
 - the drawing is an image with a name and a description (role="img", <title>, <desc>);
 - every piece of its text is at least 0.8 of the body's font size as shown, lies inside the
   drawing (nothing cut off), and has 4.5:1 contrast on the page; every line and outline has
@@ -15,7 +16,7 @@ light and in dark mode:
 from __future__ import annotations
 
 import pytest
-from _pacing import FIRST_PICTURE, PHONE, pacing
+from _pacing import FIRST_PICTURE, MAX_RUN, PHONE, pacing
 
 from scoringbook import manifest
 
@@ -68,6 +69,10 @@ def test_the_page_opens_on_a_picture_a_phone_reads(browser, base_url, name, sche
         svgs = page.evaluate(SVG_JS)
     assert p["pictures"] >= 1 and p["first_picture"] is not None, f"{name}: no picture: {p}"
     assert p["first_picture"] <= FIRST_PICTURE, f"{name}: first picture at {p['first_picture']}"
+    assert p["longest_run"] <= MAX_RUN, (
+        f"{name}: {p['longest_run']:.2f} phone screens without a picture (at most {MAX_RUN:g}): "
+        f"{p['runs']}"
+    )
     assert svgs, f"{name}: no drawing in a <figure>"
     for svg in svgs:
         where = f"{name} ({scheme}, drawn {svg['width']:.0f} px wide)"
