@@ -1,5 +1,6 @@
-"""Chapter 9's picture of multi-head attention: the split into heads and the concatenation,
-drawn from a real :class:`attnlib.MultiHeadAttention` and its input.
+"""Chapter 9's pictures: multi-head attention's split into heads and concatenation, drawn
+from a real :class:`attnlib.MultiHeadAttention` and its input (:func:`draw_heads`), and
+boolean masks drawn as what they do, allowed or blocked (:func:`draw_masks`).
 
 Every block is drawn to scale, one small square per number: the input :math:`\\mathbf X`
 ``(n, d)``; the queries, keys and values ``(n, d)`` each, their columns coloured by the head
@@ -335,7 +336,7 @@ def _bool_masks(masks, name, fn):
 
 
 def _meanings(value, name, fn):
-    if isinstance(value, str) or not all(v in ("allowed", "blocked") for v in value):
+    if not isinstance(value, (list, tuple)) or not all(v in ("allowed", "blocked") for v in value):
         raise ValueError(
             f"{fn}: {name} must say, per mask, what True means: 'allowed' or 'blocked'; "
             f"got {value!r}"

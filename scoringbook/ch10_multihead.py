@@ -289,10 +289,12 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
         at = min(max(step, 1), len(losses))
         prev, ind = scores[step]
         return {
+            # two short lines (48 monospace characters fit a 390 px phone): the step's loss,
+            # the head's two held-out scores
             "readout": (
-                f"step {step}: loss on the repeated part {loss_at(step):.2f} (mean of steps "
-                f"{lo[at - 1] + 1}–{hi[at - 1]})\n{names[head]} on the held-out repeats: "
-                f"induction score {ind[layer, h]:.2f}, previous-token score {prev[layer, h]:.2f}"
+                f"step {step}: loss {loss_at(step):.2f} (mean of steps {lo[at - 1] + 1}–"
+                f"{hi[at - 1]})\n{names[head]}: induction {ind[layer, h]:.2f}, previous "
+                f"{prev[layer, h]:.2f}"
             ),
             "weights": frames[step][layer][0, h],
             "loss": {"now": np.array([[float(at)], [loss_at(step)]])},
