@@ -278,7 +278,6 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
     loss_x = np.arange(1, len(losses) + 1, dtype=np.float64)
     frames = dict(zip(run.steps, run.weights))
     scores = {s: (p, q) for s, p, q in zip(run.steps, run.previous, run.induction)}
-    names = dict(zip(opts, labels))
 
     def loss_at(step: int) -> float:
         """The loss curve's value at ``step`` (step 0: the first steps' mean)."""
@@ -289,12 +288,11 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
         at = min(max(step, 1), len(losses))
         prev, ind = scores[step]
         return {
-            # two short lines (48 monospace characters fit a 390 px phone): the step's loss,
-            # the head's two held-out scores
+            # two short lines (38 monospace characters fit a 390 px phone): the step's loss
+            # (the curve's moving mean), the chosen head's two held-out scores
             "readout": (
-                f"step {step}: loss {loss_at(step):.2f} (mean of steps {lo[at - 1] + 1}–"
-                f"{hi[at - 1]})\n{names[head]}: induction {ind[layer, h]:.2f}, previous "
-                f"{prev[layer, h]:.2f}"
+                f"step {step}: loss {loss_at(step):.2f} (moving mean)\nscores: induction "
+                f"{ind[layer, h]:.2f}, previous {prev[layer, h]:.2f}"
             ),
             "weights": frames[step][layer][0, h],
             "loss": {"now": np.array([[float(at)], [loss_at(step)]])},

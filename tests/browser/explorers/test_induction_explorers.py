@@ -139,7 +139,9 @@ READOUT_JS = """(ex) => {
   const readout = [ex.querySelector('.attn-text-panel'), ex.querySelector('.attn-live')].find(shown);
   const map = ex.querySelector('svg.attn-heatmap').closest('.attn-panel');
   const loss = ex.querySelector('svg.attn-lines');
-  return {controls: box(ex.querySelector('.attn-controls')), readout: readout && box(readout),
+  const pre = ex.querySelector('.attn-text-body');
+  const lines = pre ? pre.getBoundingClientRect().height / parseFloat(getComputedStyle(pre).lineHeight) : 0;
+  return {controls: box(ex.querySelector('.attn-controls')), readout: readout && box(readout), lines,
           text: readout && readout.textContent, map: box(map), loss: box(loss),
           header: document.querySelector('#book-header').getBoundingClientRect().bottom};
 }"""
@@ -168,3 +170,4 @@ def test_the_playback_read_out_sits_by_its_map_in_view_under_the_phone_controls(
             f"controls (they end at {c['bottom']:.0f} px)"
         )
     assert r["text"].startswith("step 400: loss "), r["text"]
+    assert r["lines"] <= 2.05, f"the read-out wraps onto {r['lines']:.1f} lines"
