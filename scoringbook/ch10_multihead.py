@@ -174,11 +174,14 @@ def _previous_notice(shares: list[np.ndarray], shown: int) -> str:
     )
 
 
-def _loss_words(loss: float) -> str:
-    """``loss`` against ln 20 in words, as the two numbers print (2 decimals)."""
+def _loss_words(loss: float, why: bool = False) -> str:
+    """``loss`` against ln 20 in words, as the two numbers print (2 decimals); ``why``: say
+    that ln 20 is the loss of guessing."""
     a, g = round(loss, 2), round(GUESS, 2)
     rel = "above" if a > g else "at" if a == g else "far below" if a < g / 2 else "below"
-    return f"the loss, {a:.2f}, is {rel} ln 20 ≈ {g:.2f}, the loss of guessing among 20 tokens"
+    return f"the loss, {a:.2f}, is {rel} ln 20 ≈ {g:.2f}" + (
+        ", the loss of guessing" if why else ""
+    )
 
 
 @D.declare(run=RUN)
@@ -318,16 +321,15 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
         presets = [
             Preset(
                 f"Step {first}",
-                f"Notice: the untrained heads show no stripe below the diagonal (induction "
-                f"score {score[first]:.2f}); {_loss_words(loss_at(first))}.",
+                f"Notice: no stripe yet (induction score {score[first]:.2f}); "
+                f"{_loss_words(loss_at(first), why=True)}.",
                 {"step": first, "head": ind},
             ),
             Preset(
                 f"Step {mid}",
                 (
-                    f"Notice: the induction stripe is half formed: this head's held-out "
-                    f"induction score first reaches half its final {final:.2f} here "
-                    f"({score[mid]:.2f})."
+                    f"Notice: the stripe is half formed: the induction score first passes "
+                    f"half its final {final:.2f} here ({score[mid]:.2f})."
                     if half is not None
                     else f"Notice: halfway through training this head's held-out induction "
                     f"score is {score[mid]:.2f}, against {final:.2f} at the end."
@@ -336,8 +338,8 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
             ),
             Preset(
                 f"Step {last}",
-                f"Notice: the stripe {int(run.watch_k[0]) - 1} places below the diagonal is "
-                f"sharp in the repeat (induction score {score[last]:.2f}); "
+                f"Notice: a sharp stripe {int(run.watch_k[0]) - 1} below the diagonal "
+                f"(induction score {score[last]:.2f}); "
                 f"{_loss_words(loss_at(last))}.",
                 {"step": last, "head": ind},
             ),

@@ -147,18 +147,28 @@ READOUT_JS = """(ex) => {
 }"""
 
 
-def test_the_playback_read_out_sits_by_its_map_in_view_under_the_phone_controls(browser, visits):
+def _in_view_under_the_controls(page, ex):
+    """Scroll until the pictures start right under the stuck controls; their boxes then."""
+    r = ex.evaluate(READOUT_JS)
+    assert r["readout"], "the playback shows no read-out"
+    first = min(r["readout"]["top"], r["map"]["top"])
+    stuck = r["header"] + (r["controls"]["bottom"] - r["controls"]["top"])
+    page.evaluate(f"() => window.scrollBy(0, {first - stuck - 2})")
+    return ex.evaluate(READOUT_JS)
+
+
+@pytest.mark.parametrize("preset", [None, "Step 0", "Step 140", "Step 400"])
+def test_the_playback_read_out_sits_by_its_map_in_view_under_the_phone_controls(
+    browser, visits, preset
+):
     # issue 39 item 6: on a phone the sticky controls covered the playback's read-out line,
-    # which sat under the loss chart, far from the map it read (row 0, always "puts 1")
+    # which sat under the loss chart, far from the map it read (row 0, always "puts 1"); each
+    # preset's notice (in the controls) must leave the read-out, the map and the loss in view
     with opened_explorer(browser, visits, PAGE, "heads_playback", **PHONE) as page:
         ex = page.locator('.attn-explorer[data-explorer="heads_playback"]')
-        r = ex.evaluate(READOUT_JS)
-        assert r["readout"], "the playback shows no read-out"
-        # scroll until the pictures start right under the stuck controls
-        first = min(r["readout"]["top"], r["map"]["top"])
-        stuck = r["header"] + (r["controls"]["bottom"] - r["controls"]["top"])
-        page.evaluate(f"() => window.scrollBy(0, {first - stuck - 2})")
-        r = ex.evaluate(READOUT_JS)
+        if preset:
+            ex.get_by_role("button", name=preset, exact=True).click()
+        r = _in_view_under_the_controls(page, ex)
     c, out, m, loss = r["controls"], r["readout"], r["map"], r["loss"]
     assert c["bottom"] - c["top"] <= 0.2 * 844, f"sticky controls {c['bottom'] - c['top']:.0f} px"
     assert abs(c["top"] - r["header"]) < 1, "the controls are not stuck under the header"
@@ -169,5 +179,6 @@ def test_the_playback_read_out_sits_by_its_map_in_view_under_the_phone_controls(
             f"{what} at {b['top']:.0f}-{b['bottom']:.0f} px: not wholly in view under the "
             f"controls (they end at {c['bottom']:.0f} px)"
         )
-    assert r["text"].startswith("step 400: loss "), r["text"]
+    step = (preset or "Step 400").split()[1]
+    assert r["text"].startswith(f"step {step}: loss "), r["text"]
     assert r["lines"] <= 2.05, f"the read-out wraps onto {r['lines']:.1f} lines"
