@@ -221,6 +221,7 @@ class Heatmap:
     handle=D.Instance(Handle, optional=True),
     spokes=D.Instance(Spokes, optional=True),
     ytops=checked_later("a top of the y axis per frame, or None"),
+    discrete_x=FLAG,
 )
 @dataclass(frozen=True)
 class Lines:
@@ -244,6 +245,8 @@ class Lines:
         ytops: optional increasing tops for the y axis, the last equal to ``ylim[1]``: each
             frame is drawn with the smallest top that holds its series (e.g. weights that are
             mostly below 0.1 but reach 1 for a narrow kernel); the ticks follow.
+        discrete_x: ``x`` counts discrete things (places, keys): a tick labelled at every
+            ``x`` (whole numbers, at most 30) and the axis half a step wider on each side.
     """
 
     name: str
@@ -259,6 +262,7 @@ class Lines:
     handle: Handle | None = None
     spokes: Spokes | None = None
     ytops: Sequence[float] | None = None
+    discrete_x: bool = False
 
     kind = "lines"
 
@@ -296,6 +300,10 @@ class Lines:
             raise ExplorerError(
                 f"{where}: give x (shared x coordinates) for series without xy=True"
             )
+        x = self.x
+        if self.discrete_x and (x is None or x.size > 30 or np.any(x != np.round(x))):
+            got = "no x" if x is None else f"x = {_round_list(x)[:40]}"
+            raise ExplorerError(f"{where}: discrete_x needs at most 30 whole x; got {got}")
         if self.ytops is not None:
             if isinstance(self.ytops, (str, bytes)) or not isinstance(self.ytops, Sequence):
                 raise ExplorerError(
@@ -424,6 +432,10 @@ class Lines:
             ys.append(f.y)
         # a panel with no data on an axis (only a handle, say) takes that axis from its limit
         xlim = self.xlim or _padded_range(np.concatenate([np.zeros(0), *xs]), 0.02)
+        if self.discrete_x:  # a tick per thing, half a step of room at each end
+            gaps = np.diff(np.unique(self.x))
+            step = float(gaps.min()) if gaps.size else 1.0
+            xlim = self.xlim or (float(self.x.min()) - step / 2, float(self.x.max()) + step / 2)
         ylim = self.ylim or _padded_range(np.concatenate([np.zeros(0), *ys]), 0.05)
         colours = iter(list(OKABE_ITO) * 4)
         series_spec = []
@@ -440,20 +452,12 @@ class Lines:
                     "linked_rows": s.linked_rows,
                 }
             )
-        fixed_spec = []
-        for f in self.fixed:
-            fixed_spec.append(
-                {
-                    "name": f.name,
-                    "style": f.style,
-                    "color": f.color or next(colours),
-                    "dash": f.dash,
-                    "width": f.width,
-                    "x": _round_list(f.x),
-                    "y": _round_list(f.y),
-                    "labels": [str(t) for t in f.labels] if f.labels is not None else None,
-                }
-            )
+        fixed_spec = [
+            {"name": f.name, "style": f.style, "color": f.color or next(colours), "dash": f.dash,
+             "width": f.width, "x": _round_list(f.x), "y": _round_list(f.y),
+             "labels": [str(t) for t in f.labels] if f.labels is not None else None}
+            for f in self.fixed
+        ]  # fmt: skip
         return {
             "kind": "lines",
             "name": self.name,
@@ -463,7 +467,7 @@ class Lines:
             "x": _round_list(self.x) if self.x is not None else None,
             "xlim": [float(xlim[0]), float(xlim[1])],
             "ylim": [float(ylim[0]), float(ylim[1])],
-            "xticks": _nice_ticks(*xlim),
+            "xticks": _round_list(np.unique(self.x)) if self.discrete_x else _nice_ticks(*xlim),
             "yticks": _nice_ticks(*ylim),
             "equal_aspect": bool(self.equal_aspect),
             "series": series_spec,
