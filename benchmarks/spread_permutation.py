@@ -22,6 +22,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(__file__))
+import spread_trained  # noqa: E402
 from spread_trained import ENVS  # noqa: E402
 
 #: permutation generators per row, seeded 0, 1, ...: the chapter uses as many
@@ -104,31 +105,19 @@ def main() -> None:
     summarise(runs)
 
 
-def summarise(runs: list[dict]) -> None:
-    """Each claim's bound and range over the runs (and over each row's permutations)."""
+def permutation_run_claims(run: dict) -> list:
+    """The permutation claims on one run's numbers (uniform rows and permuted rows)."""
     import torch
 
     from scoringbook import claims as c
 
-    table: dict[str, list] = {}
-    for run in runs:
-        permuted = torch.tensor(run["permuted"])  # (10, PERMUTATIONS)
-        for claim in c.permutation_claims(torch.tensor(run["uniform"]), permuted):
-            table.setdefault(claim.name, []).append(claim)
-    print(f"\n{len(runs)} runs ({sorted({r['env'] for r in runs})}, seeds "
-          f"{sorted({r['seed'] for r in runs})})\n")  # fmt: skip
-    print(f"| claim | bound | min | max | worst margin | says |\n|{' --- |' * 6}")
-    broken = []
-    for name, cs in table.items():
-        values = [x.value for x in cs]
-        worst = min(cs, key=lambda x: x.margin)
-        print(
-            f"| {name} | {cs[0].op} {cs[0].bound} | {min(values):.3f} | {max(values):.3f} | "
-            f"{worst.margin:+.3f} | {cs[0].says} |"
-        )
-        broken += [(name, r["env"], r["seed"]) for r, x in zip(runs, cs) if not x.holds]
-    if broken:
-        raise SystemExit(f"claims broken: {broken}")
+    permuted = torch.tensor(run["permuted"])  # (10, PERMUTATIONS)
+    return c.permutation_claims(torch.tensor(run["uniform"]), permuted)
+
+
+def summarise(runs: list[dict]) -> None:
+    """Each claim's bound and range over the runs (and over each row's permutations)."""
+    spread_trained.summarise(runs, permutation_run_claims)
 
 
 if __name__ == "__main__":

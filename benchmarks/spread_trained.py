@@ -169,11 +169,14 @@ def run_claims(run: dict) -> list:
     ]
 
 
-def summarise(runs: list[dict]) -> None:
-    """Print each claim's bound and its measured range over the runs; fail if one breaks."""
+def summarise(runs: list[dict], claims_of=None) -> None:
+    """Print each claim's bound and its measured range over the runs; fail if one breaks.
+
+    ``claims_of(run)`` gives one run's claims (default: :func:`run_claims`, every chapter's)."""
+    claims_of = claims_of or run_claims
     table: dict[str, list] = {}
     for run in runs:
-        for claim in run_claims(run):
+        for claim in claims_of(run):
             table.setdefault(claim.name, []).append(claim)
     print(f"\n{len(runs)} runs ({sorted({r['env'] for r in runs})}, seeds "
           f"{sorted({r['seed'] for r in runs})})\n")  # fmt: skip
