@@ -184,6 +184,9 @@ format: $(STAMP)
 # tests/book/test_numeric_paths.py then runs torch's own thread count as another path; the
 # chapters' nbval kernels inherit the one thread.
 ONE_THREAD := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# Sessions that run no notebook do not load nbval's plugin: importing it (jupyter_client,
+# jsonschema's URI grammars) costs about 2 s in each of a session's three processes.
+NO_NBVAL := -p no:nbval
 
 # The contributor's loop, after each edit: lint, then every test that neither drives Chromium
 # (`browser`) nor is marked `slow` (trains a model, executes a chapter, re-runs a suite under
@@ -191,7 +194,7 @@ ONE_THREAD := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # depth (tests/_depth.py: a quarter of the examples `make test` draws). No book, no npm: the
 # tests that need Node skip without web/node_modules (they fail with CI=true).
 check: $(STAMP) lint
-	TEST_DEPTH=check $(ONE_THREAD) $(PY) -m pytest -q -n 2 --dist loadscope tests attnlib scoringbook --doctest-modules \
+	TEST_DEPTH=check $(ONE_THREAD) $(PY) -m pytest -q -n 2 --dist loadscope $(NO_NBVAL) tests attnlib scoringbook --doctest-modules \
 	  -m "not browser and not slow"
 
 # nbval re-executes every chapter in a numeric environment other than the one `make chapters`
@@ -234,7 +237,7 @@ test-browser: book
 	$(MAKE) --no-print-directory test-browser-built
 
 test-browser-built:
-	$(ONE_THREAD) $(PY) -m pytest -q -n $(BROWSER_WORKERS) --dist loadfile tests -m browser --durations=15
+	$(ONE_THREAD) $(PY) -m pytest -q -n $(BROWSER_WORKERS) --dist loadfile $(NO_NBVAL) tests -m browser --durations=15
 
 # Speed and memory targets: ratios measured in one run (see each script's docstring).
 bench: $(STAMP) book
