@@ -188,7 +188,7 @@ def test_softmax_temperature_notices_name_what_the_explorer_shows(built):
     assert w[sure].max() > 0.99, f"query {sure} must really be nearly one-hot at this T"
     assert split.label == f"T ≈ {T:.1f}: query 0 against query {sure}"
     notice = split.notice
-    assert f"query 0 (the stems, the outlined row)" in notice
+    assert "query 0 (the stems, the outlined row)" in notice
     assert f"between keys {a} and {b} ({w[0, a]:.2f}, {w[0, b]:.2f})" in notice
     assert f"({scores[0, a]:.2f}, {scores[0, b]:.2f})" in notice
     assert f"query {sure}'s row is already nearly one-hot on key {np.argmax(w[sure])}" in notice
