@@ -221,6 +221,7 @@ class Heatmap:
     handle=D.Instance(Handle, optional=True),
     spokes=D.Instance(Spokes, optional=True),
     ytops=checked_later("a top of the y axis per frame, or None"),
+    xticks=checked_later("(position, label) pairs along x, or None"),
 )
 @dataclass(frozen=True)
 class Lines:
@@ -244,6 +245,10 @@ class Lines:
         ytops: optional increasing tops for the y axis, the last equal to ``ylim[1]``: each
             frame is drawn with the smallest top that holds its series (e.g. weights that are
             mostly below 0.1 but reach 1 for a narrow kernel); the ticks follow.
+        xticks: optional ``(position, label)`` pairs, positions increasing and inside
+            ``xlim`` (required with it): the x axis is ticked there with those labels, in
+            place of evenly spaced numbers. For an axis that is a transform of what the
+            reader knows, e.g. ``log2 d`` ticked as ``d``: ``[(1, "2"), (4, "16")]``.
     """
 
     name: str
@@ -259,6 +264,7 @@ class Lines:
     handle: Handle | None = None
     spokes: Spokes | None = None
     ytops: Sequence[float] | None = None
+    xticks: Sequence[tuple[float, str]] | None = None
 
     kind = "lines"
 
@@ -323,6 +329,8 @@ class Lines:
                     "with a handle or fixed series must keep one y range"
                 )
             object.__setattr__(self, "ytops", tops)
+        if self.xticks is not None:
+            object.__setattr__(self, "xticks", _ticks(self.xticks, self.xlim, where))
         if isinstance(self.fixed, FixedSeries) or not isinstance(self.fixed, Sequence):
             raise ExplorerError(
                 f"{where}: fixed must be a list of FixedSeries; got {type(self.fixed).__name__}"
@@ -463,7 +471,8 @@ class Lines:
             "x": _round_list(self.x) if self.x is not None else None,
             "xlim": [float(xlim[0]), float(xlim[1])],
             "ylim": [float(ylim[0]), float(ylim[1])],
-            "xticks": _nice_ticks(*xlim),
+            "xticks": [p for p, _ in self.xticks] if self.xticks else _nice_ticks(*xlim),
+            **({"xtick_labels": [t for _, t in self.xticks]} if self.xticks else {}),
             "yticks": _nice_ticks(*ylim),
             "equal_aspect": bool(self.equal_aspect),
             "series": series_spec,
@@ -487,6 +496,40 @@ MIN_SPAN = 10 * MAX_ENCODING_ERROR
 
 def _min_span(lo: float, hi: float) -> float:
     return max(MIN_SPAN, 1e-9 * max(abs(lo), abs(hi)))
+
+
+def _ticks(ticks: object, xlim, where: str) -> tuple[tuple[float, str], ...]:
+    """``xticks`` checked: (position, one-line label) pairs, positions increasing inside
+    ``xlim`` (which must be given: ticks chosen by hand go with a range chosen by hand)."""
+    if isinstance(ticks, (str, bytes)) or not isinstance(ticks, Sequence) or not ticks:
+        raise ExplorerError(
+            f"{where}: xticks must be a non-empty list of (position, label) pairs; got "
+            f"{type(ticks).__name__} {ticks!r}"
+        )
+    if xlim is None:
+        raise ExplorerError(f"{where}: xticks needs xlim (the range the ticks are placed in)")
+    out = []
+    for i, pair in enumerate(ticks):
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise ExplorerError(
+                f"{where}: xticks[{i}] must be a (position, label) pair; got {pair!r}"
+            )
+        pos = _declared(_validate.as_real, pair[0], f"xticks[{i}] position", where)
+        label = pair[1]
+        if not isinstance(label, str) or not label.strip() or "\n" in label:
+            raise ExplorerError(
+                f"{where}: xticks[{i}] label must be a non-empty one-line string; got {label!r}"
+            )
+        if not xlim[0] <= pos <= xlim[1]:
+            raise ExplorerError(
+                f"{where}: xticks[{i}] position {pos:g} is outside xlim {tuple(xlim)!r}"
+            )
+        if out and pos <= out[-1][0]:
+            raise ExplorerError(
+                f"{where}: xticks positions must increase; got {pos:g} after {out[-1][0]:g}"
+            )
+        out.append((float(pos), label))
+    return tuple(out)
 
 
 def _limits(lim: object, which: str, where: str) -> tuple[float, float]:
