@@ -32,6 +32,7 @@ from attnlib.widgets import (
 from attnlib.widgets.live import LiveAttention
 from attnlib.widgets.live_scores import LIVE_SCORES
 from scoringbook._common import (
+    _compare_panels,
     _count,
     _distinct_presets,
     _generator,
@@ -93,7 +94,6 @@ def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> D
         w = masked_softmax(torch.cat(rows, dim=1))  # (1, 3, 4): one row per scoring function
         return {"weights": _np(w[0]), "plane": {}}
 
-    ring = np.linspace(0, 2 * np.pi, 61)
     others = [0, 2, 3]
     return Declaration(
         name="long_key",
@@ -108,53 +108,35 @@ def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> D
             )
             for axis, v in (("x", start[0]), ("y", start[1]))
         ],
-        panels=[
-            Lines(
-                "plane",
-                xlabel="feature 1",
-                ylabel="feature 2",
-                title="drag key 1: its length and direction",
-                fixed=[
-                    FixedSeries(
-                        f"length {radius:g}",
-                        radius * np.cos(ring),
-                        radius * np.sin(ring),
-                        dash="3 3",
-                        color="#888888",
-                    ),
-                    FixedSeries(
-                        "query q",
-                        np.array([query[0]]),
-                        np.array([query[1]]),
-                        style="points",
-                        color="#009E73",
-                        labels=["q"],
-                    ),
-                    FixedSeries(
-                        "other keys",
-                        kv[others, 0],
-                        kv[others, 1],
-                        style="points",
-                        color="#0072B2",
-                        labels=[str(j) for j in others],
-                    ),
-                ],
-                xlim=(-3.0, 3.0),
-                ylim=(-3.0, 3.0),
-                equal_aspect=True,
-                handle=Handle("key_x", "key_y", label="key 1"),
-            ),
-            Heatmap(
-                "weights",
-                xlabel="keys",
-                ylabel="scoring function",
-                rows_sum_to_one=True,
-                title="weights, one row per scoring function",
-                row_labels=[
-                    LIVE_SCORES[n].row_label(live.score_kwargs[n], d=2) for n in LONG_KEY_ROWS
-                ],
-            ),
-        ],
+        panels=_compare_panels(
+            plane="plane",
+            title="drag key 1: its length and direction",
+            radius=radius,
+            circle=f"length {radius:g}",
+            points=[
+                FixedSeries(
+                    "query q",
+                    np.array([query[0]]),
+                    np.array([query[1]]),
+                    style="points",
+                    color="#009E73",
+                    labels=["q"],
+                ),
+                FixedSeries(
+                    "other keys",
+                    kv[others, 0],
+                    kv[others, 1],
+                    style="points",
+                    color="#0072B2",
+                    labels=[str(j) for j in others],
+                ),
+            ],
+            lim=3.0,
+            handle=Handle("key_x", "key_y", label="key 1"),
+            rows=LONG_KEY_ROWS,
+            score_kwargs=live.score_kwargs,
+            ylabel="scoring function",
+        ),
         title="Drag a key: does its length buy it weight?",
         presets=[
             Preset(
