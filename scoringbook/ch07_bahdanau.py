@@ -223,7 +223,8 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
             Caption("step"),
             Heatmap(
                 "weights",
-                xlabel="input characters (keys: the encoder's states)",
+                # short: under cells moved right by the row's name, a 360-px phone shows it
+                xlabel="input characters (keys)",
                 ylabel="query",
                 # the query in words: the symbol s_{t'-1} is the chapter's, not the page's
                 row_labels=["decoder state"],
