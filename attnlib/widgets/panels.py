@@ -6,7 +6,6 @@ A lines panel's series, dragged :class:`Handle` and :class:`Spokes` are declared
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +28,16 @@ from attnlib.widgets.controls import (
     record,
 )
 from attnlib.widgets.encoding import MAX_ENCODING_ERROR
-from attnlib.widgets.series import FixedSeries, Handle, Series, Spokes, _round_list, _to_array
+from attnlib.widgets.series import (
+    FixedSeries,
+    Handle,
+    Series,
+    Spokes,
+    _nice_ticks,
+    _round_list,
+    _ticks,
+    _to_array,
+)
 
 # ----------------------------------------------------------------------------- panels
 
@@ -245,10 +253,8 @@ class Lines:
         ytops: optional increasing tops for the y axis, the last equal to ``ylim[1]``: each
             frame is drawn with the smallest top that holds its series (e.g. weights that are
             mostly below 0.1 but reach 1 for a narrow kernel); the ticks follow.
-        xticks: optional ``(position, label)`` pairs, positions increasing and inside
-            ``xlim`` (required with it): the x axis is ticked there with those labels, in
-            place of evenly spaced numbers. For an axis that is a transform of what the
-            reader knows, e.g. ``log2 d`` ticked as ``d``: ``[(1, "2"), (4, "16")]``.
+        xticks: optional ``(position, label)`` pairs inside ``xlim`` (then required): x is
+            ticked there, so ``log2 d`` can read as ``d``: ``[(1, "2"), (4, "16")]``.
     """
 
     name: str
@@ -498,40 +504,6 @@ def _min_span(lo: float, hi: float) -> float:
     return max(MIN_SPAN, 1e-9 * max(abs(lo), abs(hi)))
 
 
-def _ticks(ticks: object, xlim, where: str) -> tuple[tuple[float, str], ...]:
-    """``xticks`` checked: (position, one-line label) pairs, positions increasing inside
-    ``xlim`` (which must be given: ticks chosen by hand go with a range chosen by hand)."""
-    if isinstance(ticks, (str, bytes)) or not isinstance(ticks, Sequence) or not ticks:
-        raise ExplorerError(
-            f"{where}: xticks must be a non-empty list of (position, label) pairs; got "
-            f"{type(ticks).__name__} {ticks!r}"
-        )
-    if xlim is None:
-        raise ExplorerError(f"{where}: xticks needs xlim (the range the ticks are placed in)")
-    out = []
-    for i, pair in enumerate(ticks):
-        if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
-            raise ExplorerError(
-                f"{where}: xticks[{i}] must be a (position, label) pair; got {pair!r}"
-            )
-        pos = _declared(_validate.as_real, pair[0], f"xticks[{i}] position", where)
-        label = pair[1]
-        if not isinstance(label, str) or not label.strip() or "\n" in label:
-            raise ExplorerError(
-                f"{where}: xticks[{i}] label must be a non-empty one-line string; got {label!r}"
-            )
-        if not xlim[0] <= pos <= xlim[1]:
-            raise ExplorerError(
-                f"{where}: xticks[{i}] position {pos:g} is outside xlim {tuple(xlim)!r}"
-            )
-        if out and pos <= out[-1][0]:
-            raise ExplorerError(
-                f"{where}: xticks positions must increase; got {pos:g} after {out[-1][0]:g}"
-            )
-        out.append((float(pos), label))
-    return tuple(out)
-
-
 def _limits(lim: object, which: str, where: str) -> tuple[float, float]:
     """``(lo, hi)``: finite numbers, lo < hi, spanning at least :func:`_min_span`."""
     lo, hi = _declared(_validate.as_pair, lim, which, where)
@@ -553,19 +525,6 @@ def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
         lo, hi = mid - half, mid + half
     span = hi - lo
     return lo - pad * span, hi + pad * span
-
-
-def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
-    """About ``target`` round tick positions within [lo, hi] (1, 2, 2.5, 5 × 10^k steps).
-
-    The positions are k × step for whole k (no sum of steps that could drift or stall)."""
-    span = hi - lo
-    raw = span / max(target - 1, 1)
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step - 1e-9)
-    last = math.floor(hi / step + 1e-9)
-    return [float(round(k * step, 10)) for k in range(first, last + 1)]
 
 
 def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines | Caption:
