@@ -178,13 +178,20 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix $(LINT_PATHS)
 	$(VENV)/bin/ruff format $(LINT_PATHS)
 
+# Every pytest session runs its workers on one torch (OpenMP/MKL) thread each: two workers fill
+# the two cores; at torch's default, a thread per core in each worker, the threads of one worker
+# spin for a core the other holds (make check under load: 165 CPU-s, 129 with one thread).
+# tests/book/test_numeric_paths.py then runs torch's own thread count as another path; the
+# chapters' nbval kernels inherit the one thread.
+ONE_THREAD := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
 # The contributor's loop, after each edit: lint, then every test that neither drives Chromium
 # (`browser`) nor is marked `slow` (trains a model, executes a chapter, re-runs a suite under
 # other numeric paths, or takes many seconds), on both cores, the property tests at the `check`
 # depth (tests/_depth.py: a quarter of the examples `make test` draws). No book, no npm: the
 # tests that need Node skip without web/node_modules (they fail with CI=true).
 check: $(STAMP) lint
-	TEST_DEPTH=check $(PY) -m pytest -q -n 2 --dist loadscope tests attnlib scoringbook --doctest-modules \
+	TEST_DEPTH=check $(ONE_THREAD) $(PY) -m pytest -q -n 2 --dist loadscope tests attnlib scoringbook --doctest-modules \
 	  -m "not browser and not slow"
 
 # nbval re-executes every chapter in a numeric environment other than the one `make chapters`
@@ -212,7 +219,7 @@ test: $(STAMP) $(NPM_STAMP) lint
 	$(MAKE) --no-print-directory test-browser-built
 
 test-python: $(STAMP)
-	$(PY) -m pytest -q -n 2 --dist loadscope chapters tests attnlib scoringbook --doctest-modules \
+	$(ONE_THREAD) $(PY) -m pytest -q -n 2 --dist loadscope chapters tests attnlib scoringbook --doctest-modules \
 	  -m "not browser" --nbval --nbval-kernel-name attnlib-nbval \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg --durations=15
 
@@ -227,7 +234,7 @@ test-browser: book
 	$(MAKE) --no-print-directory test-browser-built
 
 test-browser-built:
-	$(PY) -m pytest -q -n $(BROWSER_WORKERS) --dist loadfile tests -m browser --durations=15
+	$(ONE_THREAD) $(PY) -m pytest -q -n $(BROWSER_WORKERS) --dist loadfile tests -m browser --durations=15
 
 # Speed and memory targets: ratios measured in one run (see each script's docstring).
 bench: $(STAMP) book

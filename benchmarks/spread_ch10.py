@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -53,6 +54,7 @@ def run_one(seed: int) -> dict:
             run.model, run.held_out, [(1, 0), (1, 1)], run.held_k
         ),
         "early_minus_late": float(loss[:9].mean() - loss[10:].mean()),
+        "early_above_guessing": float(loss[:9].mean()) - math.log(20),
     }
     for k, v in by.items():
         out[f"induction_k{k}"] = float(v["induction"][1].min())

@@ -25,8 +25,9 @@ module                               what the chapter imports from it
                                      seeds and lengths) and its explorer
 ``ch09_explorer``                    chapter 9's explorer: self-attention's weights as the
                                      words are shuffled, with positions or the causal mask
-``ch09_diagram``                     chapter 9's picture of the split into heads and the
-                                     concatenation, drawn from a real module
+``ch09_diagram``                     chapter 9's pictures: the split into heads and the
+                                     concatenation, drawn from a real module; boolean
+                                     masks as allowed/blocked cells
 ``ch09_exercises``                   chapter 9's checkers (heads, positions, masks)
 ``ch10_model``                       chapter 10's attention-only model, data, training
                                      and evidence (accuracy, ablations, scores by length)

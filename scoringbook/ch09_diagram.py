@@ -1,5 +1,6 @@
-"""Chapter 9's picture of multi-head attention: the split into heads and the concatenation,
-drawn from a real :class:`attnlib.MultiHeadAttention` and its input.
+"""Chapter 9's pictures: multi-head attention's split into heads and concatenation, drawn
+from a real :class:`attnlib.MultiHeadAttention` and its input (:func:`draw_heads`), and
+boolean masks drawn as what they do, allowed or blocked (:func:`draw_masks`).
 
 Every block is drawn to scale, one small square per number: the input :math:`\\mathbf X`
 ``(n, d)``; the queries, keys and values ``(n, d)`` each, their columns coloured by the head
@@ -18,11 +19,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from attnlib.domains import Instance, declare
+from attnlib.domains import Checked, Instance, StrList, declare, describe
 from attnlib.tensor_domains import FloatTensor, Lengths
 from attnlib.transformer import MultiHeadAttention
 
-__all__ = ["draw_heads"]
+__all__ = ["draw_heads", "draw_masks"]
 
 FN = "draw_heads"
 PT = 9.5
@@ -314,5 +315,98 @@ def _draw(s, theme, narrow, managed):
         pen.text(ox0 + d * u / 2, yb3 - 0.05, f"output {_shape(b, n, d)}")
     from attnlib.plotting.kit import finish_figure
 
+    finish_figure(fig, theme)
+    return fig
+
+
+# ----------------------------------------------------------------------------- masks
+def _bool_masks(masks, name, fn):
+    if not isinstance(masks, torch.Tensor) or masks.dtype != torch.bool or masks.dim() != 3:
+        raise TypeError(
+            f"{fn}: {name} must be a bool tensor (panels, n_queries, n_keys); got "
+            f"{describe(masks)}"
+        )
+    p, n, m = masks.shape
+    if not 1 <= p <= 4 or not 1 <= n <= 12 or not 1 <= m <= 12:
+        raise ValueError(
+            f"{fn}: {name} must hold 1 to 4 masks of at most 12 x 12 (a letter per cell); "
+            f"got shape {tuple(masks.shape)}"
+        )
+    return masks
+
+
+def _meanings(value, name, fn):
+    if not isinstance(value, (list, tuple)) or not all(v in ("allowed", "blocked") for v in value):
+        raise ValueError(
+            f"{fn}: {name} must say, per mask, what True means: 'allowed' or 'blocked'; "
+            f"got {value!r}"
+        )
+    return list(value)
+
+
+@declare(
+    masks=Checked(_bool_masks),
+    titles=StrList(),
+    true_means=Checked(_meanings),
+)
+def draw_masks(masks: torch.Tensor, titles: list[str], true_means: list[str]):
+    """Draw boolean masks side by side as what they do: each cell coloured *allowed* (the
+    query may attend to the key) or *blocked*, by a two-entry legend (no colour bar: a mask
+    has two values), and marked with the value the mask stores there, ``T`` or ``F``; a
+    mask whose True means *blocked* (``nn.MultiheadAttention``'s convention) shows the same
+    colours as its opposite with every letter flipped.
+
+    Args:
+        masks: ``(panels, n_queries, n_keys)`` bool, at most 4 masks of at most 12 x 12.
+        titles: one title per mask.
+        true_means: per mask, ``"allowed"`` or ``"blocked"``: what a stored True means.
+
+    Returns:
+        The pyplot-managed figure (an attnlib figure with its dark and narrow variants).
+    """
+    fn = "draw_masks"
+    if len(titles) != masks.shape[0] or len(true_means) != masks.shape[0]:
+        raise ValueError(
+            f"{fn}: titles and true_means must have one entry per mask ({masks.shape[0]}); "
+            f"got {len(titles)} and {len(true_means)}"
+        )
+    stored = masks.numpy()  # (p, n, m) bool
+    allowed = [s if t == "allowed" else ~s for s, t in zip(stored, true_means)]
+    from attnlib.plotting.kit import drawn_figure
+
+    def draw(theme, narrow, managed):
+        return _draw_masks(stored, allowed, list(titles), theme, narrow, managed)
+
+    return drawn_figure(draw)
+
+
+def _draw_masks(stored, allowed, titles, theme, narrow, managed):
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    from attnlib.plotting.kit import OKABE_ITO, finish_figure, new_figure, series_colour
+
+    p, n, m = stored.shape
+    fig = new_figure((4.2 if narrow else 5.6, 2.5 if narrow else 2.6), managed)
+    axes = fig.subplots(1, p, sharey=True, squeeze=False)[0]
+    yes = series_colour(OKABE_ITO[0], theme)  # allowed: the accent blue
+    no = "#d9d9d9" if theme.name == "light" else "#3a3a3a"  # blocked: a quiet grey
+    for ax, s, a, title in zip(axes, stored, allowed, titles):
+        ax.imshow(a.astype(float), cmap=ListedColormap([no, yes]), vmin=0, vmax=1)
+        for i in range(n):
+            for j in range(m):
+                ax.text(j, i, "T" if s[i, j] else "F", ha="center", va="center",
+                        fontsize=PT, color="white" if a[i, j] else theme.foreground)  # fmt: skip
+        ax.set_title(title)
+        ax.set_xticks(range(m))
+        ax.set_yticks(range(n))
+        ax.set_xlabel("keys")
+    axes[0].set_ylabel("queries")
+    fig.legend(
+        handles=[Patch(color=yes, label="allowed (may attend)"), Patch(color=no, label="blocked")],
+        loc="outside lower center",
+        ncols=2,
+        frameon=False,
+    )
     finish_figure(fig, theme)
     return fig

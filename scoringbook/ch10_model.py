@@ -299,23 +299,27 @@ def repeated_half_accuracy(
     return float(right[copyable(k, tokens.shape[1])].float().mean())
 
 
-@D.declare(model=MODEL, tokens=IDS, k=K, ablate=ABLATE)
+@D.declare(model=MODEL, tokens=IDS, k=K, ablate=ABLATE, start=D.Int(ge=0, le=1))
 def accuracy_by_place(
     model: AttentionOnly,
     tokens: Tensor,
     k: Tensor | int | None = None,
     ablate: Iterable[tuple[int, int]] = (),
+    start: int = 1,
 ) -> np.ndarray:
-    """Accuracy at each place of the repeat: entry ``j - 1`` (``j = 1 .. max k - 1``) is the
-    share of sequences whose repeat has a token ``j`` (counted from 0 within the repeat) that
-    the model predicts it right. ``(max k - 1,)`` float64."""
+    """Accuracy at each place of the repeat: entry ``j - start`` (``j = start .. max k - 1``)
+    is the share of sequences whose repeat has a token ``j`` (counted from 0 within the
+    repeat) that the model predicts it right. Place 0 (``start=0``), the repeat's first
+    token, cannot be copied: nothing before it announces the repeat. ``(max k - start,)``
+    float64."""
     fn = "accuracy_by_place"
     tokens = _check_tokens(tokens, model, fn)
     ablate = _check_ablate(ablate, fn)
     k = check_k(k, tokens.shape[0], tokens.shape[1], fn)
+    start = as_int(start, "start", fn, min=0, max=1)
     right = _right(model, tokens, ablate).double()  # (batch, n - 1)
     out = []
-    for j in range(1, int(k.max())):
+    for j in range(start, int(k.max())):
         has = k > j  # (batch,): the repeat has a token j
         query = (k + j - 1)[has]  # prediction of token k + j is made at query k + j - 1
         out.append(float(right[has, query].mean()))

@@ -7,12 +7,14 @@ Each builder takes a :class:`scoringbook.ch10_model.TrainRun` (the chapter's is
   10, 7 and 5 tokens): the head's final weights on it; the induction stripe moves with the
   repeat.
 - :func:`heads_playback_explorer`: a head's weights on the repeat of 10 at each checkpoint,
-  next to the loss curve.
+  next to the loss curve, under a read-out of the step's loss and the head's scores.
 - :func:`ablation_explorer`: zero any set of heads: the held-out accuracy at each place of
-  the repeat (repeats of 4 to 10 tokens).
+  the repeat (repeats of 4 to 10 tokens), a bar per place on a discrete axis.
 
 Each has presets ("things to try") with the one line to notice there; the presets name heads
-from the run's own scores (which layer-1 head is the previous-token head changes by seed).
+from the run's own scores (which layer-1 head is the previous-token head changes by seed), and
+a notice that quotes a number computes it from the frames the preset shows (the weights, the
+loss curve, the accuracies), with the words chosen by the numbers.
 
 :func:`heads_figure` draws the four heads' final weights on the repeat of 10, every token
 labelled at a size a phone can read (one panel per row on a phone).
@@ -140,6 +142,48 @@ def _induction_head(run: TrainRun) -> str:
     return f"L{last}H{int(np.argmax(run.induction[-1][last - 1])) + 1}"
 
 
+#: ln 20: the loss of guessing uniformly among the 20 tokens
+GUESS = float(np.log(ch10_model.VOCAB))
+
+
+def _offset_shares(weights: np.ndarray) -> np.ndarray:
+    """``(n,)``: entry ``o`` is the mean weight a row puts ``o`` places back (``o = 0`` is
+    its own token), over the rows that have a token there (``o .. n - 1``), for one head's
+    causal ``(n, n)`` weights: entry 1 is its previous-token share on this sequence."""
+    w = np.asarray(weights, dtype=np.float64)
+    return np.array([np.diagonal(w, -o).mean() for o in range(w.shape[0])])
+
+
+def _previous_notice(shares: list[np.ndarray], shown: int) -> str:
+    """The previous-token preset's notice, from :func:`_offset_shares` of the head on each
+    watched sequence (``shown``: the one the preset shows): the share one place back, and
+    how it compares with every other single place."""
+    here = shares[shown]
+    best = int(np.argmax(here[1:])) + 1  # the place back with the most weight (own token aside)
+    if best == 1 and here[1] > here[0]:
+        rank = "more than on any other single place"
+    elif best == 1:
+        rank = f"more than on any other earlier token (its own gets {here[0]:.2f})"
+    else:
+        rank = f"less than {best} places back ({here[best]:.2f})"
+    others = [f"{sh[1]:.2f}" for i, sh in enumerate(shares) if i != shown]
+    return (
+        f"Notice: on average each row puts {here[1]:.2f} of its weight just below the "
+        f"diagonal, on the token before, {rank}"
+        + (f"; on the other sequences {' and '.join(others)}." if others else ".")
+    )
+
+
+def _loss_words(loss: float, why: bool = False) -> str:
+    """``loss`` against ln 20 in words, as the two numbers print (2 decimals); ``why``: say
+    that ln 20 is the loss of guessing."""
+    a, g = round(loss, 2), round(GUESS, 2)
+    rel = "above" if a > g else "at" if a == g else "far below" if a < g / 2 else "below"
+    return f"the loss, {a:.2f}, is {rel} ln 20 ≈ {g:.2f}" + (
+        ", the loss of guessing" if why else ""
+    )
+
+
 @D.declare(run=RUN)
 def heads_declaration(run: TrainRun) -> Declaration:
     """Pick a layer and a head, and a watched sequence: that head's weights on it, at the
@@ -174,12 +218,14 @@ def heads_declaration(run: TrainRun) -> Declaration:
         )
         for i, k in enumerate(ks)
     ]
+    layer, h = _parse_head(prev)
+    shown = min(2, n_watch) - 1
+    shares = [_offset_shares(final[layer][i, h]) for i in range(n_watch)]
     presets.append(
         Preset(
             "Previous-token head",
-            "Notice: much of each row's weight sits just below the diagonal, on the token "
-            "before: where the repeat is does not matter to this head.",
-            {"head": prev, "sequence": str(min(2, n_watch))},
+            _previous_notice(shares, shown),
+            {"head": prev, "sequence": str(shown + 1)},
         )
     )
     return Declaration(
@@ -234,13 +280,25 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
     curve = (total[hi] - total[lo]) / (hi - lo)  # (steps,)
     loss_x = np.arange(1, len(losses) + 1, dtype=np.float64)
     frames = dict(zip(run.steps, run.weights))
+    scores = {s: (p, q) for s, p, q in zip(run.steps, run.previous, run.induction)}
+
+    def loss_at(step: int) -> float:
+        """The loss curve's value at ``step`` (step 0: the first steps' mean)."""
+        return float(curve[min(max(step, 1), len(losses)) - 1])
 
     def update(step: int, head: str) -> dict[str, Any]:
         layer, h = _parse_head(head)
         at = min(max(step, 1), len(losses))
+        prev, ind = scores[step]
         return {
+            # two short lines (38 monospace characters fit a 390 px phone): the step's loss
+            # (the curve's moving mean), the chosen head's two held-out scores
+            "readout": (
+                f"step {step}: loss {loss_at(step):.2f} (moving mean)\nscores: induction "
+                f"{ind[layer, h]:.2f}, previous {prev[layer, h]:.2f}"
+            ),
             "weights": frames[step][layer][0, h],
-            "loss": {"now": np.array([[float(at)], [float(curve[at - 1])]])},
+            "loss": {"now": np.array([[float(at)], [loss_at(step)]])},
         }
 
     ind = _induction_head(run)
@@ -249,32 +307,41 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
         # the first checkpoint where the induction head has half its final score
         layer, h = _parse_head(ind)
         final = run.induction[-1][layer, h]
-        mid = next(
+        half = next(
             (
                 s
                 for s, sc in zip(run.steps[1:-1], run.induction[1:-1])
                 if sc[layer, h] >= final / 2
             ),
-            run.steps[len(run.steps) // 2],
+            None,
         )
+        mid = run.steps[len(run.steps) // 2] if half is None else half
+        first, last = run.steps[0], run.steps[-1]
+        score = {s: float(sc[layer, h]) for s, sc in zip(run.steps, run.induction)}
         presets = [
             Preset(
-                f"Step {run.steps[0]}",
-                "Notice: the untrained heads show no stripe below the diagonal; the loss is "
-                "that of guessing.",
-                {"step": run.steps[0], "head": ind},
+                f"Step {first}",
+                f"Notice: no stripe yet (induction score {score[first]:.2f}); "
+                f"{_loss_words(loss_at(first), why=True)}.",
+                {"step": first, "head": ind},
             ),
             Preset(
                 f"Step {mid}",
-                "Notice: the induction stripe is half formed, at the step where this head's "
-                "held-out induction score first reaches half its final value.",
+                (
+                    f"Notice: the stripe is half formed: the induction score first passes "
+                    f"half its final {final:.2f} here ({score[mid]:.2f})."
+                    if half is not None
+                    else f"Notice: halfway through training this head's held-out induction "
+                    f"score is {score[mid]:.2f}, against {final:.2f} at the end."
+                ),
                 {"step": mid, "head": ind},
             ),
             Preset(
-                f"Step {run.steps[-1]}",
-                "Notice: the stripe 9 places below the diagonal is sharp in the repeat, and "
-                "the loss has fallen far below guessing.",
-                {"step": run.steps[-1], "head": ind},
+                f"Step {last}",
+                f"Notice: a sharp stripe {int(run.watch_k[0]) - 1} below the diagonal "
+                f"(induction score {score[last]:.2f}); "
+                f"{_loss_words(loss_at(last))}.",
+                {"step": last, "head": ind},
             ),
         ]
     return Declaration(
@@ -292,6 +359,8 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
             Choice("head", opts, label="head", default=opts[0], option_labels=labels),
         ],
         panels=[
+            # the read-out first: on a phone it sits between the sticky controls and the map
+            Caption("readout"),
             Heatmap(
                 "weights",
                 xlabel="earlier tokens (keys)",
@@ -321,24 +390,32 @@ def heads_playback_explorer(run: TrainRun) -> Explorer:
     return Explorer(heads_playback_declaration(run))
 
 
+#: the knock-out chart's place-0 series: the repeat's first token, which nothing announces
+FIRST = "place 0: not copyable, only guessed"
+#: its bars' width in px: about two thirds of a place (10 places on a 276 px plot)
+BAR_PX = 16.0
+
+
 @D.declare(run=RUN)
 def ablation_declaration(run: TrainRun) -> Declaration:
     """Knock heads out: one kept/zeroed choice per head; the held-out accuracy at each place
-    of the repeat (repeats of 4 to 10 tokens), and the mean over the repeats, for that set of
-    heads."""
+    of the repeat (repeats of 4 to 10 tokens; place 0, which cannot be copied, in grey), and
+    the mean over the places that can (1 on), for that set of heads. The presets' notices
+    quote the accuracies of their own frames."""
     fn = "ablation_declaration"
     run = _check_run(run, fn)
     opts, labels = _head_names(run)
     tokens, k = run.held_out, run.held_k
-    x = np.arange(1, int(k.max()), dtype=np.float64)  # place in the repeat, from 0
+    x = np.arange(0, int(k.max()), dtype=np.float64)  # place in the repeat, from 0
 
     def update(**kept: str) -> dict[str, Any]:
         ablate = [_parse_head(o) for o in opts if kept[o] == "zeroed"]
-        acc = accuracy_by_place(run.model, tokens, k, ablate)
+        acc = accuracy_by_place(run.model, tokens, k, ablate, start=0)  # (max k,)
         mean = repeated_half_accuracy(run.model, tokens, ablate, k)
         off = [lab for o, lab in zip(opts, labels) if kept[o] == "zeroed"]
+        first = np.where(x == 0, acc, 0.0)  # place 0 alone, in its own colour
         return {
-            "accuracy": {"accuracy": acc},
+            "accuracy": {"copied": np.where(x == 0, 0.0, acc), FIRST: first},
             "summary": (
                 f"heads zeroed: {', '.join(off) if off else 'none'}\n"
                 f"accuracy on the repeats: {mean:.2f}"
@@ -347,6 +424,19 @@ def ablation_declaration(run: TrainRun) -> Declaration:
 
     last = len(run.model.layers)
     prev = _previous_head(run)
+    prev_off = {o: ("zeroed" if o == prev else "kept") for o in opts}
+    ind_off = {o: ("zeroed" if o.startswith(f"L{last}H") else "kept") for o in opts}
+
+    def measured(kept: dict[str, str]) -> dict:
+        ablate = [_parse_head(o) for o in opts if kept[o] == "zeroed"]
+        return {
+            "acc": accuracy_by_place(run.model, tokens, k, ablate, start=0),
+            "mean": repeated_half_accuracy(run.model, tokens, ablate, k),
+        }
+
+    all_kept, no_prev, no_ind = (
+        measured(v) for v in (dict.fromkeys(opts, "kept"), prev_off, ind_off)
+    )
     return Declaration(
         name="ablation",
         update=update,
@@ -358,34 +448,52 @@ def ablation_declaration(run: TrainRun) -> Declaration:
             Lines(
                 "accuracy",
                 x=x,
-                series=[Series("accuracy", style="bars", color="#0072B2")],
+                series=[
+                    Series("copied", style="bars", color="#0072B2", width=BAR_PX),
+                    Series(FIRST, style="bars", color="#767676", width=BAR_PX),
+                ],
                 xlabel="place in the repeat (0 = its first token)",
                 ylabel="share predicted right",
                 ylim=(0.0, 1.0),
                 title="accuracy by place in the repeat",
+                discrete_x=True,
             ),
             Caption("summary"),
         ],
         title="Knock heads out",
         presets=[
-            Preset(
-                "All heads kept",
-                "Notice: most tokens of the repeat are predicted right at every place.",
-                dict.fromkeys(opts, "kept"),
-            ),
+            Preset("All heads kept", _kept_notice(all_kept), dict.fromkeys(opts, "kept")),
             Preset(
                 "Previous-token head zeroed",
-                "Notice: the mean accuracy under the chart drops by a clear share: the "
-                "induction heads need to know which token came before.",
-                {o: ("zeroed" if o == prev else "kept") for o in opts},
+                "Notice: the mean accuracy under the chart "
+                + ("drops" if no_prev["mean"] < all_kept["mean"] else "does not drop")
+                + f" from {all_kept['mean']:.2f} to {no_prev['mean']:.2f}: the induction heads "
+                "need to know which token came before.",
+                prev_off,
             ),
-            Preset(
-                "Both induction heads zeroed",
-                "Notice: the bars fall to near chance (1 in 20): nothing else in the model "
-                "copies.",
-                {o: ("zeroed" if o.startswith(f"L{last}H") else "kept") for o in opts},
-            ),
+            Preset("Both induction heads zeroed", _zeroed_notice(no_ind), ind_off),
         ],
+    )
+
+
+def _kept_notice(f: dict) -> str:
+    """The "all heads kept" notice, from that frame's accuracies."""
+    acc, first = f["acc"][1:], f["acc"][0]
+    most = "most of the tokens" if acc.min() > 0.5 else "a share of the tokens"
+    return (
+        f"Notice: from place 1 on, {most} are predicted right ({acc.min():.2f} to "
+        f"{acc.max():.2f}); place 0 cannot be copied: {first:.2f} of its tokens are right, where "
+        f"the model guesses that the sequence's first token comes again."
+    )
+
+
+def _zeroed_notice(f: dict) -> str:
+    """The "both induction heads zeroed" notice, from that frame's accuracies."""
+    top = f["acc"][1:].max()
+    near = "about chance (1 in 20 = 0.05)" if top <= 0.15 else "far below the bars with them"
+    return (
+        f"Notice: from place 1 on the bars fall to {top:.2f} or less, {near}: nothing else in "
+        f"the model copies."
     )
 
 

@@ -20,6 +20,7 @@ attnlib, e.g.::
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -77,7 +78,17 @@ def compute(name: str, **params: Any) -> dict[str, Any]:
     lines panel a dict ``{series: 1-D array}`` (a ``(2, n)`` array of coordinates for a
     series of points with their own x). Missing parameters take the explorer's default.
     This is what the browser tests compare the rendered page against.
+
+    The explorer's declaration (built with its defaults) is built once per process and kept:
+    some precompute a whole experiment up front (chapter 6's ``scaling_d`` draws its random
+    rows for every d), and a declaration is a pure function of its builder's arguments.
     """
     if name not in DECLARATIONS:
         raise KeyError(f"unknown explorer {name!r}; expected one of {sorted(DECLARATIONS)}")
-    return DECLARATIONS[name]().compute(**params)
+    return _default_declaration(name).compute(**params)
+
+
+@functools.cache
+def _default_declaration(name: str) -> Declaration:
+    """``DECLARATIONS[name]()``, built once per process (see :func:`compute`)."""
+    return DECLARATIONS[name]()

@@ -5,7 +5,24 @@
    text from assistive technology and made the accessible name differ from what is shown
    (axe-core: label-content-name-mismatch). The summary's name is now its visible text.
 
-2. Writes attnlib's figures with their variants. A figure displayed with
+2. Folds runs of hidden code under one toggle (``FoldCodeRuns``). myst-nb folds each hidden
+   cell under its own toggle, so hidden cells in a row were a stack of identical buttons (two
+   of them above most chapters' first picture). Where two or more toggles would sit together,
+   with nothing a reader sees between them, their hidden parts move under ONE ``<details>``
+   whose words say what it holds ("Show the code (2 cells)", "Show the code and output
+   (3 cells)"); outputs that were shown stay shown, where they were::
+
+       <div class="cell attn-folded docutils container">
+         <details class="admonition hide attn-folded above-input"><summary>...</summary>
+           <div class="cell attn-folded-cell tag_hide-input ...">  (one per cell: its hidden
+             <div class="cell_input ...">...</div>                    input and/or output)
+           </div> ...
+         </details></div>
+
+   A cell with nothing left once its hidden part has moved is removed (its ids go with the
+   part). tests/browser/reading/test_folded_code.py checks every page.
+
+3. Writes attnlib's figures with their variants. A figure displayed with
    :func:`attnlib.plotting.book_figures` active carries, in its output's metadata
    (``metadata["image/png"]["attnlib"]``), the same figure drawn for a dark page and, when
    the figure is too wide to read on a phone, re-laid for a narrow column (see
@@ -39,6 +56,7 @@ from html import escape
 from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 #: The smallest text a figure may show (CSS px); tests/browser/reading/test_figures.py checks it.
 MIN_LABEL_PX = 9.0
@@ -63,6 +81,107 @@ def visit_hide_cell_input(self, node) -> None:
     self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
     self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
     self.body.append("</summary>\n")
+
+
+def _is_cell(node) -> bool:
+    return isinstance(node, nodes.container) and node.get("nb_element") == "cell_code"
+
+
+def _shows_nothing(node) -> bool:
+    """Whether ``node`` renders nothing a reader sees: a comment, an anchor without text, an
+    output box with nothing in it."""
+    if isinstance(node, (nodes.comment, nodes.target)):
+        return not node.astext().strip()
+    if isinstance(node, nodes.container) and node.get("nb_element") == "cell_code_output":
+        return not node.children
+    return False
+
+
+def fold_words(cells: int, with_output: bool) -> tuple[str, str]:
+    """The grouped toggle's words, closed and open: what it holds and how many cells."""
+    what = "the code and output" if with_output else "the code"
+    return f"Show {what} ({cells} cells)", f"Hide {what} ({cells} cells)"
+
+
+def fold_code_runs(parent: nodes.Element) -> int:
+    """Groups, among ``parent``'s children, each run of two or more hidden parts of code cells
+    (myst-nb's HideCodeCellNode) with nothing visible between them under one toggle (see the
+    module's docstring). Returns the number of groups made."""
+    # the parent's flow, in order: ("H", cell, hide node), ("V", ...) for what a reader sees;
+    # what shows nothing is left out (and stays where it is)
+    flow = []
+    for child in parent.children:
+        if _is_cell(child):
+            for part in child.children:
+                if isinstance(part, HideCodeCellNode):
+                    flow.append(("H", child, part))
+                elif not _shows_nothing(part):
+                    flow.append(("V", child, part))
+        elif not _shows_nothing(child):
+            flow.append(("V", child, None))
+    runs, run = [], []
+    for item in [*flow, ("V", None, None)]:
+        if item[0] == "H":
+            run.append(item)
+            continue
+        if len(run) >= 2:
+            runs.append(run)
+        run = []
+    for run in runs:
+        first_cell, first_hide = run[0][1], run[0][2]
+        shown_before = any(
+            kind == "V"
+            and cell is first_cell
+            and first_cell.index(part) < first_cell.index(first_hide)
+            for kind, cell, part in flow
+        )
+        cells = list(dict.fromkeys(cell for _, cell, _ in run))
+        with_output = any(
+            isinstance(c, nodes.container) and c.get("nb_element") == "cell_code_output"
+            for _, _, hide in run
+            for c in hide.children
+        )
+        show, hide_words = fold_words(len(cells), with_output)
+        toggle = HideCodeCellNode(prompt_show=show, prompt_hide=hide_words)
+        toggle["classes"] += ["attn-folded", "above-input"]
+        for cell in cells:
+            part = nodes.container(
+                classes=["cell", "attn-folded-cell"]
+                + [c for c in cell["classes"] if c.startswith("tag_")]
+            )
+            for _, c, hide in run:
+                if c is cell:
+                    part.extend(list(hide.children))
+                    hide.children = []
+                    cell.remove(hide)
+            if all(_shows_nothing(c) for c in cell.children):
+                part["ids"] = list(cell["ids"])
+                cell["ids"] = []
+            toggle += part
+        group = nodes.container(classes=["cell", "attn-folded"])
+        group += toggle
+        at = parent.index(first_cell) + (1 if shown_before else 0)
+        parent.insert(at, group)
+        for cell in cells:
+            if all(_shows_nothing(c) for c in cell.children):
+                parent.remove(cell)
+    return len(runs)
+
+
+class FoldCodeRuns(SphinxPostTransform):
+    """Runs after myst-nb's HideInputCells (priority 199) has wrapped the hidden parts."""
+
+    default_priority = 205
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        parents = {}
+        for hide in list(self.document.findall(HideCodeCellNode)):
+            cell = hide.parent
+            if _is_cell(cell) and cell.parent is not None:
+                parents.setdefault(id(cell.parent), cell.parent)
+        for parent in parents.values():
+            fold_code_runs(parent)
 
 
 class figure_variants(nodes.General, nodes.Element):
@@ -166,5 +285,6 @@ def setup(app):
         HideCodeCellNode, override=True, html=(visit_hide_cell_input, depart_HideCellInput)
     )
     app.add_node(figure_variants, html=(visit_figure_variants, None))
+    app.add_post_transform(FoldCodeRuns)
     NbElementRenderer.render_image = render_image
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -37,6 +37,7 @@ from attnlib.widgets.series import (
     _round_list,
     _ticks,
     _to_array,
+    _x_ticks,
 )
 
 # ----------------------------------------------------------------------------- panels
@@ -229,6 +230,7 @@ class Heatmap:
     handle=D.Instance(Handle, optional=True),
     spokes=D.Instance(Spokes, optional=True),
     ytops=checked_later("a top of the y axis per frame, or None"),
+    discrete_x=FLAG,
     xticks=checked_later("(position, label) pairs along x, or None"),
 )
 @dataclass(frozen=True)
@@ -253,8 +255,9 @@ class Lines:
         ytops: optional increasing tops for the y axis, the last equal to ``ylim[1]``: each
             frame is drawn with the smallest top that holds its series (e.g. weights that are
             mostly below 0.1 but reach 1 for a narrow kernel); the ticks follow.
-        xticks: optional ``(position, label)`` pairs inside ``xlim`` (then required): x is
-            ticked there, so ``log2 d`` can read as ``d``: ``[(1, "2"), (4, "16")]``.
+        discrete_x: ``x`` counts discrete things (places, keys): a tick labelled at every
+            ``x`` (whole numbers, at most 30) and the axis half a step wider on each side.
+        xticks: ``(position, label)`` pairs in ``xlim`` (then required), e.g. d on log2 d.
     """
 
     name: str
@@ -270,6 +273,7 @@ class Lines:
     handle: Handle | None = None
     spokes: Spokes | None = None
     ytops: Sequence[float] | None = None
+    discrete_x: bool = False
     xticks: Sequence[tuple[float, str]] | None = None
 
     kind = "lines"
@@ -308,6 +312,10 @@ class Lines:
             raise ExplorerError(
                 f"{where}: give x (shared x coordinates) for series without xy=True"
             )
+        x = self.x
+        if self.discrete_x and (x is None or x.size > 30 or np.any(x != np.round(x))):
+            got = "no x" if x is None else f"x = {_round_list(x)[:40]}"
+            raise ExplorerError(f"{where}: discrete_x needs at most 30 whole x; got {got}")
         if self.ytops is not None:
             if isinstance(self.ytops, (str, bytes)) or not isinstance(self.ytops, Sequence):
                 raise ExplorerError(
@@ -335,8 +343,8 @@ class Lines:
                     "with a handle or fixed series must keep one y range"
                 )
             object.__setattr__(self, "ytops", tops)
-        if self.xticks is not None:
-            object.__setattr__(self, "xticks", _ticks(self.xticks, self.xlim, where))
+        ticks = _ticks(self.xticks, self.xlim, where, self.discrete_x)  # None stays None
+        object.__setattr__(self, "xticks", ticks)
         if isinstance(self.fixed, FixedSeries) or not isinstance(self.fixed, Sequence):
             raise ExplorerError(
                 f"{where}: fixed must be a list of FixedSeries; got {type(self.fixed).__name__}"
@@ -438,6 +446,10 @@ class Lines:
             ys.append(f.y)
         # a panel with no data on an axis (only a handle, say) takes that axis from its limit
         xlim = self.xlim or _padded_range(np.concatenate([np.zeros(0), *xs]), 0.02)
+        if self.discrete_x:  # a tick per thing, half a step of room at each end
+            gaps = np.diff(np.unique(self.x))
+            step = float(gaps.min()) if gaps.size else 1.0
+            xlim = self.xlim or (float(self.x.min()) - step / 2, float(self.x.max()) + step / 2)
         ylim = self.ylim or _padded_range(np.concatenate([np.zeros(0), *ys]), 0.05)
         colours = iter(list(OKABE_ITO) * 4)
         series_spec = []
@@ -454,20 +466,12 @@ class Lines:
                     "linked_rows": s.linked_rows,
                 }
             )
-        fixed_spec = []
-        for f in self.fixed:
-            fixed_spec.append(
-                {
-                    "name": f.name,
-                    "style": f.style,
-                    "color": f.color or next(colours),
-                    "dash": f.dash,
-                    "width": f.width,
-                    "x": _round_list(f.x),
-                    "y": _round_list(f.y),
-                    "labels": [str(t) for t in f.labels] if f.labels is not None else None,
-                }
-            )
+        fixed_spec = [
+            {"name": f.name, "style": f.style, "color": f.color or next(colours), "dash": f.dash,
+             "width": f.width, "x": _round_list(f.x), "y": _round_list(f.y),
+             "labels": [str(t) for t in f.labels] if f.labels is not None else None}
+            for f in self.fixed
+        ]  # fmt: skip
         return {
             "kind": "lines",
             "name": self.name,
@@ -477,8 +481,7 @@ class Lines:
             "x": _round_list(self.x) if self.x is not None else None,
             "xlim": [float(xlim[0]), float(xlim[1])],
             "ylim": [float(ylim[0]), float(ylim[1])],
-            "xticks": [p for p, _ in self.xticks] if self.xticks else _nice_ticks(*xlim),
-            **({"xtick_labels": [t for _, t in self.xticks]} if self.xticks else {}),
+            **_x_ticks(self.xticks, self.discrete_x, self.x, xlim),
             "yticks": _nice_ticks(*ylim),
             "equal_aspect": bool(self.equal_aspect),
             "series": series_spec,

@@ -302,9 +302,13 @@ def _round_list(a: np.ndarray, decimals: int = 6) -> list[float]:
     return [float(v) for v in np.round(np.asarray(a, dtype=np.float64), decimals)]
 
 
-def _ticks(ticks: object, xlim, where: str) -> tuple[tuple[float, str], ...]:
+def _ticks(ticks: object, xlim, where: str, discrete: bool = False) -> tuple:
     """``xticks`` checked: (position, one-line label) pairs, positions increasing inside
     ``xlim`` (which must be given: ticks chosen by hand go with a range chosen by hand)."""
+    if ticks is None:
+        return None
+    if discrete:
+        raise ExplorerError(f"{where}: give xticks or discrete_x, not both")
     if isinstance(ticks, (str, bytes)) or not isinstance(ticks, Sequence) or not ticks:
         raise ExplorerError(
             f"{where}: xticks must be a non-empty list of (position, label) pairs; got "
@@ -347,3 +351,11 @@ def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
     first = math.ceil(lo / step - 1e-9)
     last = math.floor(hi / step + 1e-9)
     return [float(round(k * step, 10)) for k in range(first, last + 1)]
+
+
+def _x_ticks(xticks, discrete_x: bool, x, xlim) -> dict:
+    """A lines panel's x ticks in its spec: placed by hand (with their labels), one per
+    discrete ``x``, or evenly spaced over ``xlim``."""
+    if xticks:
+        return {"xticks": [p for p, _ in xticks], "xtick_labels": [t for _, t in xticks]}
+    return {"xticks": _round_list(np.unique(x)) if discrete_x else _nice_ticks(*xlim)}

@@ -59,3 +59,48 @@ def test_bad_input_is_refused_by_name(args, exc, words):
     with pytest.raises(exc, match=re.escape(words)) as caught:
         draw_heads(*a)
     assert str(caught.value).startswith("draw_heads: ")
+
+
+# ----------------------------------------------------------------------------- masks
+def _three_masks(m=6):
+    from scoringbook.ch09_diagram import draw_masks
+
+    tril = torch.ones(m, m, dtype=torch.bool).tril()
+    lens = attnlib.causal_valid_lens(1, m)
+    masks = torch.stack([attnlib.valid_lens_to_mask(lens, m, m)[0], tril, ~tril])
+    titles = ["valid lengths", "SDPA", "nn.MHA"]
+    return masks, draw_masks(masks, titles, ["allowed", "allowed", "blocked"])
+
+
+def test_the_masks_figure_is_two_colours_by_meaning_with_a_legend_and_no_colour_bar():
+    # issue 39 item 6: a yes/no mask was drawn on a continuous colour bar ("True = 1")
+    masks, fig = _three_masks()
+    allowed = [masks[0], masks[1], ~masks[2]]  # what each mask lets a query see
+    for f in (fig, fig._attnlib_redraw(DARK, True, False)):
+        panels = [ax for ax in f.axes if ax.images]
+        assert len(panels) == 3 and len(f.axes) == 3, "a colour bar (or a stray axis) is drawn"
+        (legend,) = f.legends
+        assert [t.get_text() for t in legend.get_texts()] == ["allowed (may attend)", "blocked"]
+        for ax, a, s in zip(panels, allowed, masks):
+            im = ax.images[0]
+            rgba = im.cmap(im.norm(np.asarray(im.get_array())))  # (m, m, 4) as painted
+            colours = {tuple(np.round(c, 3)) for c in rgba.reshape(-1, 4)}
+            assert len(colours) == 2, "a mask is two colours"
+            yes = tuple(np.round(rgba[a.numpy()][0], 3))
+            assert all(tuple(np.round(c, 3)) == yes for c in rgba[a.numpy()])
+            letters = [t.get_text() for t in ax.texts]
+            assert letters == ["T" if v else "F" for v in s.flatten().tolist()]
+            assert min(t.get_fontsize() for t in ax.texts) >= 9
+
+
+def test_draw_masks_refuses_what_is_not_a_small_bool_mask():
+    from scoringbook.ch09_diagram import draw_masks
+
+    with pytest.raises(TypeError, match=r"draw_masks: masks must be a bool tensor"):
+        draw_masks(torch.ones(1, 3, 3), ["a"], ["allowed"])
+    with pytest.raises(ValueError, match=r"draw_masks: true_means must say"):
+        draw_masks(torch.ones(1, 3, 3, dtype=torch.bool), ["a"], ["True"])
+    with pytest.raises(ValueError, match=r"one entry per mask \(1\)"):
+        draw_masks(torch.ones(1, 3, 3, dtype=torch.bool), ["a", "b"], ["allowed"])
+    with pytest.raises(ValueError, match=r"at most 12 x 12"):
+        draw_masks(torch.ones(1, 13, 13, dtype=torch.bool), ["a"], ["allowed"])

@@ -24,6 +24,7 @@ def _load(browser, base_url, name, shot=None, **context):
                 SCREENSHOTS / (name.replace("/", "__").removesuffix(".html") + f"__{shot}.png")
             ),
             full_page=True,
+            scale="css",
         )
     return ctx, page, errors
 

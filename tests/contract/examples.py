@@ -1019,6 +1019,12 @@ _NEW = {
     "scoringbook.ch10_multihead.heads_figure": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
+    "scoringbook.ch09_diagram.draw_masks": Example(
+        lambda: (
+            (torch.ones(2, 4, 4, dtype=torch.bool).tril(), ["a", "b"], ["allowed", "blocked"]),
+            {},
+        ),
+    ),
     "scoringbook.ch09_diagram.draw_heads": Example(
         lambda: (
             (

@@ -7,7 +7,10 @@
 - web/book_ext.py ``narrow_media``: the media query's width is the smallest whole px width
   from 600 on at which the wide figure, shrunk to the column (width - 32 px), shows its
   smallest text at MIN_LABEL_PX or more, at most 992; ``visit_hide_cell_input`` writes the
-  prompts escaped (a prompt holding "<", "&" or quotes stays text);
+  prompts escaped (a prompt holding "<", "&" or quotes stays text); ``fold_code_runs``: over
+  generated sections of paragraphs, anchors and code cells of every hidden shape, the reader
+  meets the same shown text in the same order, and every toggle of the section hides what
+  the toggles it replaces hid, with no two toggles left in a row;
 - web/build_book.py: a bad ``--jobs`` is refused naming the option and the value.
 """
 
@@ -152,3 +155,111 @@ def test_build_book_refuses_a_bad_jobs(argv):
     with pytest.raises(SystemExit) as e:
         build_book.main([*argv, "."])
     assert "--jobs" in str(e.value) and "build_book" in str(e.value), e.value
+
+
+# ``book_ext.fold_code_runs`` over generated sections. A section is a run of paragraphs,
+# invisible anchors and code cells shaped as myst-nb's HideInputCells leaves them: hidden input
+# with no output, hidden input then a shown output, a wholly hidden cell (input and output), a
+# shown input then a hidden output, a shown cell. Each piece of text is numbered. The reader's
+# sequence of a section is what they meet in order: ("V", text) for text that shows, ("H",
+# [texts]) for a toggle and what it hides; the oracle merges toggles with only invisible nodes
+# between them, which must be exactly what the transformed section reads as.
+CELL_SHAPES = ["in", "in+out", "all", "out", "shown", "para", "anchor"]
+
+
+def _section(shapes):
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    counter = iter(range(10_000))
+
+    def leaf(kind):
+        box = nodes.container(nb_element=f"cell_code_{kind}")
+        box += nodes.paragraph(text=f"{kind}{next(counter)}")
+        return box
+
+    def hide(*parts):
+        h = HideCodeCellNode(prompt_show="Show code cell x", prompt_hide="Hide code cell x")
+        h.extend(parts)
+        return h
+
+    section = nodes.section()
+    for shape in shapes:
+        if shape == "para":
+            section += nodes.paragraph(text=f"para{next(counter)}")
+            continue
+        if shape == "anchor":
+            section += nodes.target(ids=[f"t{next(counter)}"])
+            continue
+        cell = nodes.container(nb_element="cell_code", classes=["cell", "tag_x"])
+        cell["ids"] = [f"cell{next(counter)}"]
+        cell.extend(
+            {
+                "in": lambda: [hide(leaf("source"))],
+                "in+out": lambda: [hide(leaf("source")), leaf("output")],
+                "all": lambda: [hide(leaf("source"), leaf("output"))],
+                "out": lambda: [leaf("source"), hide(leaf("output"))],
+                "shown": lambda: [leaf("source"), leaf("output")],
+            }[shape]()
+        )
+        section += cell
+    return section
+
+
+def _reading(node):
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    out = []
+    for child in node.children:
+        if isinstance(child, HideCodeCellNode):
+            out.append(("H", [p.astext() for p in child.findall(nodes.paragraph)]))
+        elif isinstance(child, nodes.paragraph):
+            out.append(("V", child.astext()))
+        elif isinstance(child, nodes.Element):
+            out.extend(_reading(child))
+    return out
+
+
+def _merged(reading):
+    out = []
+    for kind, what in reading:
+        if kind == "H" and out and out[-1][0] == "H":
+            out[-1] = ("H", out[-1][1] + what)
+        else:
+            out.append((kind, list(what) if kind == "H" else what))
+    return out
+
+
+@PROPS
+@given(st.lists(st.sampled_from(CELL_SHAPES), max_size=12))
+def test_hidden_code_in_a_row_shares_one_toggle(shapes):
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    section = _section(shapes)
+    ids_before = sorted(i for n in section.findall(nodes.Element) for i in n["ids"])
+    want = _merged(_reading(section))
+    made = book_ext.fold_code_runs(section)
+    assert _reading(section) == want, (shapes, _reading(section), want)
+    groups = [n for n in section.findall(HideCodeCellNode) if "attn-folded" in n["classes"]]
+    assert made == len(groups), (made, section.pformat())
+    assert sorted(i for n in section.findall(nodes.Element) for i in n["ids"]) == ids_before
+    for group in groups:
+        cells = [c for c in group.children if "attn-folded-cell" in c["classes"]]
+        assert len(cells) == len(group.children) >= 2, group.pformat()
+        with_output = any(p.astext().startswith("output") for p in group.findall(nodes.paragraph))
+        want_words = "the code and output" if with_output else "the code"
+        assert group["prompt_show"] == f"Show {want_words} ({len(cells)} cells)"
+        assert group["prompt_hide"] == f"Hide {want_words} ({len(cells)} cells)"
+    # no cell is left empty
+    for cell in section.findall(nodes.container):
+        assert cell.children or cell.get("nb_element") != "cell_code", section.pformat()
+
+
+def test_fold_code_runs_on_two_hidden_cells_then_an_output():
+    """A worked example, the shape above most chapters' first picture: the imports (hidden, no
+    output), then the picture's cell (hidden source, shown output)."""
+    section = _section(["in", "in+out"])
+    assert book_ext.fold_code_runs(section) == 1
+    assert _reading(section) == [("H", ["source1", "source3"]), ("V", "output4")]

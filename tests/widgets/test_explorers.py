@@ -93,7 +93,7 @@ def test_every_frame_equals_compute_and_decodes_within_1e_4(built, name):
     decl = DECLARATIONS[name]()
     for f, params in frames:
         fresh = decl.compute(**params)
-        via_compute = compute(name, **params) if f % 7 == 0 else fresh  # compute() rebuilds data
+        via_compute = compute(name, **params) if f % 7 == 0 else fresh  # compute(): its own build
         decoded = ex.decoded(f)
         for panel in ex.declaration.panels:
             got = ex.frames[f][panel.name]

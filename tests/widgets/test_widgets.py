@@ -101,6 +101,20 @@ def test_nice_ticks():
     assert t[0] >= -12 and t[-1] <= 12 and 0.0 in t
 
 
+def test_a_discrete_x_axis_has_a_tick_at_every_place_and_room_for_its_bars():
+    # issue 39 item 6: chapter 10's knock-out chart put places 1..9 on ticks 2.5, 5, 7.5
+    x = np.arange(0.0, 10.0)
+    plain = Lines("l", x=x, series=["a"]).spec(((10,),), np.zeros((1, 10)))
+    assert plain["xticks"] != x.tolist()  # what a continuous axis chose
+    spec = Lines("l", x=x, series=["a"], discrete_x=True).spec(((10,),), np.zeros((1, 10)))
+    assert spec["xticks"] == x.tolist() and spec["xlim"] == [-0.5, 9.5]
+    odd = Lines("l", x=[2.0, 4.0, 8.0], series=["a"], discrete_x=True)
+    assert odd.spec(((3,),), np.zeros((1, 3)))["xlim"] == [1.0, 9.0]  # half the smallest step
+    for bad in ([0.0, 0.5, 1.0], np.arange(40.0)):
+        with pytest.raises(ExplorerError, match="Lines 'l': discrete_x needs at most 30 whole x"):
+            Lines("l", x=bad, series=["a"], discrete_x=True)
+
+
 # ----------------------------------------------------------------------------- declarations
 
 

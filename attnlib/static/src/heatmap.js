@@ -35,8 +35,10 @@ export function heatmapPanel(spec, parent, ui) {
   const maxRow = changing ? most(0) : Math.max(...Array.from({ length: R }, (_, i) => len(rowTxt(i))));
   const maxCol = changing ? most(1) : Math.max(...Array.from({ length: C }, (_, j) => len(colTxt(j))));
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
-  // cells as large as the panel allows (at most 40 px), in quarter pixels
-  const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, 240 / R)) / 4);
+  // cells as large as the panel allows (at most 40 px), in quarter pixels; at most 240 px
+  // tall, or 14 px a named row up to 320 px (every token labelled)
+  const tall = (rowLab || changing) && R <= 22 ? Math.max(240, 14 * R) : 240;
+  const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, tall / R)) / 4);
   const rotate = maxCol * CHAR_W > cell - 2;
   // Column labels too long for their cell are turned: at 45 degrees they lie 0.71 times their
   // spacing apart and need 18 px to clear each other; between 13.5 and 18 px they turn to 70

@@ -96,3 +96,89 @@ def test_ablation_toggles_change_the_accuracy_shown(browser, visits):
             texts.append(body.text_content())
         assert texts[-1].startswith("heads zeroed: layer 1, head 1, layer 1, head 2")
         assert len(set(texts)) == 4
+
+
+# ----------------------------------------------------------------------------- craft (issue 39)
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+TICKS_JS = """(ex) => [...ex.querySelectorAll('svg.attn-heatmap')].map((s) => {
+  const ticks = [...s.querySelectorAll('text.attn-tick')].map((t) => {
+    const b = t.getBoundingClientRect(), m = t.getScreenCTM();
+    return {text: t.textContent, x: b.left + b.width / 2, y: b.top + b.height / 2,
+            row: t.getAttribute('x') === '-4',  // heatmap.js: row labels end 4 px left of the map
+            px: parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)};
+  });
+  return {rows: +s.dataset.rows, cols: +s.dataset.cols, ticks};
+})"""
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+@pytest.mark.parametrize("name", ["heads_playback", "heads"])
+def test_every_token_is_named_on_both_axes(browser, visits, name, size):
+    # issue 39 item 6: the 20-row maps named every other token on the y axis (12-px cells)
+    context = PHONE if size == "phone" else {}
+    with opened_explorer(browser, visits, PAGE, name, **context) as page:
+        ex = page.locator(f'.attn-explorer[data-explorer="{name}"]')
+        (svg,) = ex.evaluate(TICKS_JS)
+    n = svg["rows"]
+    assert n == svg["cols"] == 20
+    rows = [t for t in svg["ticks"] if t["row"]]
+    cols = [t for t in svg["ticks"] if not t["row"]]
+    assert len(rows) == n and len(cols) == n, (
+        f"{size}: {len(rows)} row and {len(cols)} column labels"
+    )
+    for axis, key in ((rows, "y"), (cols, "x")):
+        at = sorted(t[key] for t in axis)
+        gap = min(b - a for a, b in zip(at, at[1:]))
+        assert gap >= 12.0, f"{size}: neighbouring labels {gap:.1f} px apart"
+    assert min(t["px"] for t in svg["ticks"]) >= 12.0 - 0.05  # explorer.css: 12 px text
+
+
+READOUT_JS = """(ex) => {
+  const box = (e) => { const b = e.getBoundingClientRect(); return {top: b.top, bottom: b.bottom}; };
+  const shown = (e) => e && e.getClientRects().length && !e.classList.contains('attn-live-spoken');
+  const readout = [ex.querySelector('.attn-text-panel'), ex.querySelector('.attn-live')].find(shown);
+  const map = ex.querySelector('svg.attn-heatmap').closest('.attn-panel');
+  const loss = ex.querySelector('svg.attn-lines');
+  const pre = ex.querySelector('.attn-text-body');
+  const lines = pre ? pre.getBoundingClientRect().height / parseFloat(getComputedStyle(pre).lineHeight) : 0;
+  return {controls: box(ex.querySelector('.attn-controls')), readout: readout && box(readout), lines,
+          text: readout && readout.textContent, map: box(map), loss: box(loss),
+          header: document.querySelector('#book-header').getBoundingClientRect().bottom};
+}"""
+
+
+def _in_view_under_the_controls(page, ex):
+    """Scroll until the pictures start right under the stuck controls; their boxes then."""
+    r = ex.evaluate(READOUT_JS)
+    assert r["readout"], "the playback shows no read-out"
+    first = min(r["readout"]["top"], r["map"]["top"])
+    stuck = r["header"] + (r["controls"]["bottom"] - r["controls"]["top"])
+    page.evaluate(f"() => window.scrollBy(0, {first - stuck - 2})")
+    return ex.evaluate(READOUT_JS)
+
+
+@pytest.mark.parametrize("preset", [None, "Step 0", "Step 140", "Step 400"])
+def test_the_playback_read_out_sits_by_its_map_in_view_under_the_phone_controls(
+    browser, visits, preset
+):
+    # issue 39 item 6: on a phone the sticky controls covered the playback's read-out line,
+    # which sat under the loss chart, far from the map it read (row 0, always "puts 1"); each
+    # preset's notice (in the controls) must leave the read-out, the map and the loss in view
+    with opened_explorer(browser, visits, PAGE, "heads_playback", **PHONE) as page:
+        ex = page.locator('.attn-explorer[data-explorer="heads_playback"]')
+        if preset:
+            ex.get_by_role("button", name=preset, exact=True).click()
+        r = _in_view_under_the_controls(page, ex)
+    c, out, m, loss = r["controls"], r["readout"], r["map"], r["loss"]
+    assert c["bottom"] - c["top"] <= 0.2 * 844, f"sticky controls {c['bottom'] - c['top']:.0f} px"
+    assert abs(c["top"] - r["header"]) < 1, "the controls are not stuck under the header"
+    gap = max(m["top"] - out["bottom"], out["top"] - m["bottom"])
+    assert gap <= 12, f"the read-out is {gap:.0f} px from the map it reads"
+    for what, b in (("read-out", out), ("map", m), ("loss chart", loss)):
+        assert b["top"] >= c["bottom"] - 0.5 and b["bottom"] <= 844, (
+            f"{what} at {b['top']:.0f}-{b['bottom']:.0f} px: not wholly in view under the "
+            f"controls (they end at {c['bottom']:.0f} px)"
+        )
+    step = (preset or "Step 400").split()[1]
+    assert r["text"].startswith(f"step {step}: loss "), r["text"]
+    assert r["lines"] <= 2.05, f"the read-out wraps onto {r['lines']:.1f} lines"

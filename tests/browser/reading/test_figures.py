@@ -118,6 +118,7 @@ def read_figures(page, pngs: list, name: str, width: int, scheme: str) -> tuple[
                 / f"{name.replace('/', '__').removesuffix('.html')}--figures-{width}-{scheme}.png"
             ),
             full_page=True,
+            scale="css",
         )
     return got, fetched
 

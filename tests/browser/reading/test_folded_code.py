@@ -1,0 +1,189 @@
+"""Folded code reads as one control (issue 39: picture-first pages).
+
+myst-nb folds each hidden cell under its own toggle ("Show code cell source"), so two or more
+hidden cells in a row were a stack of identical buttons, often right above a chapter's first
+picture. web/book_ext.py (``FoldCodeRuns``) puts hidden cells with nothing visible between
+them under ONE toggle that says what it holds ("Show the code (2 cells)"); outputs that were
+shown stay where they were.
+
+- on every page of the book, at 390 x 844, no two toggles of folded code sit together: between
+  each toggle and the next there is something a reader sees (text, a picture, a control);
+- a grouped toggle names its count of cells truly, is in the Tab order, opens with Enter (its
+  code then shows, its words change to "Hide ...", and that is what a screen reader hears),
+  with JavaScript off (light) and on (dark), its words at 4.5:1 and its box on a 390 px screen.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ..conftest import CHAPTERS, PAGES, fresh_page
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+# Pairs of consecutive folded-code toggles (top-level <details class="hide"> of the article,
+# in document order) with nothing visible between them: no rendered text, no picture or
+# control of some size. What lies between is the DOM range from the end of one <details> to
+# the start of the next.
+ADJACENT_JS = """
+() => {
+  const all = [...document.querySelectorAll('.book-article details.hide')]
+    .filter((d) => !d.parentElement.closest('details.hide'));
+  const shown = (e) => e.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  const MEDIA = 'img, svg, canvas, video, iframe, input, select, textarea, button, table, math';
+  const label = (d) => d.querySelector(':scope > summary')?.innerText.replace(/\\s+/g, ' ').trim();
+  const pairs = [];
+  for (let i = 0; i + 1 < all.length; i++) {
+    const a = all[i], b = all[i + 1];
+    const range = document.createRange();
+    range.setStartAfter(a);
+    range.setEndBefore(b);
+    const root = range.commonAncestorContainer;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    let seen = null;
+    for (let n = walker.currentNode; n && !seen; n = walker.nextNode()) {
+      if (!range.intersectsNode(n) || n === root || n.contains(a) || n.contains(b)) continue;
+      if (a.contains(n) || b.contains(n)) continue;
+      if (n.nodeType === Node.TEXT_NODE) {
+        if (n.data.trim() && n.parentElement && shown(n.parentElement)) seen = n.data.trim().slice(0, 40);
+      } else if (n.matches(MEDIA) && shown(n)) {
+        const r = n.getBoundingClientRect();
+        if (r.width >= 8 && r.height >= 8) seen = '<' + n.localName + '>';
+      }
+    }
+    if (!seen) pairs.push([label(a), label(b), Math.round(a.getBoundingClientRect().top + scrollY)]);
+  }
+  return {toggles: all.length, pairs};
+}
+"""
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_two_code_toggles_sit_together(browser, base_url, name):
+    with fresh_page(browser, f"{base_url}/{name}", **PHONE) as page:
+        got = page.evaluate(ADJACENT_JS)
+    assert not got["pairs"], (
+        f"{name}: {len(got['pairs'])} pair(s) of code toggles with nothing visible between them "
+        f"(of {got['toggles']} toggles; [first, second, y px]): {got['pairs']}"
+    )
+
+
+def test_the_measure_sees_toggles_together(browser, base_url):
+    """The ruler itself: two folded cells in a row are a pair; a paragraph, a figure or an
+    empty output box between two others is (twice) not, and is (once) a pair."""
+    cell = (
+        "<div class='cell'><details class='hide'><summary>Show code cell source</summary>"
+        "<pre>x = 1</pre></details>{out}</div>"
+    )
+    html = (
+        "<main><article class='book-article'>"
+        + cell.format(out="")
+        + cell.format(out="<div class='cell_output'> </div>")
+        + "<p>Words between.</p>"
+        + cell.format(out="")
+        + "<svg width='100' height='60'><rect width='100' height='60'/></svg>"
+        + cell.format(out="")
+        + "</article></main>"
+    )
+    with fresh_page(browser, "about:blank", **PHONE) as page:
+        page.set_content(html)
+        got = page.evaluate(ADJACENT_JS)
+    assert got["toggles"] == 4, got
+    assert len(got["pairs"]) == 1, got
+
+
+def _groups(page):
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.book-article details.hide.attn-folded')].map((d) => ({
+          id: d.id, words: d.querySelector(':scope > summary').innerText.trim(),
+          cells: d.querySelectorAll(':scope > .attn-folded-cell').length,
+          code: d.querySelectorAll('.cell_input pre').length}))"""
+    )
+
+
+def _accessible(page, selector):
+    """The accessible name, role and expanded state Chromium gives the first ``selector``."""
+    cdp = page.context.new_cdp_session(page)
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    ax = cdp.send("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})
+    ax = next(n for n in ax["nodes"] if not n.get("ignored"))
+    props = {p["name"]: p["value"].get("value") for p in ax.get("properties", [])}
+    return {
+        "name": ax.get("name", {}).get("value"),
+        "role": ax.get("role", {}).get("value"),
+        "expanded": props.get("expanded"),
+    }
+
+
+# The first grouped toggle's look: its words' colour against the page, and its box on screen.
+LOOK_JS = """
+() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const s = document.querySelector('.book-article details.attn-folded > summary');
+  const words = [...s.querySelectorAll('p')].find((p) => p.checkVisibility());
+  const [a, b] = [lum(rgb(getComputedStyle(words).color)), lum(rgb(getComputedStyle(document.body).backgroundColor))];
+  const r = s.getBoundingClientRect();
+  return {theme: document.documentElement.dataset.theme,
+          contrast: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05),
+          left: r.left, right: r.right, height: r.height, width: innerWidth};
+}
+"""
+
+
+# (JavaScript off: the page stays in its light mode, which the theme's inline script would
+# switch; dark mode is checked with it on.)
+@pytest.mark.parametrize("scheme,js", [("light", False), ("dark", True)])
+def test_a_grouped_toggle_says_what_it_holds_and_opens_from_the_keyboard(
+    browser, base_url, scheme, js
+):
+    found = 0
+    for name in CHAPTERS:
+        with fresh_page(
+            browser, f"{base_url}/{name}", java_script_enabled=js, color_scheme=scheme, **PHONE
+        ) as page:
+            groups = _groups(page)
+            for g in groups:
+                m = re.fullmatch(r"Show the code(?: and output)? \((\d+) cells\)", g["words"])
+                assert m, f"{name}: a grouped toggle says {g['words']!r}"
+                assert int(m[1]) == g["cells"] >= 2, f"{name}: {g}"
+                assert g["code"] >= 1, f"{name}: a grouped toggle holds no code: {g}"
+            if not groups or found:
+                found += len(groups)
+                continue
+            found += len(groups)
+            look = page.evaluate(LOOK_JS)
+            assert look["theme"] == scheme, look
+            assert look["contrast"] >= 4.5, f"{name} ({scheme}): the toggle's words {look}"
+            assert 0 <= look["left"] and look["right"] <= look["width"], f"{name}: {look}"
+            assert look["height"] >= 44, f"{name}: a toggle under 44 px tall: {look}"
+            # the first group: in the Tab order, Enter opens it, the code shows
+            summary = page.locator(".book-article details.attn-folded > summary").first
+            assert summary.evaluate("(e) => e.tabIndex") == 0, (
+                "the summary is not in the Tab order"
+            )
+            summary.focus()
+            assert page.evaluate("() => document.activeElement.localName") == "summary"
+            code = page.locator(".book-article details.attn-folded").first.locator(
+                ".cell_input pre"
+            )
+            assert not code.first.is_visible(), f"{name}: the group's code shows while closed"
+            page.keyboard.press("Enter")
+            page.wait_for_function(
+                "() => document.querySelector('.book-article details.attn-folded').open"
+            )
+            assert code.first.is_visible(), f"{name}: the group's code hidden once open"
+            assert summary.inner_text().strip().startswith("Hide the code"), summary.inner_text()
+            # what a screen reader hears is what it shows (Chromium's accessibility tree)
+            ax = _accessible(page, ".book-article details.attn-folded > summary")
+            assert ax["name"] == summary.inner_text().strip(), ax
+            assert ax["expanded"] is True, ax
+    assert found >= 1, "no grouped toggle on any chapter page"
