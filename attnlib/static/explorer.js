@@ -678,7 +678,7 @@ function linesPanel(spec, parent, ui) {
       x: corner(t) ? X(t) - 2 : X(t),
       y: ph + 13,
       "text-anchor": corner(t) ? "start" : "middle"
-    }, g, spec.xtick_labels ? spec.xtick_labels[i] : fmt(t));
+    }, g, spec.xtick_labels?.[i] ?? fmt(t));
   });
   const yg = el("g", {}, g);
   const yTicks = (ticks) => {
