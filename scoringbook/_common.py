@@ -1,4 +1,6 @@
-"""Helpers the chapters' explorers share: seeded generators, slider grids, tensors to NumPy."""
+"""Helpers the chapters' explorers share: seeded generators, slider grids, tensors to NumPy, and
+the panels of a drag-and-compare explorer (chapters 5 and 6: one point dragged in the plane,
+one row of weights per scoring function)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ import torch
 
 from attnlib import domains as D
 from attnlib.domains import as_int, as_real, as_seed
-from attnlib.widgets import Preset, Slider
+from attnlib.widgets import FixedSeries, Handle, Heatmap, Lines, Preset, Slider
+from attnlib.widgets.live_scores import LIVE_SCORES
 
 __all__ = [
+    "_compare_panels",
     "_distinct_presets",
     "_generator",
     "_log_grid",
@@ -131,3 +135,54 @@ def _distinct_presets(*presets: Preset) -> list[Preset]:
         if all(p.label != q.label for q in kept):
             kept.append(p)
     return kept
+
+
+def _compare_panels(
+    *,
+    plane: str,
+    title: str,
+    radius: float,
+    circle: str,
+    points: list[FixedSeries],
+    lim: float,
+    handle: Handle,
+    rows,
+    score_kwargs: dict,
+    ylabel: str,
+) -> list:
+    """The two panels of a drag-and-compare explorer: the plane (a dashed circle of
+    ``radius`` named ``circle``, then ``points``, on ``[-lim, lim]`` both ways, equal scales,
+    with ``handle`` to drag) and the weights, one row per scoring function of ``rows``
+    labelled by :data:`~attnlib.widgets.live_scores.LIVE_SCORES` with ``score_kwargs`` and
+    d = 2 (the page computes them: :class:`attnlib.widgets.live.LiveAttention`)."""
+    ring = np.linspace(0, 2 * np.pi, 61)
+    return [
+        Lines(
+            plane,
+            xlabel="feature 1",
+            ylabel="feature 2",
+            title=title,
+            fixed=[
+                FixedSeries(
+                    circle,
+                    radius * np.cos(ring),
+                    radius * np.sin(ring),
+                    dash="3 3",
+                    color="#888888",
+                ),
+                *points,
+            ],
+            xlim=(-lim, lim),
+            ylim=(-lim, lim),
+            equal_aspect=True,
+            handle=handle,
+        ),
+        Heatmap(
+            "weights",
+            xlabel="keys",
+            ylabel=ylabel,
+            rows_sum_to_one=True,
+            title="weights, one row per scoring function",
+            row_labels=[LIVE_SCORES[n].row_label(score_kwargs[n], d=2) for n in rows],
+        ),
+    ]

@@ -83,6 +83,20 @@ def softmax_temperature_declaration(
 
     one_hot = np.zeros(n_keys)
     one_hot[top] = 1.0
+    # the third preset, from the frame it sets: query 0 (the line panel, the outlined row)
+    # still splits its weight between its two best keys, while the surest other row is
+    # already nearly one-hot
+    split_t = _nearest(temperatures, 0.193)
+    split = update(split_t)["weights"]  # (n_queries, n_keys)
+    first, second = np.argsort(-split[0], kind="stable")[:2]
+    sure = 1 + int(np.argmax(split[1:].max(axis=1)))
+    split_notice = (
+        f"Notice: query 0 (the stems, the outlined row) still splits its weight between keys "
+        f"{first} and {second} ({split[0, first]:.2f}, {split[0, second]:.2f}), whose scores "
+        f"are close ({scores[0, 0, first]:.2f}, {scores[0, 0, second]:.2f}); query {sure}'s "
+        f"row is already nearly one-hot on key {int(np.argmax(split[sure]))} "
+        f"({split[sure].max():.2f})."
+    )
     return Declaration(
         name="softmax_temperature",
         update=update,
@@ -128,20 +142,19 @@ def softmax_temperature_declaration(
             Preset(
                 "T = 0.05: a hard lookup",
                 "Notice: each row collapses onto its largest score, one strong cell per row, "
-                "and query 0's curve meets the one-hot points.",
+                "and query 0's stems reach the one-hot points.",
                 {"temperature": _nearest(temperatures, 0.05)},
             ),
             Preset(
                 "T = 20: nearly average pooling",
                 "Notice: every row evens out to nearly one colour, close to 1/8 per key; query "
-                "0's curve flattens towards the dashed uniform line.",
+                "0's stems even out towards the dashed uniform line.",
                 {"temperature": _nearest(temperatures, 20.0)},
             ),
             Preset(
-                "T ≈ 0.2: query 1 against query 2",
-                "Notice: query 2 is already nearly one-hot, while query 1 still splits its "
-                "weight between keys 5 and 6, whose scores are close.",
-                {"temperature": _nearest(temperatures, 0.193)},
+                f"T ≈ {split_t:.1f}: query 0 against query {sure}",
+                split_notice,
+                {"temperature": split_t},
             ),
             Preset(
                 "T = 1: the order stays",

@@ -35,6 +35,7 @@ from scoringbook._common import (
     POSITIVE,
     SEED,
     SIZES,
+    _compare_panels,
     _count,
     _distinct_presets,
     _generator,
@@ -260,43 +261,27 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
         name="scoring_comparison",
         update=update,
         params=_query_sliders(0.8, 0.1),  # near key 0 (not on it), with key 5 in reach
-        panels=[
-            Lines(
-                "keys",
-                xlabel="feature 1",
-                ylabel="feature 2",
-                title="drag the query",
-                fixed=[
-                    FixedSeries(
-                        "circle of radius 1.2",
-                        1.2 * np.cos(np.linspace(0, 2 * np.pi, 61)),
-                        1.2 * np.sin(np.linspace(0, 2 * np.pi, 61)),
-                        dash="3 3",
-                        color="#888888",
-                    ),
-                    FixedSeries(
-                        "keys",
-                        kv[:, 0],
-                        kv[:, 1],
-                        style="points",
-                        color="#0072B2",
-                        labels=[str(j) for j in range(len(kv))],
-                    ),
-                ],
-                xlim=(-2.8, 2.8),
-                ylim=(-2.8, 2.8),
-                equal_aspect=True,
-                handle=Handle("query_x", "query_y", label="query"),
-            ),
-            Heatmap(
-                "weights",
-                xlabel="keys",
-                ylabel="scoring functions",
-                rows_sum_to_one=True,
-                title="weights, one row per scoring function",
-                row_labels=_row_labels(live.score_kwargs),
-            ),
-        ],
+        panels=_compare_panels(
+            plane="keys",
+            title="drag the query",
+            radius=1.2,
+            circle="circle of radius 1.2",
+            points=[
+                FixedSeries(
+                    "keys",
+                    kv[:, 0],
+                    kv[:, 1],
+                    style="points",
+                    color="#0072B2",
+                    labels=[str(j) for j in range(len(kv))],
+                )
+            ],
+            lim=2.8,
+            handle=Handle("query_x", "query_y", label="query"),
+            rows=SCORING_ROWS,
+            score_kwargs=live.score_kwargs,
+            ylabel="scoring functions",
+        ),
         title="One query, many scoring functions: where they agree and where they part",
         presets=[
             Preset(

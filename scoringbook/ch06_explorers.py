@@ -32,6 +32,7 @@ from attnlib.widgets import (
 from attnlib.widgets.live import LiveAttention
 from attnlib.widgets.live_scores import LIVE_SCORES
 from scoringbook._common import (
+    _compare_panels,
     _count,
     _distinct_presets,
     _generator,
@@ -43,6 +44,7 @@ from scoringbook._common import (
 from scoringbook.ch06_scoring_family import SCALINGS, row_entropy
 
 __all__ = [
+    "D_TICKS",
     "LONG_KEY_ROWS",
     "long_key_declaration",
     "long_key_explorer",
@@ -92,7 +94,6 @@ def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> D
         w = masked_softmax(torch.cat(rows, dim=1))  # (1, 3, 4): one row per scoring function
         return {"weights": _np(w[0]), "plane": {}}
 
-    ring = np.linspace(0, 2 * np.pi, 61)
     others = [0, 2, 3]
     return Declaration(
         name="long_key",
@@ -107,53 +108,35 @@ def long_key_declaration(*, temperature: float = 0.25, radius: float = 1.2) -> D
             )
             for axis, v in (("x", start[0]), ("y", start[1]))
         ],
-        panels=[
-            Lines(
-                "plane",
-                xlabel="feature 1",
-                ylabel="feature 2",
-                title="drag key 1: its length and direction",
-                fixed=[
-                    FixedSeries(
-                        f"length {radius:g}",
-                        radius * np.cos(ring),
-                        radius * np.sin(ring),
-                        dash="3 3",
-                        color="#888888",
-                    ),
-                    FixedSeries(
-                        "query q",
-                        np.array([query[0]]),
-                        np.array([query[1]]),
-                        style="points",
-                        color="#009E73",
-                        labels=["q"],
-                    ),
-                    FixedSeries(
-                        "other keys",
-                        kv[others, 0],
-                        kv[others, 1],
-                        style="points",
-                        color="#0072B2",
-                        labels=[str(j) for j in others],
-                    ),
-                ],
-                xlim=(-3.0, 3.0),
-                ylim=(-3.0, 3.0),
-                equal_aspect=True,
-                handle=Handle("key_x", "key_y", label="key 1"),
-            ),
-            Heatmap(
-                "weights",
-                xlabel="keys",
-                ylabel="scoring function",
-                rows_sum_to_one=True,
-                title="weights, one row per scoring function",
-                row_labels=[
-                    LIVE_SCORES[n].row_label(live.score_kwargs[n], d=2) for n in LONG_KEY_ROWS
-                ],
-            ),
-        ],
+        panels=_compare_panels(
+            plane="plane",
+            title="drag key 1: its length and direction",
+            radius=radius,
+            circle=f"length {radius:g}",
+            points=[
+                FixedSeries(
+                    "query q",
+                    np.array([query[0]]),
+                    np.array([query[1]]),
+                    style="points",
+                    color="#009E73",
+                    labels=["q"],
+                ),
+                FixedSeries(
+                    "other keys",
+                    kv[others, 0],
+                    kv[others, 1],
+                    style="points",
+                    color="#0072B2",
+                    labels=[str(j) for j in others],
+                ),
+            ],
+            lim=3.0,
+            handle=Handle("key_x", "key_y", label="key 1"),
+            rows=LONG_KEY_ROWS,
+            score_kwargs=live.score_kwargs,
+            ylabel="scoring function",
+        ),
         title="Drag a key: does its length buy it weight?",
         presets=[
             Preset(
@@ -260,7 +243,7 @@ def scaling_d_declaration(
                 series=[
                     Series("mean entropy at this d", style="points", xy=True, color="#CC79A7")
                 ],
-                xlabel="log₂ d (1 is d = 2, 11 is d = 2048)",
+                xlabel="feature size d (log scale)",
                 ylabel="row entropy (nats)",
                 title=f"mean entropy of {n_rows} rows",
                 fixed=[
@@ -277,6 +260,8 @@ def scaling_d_declaration(
                     ),
                 ],
                 xlim=(float(x[0]) - 0.5, float(x[-1]) + 0.5),
+                # ticked in d, not in log2 d: the d the slider and the prose name
+                xticks=[(math.log2(d), f"{d}") for d in _d_ticks(dims)],
                 ylim=(0.0, math.log(n_keys) * 1.1),
             ),
         ],
@@ -305,6 +290,17 @@ def scaling_d_declaration(
     )
 
 
+#: Where the entropy panel's d axis is ticked (those of ``dims`` it holds): the chapter's
+#: d = 16, 128 and 512, the ends, and steps of at least 2 in log2 d, so no labels collide.
+D_TICKS = (2, 16, 128, 512, 2048)
+
+
+def _d_ticks(dims: tuple[int, ...]) -> list[int]:
+    """The d to tick: :data:`D_TICKS` among ``dims``, else ``dims``' first and last."""
+    ticks = [d for d in dims if d in D_TICKS]
+    return ticks if ticks else sorted({dims[0], dims[-1]})
+
+
 @declare(**_SCALING_D)
 def scaling_d_explorer(**kwargs: Any) -> Explorer:
     """Why sqrt(d), and not d or 1 (chapter 6): a slider for the feature size ``d``.
@@ -313,9 +309,9 @@ def scaling_d_explorer(**kwargs: Any) -> Explorer:
     independent standard-normal entries: the heatmap shows the softmax of ``c·q·k`` over the
     keys for ``c`` = 1, 1/sqrt(d) and 1/d (:data:`scoringbook.ch06_scoring_family.SCALINGS`),
     one row each. The line panel shows the mean entropy of such rows (``n_rows`` of them,
-    :func:`scoringbook.ch06_scoring_family.row_entropy`) against log2 d, and the current d
-    as three points: falling to 0 (one-hot) unscaled, rising to log n_keys (uniform) with
-    1/d, flat with 1/sqrt(d).
+    :func:`scoringbook.ch06_scoring_family.row_entropy`) against d on a log2 axis, ticked
+    in d (:data:`D_TICKS`), and the current d as three points: falling to 0 (one-hot)
+    unscaled, rising to log n_keys (uniform) with 1/d, flat with 1/sqrt(d).
 
     Keyword args (optional): ``seed``, ``n_keys`` (>= 2), ``n_rows``, ``dims``.
     """

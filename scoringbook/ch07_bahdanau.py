@@ -168,7 +168,8 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
     task implies for step ``t'`` (:func:`~scoringbook.ch07_dates.implied_alignment`'s row
     ``t' - 1``, ``(1, n_in)``: machine-independent, no training) and says what the decoder
     has written so far and writes now. The dashes' rows are all zero (a dash needs no input
-    character).
+    character), which no softmax row can be: the colour bar says the weights are the
+    task's, and the dash preset's notice says so.
 
     Args:
         source: a date in one of the task's three styles (e.g. ``"22 Nov 2026"``), at most
@@ -222,10 +223,14 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
             Caption("step"),
             Heatmap(
                 "weights",
-                xlabel="input characters (keys: the encoder's states)",
+                # short: under cells moved right by the row's name, a 360-px phone shows it
+                xlabel="input characters (keys)",
                 ylabel="query",
-                row_labels=["s"],
+                # the query in words: the symbol s_{t'-1} is the chapter's, not the page's
+                row_labels=["decoder state"],
                 col_labels=chars,
+                # not a model's softmax: a dash's row is blank, which no softmax row can be
+                colorbar_label="weight the task implies",
                 title=f"the weights this step needs, over {source!r}",
                 rows_sum_to_one=True,
                 allow_zero_rows=True,
@@ -240,7 +245,9 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
             ),
             Preset(
                 "Step 5: a dash",
-                "Notice: a dash needs no input character, so the row is empty.",
+                "Notice: a dash needs no input character, so the task implies no weight and "
+                "the row is blank; a model's softmax row cannot be, it must still put its 1 "
+                "somewhere (exercise 3).",
                 {"step": 5},
             ),
             Preset(

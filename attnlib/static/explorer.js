@@ -671,15 +671,15 @@ function linesPanel(spec, parent, ui) {
   const cid = `attn-clip-${nextId()}`;
   el("rect", { x: 0, y: 0, width: pw, height: ph }, el("clipPath", { id: cid }, el("defs", {}, svg)));
   const corner = (t) => Math.abs(X(t)) < 0.5 && spec.yticks.some((u) => Math.abs(Y(u) - ph) < 0.5);
-  for (const t of spec.xticks) {
+  spec.xticks.forEach((t, i) => {
     el("line", { class: "attn-grid", x1: X(t), x2: X(t), y1: 0, y2: ph }, g);
     el("text", {
       class: "attn-tick",
       x: corner(t) ? X(t) - 2 : X(t),
       y: ph + 13,
       "text-anchor": corner(t) ? "start" : "middle"
-    }, g, fmt(t));
-  }
+    }, g, spec.xtick_labels?.[i] ?? fmt(t));
+  });
   const yg = el("g", {}, g);
   const yTicks = (ticks) => {
     yg.textContent = "";

@@ -6,7 +6,6 @@ A lines panel's series, dragged :class:`Handle` and :class:`Spokes` are declared
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +28,17 @@ from attnlib.widgets.controls import (
     record,
 )
 from attnlib.widgets.encoding import MAX_ENCODING_ERROR
-from attnlib.widgets.series import FixedSeries, Handle, Series, Spokes, _round_list, _to_array
+from attnlib.widgets.series import (
+    FixedSeries,
+    Handle,
+    Series,
+    Spokes,
+    _nice_ticks,
+    _round_list,
+    _ticks,
+    _to_array,
+    _x_ticks,
+)
 
 # ----------------------------------------------------------------------------- panels
 
@@ -222,6 +231,7 @@ class Heatmap:
     spokes=D.Instance(Spokes, optional=True),
     ytops=checked_later("a top of the y axis per frame, or None"),
     discrete_x=FLAG,
+    xticks=checked_later("(position, label) pairs along x, or None"),
 )
 @dataclass(frozen=True)
 class Lines:
@@ -247,6 +257,7 @@ class Lines:
             mostly below 0.1 but reach 1 for a narrow kernel); the ticks follow.
         discrete_x: ``x`` counts discrete things (places, keys): a tick labelled at every
             ``x`` (whole numbers, at most 30) and the axis half a step wider on each side.
+        xticks: ``(position, label)`` pairs in ``xlim`` (then required), e.g. d on log2 d.
     """
 
     name: str
@@ -263,6 +274,7 @@ class Lines:
     spokes: Spokes | None = None
     ytops: Sequence[float] | None = None
     discrete_x: bool = False
+    xticks: Sequence[tuple[float, str]] | None = None
 
     kind = "lines"
 
@@ -331,6 +343,8 @@ class Lines:
                     "with a handle or fixed series must keep one y range"
                 )
             object.__setattr__(self, "ytops", tops)
+        ticks = _ticks(self.xticks, self.xlim, where, self.discrete_x)  # None stays None
+        object.__setattr__(self, "xticks", ticks)
         if isinstance(self.fixed, FixedSeries) or not isinstance(self.fixed, Sequence):
             raise ExplorerError(
                 f"{where}: fixed must be a list of FixedSeries; got {type(self.fixed).__name__}"
@@ -467,7 +481,7 @@ class Lines:
             "x": _round_list(self.x) if self.x is not None else None,
             "xlim": [float(xlim[0]), float(xlim[1])],
             "ylim": [float(ylim[0]), float(ylim[1])],
-            "xticks": _round_list(np.unique(self.x)) if self.discrete_x else _nice_ticks(*xlim),
+            **_x_ticks(self.xticks, self.discrete_x, self.x, xlim),
             "yticks": _nice_ticks(*ylim),
             "equal_aspect": bool(self.equal_aspect),
             "series": series_spec,
@@ -514,19 +528,6 @@ def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
         lo, hi = mid - half, mid + half
     span = hi - lo
     return lo - pad * span, hi + pad * span
-
-
-def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
-    """About ``target`` round tick positions within [lo, hi] (1, 2, 2.5, 5 × 10^k steps).
-
-    The positions are k × step for whole k (no sum of steps that could drift or stall)."""
-    span = hi - lo
-    raw = span / max(target - 1, 1)
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step - 1e-9)
-    last = math.floor(hi / step + 1e-9)
-    return [float(round(k * step, 10)) for k in range(first, last + 1)]
 
 
 def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines | Caption:

@@ -300,3 +300,62 @@ def _to_array(value: Any, where: str) -> np.ndarray:
 
 def _round_list(a: np.ndarray, decimals: int = 6) -> list[float]:
     return [float(v) for v in np.round(np.asarray(a, dtype=np.float64), decimals)]
+
+
+def _ticks(ticks: object, xlim, where: str, discrete: bool = False) -> tuple:
+    """``xticks`` checked: (position, one-line label) pairs, positions increasing inside
+    ``xlim`` (which must be given: ticks chosen by hand go with a range chosen by hand)."""
+    if ticks is None:
+        return None
+    if discrete:
+        raise ExplorerError(f"{where}: give xticks or discrete_x, not both")
+    if isinstance(ticks, (str, bytes)) or not isinstance(ticks, Sequence) or not ticks:
+        raise ExplorerError(
+            f"{where}: xticks must be a non-empty list of (position, label) pairs; got "
+            f"{type(ticks).__name__} {ticks!r}"
+        )
+    if xlim is None:
+        raise ExplorerError(f"{where}: xticks needs xlim (the range the ticks are placed in)")
+    out = []
+    for i, pair in enumerate(ticks):
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise ExplorerError(
+                f"{where}: xticks[{i}] must be a (position, label) pair; got {pair!r}"
+            )
+        pos = _declared(_validate.as_real, pair[0], f"xticks[{i}] position", where)
+        label = pair[1]
+        if not isinstance(label, str) or not label.strip() or "\n" in label:
+            raise ExplorerError(
+                f"{where}: xticks[{i}] label must be a non-empty one-line string; got {label!r}"
+            )
+        if not xlim[0] <= pos <= xlim[1]:
+            raise ExplorerError(
+                f"{where}: xticks[{i}] position {pos:g} is outside xlim {tuple(xlim)!r}"
+            )
+        if out and pos <= out[-1][0]:
+            raise ExplorerError(
+                f"{where}: xticks positions must increase; got {pos:g} after {out[-1][0]:g}"
+            )
+        out.append((float(pos), label))
+    return tuple(out)
+
+
+def _nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
+    """About ``target`` round tick positions within [lo, hi] (1, 2, 2.5, 5 × 10^k steps).
+
+    The positions are k × step for whole k (no sum of steps that could drift or stall)."""
+    span = hi - lo
+    raw = span / max(target - 1, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    return [float(round(k * step, 10)) for k in range(first, last + 1)]
+
+
+def _x_ticks(xticks, discrete_x: bool, x, xlim) -> dict:
+    """A lines panel's x ticks in its spec: placed by hand (with their labels), one per
+    discrete ``x``, or evenly spaced over ``xlim``."""
+    if xticks:
+        return {"xticks": [p for p, _ in xticks], "xtick_labels": [t for _, t in xticks]}
+    return {"xticks": _round_list(np.unique(x)) if discrete_x else _nice_ticks(*xlim)}

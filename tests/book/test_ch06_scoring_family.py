@@ -4,6 +4,8 @@ claims of the scoring-family chapter, against numbers computed independently her
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -117,3 +119,58 @@ def test_bad_arguments_are_refused_naming_them(call, exc, words):
     with pytest.raises(exc) as info:
         call()
     assert all(w in str(info.value) for w in words), str(info.value)
+
+
+# ----------------------------------------------------------------------------- figures
+
+CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "06_scoring_family.md"
+#: The width a 390-px phone shows a figure at in the built book (measured there: every figure
+#: of every chapter is 342 CSS px wide; tests/browser/reading/test_on_a_phone.py reads it).
+PHONE_COLUMN = 342
+#: Readable on a phone: the chapter's first picture shows its smallest text, its tick labels,
+#: at 11 CSS px or more (0.7 of the 16-px body text; it was 9.5 px, issue 39 item 6).
+READABLE_PX = 11.0
+
+
+def _figure_cell(code_part: str):
+    """Run the chapter's code cell that holds ``code_part`` (with the chapter's imports) and
+    return the figure it draws."""
+    import matplotlib.pyplot as plt
+
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", CHAPTER.read_text("utf8"), re.S)
+    (cell,) = [c for c in cells if code_part in c]
+    code = cell.split("---\n", 2)[2]  # after the cell's front matter
+    ns = {}
+    exec(
+        "import math\nimport torch\nimport attnlib\n"
+        "from attnlib.plotting import plot_bars, plot_lines, show_heatmaps\n"
+        "from scoringbook.ch06_scoring_family import hard_attention, location_weights\n" + code,
+        ns,
+    )
+    fig = ns["fig"]
+    plt.close(fig)
+    return fig
+
+
+def test_the_opening_heatmap_is_readable_on_a_phone():
+    from attnlib.plotting.variants import figure_variants, render_png
+
+    fig = _figure_cell("weights[None],  # (1, 1, 6 scoring functions, 6 keys)")
+    shown = [v for v in figure_variants(fig) if v["layout"] == "narrow"] or [render_png(fig)]
+    for v in shown:
+        px = v["label_scale"] * min(v["width"], PHONE_COLUMN)
+        assert px >= READABLE_PX, f"smallest text {px:.2f} CSS px at 390 px (< {READABLE_PX})"
+
+
+def test_the_hard_attention_chart_draws_four_discrete_keys_as_bars():
+    from matplotlib.patches import Rectangle
+
+    fig = _figure_cell("picks = hard_attention(soft.expand(2000, 4)")
+    ax = next(a for a in fig.axes if a.get_label() != "<colorbar>")
+    fig.canvas.draw()
+    bars = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert len(bars) == 8, f"{len(bars)} bars: one per key and series"
+    data_lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 4]
+    assert not data_lines, "a line through four discrete keys"
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert ticks == ["0", "1", "2", "3"], ticks

@@ -429,6 +429,24 @@ def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, ta
         assert f"(character {source.index(' ')})" in decl.compute(step=10)["step"]
 
 
+def test_decode_step_names_its_query_in_words_and_says_a_blank_row_is_no_softmax():
+    """Chapter 7's cold read: the heatmap's one row was labelled "s", a symbol the page never
+    defines, and the dash preset showed an all-zero row under a colour bar of attention
+    weights, with nothing saying a model's softmax row cannot be blank."""
+    from scoringbook.ch07_bahdanau import decode_step_declaration
+
+    decl = decode_step_declaration("22 Nov 2026")
+    (heat,) = [p for p in decl.panels if p.name == "weights"]
+    for label in [heat.ylabel, *heat.row_labels]:
+        words = re.findall(r"[a-z]{3,}", label)
+        assert words, f"the query's label {label!r} is not in words"
+    assert "implies" in heat.colorbar_label, heat.colorbar_label  # the task's, not a softmax
+    (dash,) = [pr for pr in decl.presets if "dash" in pr.label]
+    step = dash.values["step"]
+    assert (decl.compute(step=step)["weights"] == 0).all(), "the preset shows a blank row"
+    assert "softmax row cannot be" in dash.notice and "blank" in dash.notice, dash.notice
+
+
 @pytest.mark.parametrize(
     "source, error, match",
     [

@@ -371,12 +371,41 @@ def test_data_of_a_tiny_span_gets_a_readable_default_range():
         (dict(xlabel=None), ["xlabel", "str"]),
         (dict(title=3), ["title", "str"]),
         (dict(handle="q"), ["handle", "Handle", "str"]),
+        (dict(xticks=[(1, "a")]), ["xticks", "needs xlim"]),
+        (dict(xticks="1", xlim=(0, 2)), ["xticks", "pairs", "str"]),
+        (dict(xticks=[], xlim=(0, 2)), ["xticks", "non-empty"]),
+        (dict(xticks=[(1,)], xlim=(0, 2)), ["xticks[0]", "pair"]),
+        (dict(xticks=[(float("nan"), "a")], xlim=(0, 2)), ["xticks[0] position", "nan"]),
+        (dict(xticks=[(1, "")], xlim=(0, 2)), ["xticks[0] label", "one-line"]),
+        (dict(xticks=[(1, "a\nb")], xlim=(0, 2)), ["xticks[0] label", "one-line"]),
+        (dict(xticks=[(1, 2)], xlim=(0, 2)), ["xticks[0] label", "string"]),
+        (dict(xticks=[(3, "a")], xlim=(0, 2)), ["xticks[0]", "outside xlim"]),
+        (dict(xticks=[(1, "a"), (1, "b")], xlim=(0, 2)), ["xticks positions", "increase"]),
     ],
 )
 def test_lines_declaration(kwargs, words):
     args = {"name": "l", "x": [0, 1, 2], "series": ["y"], **kwargs}
     with raises(E, "Lines 'l'", *words):
         W.Lines(**args)
+
+
+def test_lines_ticked_by_hand_send_their_labels_and_others_stay_as_they_were():
+    """xticks: the page ticks x at the given positions with the given labels; a panel without
+    them sends the spec it always did (no xtick_labels key: saved notebooks stay equal)."""
+
+    def spec(**kw):
+        d = W.Declaration(
+            name="t",
+            update=lambda t: {"l": {"y": np.array([0.0, 1.0, 2.0])}},
+            params=[W.Slider("t", [0, 1])],
+            panels=[W.Lines("l", x=[0, 1, 2], series=["y"], **kw)],
+        )
+        return W.Explorer(d).spec["panels"][0]
+
+    ticked = spec(xlim=(0, 2), xticks=[(0, "1"), (1.5, "2.8")])
+    assert ticked["xticks"] == [0.0, 1.5] and ticked["xtick_labels"] == ["1", "2.8"]
+    plain = spec(xlim=(0, 2))
+    assert "xtick_labels" not in plain and plain["xticks"] != [0.0, 1.5]
 
 
 def test_lines_data_complex_or_empty_x_fail():

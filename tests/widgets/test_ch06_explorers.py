@@ -199,3 +199,17 @@ def test_scaling_d_presets_show_what_their_notices_say():
     assert w[0].max() > 0.9 and h["b"][0] < 0.2
     assert abs(h["b"][2] - math.log(16)) < 0.02 and np.ptp(w[2]) < 0.01
     assert w[1].max() < 0.5 and abs(h["b"][1] - h["s"][1]) < 0.5
+
+
+def test_scaling_d_axis_is_ticked_in_d_at_the_chapter_s_sizes():
+    """The entropy panel's x axis is log2 d; the reader reads d (issue 37: d = 16, 128, 512
+    could not be read off). Each tick sits at log2 of the d its label names."""
+    from scoringbook.registry import EXPLORERS
+
+    panel = next(p for p in EXPLORERS["scaling_d"]().spec["panels"] if p["name"] == "entropy")
+    labels, ticks = panel["xtick_labels"], panel["xticks"]
+    assert labels == ["2", "16", "128", "512", "2048"]
+    for label, at in zip(labels, ticks):
+        assert at == pytest.approx(math.log2(int(label)), abs=1e-12), (label, at)
+        assert panel["xlim"][0] <= at <= panel["xlim"][1]
+    assert "log₂" not in panel["xlabel"] and "d" in panel["xlabel"].split()

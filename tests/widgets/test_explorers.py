@@ -12,6 +12,7 @@ import gzip
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -165,6 +166,40 @@ def test_softmax_temperature(built):
     argmax = scores[0].argmax(-1).numpy()
     assert np.all(cold[np.arange(4), argmax] > 0.99), "T -> 0: one-hot on the largest score"
     np.testing.assert_allclose(hot, 1 / 8, atol=0.05)  # T -> ∞: uniform (average pooling)
+
+
+def test_softmax_temperature_notices_name_what_the_explorer_shows(built):
+    """Every preset's notice speaks of the rows the explorer shows: query 0 is the line
+    panel's row (the stems) and the outlined heatmap row; the "T ≈ 0.2" notice's numbers are
+    recomputed here with torch.softmax from the explorer's scores (chapter 1's cold read: it
+    named queries 1 and 2, which the line panel does not show)."""
+    ex = built["softmax_temperature"]
+    decl = ex.declaration
+    lines = next(p for p in decl.panels if p.name == "query_0")
+    shown = {s.name for s in lines.series}
+    assert shown == {"query 0"}
+    scores = decl.meta["scores"][0].double()  # (4, 8)
+    (split,) = [pr for pr in decl.presets if pr.label.startswith("T ≈")]
+    T = split.values["temperature"]
+    w = torch.softmax(scores / T, dim=-1).numpy()  # (4, 8)
+    a, b = np.argsort(-w[0])[:2]
+    sure = 1 + int(np.argmax(w[1:].max(axis=1)))
+    assert w[0, a] < 0.9 and w[0, b] > 0.1, "query 0 must really split its weight at this T"
+    assert w[sure].max() > 0.99, f"query {sure} must really be nearly one-hot at this T"
+    assert split.label == f"T ≈ {T:.1f}: query 0 against query {sure}"
+    notice = split.notice
+    assert "query 0 (the stems, the outlined row)" in notice
+    assert f"between keys {a} and {b} ({w[0, a]:.2f}, {w[0, b]:.2f})" in notice
+    assert f"({scores[0, a]:.2f}, {scores[0, b]:.2f})" in notice
+    assert f"query {sure}'s row is already nearly one-hot on key {np.argmax(w[sure])}" in notice
+    assert f"({w[sure].max():.2f})" in notice
+    # no notice names a query other than 0 and the one it compares with
+    for pr in decl.presets:
+        named = {int(q) for q in re.findall(r"query (\d)", pr.label + " " + pr.notice)}
+        assert named <= {0, sure}, (pr.label, named)
+    # and no notice speaks of a curve: query 0's panel draws stems (one per key)
+    assert all("curve" not in pr.notice for pr in decl.presets)
+    assert lines.series[0].style == "bars"
 
 
 def test_additive_attention(built):

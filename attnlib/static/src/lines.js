@@ -35,11 +35,12 @@ export function linesPanel(spec, parent, ui) {
   // a tick label in the bottom-left corner would meet the y axis's lowest one: it starts at
   // the axis instead of being centred on it
   const corner = (t) => Math.abs(X(t)) < 0.5 && spec.yticks.some((u) => Math.abs(Y(u) - ph) < 0.5);
-  for (const t of spec.xticks) {
+  // ticks placed by hand bring their labels (d on a log2 d axis)
+  spec.xticks.forEach((t, i) => {
     el("line", { class: "attn-grid", x1: X(t), x2: X(t), y1: 0, y2: ph }, g);
     el("text", { class: "attn-tick", x: corner(t) ? X(t) - 2 : X(t), y: ph + 13,
-      "text-anchor": corner(t) ? "start" : "middle" }, g, fmt(t));
-  }
+      "text-anchor": corner(t) ? "start" : "middle" }, g, spec.xtick_labels?.[i] ?? fmt(t));
+  });
   const yg = el("g", {}, g);
   const yTicks = (ticks) => {
     yg.textContent = "";
