@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from ..conftest import CHAPTERS, PAGES, fresh_page
+from ..conftest import CHAPTERS, PAGES, SITE, fresh_page
 
 pytestmark = pytest.mark.browser
 
@@ -64,12 +64,19 @@ ADJACENT_JS = """
 
 @pytest.mark.parametrize("name", PAGES)
 def test_no_two_code_toggles_sit_together(browser, base_url, name):
+    """...and every grouped toggle on the page names its count of cells truly."""
     with fresh_page(browser, f"{base_url}/{name}", **PHONE) as page:
         got = page.evaluate(ADJACENT_JS)
+        groups = _groups(page)
     assert not got["pairs"], (
         f"{name}: {len(got['pairs'])} pair(s) of code toggles with nothing visible between them "
         f"(of {got['toggles']} toggles; [first, second, y px]): {got['pairs']}"
     )
+    for g in groups:
+        m = re.fullmatch(r"Show the code(?: and output)? \((\d+) cells\)", g["words"])
+        assert m, f"{name}: a grouped toggle says {g['words']!r}"
+        assert int(m[1]) == g["cells"] >= 2, f"{name}: {g}"
+        assert g["code"] >= 1, f"{name}: a grouped toggle holds no code: {g}"
 
 
 def test_the_measure_sees_toggles_together(browser, base_url):
@@ -141,49 +148,42 @@ LOOK_JS = """
 
 # (JavaScript off: the page stays in its light mode, which the theme's inline script would
 # switch; dark mode is checked with it on.)
+def _first_grouped_chapter() -> str | None:
+    """The first chapter whose built page has a grouped toggle (read from the HTML: no load)."""
+    return next((n for n in CHAPTERS if "attn-folded" in (SITE / n).read_text("utf8")), None)
+
+
 @pytest.mark.parametrize("scheme,js", [("light", False), ("dark", True)])
 def test_a_grouped_toggle_says_what_it_holds_and_opens_from_the_keyboard(
     browser, base_url, scheme, js
 ):
-    found = 0
-    for name in CHAPTERS:
-        with fresh_page(
-            browser, f"{base_url}/{name}", java_script_enabled=js, color_scheme=scheme, **PHONE
-        ) as page:
-            groups = _groups(page)
-            for g in groups:
-                m = re.fullmatch(r"Show the code(?: and output)? \((\d+) cells\)", g["words"])
-                assert m, f"{name}: a grouped toggle says {g['words']!r}"
-                assert int(m[1]) == g["cells"] >= 2, f"{name}: {g}"
-                assert g["code"] >= 1, f"{name}: a grouped toggle holds no code: {g}"
-            if not groups or found:
-                found += len(groups)
-                continue
-            found += len(groups)
-            look = page.evaluate(LOOK_JS)
-            assert look["theme"] == scheme, look
-            assert look["contrast"] >= 4.5, f"{name} ({scheme}): the toggle's words {look}"
-            assert 0 <= look["left"] and look["right"] <= look["width"], f"{name}: {look}"
-            assert look["height"] >= 44, f"{name}: a toggle under 44 px tall: {look}"
-            # the first group: in the Tab order, Enter opens it, the code shows
-            summary = page.locator(".book-article details.attn-folded > summary").first
-            assert summary.evaluate("(e) => e.tabIndex") == 0, (
-                "the summary is not in the Tab order"
-            )
-            summary.focus()
-            assert page.evaluate("() => document.activeElement.localName") == "summary"
-            code = page.locator(".book-article details.attn-folded").first.locator(
-                ".cell_input pre"
-            )
-            assert not code.first.is_visible(), f"{name}: the group's code shows while closed"
-            page.keyboard.press("Enter")
-            page.wait_for_function(
-                "() => document.querySelector('.book-article details.attn-folded').open"
-            )
-            assert code.first.is_visible(), f"{name}: the group's code hidden once open"
-            assert summary.inner_text().strip().startswith("Hide the code"), summary.inner_text()
-            # what a screen reader hears is what it shows (Chromium's accessibility tree)
-            ax = _accessible(page, ".book-article details.attn-folded > summary")
-            assert ax["name"] == summary.inner_text().strip(), ax
-            assert ax["expanded"] is True, ax
-    assert found >= 1, "no grouped toggle on any chapter page"
+    """The first chapter with a grouped toggle (what its words say is checked on every page
+    above): how the toggle looks and works, with JavaScript off (light) and on (dark)."""
+    name = _first_grouped_chapter()
+    assert name, "no grouped toggle on any chapter page"
+    with fresh_page(
+        browser, f"{base_url}/{name}", java_script_enabled=js, color_scheme=scheme, **PHONE
+    ) as page:
+        assert _groups(page), f"{name}: the built page has a group, the loaded one none"
+        look = page.evaluate(LOOK_JS)
+        assert look["theme"] == scheme, look
+        assert look["contrast"] >= 4.5, f"{name} ({scheme}): the toggle's words {look}"
+        assert 0 <= look["left"] and look["right"] <= look["width"], f"{name}: {look}"
+        assert look["height"] >= 44, f"{name}: a toggle under 44 px tall: {look}"
+        # the first group: in the Tab order, Enter opens it, the code shows
+        summary = page.locator(".book-article details.attn-folded > summary").first
+        assert summary.evaluate("(e) => e.tabIndex") == 0, "the summary is not in the Tab order"
+        summary.focus()
+        assert page.evaluate("() => document.activeElement.localName") == "summary"
+        code = page.locator(".book-article details.attn-folded").first.locator(".cell_input pre")
+        assert not code.first.is_visible(), f"{name}: the group's code shows while closed"
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "() => document.querySelector('.book-article details.attn-folded').open"
+        )
+        assert code.first.is_visible(), f"{name}: the group's code hidden once open"
+        assert summary.inner_text().strip().startswith("Hide the code"), summary.inner_text()
+        # what a screen reader hears is what it shows (Chromium's accessibility tree)
+        ax = _accessible(page, ".book-article details.attn-folded > summary")
+        assert ax["name"] == summary.inner_text().strip(), ax
+        assert ax["expanded"] is True, ax
