@@ -20,7 +20,9 @@
          </details></div>
 
    A cell with nothing left once its hidden part has moved is removed (its ids go with the
-   part). tests/browser/reading/test_folded_code.py checks every page.
+   part). A cell tagged ``solution`` (an exercise's folded solution) is never grouped: opening
+   the attempt before it must not show the answer. tests/browser/reading/test_folded_code.py
+   checks every page.
 
 3. Writes attnlib's figures with their variants. A figure displayed with
    :func:`attnlib.plotting.book_figures` active carries, in its output's metadata
@@ -103,6 +105,10 @@ def fold_words(cells: int, with_output: bool) -> tuple[str, str]:
     return f"Show {what} ({cells} cells)", f"Hide {what} ({cells} cells)"
 
 
+#: the class myst-nb gives a code cell tagged ``solution`` (an exercise's folded solution)
+SOLUTION_TAG = "tag_solution"
+
+
 def fold_code_runs(parent: nodes.Element) -> int:
     """Groups, among ``parent``'s children, each run of two or more hidden parts of code cells
     (myst-nb's HideCodeCellNode) with nothing visible between them under one toggle (see the
@@ -111,7 +117,11 @@ def fold_code_runs(parent: nodes.Element) -> int:
     # what shows nothing is left out (and stays where it is)
     flow = []
     for child in parent.children:
-        if _is_cell(child):
+        if _is_cell(child) and SOLUTION_TAG in child["classes"]:
+            # an exercise's solution keeps its own toggle: opening the attempt before it (or
+            # the code after it) must not show it; no group reaches across it
+            flow.append(("V", child, None))
+        elif _is_cell(child):
             for part in child.children:
                 if isinstance(part, HideCodeCellNode):
                     flow.append(("H", child, part))

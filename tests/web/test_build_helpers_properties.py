@@ -164,7 +164,7 @@ def test_build_book_refuses_a_bad_jobs(argv):
 # sequence of a section is what they meet in order: ("V", text) for text that shows, ("H",
 # [texts]) for a toggle and what it hides; the oracle merges toggles with only invisible nodes
 # between them, which must be exactly what the transformed section reads as.
-CELL_SHAPES = ["in", "in+out", "all", "out", "shown", "para", "anchor"]
+CELL_SHAPES = ["in", "in+out", "all", "out", "shown", "para", "anchor", "solution"]
 
 
 def _section(shapes):
@@ -190,6 +190,14 @@ def _section(shapes):
             continue
         if shape == "anchor":
             section += nodes.target(ids=[f"t{next(counter)}"])
+            continue
+        if shape == "solution":  # a folded solution (hidden input, no output): never grouped
+            cell = nodes.container(nb_element="cell_code", classes=["cell", "tag_solution"])
+            cell["ids"] = [f"cell{next(counter)}"]
+            box = nodes.container(nb_element="cell_code_source")
+            box += nodes.paragraph(text=f"solution{next(counter)}")
+            cell += hide(box)
+            section += cell
             continue
         cell = nodes.container(nb_element="cell_code", classes=["cell", "tag_x"])
         cell["ids"] = [f"cell{next(counter)}"]
@@ -222,9 +230,18 @@ def _reading(node):
 
 
 def _merged(reading):
+    def solution(what):
+        return any(t.startswith("solution") for t in what)
+
     out = []
     for kind, what in reading:
-        if kind == "H" and out and out[-1][0] == "H":
+        if (
+            kind == "H"
+            and out
+            and out[-1][0] == "H"
+            and not solution(what)
+            and not solution(out[-1][1])
+        ):
             out[-1] = ("H", out[-1][1] + what)
         else:
             out.append((kind, list(what) if kind == "H" else what))
@@ -255,6 +272,16 @@ def test_hidden_code_in_a_row_shares_one_toggle(shapes):
     # no cell is left empty
     for cell in section.findall(nodes.container):
         assert cell.children or cell.get("nb_element") != "cell_code", section.pformat()
+
+
+def test_an_exercise_solution_keeps_its_own_toggle():
+    """Chapter 5's shape: the second attempt (wholly hidden), then the solution (hidden
+    input): grouped, opening the attempt showed the answer (a cold read found it)."""
+    section = _section(["in", "all", "solution", "in"])
+    before = _reading(section)  # four toggles
+    assert [k for k, _ in before] == ["H"] * 4 and before[2][1][0].startswith("solution")
+    assert book_ext.fold_code_runs(section) == 1
+    assert _reading(section) == [("H", before[0][1] + before[1][1]), before[2], before[3]]
 
 
 def test_fold_code_runs_on_two_hidden_cells_then_an_output():
