@@ -1436,6 +1436,11 @@ function redraw(x) {
   x.bars.forEach((b) => b());
   linkRows(x, params);
   x.presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === x.chosen && presetOn(x, k))));
+  if (x.chosen >= 0) {
+    const pr = x.presets[x.chosen];
+    const t = presetOn(x, x.chosen) ? pr.notice : `Moved off “${pr.label}”: its notice no longer fits the picture.`;
+    if (x.notice.textContent !== t) x.notice.textContent = t;
+  }
   x.live.textContent = sentence(x, params, values, labels);
   x.root.setAttribute("data-params", JSON.stringify(params));
   x.root.setAttribute("data-frame", String(f));

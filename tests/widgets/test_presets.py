@@ -227,6 +227,28 @@ def test_a_preset_moves_the_controls_and_shows_its_notice(browser, name):
             assert now["pressed"] == ["true" if j == k else "false" for j in range(len(buttons))]
             if now["params"] != start["params"]:
                 assert now["cells"] != start["cells"], f"{name}, {pr.label!r}: nothing redrawn"
+        # a slider moved off the preset: its notice no longer fits the picture, and says so
+        # (it stood, speaking of a picture no longer shown: a cold read found it)
+        on = page.evaluate(STATE_JS)
+        slider = page.query_selector(".attn-explorer input[type=range]")
+        if slider:
+            slider.focus()
+            page.keyboard.press("ArrowRight")
+            if page.evaluate(STATE_JS)["params"] == on["params"]:  # at its right end
+                page.keyboard.press("ArrowLeft")
+        else:  # an explorer of text fields (masking: the sentence): type another word
+            field = page.query_selector(".attn-explorer input[type=text]")
+            assert field, f"{name}: neither a slider nor a text field to move off the preset"
+            field.fill(field.input_value() + " more")
+        off = page.evaluate(STATE_JS)
+        assert off["params"] != on["params"], f"{name}: the slider did not move"
+        assert (
+            off["notice"]
+            == f"Moved off “{decl.presets[0].label}”: its notice no longer fits the picture."
+        )
+        assert "true" not in off["pressed"], off["pressed"]
+        buttons[0].click()  # back on it: its notice again
+        assert page.evaluate(STATE_JS)["notice"] == decl.presets[0].notice
         page.click("button.attn-reset")
         end = page.evaluate(STATE_JS)
         assert end["params"] == start["params"] and end["cells"] == start["cells"]

@@ -300,8 +300,9 @@ def test_widget_state_is_json_serialisable_and_small():
     assert "explorer" in state["_esm"] and "render" in state["_esm"]  # ES module source embedded
     # the ES module (about 15.5 kB gzip since issues 16 and 17; 17.5 kB since issue 26's
     # presets, linked rows, crossed-out cells, stems and phone layout) and a small declaration
-    # (22.6 kB measured at that point)
-    assert len(gzip.compress(text.encode())) < 24_000
+    # (22.6 kB measured at that point); 24.07 kB once a notice says when the controls have
+    # moved off its preset (issue 37: a stale notice contradicted the picture)
+    assert len(gzip.compress(text.encode())) < 24_150
     raw, gz = ex.state_size()
     assert gz < raw
 

@@ -440,6 +440,13 @@ function redraw(x) {
   x.bars.forEach((b) => b());
   linkRows(x, params);
   x.presetButtons.forEach((b, k) => b.setAttribute("aria-pressed", String(k === x.chosen && presetOn(x, k))));
+  // a notice speaks of its preset's picture: once a control moves off it, say so instead
+  // (set only when it changes: the line is a live region, read out on each change)
+  if (x.chosen >= 0) {
+    const pr = x.presets[x.chosen];
+    const t = presetOn(x, x.chosen) ? pr.notice : `Moved off “${pr.label}”: its notice no longer fits the picture.`;
+    if (x.notice.textContent !== t) x.notice.textContent = t;
+  }
   x.live.textContent = sentence(x, params, values, labels);
   x.root.setAttribute("data-params", JSON.stringify(params));
   x.root.setAttribute("data-frame", String(f));
