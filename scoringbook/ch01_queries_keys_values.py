@@ -84,17 +84,17 @@ def softmax_temperature_declaration(
     one_hot = np.zeros(n_keys)
     one_hot[top] = 1.0
     # the third preset, from the frame it sets: query 0 (the line panel, the outlined row)
-    # still splits its weight between its two best keys, while the surest other row is
-    # already nearly one-hot
+    # still gives its second-best key a visible share, while the surest other row is already
+    # nearly one-hot
     split_t = _nearest(temperatures, 0.193)
     split = update(split_t)["weights"]  # (n_queries, n_keys)
     first, second = np.argsort(-split[0], kind="stable")[:2]
     sure = 1 + int(np.argmax(split[1:].max(axis=1)))
     split_notice = (
-        f"Notice: query 0 (the stems, the outlined row) still splits its weight between keys "
-        f"{first} and {second} ({split[0, first]:.2f}, {split[0, second]:.2f}), whose scores "
-        f"are close ({scores[0, 0, first]:.2f}, {scores[0, 0, second]:.2f}); query {sure}'s "
-        f"row is already nearly one-hot on key {int(np.argmax(split[sure]))} "
+        f"Notice: query 0 (the stems, the outlined row) still gives key {second} "
+        f"{split[0, second]:.2f} of its weight, next to key {first}'s {split[0, first]:.2f}: "
+        f"their scores are close ({scores[0, 0, second]:.2f} and {scores[0, 0, first]:.2f}); "
+        f"query {sure}'s row is already nearly one-hot on key {int(np.argmax(split[sure]))} "
         f"({split[sure].max():.2f})."
     )
     return Declaration(
