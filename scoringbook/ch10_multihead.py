@@ -154,10 +154,12 @@ def _offset_shares(weights: np.ndarray) -> np.ndarray:
     return np.array([np.diagonal(w, -o).mean() for o in range(w.shape[0])])
 
 
-def _previous_notice(shares: list[np.ndarray], shown: int) -> str:
+def _previous_notice(shares: list[np.ndarray], shown: int, weights=None, k: int = 0) -> str:
     """The previous-token preset's notice, from :func:`_offset_shares` of the head on each
     watched sequence (``shown``: the one the preset shows): the share one place back, and
-    how it compares with every other single place."""
+    how it compares with every other single place; with the shown sequence's ``(n, n)``
+    ``weights`` and its repeat length ``k``, that share in the random part (rows 1 to
+    ``k - 1``, where the induction head's keys are) and in the repeat (rows ``k`` on)."""
     here = shares[shown]
     best = int(np.argmax(here[1:])) + 1  # the place back with the most weight (own token aside)
     if best == 1 and here[1] > here[0]:
@@ -167,9 +169,16 @@ def _previous_notice(shares: list[np.ndarray], shown: int) -> str:
     else:
         rank = f"less than {best} places back ({here[best]:.2f})"
     others = [f"{sh[1]:.2f}" for i, sh in enumerate(shares) if i != shown]
+    parts = ""
+    if weights is not None and 1 < k < len(weights):
+        back = np.diagonal(np.asarray(weights, dtype=np.float64), -1)  # row r's, r = 1 .. n-1
+        parts = (
+            f" ({back[: k - 1].mean():.2f} a row in the random part, rows 1 to {k - 1}, where "
+            f"the induction head's keys are; {back[k - 1 :].mean():.2f} in the repeat)"
+        )
     return (
         f"Notice: on average each row puts {here[1]:.2f} of its weight just below the "
-        f"diagonal, on the token before, {rank}"
+        f"diagonal, on the token before, {rank}{parts}"
         + (f"; on the other sequences {' and '.join(others)}." if others else ".")
     )
 
@@ -224,7 +233,7 @@ def heads_declaration(run: TrainRun) -> Declaration:
     presets.append(
         Preset(
             "Previous-token head",
-            _previous_notice(shares, shown),
+            _previous_notice(shares, shown, final[layer][shown, h], ks[shown]),
             {"head": prev, "sequence": str(shown + 1)},
         )
     )

@@ -85,6 +85,19 @@ def _check_previous_notice(notice, frame_of, values, n_seq):
         assert best, notice
         o = int(best.group(1))
         assert here[o] >= here[1] and abs(float(best.group(2)) - here[o]) <= 0.005 + 1e-4
+    # by part: the random part (rows 1 to k - 1, the induction head's keys) and the repeat
+    part = re.search(
+        rf"\({NUM} a row in the random part, rows 1 to (\d+), where the induction head's keys "
+        rf"are; {NUM} in the repeat\)",
+        notice,
+    )
+    assert part, f"the notice does not split the share by part: {notice!r}"
+    w = np.asarray(frame_of(values)["weights"], dtype=float)
+    k = int(part.group(2)) + 1
+    assert 1 < k < len(w), (k, len(w))
+    back = [float(w[r][r - 1]) for r in range(1, len(w))]
+    assert abs(float(part.group(1)) - sum(back[: k - 1]) / (k - 1)) <= 0.005 + 1e-4
+    assert abs(float(part.group(3)) - sum(back[k - 1 :]) / (len(w) - k)) <= 0.005 + 1e-4
     others = [float(v) for v in re.findall(NUM, notice.split("other sequences")[-1])]
     want = [shares[s][1] for s in sorted(shares) if s != int(values["sequence"])]
     assert len(others) == len(want) and all(
