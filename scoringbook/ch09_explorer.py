@@ -144,8 +144,9 @@ def word_order_declaration(*, seed: int = 0) -> Declaration:
         Preset(
             "Shuffle, causal mask",
             f"Notice: no positions, yet “{ca}” gives “{cb}” {cnow:.2f}, not {cwas:.2f}: the "
-            f"mask stays in place while the words move, so “{first}”, now first, sees only "
-            f"itself.",
+            f"mask stays in place while the words move, so each word sees another set: "
+            f"“{ca}”, now in slot {ci + 1}, sees {ci + 1} word{'s' if ci else ''} (itself and "
+            f"those before it), and “{first}”, now first, only itself.",
             {"order": "shuffled", "positions": "none", "mask": "causal", "head": "1"},
         ),
         Preset(

@@ -355,6 +355,13 @@ def test_word_order(built):
     shuf = ex.frames[ex.frame_index(order="shuffled", positions="none", mask="causal", head="1")]
     assert f"“{words['shuffled'][0]}”, now first" in notes["Shuffle, causal mask"]
     assert shuf["weights"][0, 0] == 1.0
+    # the word the notice names sees as many words as it says: its slot's row has that many
+    # nonzero weights under the causal mask (a cold read: the reason once fitted another row)
+    m = re.search(r"“([^”]+)”, now in slot (\d+), sees (\d+) word", notes["Shuffle, causal mask"])
+    assert m, notes["Shuffle, causal mask"]
+    slot, seen = int(m[2]), int(m[3])
+    assert words["shuffled"][slot - 1] == m[1] and seen == slot
+    assert int((shuf["weights"][slot - 1] > 0).sum()) == seen
 
 
 # ----------------------------------------------------------------------------- browser
