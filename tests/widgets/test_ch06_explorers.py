@@ -97,6 +97,18 @@ def _decl(live: LiveAttention, params=None) -> Declaration:
     )
 
 
+# a valid LiveAttention with key 0 bound to the sliders kx and ky; each test changes one thing
+MOVING_KEY_ARGS = dict(
+    keys=[[1.0, 0.0], [0.0, 1.0]],
+    values=[[1.0, 0.0], [0.0, 1.0]],
+    query=(1.0, 0.0),
+    weights="w",
+    compare=("dot",),
+    score=None,
+    moving_key=(0, "kx", "ky"),
+)
+
+
 @pytest.mark.parametrize(
     "kwargs, words",
     [
@@ -109,16 +121,7 @@ def _decl(live: LiveAttention, params=None) -> Declaration:
     ],
 )
 def test_a_bad_moving_key_is_refused_by_name(kwargs, words):
-    args = dict(
-        keys=[[1.0, 0.0], [0.0, 1.0]],
-        values=[[1.0, 0.0], [0.0, 1.0]],
-        query=(1.0, 0.0),
-        weights="w",
-        compare=("dot",),
-        score=None,
-        moving_key=(0, "kx", "ky"),
-    )
-    args.update(kwargs)
+    args = {**MOVING_KEY_ARGS, **kwargs}
     with pytest.raises(ExplorerError) as e:
         LiveAttention(**args)
     for w in words:
@@ -126,15 +129,7 @@ def test_a_bad_moving_key_is_refused_by_name(kwargs, words):
 
 
 def test_a_moving_key_must_be_bound_to_sliders():
-    live = LiveAttention(
-        keys=[[1.0, 0.0], [0.0, 1.0]],
-        values=[[1.0, 0.0], [0.0, 1.0]],
-        query=(1.0, 0.0),
-        weights="w",
-        compare=("dot",),
-        score=None,
-        moving_key=(0, "kx", "nope"),
-    )
+    live = LiveAttention(**{**MOVING_KEY_ARGS, "moving_key": (0, "kx", "nope")})
     with pytest.raises(ExplorerError, match="moving key coordinate 'nope' is not a Slider"):
         _decl(live)
 
