@@ -540,8 +540,7 @@ def _chapter_lengths_one_thread():
     tests, _ = test_sets(train_numbers, num_gen)  # held out where possible (3+ digits)
     src, lens = encode_spoken(train_numbers)
     tgt = encode_digits(train_numbers)
-    # STEPS is read here, at call time (the default argument was bound at import), so a test
-    # that patches it trains that many steps
+    # STEPS read at call time (not a default bound at import): a test can patch it
     models, results = compare_models(src, lens, tgt, tests, seed=0, steps=STEPS)
     return length_declaration(
         models["with attention"],
