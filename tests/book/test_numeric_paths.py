@@ -25,11 +25,13 @@ OWN = "one-thread" if os.environ.get("OMP_NUM_THREADS") == "1" else "plain"
 PATHS = {k: v for k, v in numeric_paths().items() if k != OWN}
 
 # prints the path ATen dispatches to (proof that the variable took), then runs the comparisons
+# (without nbval's plugin: its imports cost 2 of the 5.7 CPU-s a path's start-up takes)
 RUN = (
     "import sys, torch; "
     "print('capability', torch.backends.cpu.get_cpu_capability(), torch.get_num_threads()); "
     "sys.stdout.flush(); import pytest; "
-    "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-x', sys.argv[1], '-k', 'published']))"
+    "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:nbval', '-x', "
+    "sys.argv[1], '-k', 'published']))"
 )
 
 
