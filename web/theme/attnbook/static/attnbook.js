@@ -247,7 +247,6 @@
       if (heading) pairs.push([heading, a]);
     });
     if (!pairs.length) return;
-    var first = toc.querySelector("a");
     var current = null;
     function mark() {
       var line = window.innerHeight * 0.2, now = null, last = null;
@@ -258,8 +257,10 @@
       }
       // at the end of the page the last sections' headings never reach the line: the last
       // heading on screen is where the reader is
+      // (before the first section's heading reaches the line the reader is in the page's
+      // opening, which has no link: none is marked)
       var end = window.innerHeight + window.scrollY >= root.scrollHeight - 2;
-      now = (end ? last : now) || first;
+      now = end ? last : now;
       if (now === current) return;
       if (current) current.removeAttribute("aria-current");
       if (now) now.setAttribute("aria-current", "location");
