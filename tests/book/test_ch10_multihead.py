@@ -223,43 +223,69 @@ def test_by_length_claims_fail_on_a_head_that_looks_a_fixed_distance_back():
 
 
 # ----------------------------------------------------------------------------- heads figure
-def _tick_gaps(fig):
-    """Per labelled axis: (number of tick labels, smallest gap in px between neighbours along
-    the axis, smallest font size in pt)."""
+def _tick_boxes(fig):
+    """Per panel (an axes with an image) and axis: the tick labels drawn, as (text, box in
+    px) pairs, and their size in pt."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     out = []
-    for ax in fig.axes:
-        for axis, lo, hi in ((ax.xaxis, "x0", "x1"), (ax.yaxis, "y0", "y1")):
+    for ax in (a for a in fig.axes if a.images):
+        for axis in (ax.xaxis, ax.yaxis):
             labels = [t for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
-            if len(labels) < 2:
-                continue
-            spans = sorted(
-                (getattr(b, lo), getattr(b, hi))
-                for b in (t.get_window_extent(renderer) for t in labels)
-            )
-            gap = min(b[0] - a[1] for a, b in zip(spans, spans[1:]))
-            out.append((len(labels), gap, min(t.get_fontsize() for t in labels)))
+            boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
+            out.append((ax, axis.axis_name, boxes, [t.get_fontsize() for t in labels]))
     return out
 
 
-def test_the_heads_figure_names_every_token_legibly_on_a_desktop_and_a_phone():
-    # issue 39 item 6: the 4.4-in figure overprinted its 20 token labels (gap < 0)
+def _clearance(boxes) -> float:
+    """The smallest distance in px between two of the boxes (negative: they overlap), apart
+    along x or along y (labels staggered onto two lines are apart across the axis)."""
+    worst = float("inf")
+    for k, (_, a) in enumerate(boxes):
+        for _, b in boxes[k + 1 :]:
+            apart = max(b.x0 - a.x1, a.x0 - b.x1, b.y0 - a.y1, a.y0 - b.y1)
+            worst = min(worst, apart)
+    return worst
+
+
+#: A phone's screen (CSS px) and the width its column shows a figure at (390 px less the
+#: page's padding, web/book_ext.py PAGE_PADDING): the most a narrow figure is drawn at.
+PHONE_H, PHONE_COLUMN = 844, 390 - 32
+
+
+def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_screen():
+    # issue 39 item 6: the 4.4-in figure overprinted its 20 token labels (gap < 0); a cold read
+    # then found the phone's figure 1.55 screens tall, its columns named only under the last
+    # of its four stacked panels
     from attnlib.plotting._theme import DARK, LIGHT
+    from attnlib.plotting.variants import render_png
 
     run = tiny.train(seed=0, steps=2, every=1)
     fig = explore.heads_figure(run)
-    n = run.watch.shape[1]
+    tokens = tiny.token_text(run.watch[0])
     for name, f in (
         ("wide", fig),
         ("phone", fig._attnlib_redraw(LIGHT, True, False)),
         ("phone, dark", fig._attnlib_redraw(DARK, True, False)),
     ):
-        axes = [a for a in _tick_gaps(f) if a[0] == n]
-        assert len(axes) >= 4, f"{name}: token labels on {len(axes)} axes, want every panel's"
-        for _count, gap, size in axes:
-            assert gap >= 1.0, f"{name}: neighbouring token labels {gap:.1f} px apart (overlap)"
-            assert size >= 9, f"{name}: token labels at {size} pt"
+        ticks = _tick_boxes(f)
+        panels = {id(ax) for ax, *_ in ticks}
+        assert len(panels) == 4, name
+        columns = [b for _, axis, b, _ in ticks if axis == "x"]
+        # every panel names its columns' tokens, in order
+        assert len(columns) == 4 and all([t for t, _ in b] == tokens for b in columns), name
+        rows = [b for _, axis, b, _ in ticks if axis == "y" and b]
+        assert len(rows) >= 2 and all([t for t, _ in b] == tokens for b in rows), name
+        for _, axis, boxes, sizes in ticks:
+            if boxes:
+                gap = _clearance(boxes)
+                assert gap >= 1.0, f"{name}: two {axis} token labels {gap:.1f} px apart"
+                assert min(sizes) >= 9, f"{name}: token labels at {min(sizes)} pt"
+        if name.startswith("phone"):
+            png = render_png(f)
+            tall = PHONE_COLUMN * png["height"] / png["width"]
+            assert tall <= PHONE_H, f"{name}: {tall:.0f} px tall on a phone (> {PHONE_H})"
+            assert png["label_scale"] * (PHONE_COLUMN - 16) >= 9.0  # the book's smallest text
 
 
 def test_the_heads_figure_refuses_what_is_not_a_run():
