@@ -9,6 +9,7 @@ controls, shapes, rows summing to 1), as chapter 6's are: their numbers are a tr
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -291,3 +292,70 @@ def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_scre
 def test_the_heads_figure_refuses_what_is_not_a_run():
     with pytest.raises(TypeError, match="heads_figure: run must be a TrainRun"):
         explore.heads_figure("run")
+
+
+# ------------------------------------------------------------------- the knock-out chart's legend
+def _places(name: str) -> set[int] | None:
+    """The places of the repeat a legend entry says its bars stand at ("place 0: ...",
+    "places 1 on: ..."), or None if it names none."""
+    m = re.match(r"places? (\d+)( on)?:", name)
+    if not m:
+        return None
+    first = int(m[1])
+    return set(range(first, tiny.HALF)) if m[2] else {first}
+
+
+def test_each_knock_out_legend_entry_names_the_places_its_bars_stand_at():
+    # a cold read: the blue bars' entry said "copied", also where both induction heads are
+    # zeroed and the bars are at chance; an entry names what it marks, here the places
+    run = tiny.train(seed=3, steps=6, every=3, n_held_out=16)
+    decl = explore.ablation_declaration(run)
+    (chart,) = [p for p in decl.panels if getattr(p, "series", None)]
+    names = [s.name for s in chart.series]
+    assert all(_places(n) is not None for n in names), names
+    assert set().union(*(_places(n) for n in names)) == set(range(tiny.HALF))  # all of them
+    x = np.asarray(chart.x)
+    for _, params in decl.grid():
+        bars = decl.compute(**params)["accuracy"]
+        for n in names:
+            on = {int(p) for p in x[np.asarray(bars[n]) != 0]}
+            assert on <= _places(n), (params, n, sorted(on))
+
+
+# ------------------------------------------------------------- the k = 10, 7, 5 figure as published
+def _k_figure(notebook: dict) -> tuple[dict, str]:
+    """The published k = 10/7/5 figure's PNG metadata and the Markdown just before it."""
+    cells = notebook["cells"]
+    for k, cell in enumerate(cells):
+        if cell["cell_type"] == "code" and 'titles=[f"k = {k}"' in "".join(cell["source"]):
+            (meta,) = [
+                o["metadata"]["image/png"]
+                for o in cell["outputs"]
+                if "image/png" in o.get("data", {})
+            ]
+            return meta, "".join(cells[k - 1]["source"])
+    raise AssertionError("chapter 10 has no k = 10/7/5 figure")
+
+
+#: The narrowest text column of a desktop page (web/book_ext.py: from 992 px on, 624-736 px).
+DESKTOP_COLUMN = 624
+
+
+def test_the_repeat_length_figure_is_readable_on_a_desktop_and_a_phone():
+    # a cold read: 420 x 190 px (its panels about 90 px), beside an explorer 330 px wide, and
+    # its colour scale (a weight's 0.6th power, the explorer's too) not said in the text
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "chapters" / "10_induction_heads.ipynb"
+    meta, before = _k_figure(json.loads(path.read_text()))
+    shown = min(meta["width"], DESKTOP_COLUMN)
+    assert meta["width"] >= DESKTOP_COLUMN - 24, f"{meta['width']} px wide on a desktop"
+    assert meta["attnlib"]["label_scale"] * shown >= 9.0
+    narrow = [v for v in meta["attnlib"]["variants"] if v["layout"] == "narrow"]
+    assert {v["theme"] for v in narrow} == {"light", "dark"}, "no phone variant"
+    for v in narrow:
+        tall = PHONE_COLUMN * v["height"] / v["width"]
+        assert tall <= PHONE_H, f"{v['theme']}: {tall:.0f} px tall on a phone"
+        assert v["label_scale"] * min(v["width"], PHONE_COLUMN - 16) >= 9.0
+    assert "0.6th power" in before, "the text before the figure does not explain its colours"
