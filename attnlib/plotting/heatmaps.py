@@ -309,9 +309,7 @@ def _draw_heatmaps(
         grid_titles = [list(t) for t in titles] if _is_grid(titles) else [list(titles)] * rows
     staggered = False
     if narrow and figsize[0] > NARROW_WIDTH:
-        ncols = _narrow_columns(
-            len(panels), n_keys, n_queries, titles, xticklabels, yticklabels
-        )
+        ncols = _narrow_columns(len(panels), n_keys, n_queries, titles, xticklabels, yticklabels)
         staggered = ncols > 1 and (xticklabels is not None or yticklabels is not None)
         nrows = -(-len(panels) // ncols)
         wide_w = max(0.6, (figsize[0] - 1.3) / cols)

@@ -322,7 +322,7 @@ def test_each_knock_out_legend_entry_names_the_places_its_bars_stand_at():
             assert on <= _places(n), (params, n, sorted(on))
 
 
-# ------------------------------------------------------------- the k = 10, 7, 5 figure as published
+# --------------------------------------------------------- the k = 10, 7, 5 figure as published
 def _k_figure(notebook: dict) -> tuple[dict, str]:
     """The published k = 10/7/5 figure's PNG metadata and the Markdown just before it."""
     cells = notebook["cells"]

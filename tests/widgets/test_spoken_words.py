@@ -94,7 +94,8 @@ def test_a_row_is_spoken_with_its_index_when_labelled():
         pytest.fail(f"{SPOKEN} is missing")
     script = (
         f"import {{ rowWords }} from {json.dumps(SPOKEN.as_uri())}; "
-        "const rn = (i) => `token now (query) “${'ABCA'[i]}”`, cn = (j) => `earlier token (key) “${'ABCA'[j]}”`; "
+        "const rn = (i) => `token now (query) “${'ABCA'[i]}”`; "
+        "const cn = (j) => `earlier token (key) “${'ABCA'[j]}”`; "
         "process.stdout.write(JSON.stringify(["
         "rowWords(3, [0.1, 0.123, 0.7, 0.077], rn, cn, [true, true]),"
         "rowWords(1, [0.25, 0.75], (i) => `query ${i}`, (j) => `key ${j}`, [false, false])]));"
