@@ -124,10 +124,17 @@ def show_heatmaps(
             (a constant matrix) ``vmax = vmin + 1``.
         colorbar_label: label of the colour bar.
         xticklabels: optional names of the keys (e.g. the tokens of a sentence), one per
-            column (``len(xticklabels) == n_keys``); default: the indices.
+            column (``len(xticklabels) == n_keys``), shown under every panel (a reader never
+            looks down the grid to learn what a column is); default: the indices.
         yticklabels: optional names of the queries, one per row
             (``len(yticklabels) == n_queries``); default: the indices.
         suptitle: optional title over all panels.
+
+    On a phone (the narrow variant of a figure wider than 4.2 in, see
+    :mod:`attnlib.plotting.variants`) three panels or more go two a row when their titles are
+    short and their keys few, or named in at most two characters: such named ticks are then
+    staggered, every other one a line lower (x) or a label further left (y), so that each
+    keeps its name at a readable size; every panel then names its keys.
 
     Shape legend: ``rows`` and ``cols`` are the panel grid, ``n_queries`` the rows and
     ``n_keys`` the columns of each matrix.
