@@ -103,9 +103,11 @@ def word_order_declaration(*, seed: int = 0) -> Declaration:
                 "row_labels": words[order],
                 "col_labels": words[order],
             },
-            # lines of at most 36 characters: a phone shows them unbroken
+            # one sentence, one line: the page wraps it to the column (a phone: two lines),
+            # and the explorer's spoken line reads it whole (a line break there would be
+            # read as "; ")
             "change": (
-                f"Shuffling changes a word pair's\nweight by at most {d:.3f}"
+                f"Shuffling changes a word pair's weight by at most {d:.3f}"
                 + (" (rounding)." if d < 5e-4 else ".")
             ),
         }

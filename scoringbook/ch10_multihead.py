@@ -399,8 +399,11 @@ def heads_playback_explorer(run: TrainRun) -> Explorer:
     return Explorer(heads_playback_declaration(run))
 
 
-#: the knock-out chart's place-0 series: the repeat's first token, which nothing announces
-FIRST = "place 0: not copyable, only guessed"
+#: The knock-out chart's two series, each named by the places its bars stand at (whatever
+#: heads are zeroed, so never "copied": with both induction heads zeroed the blue bars are at
+#: chance): the repeat's first token, which nothing announces, and the tokens after it.
+FIRST = "place 0: cannot be copied, only guessed"
+LATER = "places 1 on: can be copied"
 #: its bars' width in px: about two thirds of a place (10 places on a 276 px plot)
 BAR_PX = 16.0
 
@@ -424,7 +427,7 @@ def ablation_declaration(run: TrainRun) -> Declaration:
         off = [lab for o, lab in zip(opts, labels) if kept[o] == "zeroed"]
         first = np.where(x == 0, acc, 0.0)  # place 0 alone, in its own colour
         return {
-            "accuracy": {"copied": np.where(x == 0, 0.0, acc), FIRST: first},
+            "accuracy": {LATER: np.where(x == 0, 0.0, acc), FIRST: first},
             "summary": (
                 f"heads zeroed: {', '.join(off) if off else 'none'}\n"
                 f"accuracy on the repeats: {mean:.2f}"
@@ -458,8 +461,9 @@ def ablation_declaration(run: TrainRun) -> Declaration:
                 "accuracy",
                 x=x,
                 series=[
-                    Series("copied", style="bars", color="#0072B2", width=BAR_PX),
+                    # the legend in the order of the places: 0, then 1 on
                     Series(FIRST, style="bars", color="#767676", width=BAR_PX),
+                    Series(LATER, style="bars", color="#0072B2", width=BAR_PX),
                 ],
                 xlabel="place in the repeat (0 = its first token)",
                 ylabel="share predicted right",

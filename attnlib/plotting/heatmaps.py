@@ -27,7 +27,7 @@ from attnlib.plotting._figure import (
     data,
     names_its_refusals,
 )
-from attnlib.plotting._theme import TITLE_PT
+from attnlib.plotting._theme import TICK_PT, TITLE_PT
 
 
 def wrap_title(text: str, width: int) -> str:
@@ -124,10 +124,17 @@ def show_heatmaps(
             (a constant matrix) ``vmax = vmin + 1``.
         colorbar_label: label of the colour bar.
         xticklabels: optional names of the keys (e.g. the tokens of a sentence), one per
-            column (``len(xticklabels) == n_keys``); default: the indices.
+            column (``len(xticklabels) == n_keys``), shown under every panel (a reader never
+            looks down the grid to learn what a column is); default: the indices.
         yticklabels: optional names of the queries, one per row
             (``len(yticklabels) == n_queries``); default: the indices.
         suptitle: optional title over all panels.
+
+    On a phone (the narrow variant of a figure wider than 4.2 in, see
+    :mod:`attnlib.plotting.variants`) three panels or more go two a row when their titles are
+    short and their keys few, or named in at most two characters: such named ticks are then
+    staggered, every other one a line lower (x) or a label further left (y), so that each
+    keeps its name at a readable size; every panel then names its keys.
 
     Shape legend: ``rows`` and ``cols`` are the panel grid, ``n_queries`` the rows and
     ``n_keys`` the columns of each matrix.
@@ -244,14 +251,42 @@ def show_heatmaps(
     return _drawn(draw)
 
 
-def _narrow_columns(n_panels: int, n_keys: int, titles, xticklabels) -> int:
+#: Named ticks a narrow figure may put two panels a row with: at most this many keys (or
+#: queries), each named in at most two characters (a letter, a digit), staggered on two lines.
+STAGGER_MAX_TICKS, STAGGER_MAX_CHARS = 24, 2
+
+
+def _stagger(xticklabels, yticklabels, n_keys: int, n_queries: int) -> bool:
+    """Whether named ticks fit two panels a row on a phone when every other one is moved one
+    line down (x) or one label left (y): few, and each at most two characters."""
+    named = [t for t in (xticklabels, yticklabels) if t is not None]
+    return (
+        bool(named)
+        and max(n_keys, n_queries) <= STAGGER_MAX_TICKS
+        and all(len(str(t)) <= STAGGER_MAX_CHARS for labels in named for t in labels)
+    )
+
+
+def _narrow_columns(n_panels: int, n_keys: int, n_queries: int, titles, xticklabels,
+                    yticklabels) -> int:  # fmt: skip
     """Panels per row in a narrow (phone) figure: two small panels side by side when there
-    are at least four and their titles and keys are short, else one."""
+    are at least three, their titles are short and their keys are few or named by short
+    labels (staggered, :func:`_stagger`), else one: a phone screen then holds them all."""
     flat = (
         [t for row in titles for t in row] if titles is not None and _is_grid(titles) else titles
     )
-    short = flat is None or all(len(str(t)) <= 14 for t in flat)
-    return 2 if n_panels >= 4 and short and xticklabels is None and n_keys <= 60 else 1
+    short = flat is None or all(len(str(t)) <= 16 for t in flat)
+    plain = xticklabels is None and yticklabels is None and n_keys <= 60
+    fits = plain or _stagger(xticklabels, yticklabels, n_keys, n_queries)
+    return 2 if n_panels >= 3 and short and fits else 1
+
+
+def _stagger_ticks(axis, pad: float) -> None:
+    """Every other named tick of ``axis`` one label further out (``pad`` points more), so
+    neighbours whose labels are wider than a cell never touch."""
+    for k, tick in enumerate(axis.get_major_ticks()):
+        if k % 2:
+            tick.set_pad(tick.get_pad() + pad)
 
 
 def _draw_heatmaps(
@@ -279,15 +314,19 @@ def _draw_heatmaps(
     grid_titles = None
     if titles is not None:
         grid_titles = [list(t) for t in titles] if _is_grid(titles) else [list(titles)] * rows
+    staggered = False
     if narrow and figsize[0] > NARROW_WIDTH:
-        ncols = _narrow_columns(len(panels), n_keys, titles, xticklabels)
+        ncols = _narrow_columns(len(panels), n_keys, n_queries, titles, xticklabels, yticklabels)
+        staggered = ncols > 1 and (xticklabels is not None or yticklabels is not None)
         nrows = -(-len(panels) // ncols)
         wide_w = max(0.6, (figsize[0] - 1.3) / cols)
         wide_h = max(0.6, (figsize[1] - 0.8) / rows)
         aspect = min(1.1, max(0.45, wide_h / wide_w))
         panel_w = (NARROW_WIDTH - 1.0) / ncols
-        extra = 0.5 + (0.25 if xticklabels is not None else 0)
-        height = nrows * (aspect * panel_w + 0.5) + extra + 0.6 + (0.4 if suptitle else 0)
+        # keys under every row of panels: named ones turned upright, or on two lines when
+        # staggered; index ticks when two panels share a row
+        ticks = 0.3 if staggered else 0.25 if xticklabels is not None else 0.2 if ncols > 1 else 0
+        height = nrows * (aspect * panel_w + 0.5 + ticks) + 0.5 + 0.6 + (0.4 if suptitle else 0)
         size, where, bar = (
             (NARROW_WIDTH, height),
             [(k // ncols, k % ncols) for k in range(len(panels))],
@@ -315,9 +354,15 @@ def _draw_heatmaps(
         _integer_ticks(ax.xaxis, n_keys)
         _integer_ticks(ax.yaxis, n_queries)
         if xticklabels is not None:
-            ax.set_xticks(range(n_keys), [str(t) for t in xticklabels], rotation=90)
+            ax.set_xticks(
+                range(n_keys), [str(t) for t in xticklabels], rotation=0 if staggered else 90
+            )
+            if staggered:
+                _stagger_ticks(ax.xaxis, TICK_PT + 1)  # one line down
         if yticklabels is not None:
             ax.set_yticks(range(n_queries), [str(t) for t in yticklabels])
+            if staggered:
+                _stagger_ticks(ax.yaxis, 0.7 * TICK_PT * STAGGER_MAX_CHARS)  # one label left
         if c == 0:
             ax.set_ylabel(ylabel)
         if grid_titles is not None:
@@ -333,6 +378,11 @@ def _draw_heatmaps(
         bottom[c] = max(bottom.get(c, r), r)
     for c, r in bottom.items():
         axes[r, c].xaxis.set_tick_params(labelbottom=True)
+    # named keys, or a phone's panels two a row with the colour bar below: every panel names
+    # its keys, so that none is read off a panel further down
+    if xticklabels is not None or (bar == "bottom" and ncols > 1):
+        for r, c in used:
+            axes[r, c].xaxis.set_tick_params(labelbottom=True)
     if ncols > 1 and bar == "right":
         fig.supxlabel(xlabel)
     else:

@@ -28,7 +28,7 @@ function html(tag, cls, parent, text) {
   return e;
 }
 var fmt = (v) => String(+(+v).toFixed(4));
-var one = (t) => String(t).replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key").replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character").replace(/\bfunctions\b/, "function");
+var one = (t) => String(t).replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key").replace(/\btokens\b/, "token").replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character").replace(/\bfunctions\b/, "function");
 
 // attnlib/static/src/caption.js
 function captionPanel(spec, parent) {
@@ -357,6 +357,7 @@ function heatmapPanel(spec, parent, ui) {
       ui.column(current[1], spec.name, C);
       ui.row(current[0], spec.name, R);
     }
+    if (ui.read) ui.read(spec.name);
   };
   ui.onColumn.push((j, from, n) => {
     if (from !== spec.name && n === C) show(current[0], j, true);
@@ -389,13 +390,27 @@ function heatmapPanel(spec, parent, ui) {
     show(current[0] + m[0], current[1] + m[1]);
   });
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
-  let rowMark = null;
+  let rowMark = null, marked = null;
   const markRow = (i) => {
     if (!rowMark) rowMark = el("rect", { class: "attn-current-row", x: -1, width: W + 2, height: cell, fill: "none" }, g);
     rowMark.setAttribute("y", String(i * cell));
     svg.setAttribute("data-current-row", String(i));
+    marked = i;
   };
-  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow });
+  const spokenRow = () => picked ? current[0] : marked !== null ? marked : R - 1;
+  ui.heatmaps.push({
+    spec,
+    rowTxt,
+    colTxt,
+    rowName,
+    colName,
+    wrap,
+    readout,
+    values: () => last,
+    markRow,
+    spokenRow,
+    labelled: () => [!!rowLab, !!colLab]
+  });
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   svg.attnEmpty = empty;
   const rgb = new Uint8Array(R * C * 3);
@@ -1014,6 +1029,30 @@ function maskingFrame(live, params, spec) {
   return { values: out, labels };
 }
 
+// attnlib/static/src/spoken.js
+var escaped = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function controlWords(label, value) {
+  const names = new RegExp(`(^|[^\\w])${escaped(String(label))}([^\\w]|$)`, "i");
+  return label && names.test(value) ? value : `${label} ${value}`;
+}
+function captionWords(text) {
+  const parts = [];
+  for (const line of String(text).split("\n")) {
+    const words = line.trim().replace(/\s+/g, " ");
+    if (!words) continue;
+    if (parts.length && /^\s/.test(line)) parts[parts.length - 1] += ` ${words}`;
+    else parts.push(words);
+  }
+  return parts.join("; ");
+}
+function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
+  let best = 0;
+  for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+  const r = rowsNamed ? `row ${i}, ${rowName(i)}` : rowName(i);
+  const c = colsNamed ? `${colName(best)} (column ${best})` : colName(best);
+  return `${r} puts ${fmt(Math.round(row[best] * 100) / 100)} of its weight on ${c}.`;
+}
+
 // attnlib/static/src/render.js
 var SPEEDS = [["slow", 16e3], ["normal", 7e3], ["fast", 3e3]];
 function render({ model, el: host }) {
@@ -1108,6 +1147,8 @@ function makeUi(x) {
     column: (j, from, n) => ui.onColumn.forEach((f) => f(j, from, n)),
     onRow: [],
     row: (i, from, n) => ui.onRow.forEach((f) => f(i, from, n)),
+    read: () => speak(x),
+    // a map's cell was read: the sentence follows its row
     values: (name) => spec.params[x.pos(name)].values,
     index: (name) => x.idx[x.pos(name)],
     grab: () => stopPlaying(x),
@@ -1154,13 +1195,17 @@ function drawPlay(x, p, k) {
   const btn = html("button", "attn-play-button", box, reducedMotion(x) ? "Next step" : "Play");
   btn.type = "button";
   btn.setAttribute("data-param", p.name);
-  const speed = html("select", "attn-speed", box);
-  speed.setAttribute("aria-label", `playback speed of ${p.label}`);
+  const named = html("label", "attn-speed-label", box, "speed ");
+  const speed = html("select", "attn-speed", named);
+  speed.title = `playback speed of ${p.label}`;
   SPEEDS.forEach(([t, ms]) => {
     html("option", null, speed, t).value = String(ms);
   });
   speed.value = String(SPEEDS[1][1]);
-  if (reducedMotion(x)) speed.hidden = true;
+  if (reducedMotion(x)) {
+    speed.hidden = true;
+    named.hidden = true;
+  }
   const last = p.values.length - 1;
   const delay = () => Math.max(40, Math.min(700, +speed.value / Math.max(1, last)));
   const tick = () => {
@@ -1339,20 +1384,20 @@ function drawColorbars(x) {
 }
 function sentence(x, params, values, labels) {
   const { spec } = x;
-  const where = spec.params.map((p, k) => `${p.label} ${p.labels[x.idx[k]]}`).join(", ");
+  const where = spec.params.map((p, k) => controlWords(p.label, p.labels[x.idx[k]])).join(", ");
   const lv = spec.live;
   if (lv && lv.kind === "masking") return `${where}: ${maskingSentence(lv, values, labels)}`;
   if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values)}`;
-  if (x.caption) {
-    const lines = values[x.caption.name].split("\n").map((t) => t.trim().replace(/\s+/g, " "));
-    return `${where}. ${lines.filter(Boolean).join("; ")}`;
-  }
+  if (x.caption) return `${where}. ${captionWords(values[x.caption.name])}`;
   const h = x.ui.heatmaps[0];
   if (!h || !h.values()) return `${where}.`;
-  const v = h.values(), C = h.spec.cols;
-  let best = 0;
-  for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
-  return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} of its weight on ${h.colName(best)}.`;
+  const i = h.spokenRow(), C = h.spec.cols;
+  return `${where}: ${rowWords(i, h.values().slice(i * C, (i + 1) * C), h.rowName, h.colName, h.labelled())}`;
+}
+function speak(x) {
+  if (!x.said) return;
+  const t = sentence(x, ...x.said);
+  if (x.live.textContent !== t) x.live.textContent = t;
 }
 function maskingSentence(lv, values, labels) {
   const n = lv.max_tokens, lens = lv.weights.map((w) => labels[w].length);
@@ -1441,6 +1486,7 @@ function redraw(x) {
     const t = presetOn(x, x.chosen) ? pr.notice : `Moved off “${pr.label}”: its notice no longer fits the picture.`;
     if (x.notice.textContent !== t) x.notice.textContent = t;
   }
+  x.said = [params, values, labels];
   x.live.textContent = sentence(x, params, values, labels);
   x.root.setAttribute("data-params", JSON.stringify(params));
   x.root.setAttribute("data-frame", String(f));

@@ -44,8 +44,12 @@ class Caption:
 
     The update function returns a ``str`` for this panel (lines separated by ``"\\n"``, at
     most :data:`MAX_CAPTION` characters). The page shows it as preformatted text, so
-    columns line up, and reads it out with the explorer's sentence. Precomputed explorers
-    only: a live explorer computes its frames in the page.
+    columns line up (a line longer than the column wraps), and reads it out with the
+    explorer's sentence: line after line, joined by "; ", except that a line starting with a
+    space continues the one before it (joined by a space: a sentence broken by hand, a
+    verdict indented under its output; ``attnlib/static/src/spoken.js``). A sentence is
+    best one line. Precomputed explorers only: a live explorer computes its frames in the
+    page.
 
     Args:
         name: panel name (key of the update function's result).

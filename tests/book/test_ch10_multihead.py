@@ -9,6 +9,7 @@ controls, shapes, rows summing to 1), as chapter 6's are: their numbers are a tr
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -223,45 +224,138 @@ def test_by_length_claims_fail_on_a_head_that_looks_a_fixed_distance_back():
 
 
 # ----------------------------------------------------------------------------- heads figure
-def _tick_gaps(fig):
-    """Per labelled axis: (number of tick labels, smallest gap in px between neighbours along
-    the axis, smallest font size in pt)."""
+def _tick_boxes(fig):
+    """Per panel (an axes with an image) and axis: the tick labels drawn, as (text, box in
+    px) pairs, and their size in pt."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     out = []
-    for ax in fig.axes:
-        for axis, lo, hi in ((ax.xaxis, "x0", "x1"), (ax.yaxis, "y0", "y1")):
+    for ax in (a for a in fig.axes if a.images):
+        for axis in (ax.xaxis, ax.yaxis):
             labels = [t for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
-            if len(labels) < 2:
-                continue
-            spans = sorted(
-                (getattr(b, lo), getattr(b, hi))
-                for b in (t.get_window_extent(renderer) for t in labels)
-            )
-            gap = min(b[0] - a[1] for a, b in zip(spans, spans[1:]))
-            out.append((len(labels), gap, min(t.get_fontsize() for t in labels)))
+            boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
+            out.append((ax, axis.axis_name, boxes, [t.get_fontsize() for t in labels]))
     return out
 
 
-def test_the_heads_figure_names_every_token_legibly_on_a_desktop_and_a_phone():
-    # issue 39 item 6: the 4.4-in figure overprinted its 20 token labels (gap < 0)
+def _clearance(boxes) -> float:
+    """The smallest distance in px between two of the boxes (negative: they overlap), apart
+    along x or along y (labels staggered onto two lines are apart across the axis)."""
+    worst = float("inf")
+    for k, (_, a) in enumerate(boxes):
+        for _, b in boxes[k + 1 :]:
+            apart = max(b.x0 - a.x1, a.x0 - b.x1, b.y0 - a.y1, a.y0 - b.y1)
+            worst = min(worst, apart)
+    return worst
+
+
+#: A phone's screen (CSS px) and the width its column shows a figure at (390 px less the
+#: page's padding, web/book_ext.py PAGE_PADDING): the most a narrow figure is drawn at.
+PHONE_H, PHONE_COLUMN = 844, 390 - 32
+
+
+def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_screen():
+    # issue 39 item 6: the 4.4-in figure overprinted its 20 token labels (gap < 0); a cold read
+    # then found the phone's figure 1.55 screens tall, its columns named only under the last
+    # of its four stacked panels
     from attnlib.plotting._theme import DARK, LIGHT
+    from attnlib.plotting.variants import render_png
 
     run = tiny.train(seed=0, steps=2, every=1)
     fig = explore.heads_figure(run)
-    n = run.watch.shape[1]
+    tokens = tiny.token_text(run.watch[0])
     for name, f in (
         ("wide", fig),
         ("phone", fig._attnlib_redraw(LIGHT, True, False)),
         ("phone, dark", fig._attnlib_redraw(DARK, True, False)),
     ):
-        axes = [a for a in _tick_gaps(f) if a[0] == n]
-        assert len(axes) >= 4, f"{name}: token labels on {len(axes)} axes, want every panel's"
-        for _count, gap, size in axes:
-            assert gap >= 1.0, f"{name}: neighbouring token labels {gap:.1f} px apart (overlap)"
-            assert size >= 9, f"{name}: token labels at {size} pt"
+        ticks = _tick_boxes(f)
+        panels = {id(ax) for ax, *_ in ticks}
+        assert len(panels) == 4, name
+        columns = [b for _, axis, b, _ in ticks if axis == "x"]
+        # every panel names its columns' tokens, in order
+        assert len(columns) == 4 and all([t for t, _ in b] == tokens for b in columns), name
+        rows = [b for _, axis, b, _ in ticks if axis == "y" and b]
+        assert len(rows) >= 2 and all([t for t, _ in b] == tokens for b in rows), name
+        for _, axis, boxes, sizes in ticks:
+            if boxes:
+                gap = _clearance(boxes)
+                assert gap >= 1.0, f"{name}: two {axis} token labels {gap:.1f} px apart"
+                assert min(sizes) >= 9, f"{name}: token labels at {min(sizes)} pt"
+        if name.startswith("phone"):
+            png = render_png(f)
+            tall = PHONE_COLUMN * png["height"] / png["width"]
+            assert tall <= PHONE_H, f"{name}: {tall:.0f} px tall on a phone (> {PHONE_H})"
+            assert png["label_scale"] * (PHONE_COLUMN - 16) >= 9.0  # the book's smallest text
 
 
 def test_the_heads_figure_refuses_what_is_not_a_run():
     with pytest.raises(TypeError, match="heads_figure: run must be a TrainRun"):
         explore.heads_figure("run")
+
+
+# ------------------------------------------------------------------- the knock-out chart's legend
+def _places(name: str) -> set[int] | None:
+    """The places of the repeat a legend entry says its bars stand at ("place 0: ...",
+    "places 1 on: ..."), or None if it names none."""
+    m = re.match(r"places? (\d+)( on)?:", name)
+    if not m:
+        return None
+    first = int(m[1])
+    return set(range(first, tiny.HALF)) if m[2] else {first}
+
+
+def test_each_knock_out_legend_entry_names_the_places_its_bars_stand_at():
+    # a cold read: the blue bars' entry said "copied", also where both induction heads are
+    # zeroed and the bars are at chance; an entry names what it marks, here the places
+    run = tiny.train(seed=3, steps=6, every=3, n_held_out=16)
+    decl = explore.ablation_declaration(run)
+    (chart,) = [p for p in decl.panels if getattr(p, "series", None)]
+    names = [s.name for s in chart.series]
+    assert all(_places(n) is not None for n in names), names
+    assert set().union(*(_places(n) for n in names)) == set(range(tiny.HALF))  # all of them
+    x = np.asarray(chart.x)
+    for _, params in decl.grid():
+        bars = decl.compute(**params)["accuracy"]
+        for n in names:
+            on = {int(p) for p in x[np.asarray(bars[n]) != 0]}
+            assert on <= _places(n), (params, n, sorted(on))
+
+
+# --------------------------------------------------------- the k = 10, 7, 5 figure as published
+def _k_figure(notebook: dict) -> tuple[dict, str]:
+    """The published k = 10/7/5 figure's PNG metadata and the Markdown just before it."""
+    cells = notebook["cells"]
+    for k, cell in enumerate(cells):
+        if cell["cell_type"] == "code" and 'titles=[f"k = {k}"' in "".join(cell["source"]):
+            (meta,) = [
+                o["metadata"]["image/png"]
+                for o in cell["outputs"]
+                if "image/png" in o.get("data", {})
+            ]
+            return meta, "".join(cells[k - 1]["source"])
+    raise AssertionError("chapter 10 has no k = 10/7/5 figure")
+
+
+#: The narrowest text column of a desktop page (web/book_ext.py: from 992 px on, 624-736 px).
+DESKTOP_COLUMN = 624
+
+
+def test_the_repeat_length_figure_is_readable_on_a_desktop_and_a_phone():
+    # a cold read: 420 x 190 px (its panels about 90 px), beside an explorer 330 px wide, and
+    # its colour scale (a weight's 0.6th power, the explorer's too) not said in the text
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "chapters" / "10_induction_heads.ipynb"
+    meta, before = _k_figure(json.loads(path.read_text()))
+    shown = min(meta["width"], DESKTOP_COLUMN)
+    assert meta["width"] >= DESKTOP_COLUMN - 24, f"{meta['width']} px wide on a desktop"
+    assert meta["attnlib"]["label_scale"] * shown >= 9.0
+    narrow = [v for v in meta["attnlib"]["variants"] if v["layout"] == "narrow"]
+    assert {v["theme"] for v in narrow} == {"light", "dark"}, "no phone variant"
+    for v in narrow:
+        tall = PHONE_COLUMN * v["height"] / v["width"]
+        assert tall <= PHONE_H, f"{v['theme']}: {tall:.0f} px tall on a phone"
+        assert v["label_scale"] * min(v["width"], PHONE_COLUMN - 16) >= 9.0
+    assert "0.6th power" in before, "the text before the figure does not explain its colours"

@@ -30,6 +30,6 @@ export function html(tag, cls, parent, text) {
 export const fmt = (v) => String(+(+v).toFixed(4));
 // "queries" -> "query" when naming one row or column ("query 2, key 5: 0.31").
 export const one = (t) => String(t).replace(/\bqueries\b/, "query").replace(/\bkeys\b/, "key")
-  .replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character").replace(/\bfunctions\b/, "function");
+  .replace(/\btokens\b/, "token").replace(/\binputs\b/, "input").replace(/\bcharacters\b/, "character").replace(/\bfunctions\b/, "function");
 
 // Decode one panel's frames (see attnlib.widgets.encode_frames): byte planes of

@@ -133,6 +133,7 @@ export function heatmapPanel(spec, parent, ui) {
       ui.column(current[1], spec.name, C);
       ui.row(current[0], spec.name, R);
     }
+    if (ui.read) ui.read(spec.name);  // the explorer's sentence speaks of the row being read
   };
   ui.onColumn.push((j, from, n) => { if (from !== spec.name && n === C) show(current[0], j, true); });
   ui.onRow.push((i, from, n) => { if (from !== spec.name && n === R) show(i, current[1], true); });
@@ -157,13 +158,19 @@ export function heatmapPanel(spec, parent, ui) {
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
   // linked views: the row another panel shows (the dragged query's row, the row a line panel
   // draws) is outlined in the accent colour
-  let rowMark = null;
+  let rowMark = null, marked = null;
   const markRow = (i) => {
     if (!rowMark) rowMark = el("rect", { class: "attn-current-row", x: -1, width: W + 2, height: cell, fill: "none" }, g);
     rowMark.setAttribute("y", String(i * cell));
     svg.setAttribute("data-current-row", String(i));
+    marked = i;
   };
-  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow });
+  // The row the reader is looking at, for the explorer's sentence: the row of the cell read
+  // last (pointer, tap or arrow keys), else the row another panel marks, else the last row
+  // (on a causal map the only query that sees every key; the first sees only itself).
+  const spokenRow = () => (picked ? current[0] : marked !== null ? marked : R - 1);
+  ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow,
+    spokenRow, labelled: () => [!!rowLab, !!colLab] });
   // the colour a weight is painted (for scripts and tests, like svg.attnValues)
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   svg.attnEmpty = empty;  // (row, column) -> an empty cell, painted off the scale (for tests)

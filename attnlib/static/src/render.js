@@ -10,6 +10,7 @@ import { EMPTY, decode, flatSeries, seriesOf, texts as storedTexts } from "./fra
 import { PANEL_W, colorbar, heatmapPanel } from "./heatmap.js";
 import { linesPanel } from "./lines.js";
 import { kernelFrame, liveFrame, maskingFrame } from "./primitives.js";
+import { captionWords, controlWords, rowWords } from "./spoken.js";
 
 const SPEEDS = [["slow", 16000], ["normal", 7000], ["fast", 3000]];  // ms for a whole run
 
@@ -103,6 +104,7 @@ function makeUi(x) {
     column: (j, from, n) => ui.onColumn.forEach((f) => f(j, from, n)),
     onRow: [],
     row: (i, from, n) => ui.onRow.forEach((f) => f(i, from, n)),
+    read: () => speak(x),  // a map's cell was read: the sentence follows its row
     values: (name) => spec.params[x.pos(name)].values,
     index: (name) => x.idx[x.pos(name)],
     grab: () => stopPlaying(x),  // the reader takes a dragged point: a playback stops
@@ -147,13 +149,15 @@ function drawPlay(x, p, k) {
   const btn = html("button", "attn-play-button", box, reducedMotion(x) ? "Next step" : "Play");
   btn.type = "button";
   btn.setAttribute("data-param", p.name);
-  const speed = html("select", "attn-speed", box);
-  speed.setAttribute("aria-label", `playback speed of ${p.label}`);
+  // the speed menu, named in words on screen ("speed"): its <label> is its accessible name too
+  const named = html("label", "attn-speed-label", box, "speed ");
+  const speed = html("select", "attn-speed", named);
+  speed.title = `playback speed of ${p.label}`;
   // a speed is the time a whole run takes (normal: 100 steps in 7 s), each step between
   // 40 and 700 ms
   SPEEDS.forEach(([t, ms]) => { html("option", null, speed, t).value = String(ms); });
   speed.value = String(SPEEDS[1][1]);
-  if (reducedMotion(x)) speed.hidden = true;
+  if (reducedMotion(x)) { speed.hidden = true; named.hidden = true; }
   const last = p.values.length - 1;
   const delay = () => Math.max(40, Math.min(700, +speed.value / Math.max(1, last)));
   const tick = () => {
@@ -330,24 +334,28 @@ function drawColorbars(x) {
   return [...ranges.values()].map((h) => colorbar(h.spec, h.wrap, h.readout, x.ui.panelWidth(h.spec)));
 }
 
-// The sentence that says what changed, for screen readers (and everyone).
+// The sentence that says what changed, for screen readers (and everyone); its words are
+// spoken.js's.
 function sentence(x, params, values, labels) {
   const { spec } = x;
-  const where = spec.params.map((p, k) => `${p.label} ${p.labels[x.idx[k]]}`).join(", ");
+  const where = spec.params.map((p, k) => controlWords(p.label, p.labels[x.idx[k]])).join(", ");
   const lv = spec.live;
   if (lv && lv.kind === "masking") return `${where}: ${maskingSentence(lv, values, labels)}`;
   if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values)}`;
-  if (x.caption) {  // its lines, without the blank ones and the spaces that align columns
-    const lines = values[x.caption.name].split("\n").map((t) => t.trim().replace(/\s+/g, " "));
-    return `${where}. ${lines.filter(Boolean).join("; ")}`;
-  }
+  if (x.caption) return `${where}. ${captionWords(values[x.caption.name])}`;
   const h = x.ui.heatmaps[0];
   if (!h || !h.values()) return `${where}.`;
-  const v = h.values(), C = h.spec.cols;
-  let best = 0;
-  for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
-  return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} ` +
-    `of its weight on ${h.colName(best)}.`;
+  // the row the reader is reading (spokenRow: the cell read last, else the marked row)
+  const i = h.spokenRow(), C = h.spec.cols;
+  return `${where}: ${rowWords(i, h.values().slice(i * C, (i + 1) * C), h.rowName, h.colName, h.labelled())}`;
+}
+
+// The sentence again for the current frame (the reader read another row of a map): set only
+// when its words change, since the line is a live region, read out on each change.
+function speak(x) {
+  if (!x.said) return;
+  const t = sentence(x, ...x.said);
+  if (x.live.textContent !== t) x.live.textContent = t;
 }
 
 // Typed sentences: the valid lengths, and how much weight the padding gets.
@@ -447,6 +455,7 @@ function redraw(x) {
     const t = presetOn(x, x.chosen) ? pr.notice : `Moved off “${pr.label}”: its notice no longer fits the picture.`;
     if (x.notice.textContent !== t) x.notice.textContent = t;
   }
+  x.said = [params, values, labels];
   x.live.textContent = sentence(x, params, values, labels);
   x.root.setAttribute("data-params", JSON.stringify(params));
   x.root.setAttribute("data-frame", String(f));

@@ -1,0 +1,111 @@
+"""The words of an explorer's spoken line (its aria-live sentence), without a browser:
+``attnlib/static/src/spoken.js`` is imported in Node and called with the labels and captions
+the book's explorers declare.
+
+A cold read heard chapter 9's explorer say "a word pair's; weight" (its caption, broken onto
+two lines for a phone, was read line by line with "; "), and chapter 10's heads explorer say
+"head layer 1, head 1" (the menu's label before an option that already names the head).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from _chromium import unavailable
+
+from scoringbook.ch09_explorer import word_order_declaration
+
+SPOKEN = Path(__file__).resolve().parents[2] / "attnlib" / "static" / "src" / "spoken.js"
+
+
+def _node_call(function: str, calls: list[list]) -> list:
+    """``function(*args)`` of spoken.js for each ``args`` in ``calls``, evaluated in Node."""
+    node = shutil.which("node")
+    if node is None:
+        unavailable("node is not installed (the page's JavaScript runs in Node here)")
+    if not SPOKEN.is_file():
+        pytest.fail(f"{SPOKEN} is missing: the spoken line's words are not testable")
+    script = (
+        f"import * as S from {json.dumps(SPOKEN.as_uri())}; let text = ''; "
+        "for await (const c of process.stdin) text += c; "
+        f"process.stdout.write(JSON.stringify(JSON.parse(text).map((a) => S.{function}(...a))));"
+    )
+    r = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_chapter_9s_caption_is_spoken_as_the_sentence_it_is():
+    decl = word_order_declaration()
+    texts = sorted({decl.compute(**params)["change"] for _, params in decl.grid()})
+    spoken = _node_call("captionWords", [[t] for t in texts])
+    for text, said in zip(texts, spoken):
+        # the sentence's own words, in order, with nothing between them
+        assert said == " ".join(text.split()), (text, said)
+        assert ";" not in said, said
+        assert re.fullmatch(
+            r"Shuffling changes a word pair's weight by at most \d\.\d{3}( \(rounding\))?\.", said
+        ), said
+
+
+def test_caption_lines_are_items_and_an_indented_line_continues_the_one_before():
+    cases = [
+        ("k is 2\nsecond line", "k is 2; second line"),  # two lines: two items
+        ("a  b\n\n   \nc", "a b; c"),  # aligning spaces and blank lines go
+        # a sentence wrapped for a phone, its second line indented (chapter 8's "read aloud")
+        ("read aloud: one two\n  three four\nthe number: 1234", "read aloud: one two three four; "
+         "the number: 1234"),
+        ("with attention: 1234\n  ✓ right", "with attention: 1234 ✓ right"),
+    ]  # fmt: skip
+    said = _node_call("captionWords", [[text] for text, _ in cases])
+    assert said == [want for _, want in cases]
+
+
+def test_a_control_is_named_once():
+    cases = [
+        (("head", "layer 1, head 1"), "layer 1, head 1"),  # chapter 10: not "head layer 1, ..."
+        (("head", "head 2"), "head 2"),  # chapter 9: not "head head 2"
+        (("training step", "400"), "training step 400"),
+        (("mask", "none"), "mask none"),
+        (("held-out sequence", "repeat of 7: A B …"), "held-out sequence repeat of 7: A B …"),
+        (("head", "headless"), "head headless"),  # a word that only starts with the label
+    ]
+    said = _node_call("controlWords", [list(args) for args, _ in cases])
+    assert said == [want for _, want in cases]
+
+
+def test_a_row_is_spoken_with_its_index_when_labelled():
+    # rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) in Node: names built there
+    node = shutil.which("node")
+    if node is None:
+        unavailable("node is not installed (the page's JavaScript runs in Node here)")
+    if not SPOKEN.is_file():
+        pytest.fail(f"{SPOKEN} is missing")
+    script = (
+        f"import {{ rowWords }} from {json.dumps(SPOKEN.as_uri())}; "
+        "const rn = (i) => `token now (query) “${'ABCA'[i]}”`; "
+        "const cn = (j) => `earlier token (key) “${'ABCA'[j]}”`; "
+        "process.stdout.write(JSON.stringify(["
+        "rowWords(3, [0.1, 0.123, 0.7, 0.077], rn, cn, [true, true]),"
+        "rowWords(1, [0.25, 0.75], (i) => `query ${i}`, (j) => `key ${j}`, [false, false])]));"
+    )
+    r = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [
+        "row 3, token now (query) “A” puts 0.7 of its weight on earlier token (key) “C” "
+        "(column 2).",
+        "query 1 puts 0.75 of its weight on key 1.",
+    ]
