@@ -463,8 +463,11 @@ function colorbar(spec, parent, before, maxWidth = PANEL_W) {
   const arrow = spec.saturate ? 8 : 0, labelW = spec.colorbar_label.length * 7, bx = 8;
   const beside = bx + 150 + arrow + 14 + labelW <= maxWidth;
   const bw = beside ? 150 : Math.max(100, Math.min(150, maxWidth - bx - arrow - 12)), by = beside ? 2 : 17;
-  const width = Math.ceil(beside ? bx + bw + arrow + 14 + labelW : Math.max(bx + bw + arrow + 12, labelW + 4));
-  const height = by + 32;
+  const note = `(colour ∝ value^${GAMMA}: small values stand out)`, colon = note.indexOf(":") + 1;
+  const lines = note.length * CHAR_W <= maxWidth ? [note] : [note.slice(0, colon), note.slice(colon + 1)];
+  const noteW = Math.max(...lines.map((l) => l.length * CHAR_W));
+  const width = Math.ceil(Math.max(noteW + 4, beside ? bx + bw + arrow + 14 + labelW : Math.max(bx + bw + arrow + 12, labelW + 4)));
+  const height = by + 34 + 15 * lines.length;
   const top = (t) => (spec.saturate && Math.abs(t - spec.vmax) < 1e-12 ? "≥ " : "") + fmt(t);
   const svg = el("svg", {
     class: "attn-colorbar-svg",
@@ -474,7 +477,7 @@ function colorbar(spec, parent, before, maxWidth = PANEL_W) {
     role: "img",
     "data-vmin": spec.vmin,
     "data-vmax": spec.vmax,
-    "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}` + (spec.saturate ? ` (larger values take the colour of ${fmt(spec.vmax)})` : "")
+    "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}` + (spec.saturate ? ` (larger values take the colour of ${fmt(spec.vmax)})` : "") + ` ${note}`
   });
   parent.insertBefore(svg, before || null);
   const gid = `attn-grad-${nextId()}`;
@@ -497,6 +500,7 @@ function colorbar(spec, parent, before, maxWidth = PANEL_W) {
     el("text", { class: "attn-tick", x, y: by + 27, "text-anchor": "middle" }, svg, top(t));
   }
   el("text", { class: "attn-colorbar-label", x: beside ? bx + bw + arrow + 10 : 2, y: beside ? by + 9 : 12 }, svg, spec.colorbar_label);
+  lines.forEach((l, k) => el("text", { class: "attn-colorbar-label attn-colorbar-note", x: 2, y: by + 44 + 15 * k }, svg, l));
   return () => {
     const mode = isDark(svg) ? "dark" : "light";
     scale.stops(mode).forEach(([, c], k) => stops[k].setAttribute("stop-color", c));

@@ -17,6 +17,7 @@ import numpy as np
 from _heatmap_js import CELLS
 from _tolerance import page_tolerance
 
+from attnlib.plotting._theme import GAMMA
 from scoringbook import manifest
 
 TOL = 1e-4  # the weights a heatmap shows (svg.attnValues) vs attnlib (see page_tolerance)
@@ -49,6 +50,12 @@ async (k) => {
         // the explorer's colour bar for this map's range (one per range, under the last map of it)
         colorbarLabel: text([...ex.querySelectorAll('svg.attn-colorbar-svg')].find((b) =>
           b.dataset.vmin === svg.dataset.vmin && b.dataset.vmax === svg.dataset.vmax)?.querySelector('text.attn-colorbar-label')),
+        // the words under it that say the scale is a power law, and its spoken name
+        colorbarNote: [...([...ex.querySelectorAll('svg.attn-colorbar-svg')].find((b) =>
+          b.dataset.vmin === svg.dataset.vmin && b.dataset.vmax === svg.dataset.vmax)
+          ?.querySelectorAll('text.attn-colorbar-note') || [])].map((t) => t.textContent).join(' '),
+        colorbarSpoken: [...ex.querySelectorAll('svg.attn-colorbar-svg')].find((b) =>
+          b.dataset.vmin === svg.dataset.vmin && b.dataset.vmax === svg.dataset.vmax)?.getAttribute('aria-label'),
         vmin: +svg.dataset.vmin, vmax: +svg.dataset.vmax,
         cells: await readCells(svg),
         // cells painted off the scale: empty (beyond a stored frame's labels), no weight
@@ -208,6 +215,15 @@ def _check_frame(snap: dict, where: str) -> float | None:
         what = f"{where}, heatmap {h['panel']!r} at {params}"
         assert h["colorbarLabel"] and h["colorbarLabel"].strip(), (
             f"{what}: colour bar has no label"
+        )
+        # the colours follow value^GAMMA (not a linear scale): the bar says so, in words and
+        # in its spoken name, as the static figures' colour bars do (issue 39)
+        power = f"value^{GAMMA:g}"
+        assert power in h["colorbarNote"] and "small values stand out" in h["colorbarNote"], (
+            f"{what}: the colour bar does not say its scale is {power}: {h['colorbarNote']!r}"
+        )
+        assert power in (h["colorbarSpoken"] or ""), (
+            f"{what}: the colour bar's spoken name omits {power}: {h['colorbarSpoken']!r}"
         )
         want = np.asarray(expected[h["panel"]], dtype=float)
         assert want.ndim == 2, f"{what}: attnlib returned shape {want.shape}"

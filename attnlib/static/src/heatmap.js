@@ -2,7 +2,7 @@
 // labels (tokens of a typed sentence), readout line and keyboard focus; and the explorer's
 // colour bar (colorbar), one per colour range, under the last map that uses it.
 
-import { colourScale } from "./colours.js";
+import { GAMMA, colourScale } from "./colours.js";
 import { el, fmt, html, isDark, nextId, one } from "./dom.js";
 import { pngDataUrl } from "./png.js";
 
@@ -214,21 +214,27 @@ export function heatmapPanel(spec, parent, ui) {
 
 
 // The colour bar of one colour range (the explorer draws one per range, under the last map
-// that uses it): a horizontal bar with ticks at their values and the label beside it. A range
-// that saturates (Heatmap(saturate=True)) ends in an arrow: larger values take its top colour.
+// that uses it): a horizontal bar with ticks at their values, the label beside it and, under
+// it, the words saying that the scale is a power law (colours.js GAMMA). A range that
+// saturates (Heatmap(saturate=True)) ends in an arrow: larger values take its top colour.
 export function colorbar(spec, parent, before, maxWidth = PANEL_W) {
   const scale = colourScale(spec.vmin, spec.vmax), span = spec.vmax - spec.vmin;
   // the label beside the bar, or above it when the map is narrow
   const arrow = spec.saturate ? 8 : 0, labelW = spec.colorbar_label.length * 7, bx = 8;
   const beside = bx + 150 + arrow + 14 + labelW <= maxWidth;
   const bw = beside ? 150 : Math.max(100, Math.min(150, maxWidth - bx - arrow - 12)), by = beside ? 2 : 17;
-  const width = Math.ceil(beside ? bx + bw + arrow + 14 + labelW : Math.max(bx + bw + arrow + 12, labelW + 4));
-  const height = by + 32;
+  // the scale is not linear, and the words under the bar say so (as the static figures' colour
+  // bars do): on one line, or split after its colon where the map is narrow
+  const note = `(colour \u221d value^${GAMMA}: small values stand out)`, colon = note.indexOf(":") + 1;
+  const lines = note.length * CHAR_W <= maxWidth ? [note] : [note.slice(0, colon), note.slice(colon + 1)];
+  const noteW = Math.max(...lines.map((l) => l.length * CHAR_W));
+  const width = Math.ceil(Math.max(noteW + 4, beside ? bx + bw + arrow + 14 + labelW : Math.max(bx + bw + arrow + 12, labelW + 4)));
+  const height = by + 34 + 15 * lines.length;
   const top = (t) => (spec.saturate && Math.abs(t - spec.vmax) < 1e-12 ? "\u2265 " : "") + fmt(t);
   const svg = el("svg", { class: "attn-colorbar-svg", width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
     "data-vmin": spec.vmin, "data-vmax": spec.vmax,
     "aria-label": `colour scale: ${spec.colorbar_label}, from ${fmt(spec.vmin)} to ${fmt(spec.vmax)}` +
-      (spec.saturate ? ` (larger values take the colour of ${fmt(spec.vmax)})` : "") });
+      (spec.saturate ? ` (larger values take the colour of ${fmt(spec.vmax)})` : "") + ` ${note}` });
   parent.insertBefore(svg, before || null);
   const gid = `attn-grad-${nextId()}`;
   const grad = el("linearGradient", { id: gid, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, svg));
@@ -254,6 +260,7 @@ export function colorbar(spec, parent, before, maxWidth = PANEL_W) {
     el("text", { class: "attn-tick", x, y: by + 27, "text-anchor": "middle" }, svg, top(t));
   }
   el("text", { class: "attn-colorbar-label", x: beside ? bx + bw + arrow + 10 : 2, y: beside ? by + 9 : 12 }, svg, spec.colorbar_label);
+  lines.forEach((l, k) => el("text", { class: "attn-colorbar-label attn-colorbar-note", x: 2, y: by + 44 + 15 * k }, svg, l));
   return () => {  // follow the page's mode
     const mode = isDark(svg) ? "dark" : "light";
     scale.stops(mode).forEach(([, c], k) => stops[k].setAttribute("stop-color", c));
