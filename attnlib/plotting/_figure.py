@@ -78,9 +78,12 @@ class NotebookFigure(Figure):
 DPI = 100
 
 
-#: Width (in) of a figure's narrow variant, for a phone's column: 4.2 in at 100 dpi is
-#: about 430 CSS px, so a phone 390 px wide (a 358 px column) shows 9-pt text at 10.4 px.
-NARROW_WIDTH = 4.2
+#: Width (in) of a figure's narrow variant, drawn for a phone's column: a phone 390 px wide
+#: has a 358 CSS px column (measured in the built book; figures take all of it there), and
+#: 3.6 in at 100 dpi is a PNG of about 372 px (matplotlib's tight box adds about 12 px; a
+#: label that sticks out, up to 47 px more), so 9-pt text (12.5 px drawn) shows at about
+#: 12 px, and at >= 10.5 px in the widest (4.2 in, drawn before, showed it at 9.2-9.9 px).
+NARROW_WIDTH = 3.6
 
 
 def _new_figure(figsize, managed: bool = True) -> NotebookFigure:
