@@ -1,7 +1,7 @@
 """The two layouts of the book's pipeline picture (:func:`scoringbook.diagrams.draw_pipeline`).
 
 :func:`pipeline_across` puts the stages left to right, one row per key (the page's figure);
-:func:`pipeline_down` top to bottom, one column per key (a phone's, NARROW_WIDTH, 3.6 in, wide). Both take
+:func:`pipeline_down` top to bottom, one column per key (a phone's, NARROW_WIDTH wide). Both take
 the example already formatted by ``draw_pipeline`` and a theme from
 :mod:`attnlib.plotting.variants`.
 """

@@ -9,7 +9,8 @@ the new state :math:`\\mathbf s_{t'}` goes to a dense layer and a softmax, which
 next character.
 
 An attnlib figure (see :mod:`attnlib.plotting.variants`): drawn for a light page, and again
-for a dark one and for a phone's column (PHONE_WIDTH, 4.2 in, wide, the parts stacked in two columns).
+for a dark one and for a phone's column (PHONE_WIDTH, 4.2 in wide, the parts stacked in two
+columns).
 Both layouts are drawn in inches on one axes filling the figure, every text at 9 pt or more,
 and no arrow crosses a text.
 """

@@ -192,8 +192,8 @@ def _bands(bands, curves) -> dict:
 
 
 def _single_axes(figsize, narrow: bool, managed: bool):
-    """A figure with one axes: at ``figsize``, or, narrow, NARROW_WIDTH (3.6 in) wide and at most 3.2 in
-    tall (plus room for the legend under it)."""
+    """A figure with one axes: at ``figsize``, or, narrow, NARROW_WIDTH (3.6 in) wide and at
+    most 3.2 in tall (plus room for the legend under it)."""
     if narrow and figsize[0] > NARROW_WIDTH:
         figsize = (NARROW_WIDTH, min(figsize[1], 3.2) + 0.5)
     fig = _new_figure(figsize, managed)

@@ -113,7 +113,6 @@ def test_encoder_decoder_has_dark_and_narrow_variants_with_legible_text():
     from attnlib.plotting._figure import DPI
     from attnlib.plotting._theme import SMALLEST_PT
     from attnlib.plotting.variants import figure_variants, render_png
-
     from scoringbook.ch07_diagram import PHONE_WIDTH
 
     fig = _ed()

@@ -1,8 +1,8 @@
 """attnlib's figures for the book: dark and narrow variants, text sizes, one colour scale.
 
 attnlib.plotting draws each figure for a light page; attnlib.plotting.variants draws it again
-for a dark page and, when it is wider than NARROW_WIDTH (3.6 in), for a phone's column. These tests check
-what the book relies on: the variants exist and are what they claim (their size, their
+for a dark page and, when it is wider than NARROW_WIDTH (3.6 in), for a phone's column. These
+tests check what the book relies on: the variants exist and are what they claim (their size, their
 smallest text, their colours), the dark weight scale is the explorers' one, no text overlaps
 another, and a figure changed after attnlib drew it gets no variants rather than wrong ones.
 """
