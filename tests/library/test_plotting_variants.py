@@ -98,6 +98,17 @@ def _figures():
             logy=False,
             figsize=(6, 3),
         ),
+        # long names (chapter 2's density figure): two columns of them under a phone's figure
+        # were wider than it (444 px), and the phone showed all its text smaller
+        "lines, long names": plot_lines(
+            xq,
+            {"KDE of the training inputs, σ = 0.5": xq, "true density (uniform on [0, 5])": xq**2},
+            scatter=(x, torch.zeros_like(x), "training inputs"),
+            xlabel="x",
+            ylabel="density",
+            logy=False,
+            figsize=(6, 3),
+        ),
         "histograms": plot_histograms(
             {"raw": torch.randn(500, generator=g) * 8, "scaled": torch.randn(500, generator=g)},
             xlabel="score",
