@@ -503,3 +503,25 @@ def test_show_heatmaps_titles_grid_and_suptitle():
     assert fig.get_suptitle() == "all four"
     assert figure_variants(fig)  # passed in, not added afterwards: variants keep them
     plt.close("all")
+
+
+def test_a_legend_over_bars_keeps_a_phone_figure_narrow():
+    """Chapter 8's shape: three series of bars, their legend above them. In three columns it
+    was wider than the phone figure (442 px for 3.6 in), so a phone showed its text smaller."""
+    from attnlib.plotting import plot_bars
+    from attnlib.plotting.variants import figure_variants
+
+    values = torch.arange(24, dtype=torch.float32).reshape(3, 8)
+    fig = plot_bars(
+        [str(i) for i in range(1, 9)],
+        {"with attention": values[0], "without (3×)": values[1], "query-blind": values[2]},
+        xlabel="position in the number of 8 digits",
+        ylabel="outputs wrong there",
+        figsize=(6, 3),
+    )
+    narrow = [v for v in figure_variants(fig) if v["layout"] == "narrow"]
+    assert len(narrow) == 2
+    for v in narrow:
+        assert v["width"] <= NARROW_WIDTH * DPI + 30, v["width"]
+        assert v["label_scale"] * min(v["width"], 358) >= 10.5
+    plt.close("all")
