@@ -168,12 +168,31 @@ def _styles(theme=None):
     return itertools.cycle((series_colour(c, theme), s) for c, s in zip(OKABE_ITO, LINESTYLES))
 
 
+def _wrap_long_labels(fig, t) -> None:
+    """In a figure no wider than a phone's (NARROW_WIDTH), an x label or a title longer than
+    the figure is wide goes onto two lines or more: one line would stick out past the figure,
+    widen the saved picture and so shrink all its text in the phone's column (chapter 7's
+    "the row made uniform (Y: year, ...)" made its phone figure 442 px wide). Estimated at
+    0.55 em a character; maths ($...$) is left as it is."""
+    import textwrap
+
+    for ax in fig.axes:
+        for label, size in ((ax.xaxis.label, t.LABEL_PT), (ax.title, t.TITLE_PT)):
+            text = label.get_text()
+            fit = int(fig.get_figwidth() / (0.55 * size / 72))
+            if "$" in text or "\n" in text or len(text) <= fit:
+                continue
+            label.set_text(textwrap.fill(text, width=fit))
+
+
 def _finish(fig, theme) -> None:
     """Give a drawn figure the theme's colours and attnlib's text sizes (nothing under 9 pt)."""
     from attnlib.plotting import _theme as t
 
     fg = theme.foreground
     fig.set_facecolor(theme.background)
+    if fig.get_figwidth() <= NARROW_WIDTH + 1e-9:
+        _wrap_long_labels(fig, t)
     for ax in fig.axes:
         ax.set_facecolor(theme.background)
         for spine in ax.spines.values():

@@ -525,3 +525,24 @@ def test_a_legend_over_bars_keeps_a_phone_figure_narrow():
         assert v["width"] <= NARROW_WIDTH * DPI + 30, v["width"]
         assert v["label_scale"] * min(v["width"], 358) >= 10.5
     plt.close("all")
+
+
+def test_a_long_x_label_wraps_in_a_phone_figure():
+    """Chapter 7's shape: an x label longer than a phone figure is wide ("the row made
+    uniform (Y: year, ...)") stuck out past it and widened the picture (442 px for 3.6 in)."""
+    from attnlib.plotting import plot_bars
+    from attnlib.plotting.variants import figure_variants
+
+    fig = plot_bars(
+        ["Y1", "Y2", "Y3", "Y4", "–", "M1", "M2", "–", "D1", "D2"],
+        {"right": torch.arange(10, dtype=torch.float32) * 100},
+        xlabel="the row made uniform (Y: year, M: month, D: day, –: a dash)",
+        ylabel="of 1000 dates right",
+        figsize=(6, 2.6),
+    )
+    narrow = [v for v in figure_variants(fig) if v["layout"] == "narrow"]
+    assert len(narrow) == 2
+    for v in narrow:
+        assert v["width"] <= NARROW_WIDTH * DPI + 30, v["width"]
+        assert v["label_scale"] * min(v["width"], 358) >= 10.5
+    plt.close("all")
