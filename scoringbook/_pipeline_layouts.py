@@ -1,7 +1,7 @@
 """The two layouts of the book's pipeline picture (:func:`scoringbook.diagrams.draw_pipeline`).
 
 :func:`pipeline_across` puts the stages left to right, one row per key (the page's figure);
-:func:`pipeline_down` top to bottom, one column per key (a phone's, 4.2 in wide). Both take
+:func:`pipeline_down` top to bottom, one column per key (a phone's, NARROW_WIDTH wide). Both take
 the example already formatted by ``draw_pipeline`` and a theme from
 :mod:`attnlib.plotting.variants`.
 """
@@ -171,7 +171,7 @@ def pipeline_across(ex, title, figsize, theme, managed):
 
 
 def pipeline_down(ex, title, theme, managed):
-    """Stages top to bottom, one column per key (the phone figure, 4.2 in wide)."""
+    """Stages top to bottom, one column per key (the phone figure, NARROW_WIDTH wide)."""
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
     from attnlib.plotting.kit import NARROW_WIDTH, finish_figure, new_figure

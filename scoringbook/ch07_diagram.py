@@ -9,7 +9,8 @@ the new state :math:`\\mathbf s_{t'}` goes to a dense layer and a softmax, which
 next character.
 
 An attnlib figure (see :mod:`attnlib.plotting.variants`): drawn for a light page, and again
-for a dark one and for a phone's column (4.2 in wide, the parts stacked in two columns).
+for a dark one and for a phone's column (PHONE_WIDTH, 4.2 in wide, the parts stacked in two
+columns).
 Both layouts are drawn in inches on one axes filling the figure, every text at 9 pt or more,
 and no arrow crosses a text.
 """
@@ -34,6 +35,10 @@ BOX_PT = 10.0  # the boxes' names
 WIDE = (9.0, 4.4)
 #: Below this width (in) a figure gets the stacked (phone) layout, whatever its figsize.
 MIN_WIDE_WIDTH = 7.0
+#: The phone layout's width (in): wider than attnlib's NARROW_WIDTH (3.6 in), which its two
+#: columns of boxes do not fit; its text is larger (PT), so at 390 px (a 358-px column) its
+#: smallest still shows at >= 10.5 CSS px (tests/book/test_diagrams.py).
+PHONE_WIDTH = 4.2
 TITLE_H = 0.35  # room for a title (in)
 ROW_H = 1.35  # one row of the encoder: characters, states, bars (in)
 MIN_PITCH = 0.11  # a 9-pt monospace character is 0.075 in wide: with a gap, this much (in)
@@ -117,7 +122,7 @@ def draw_encoder_decoder(
     starts from :math:`\mathbf s_0`, the encoder's final states.
 
     Its narrow variant (for a phone, see :mod:`attnlib.plotting.variants`) stacks the
-    decoder's boxes in two columns over the encoder, 4.2 in wide.
+    decoder's boxes in two columns over the encoder, PHONE_WIDTH wide.
 
     Args:
         source: the input characters (one encoder state each).
@@ -397,11 +402,11 @@ def _wide(step, figsize, theme, managed):
 
 
 def _narrow(step, theme, managed):
-    """The phone layout, 4.2 in wide: the decoder in two columns (query and scores on the
+    """The phone layout, PHONE_WIDTH wide: the decoder in two columns (query and scores on the
     left; output, GRU and context on the right) over the encoder."""
-    from attnlib.plotting.kit import NARROW_WIDTH, finish_figure
+    from attnlib.plotting.kit import finish_figure
 
-    width = NARROW_WIDTH
+    width = PHONE_WIDTH
     left, right = 0.5, 3.5  # the encoder's first and last character (in)
     _, rows = _rows(len(step["source"]), right - left)
     lo = 0.2

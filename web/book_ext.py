@@ -1,6 +1,6 @@
 """Sphinx extension of the book (listed under ``sphinx.local_extensions`` in _config.yml).
 
-1. Renders myst-nb's hidden-code toggles ("Show code cell source") without the fixed
+1. Renders myst-nb's hidden-code toggles without the fixed
    ``aria-label="Toggle hidden content"`` on their ``<summary>``: the label hid the visible
    text from assistive technology and made the accessible name differ from what is shown
    (axe-core: label-content-name-mismatch). The summary's name is now its visible text.
@@ -23,6 +23,10 @@
    part). A cell tagged ``solution`` (an exercise's folded solution) is never grouped: opening
    the attempt before it must not show the answer. tests/browser/reading/test_folded_code.py
    checks every page.
+
+   Every other toggle (one cell's hidden part) gets the same words in place of myst-nb's
+   "Show code cell source / outputs / content": "Show the code", "Show the output", "Show the
+   code and output" ("Hide ..." once open), so the book has one vocabulary for folded code.
 
 3. Writes attnlib's figures with their variants. A figure displayed with
    :func:`attnlib.plotting.book_figures` active carries, in its output's metadata
@@ -99,10 +103,32 @@ def _shows_nothing(node) -> bool:
     return False
 
 
-def fold_words(cells: int, with_output: bool) -> tuple[str, str]:
-    """The grouped toggle's words, closed and open: what it holds and how many cells."""
-    what = "the code and output" if with_output else "the code"
-    return f"Show {what} ({cells} cells)", f"Hide {what} ({cells} cells)"
+def fold_words(cells: int, with_output: bool, with_code: bool = True) -> tuple[str, str]:
+    """A code toggle's words, closed and open: what it holds and, for more than one cell, how
+    many ("Show the code", "Show the output", "Show the code and output (3 cells)"). The one
+    vocabulary of every hidden part of a code cell in the book, grouped or alone."""
+    what = (
+        "the code and output"
+        if with_code and with_output
+        else "the output"
+        if with_output
+        else "the code"
+    )
+    count = f" ({cells} cells)" if cells > 1 else ""
+    return f"Show {what}{count}", f"Hide {what}{count}"
+
+
+def _holds(hide) -> tuple[bool, bool]:
+    """(code, output): whether a hidden part holds a cell's source, its output."""
+    kinds = {c.get("nb_element") for c in hide.children if isinstance(c, nodes.container)}
+    return "cell_code_source" in kinds, "cell_code_output" in kinds
+
+
+def name_toggle(hide) -> None:
+    """Gives a toggle of one cell (myst-nb's "Show code cell source / outputs / content")
+    the book's words for what it holds (fold_words)."""
+    code, output = _holds(hide)
+    hide["prompt_show"], hide["prompt_hide"] = fold_words(1, output, code or not output)
 
 
 #: the class myst-nb gives a code cell tagged ``solution`` (an exercise's folded solution)
@@ -146,12 +172,10 @@ def fold_code_runs(parent: nodes.Element) -> int:
             for kind, cell, part in flow
         )
         cells = list(dict.fromkeys(cell for _, cell, _ in run))
-        with_output = any(
-            isinstance(c, nodes.container) and c.get("nb_element") == "cell_code_output"
-            for _, _, hide in run
-            for c in hide.children
-        )
-        show, hide_words = fold_words(len(cells), with_output)
+        held = [_holds(hide) for _, _, hide in run]
+        with_code = any(code for code, _ in held)
+        with_output = any(output for _, output in held)
+        show, hide_words = fold_words(len(cells), with_output, with_code)
         toggle = HideCodeCellNode(prompt_show=show, prompt_hide=hide_words)
         toggle["classes"] += ["attn-folded", "above-input"]
         for cell in cells:
@@ -192,6 +216,10 @@ class FoldCodeRuns(SphinxPostTransform):
                 parents.setdefault(id(cell.parent), cell.parent)
         for parent in parents.values():
             fold_code_runs(parent)
+        # every toggle left of one cell speaks the groups' words
+        for hide in self.document.findall(HideCodeCellNode):
+            if "attn-folded" not in hide["classes"]:
+                name_toggle(hide)
 
 
 class figure_variants(nodes.General, nodes.Element):

@@ -78,9 +78,12 @@ class NotebookFigure(Figure):
 DPI = 100
 
 
-#: Width (in) of a figure's narrow variant, for a phone's column: 4.2 in at 100 dpi is
-#: about 430 CSS px, so a phone 390 px wide (a 358 px column) shows 9-pt text at 10.4 px.
-NARROW_WIDTH = 4.2
+#: Width (in) of a figure's narrow variant, drawn for a phone's column: a phone 390 px wide
+#: has a 358 CSS px column (measured in the built book; figures take all of it there), and
+#: 3.6 in at 100 dpi is a PNG of about 372 px (matplotlib's tight box adds about 12 px; a
+#: label that sticks out, up to 47 px more), so 9-pt text (12.5 px drawn) shows at about
+#: 12 px, and at >= 10.5 px in the widest (4.2 in, drawn before, showed it at 9.2-9.9 px).
+NARROW_WIDTH = 3.6
 
 
 def _new_figure(figsize, managed: bool = True) -> NotebookFigure:
@@ -165,12 +168,31 @@ def _styles(theme=None):
     return itertools.cycle((series_colour(c, theme), s) for c, s in zip(OKABE_ITO, LINESTYLES))
 
 
+def _wrap_long_labels(fig, t) -> None:
+    """In a figure no wider than a phone's (NARROW_WIDTH), an x label or a title longer than
+    the figure is wide goes onto two lines or more: one line would stick out past the figure,
+    widen the saved picture and so shrink all its text in the phone's column (chapter 7's
+    "the row made uniform (Y: year, ...)" made its phone figure 442 px wide). Estimated at
+    0.55 em a character; maths ($...$) is left as it is."""
+    import textwrap
+
+    for ax in fig.axes:
+        for label, size in ((ax.xaxis.label, t.LABEL_PT), (ax.title, t.TITLE_PT)):
+            text = label.get_text()
+            fit = int(fig.get_figwidth() / (0.55 * size / 72))
+            if "$" in text or "\n" in text or len(text) <= fit:
+                continue
+            label.set_text(textwrap.fill(text, width=fit))
+
+
 def _finish(fig, theme) -> None:
     """Give a drawn figure the theme's colours and attnlib's text sizes (nothing under 9 pt)."""
     from attnlib.plotting import _theme as t
 
     fg = theme.foreground
     fig.set_facecolor(theme.background)
+    if fig.get_figwidth() <= NARROW_WIDTH + 1e-9:
+        _wrap_long_labels(fig, t)
     for ax in fig.axes:
         ax.set_facecolor(theme.background)
         for spine in ax.spines.values():

@@ -42,7 +42,7 @@ DARK_STOPS = (
 GAMMA = 0.6
 
 #: Text sizes in points. Nothing is smaller than SMALLEST_PT: at 390 px wide a figure drawn
-#: 4.2 in wide (a narrow variant) shows it at >= 10 CSS px.
+#: NARROW_WIDTH wide (a narrow variant) shows it at >= 10.5 CSS px.
 SMALLEST_PT = 9.0
 TICK_PT = 9.0
 LABEL_PT = 10.0

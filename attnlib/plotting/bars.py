@@ -23,7 +23,7 @@ from attnlib.plotting._figure import (
     data,
     names_its_refusals,
 )
-from attnlib.plotting.lines import _single_axes
+from attnlib.plotting.lines import _legend_columns, _single_axes
 
 __all__ = ["plot_bars"]
 
@@ -146,8 +146,10 @@ def plot_bars(
             ax.set_title(title)
         ax.grid(True, axis="y", color=theme.grid, linewidth=0.6)
         ax.set_axisbelow(True)
-        if k > 1:  # above the axes, where it covers no bar and no value
-            fig.legend(loc="outside upper center", ncols=min(k, 3), frameon=False)
+        if k > 1:  # above the axes, where it covers no bar and no value; as many columns as
+            # fit the figure's width (three widened chapter 8's phone figure to 442 px)
+            ncols = _legend_columns([label for label, _ in series], fig.get_figwidth())
+            fig.legend(loc="outside upper center", ncols=ncols, frameon=False)
         _finish(fig, theme)
         return fig
 

@@ -192,8 +192,8 @@ def _bands(bands, curves) -> dict:
 
 
 def _single_axes(figsize, narrow: bool, managed: bool):
-    """A figure with one axes: at ``figsize``, or, narrow, 4.2 in wide and at most 3.2 in
-    tall (plus room for the legend under it)."""
+    """A figure with one axes: at ``figsize``, or, narrow, NARROW_WIDTH (3.6 in) wide and at
+    most 3.2 in tall (plus room for the legend under it)."""
     if narrow and figsize[0] > NARROW_WIDTH:
         figsize = (NARROW_WIDTH, min(figsize[1], 3.2) + 0.5)
     fig = _new_figure(figsize, managed)
@@ -216,12 +216,15 @@ def _legend_columns(labels, width_in: float) -> int:
 def _legend(fig, ax, below: bool, handles=None, labels=None, loc="best", ncols=1) -> None:
     """The legend, off the data: by default above the axes (in up to three columns); at a
     ``loc`` the caller chose inside the axes (a corner it knows is empty); in a narrow figure,
-    under the axes in two columns. (matplotlib's "best" spot inside the axes still covered
-    curves and points: it only avoids the data when there is room.)"""
+    under the axes in two columns where they fit its width, else in one (two columns of long
+    labels widened chapter 2's, 4's and 5's phone figures to 444-480 px, shrinking their text
+    in a 358-px column). (matplotlib's "best" spot inside the axes still covered curves and
+    points: it only avoids the data when there is room.)"""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
     if below:
-        fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+        ncols = min(2, _legend_columns(labels, fig.get_figwidth()))
+        fig.legend(handles, labels, loc="outside lower center", ncols=ncols, frameon=False)
     elif loc == "best":
         fig.legend(
             handles,

@@ -5,8 +5,9 @@ An attnlib figure remembers how it was drawn, so it can be drawn again:
 - for a **dark page**, with the explorers' dark card and dark weight scale
   (:data:`attnlib.plotting._theme.DARK`), so a page in dark mode does not glare with white
   figures, and one quantity keeps one colour scale across the page's figures and explorers;
-- for a **narrow column** (a phone), 4.2 in wide with its panels re-laid (fewer per row, a
-  colour bar or legend under the picture), so its text stays >= 9 CSS px on a 390-px screen.
+- for a **narrow column** (a phone), 3.6 in wide (NARROW_WIDTH) with its panels re-laid (fewer
+  per row, a colour bar or legend under the picture), so its text stays >= 10.5 CSS px on a
+  390-px screen (a 358-px column).
   Only figures wider than that get one.
 
 :func:`book_figures` makes Jupyter show attnlib's figures as 2x PNGs (as

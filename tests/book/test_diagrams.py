@@ -110,9 +110,10 @@ def test_arrow_check_finds_an_arrow_through_a_label():
 
 
 def test_encoder_decoder_has_dark_and_narrow_variants_with_legible_text():
-    from attnlib.plotting._figure import DPI, NARROW_WIDTH
+    from attnlib.plotting._figure import DPI
     from attnlib.plotting._theme import SMALLEST_PT
     from attnlib.plotting.variants import figure_variants, render_png
+    from scoringbook.ch07_diagram import PHONE_WIDTH
 
     fig = _ed()
     main = render_png(fig)
@@ -124,9 +125,9 @@ def test_encoder_decoder_has_dark_and_narrow_variants_with_legible_text():
         assert v["label_scale"] * v["width"] * 72 / DPI >= SMALLEST_PT - 1e-6
     for v in variants:
         if v["layout"] == "narrow":
-            assert v["width"] <= NARROW_WIDTH * DPI + 25
-            # a 390-px phone's 358-px column shows the narrow picture: text >= 10 CSS px
-            assert v["label_scale"] * min(v["width"], 358) >= 10
+            assert v["width"] <= PHONE_WIDTH * DPI + 25
+            # a 390-px phone's 358-px column shows the narrow picture: text >= 10.5 CSS px
+            assert v["label_scale"] * min(v["width"], 358) >= 10.5
             assert v["height"] > v["width"]  # stacked: taller than wide
         else:
             assert (v["width"], v["height"]) == (main["width"], main["height"])
@@ -184,12 +185,12 @@ def test_encoder_decoder_no_text_overlaps_another_or_an_arrow(source, weights, k
 
 
 def test_encoder_decoder_sizes():
-    from attnlib.plotting._figure import NARROW_WIDTH
+    from scoringbook.ch07_diagram import PHONE_WIDTH
 
     assert tuple(_ed().get_size_inches()) == (9.0, 4.4)
     assert tuple(_ed(title="t").get_size_inches()) == (9.0, 4.75)
     assert tuple(_ed(figsize=(12, 6)).get_size_inches()) == (12.0, 6.0)  # stretched
     assert tuple(_ed(figsize=(7, 3)).get_size_inches()) == (9.0, 4.4)  # what it needs
     small = _ed(figsize=(5, 4))  # too narrow for the wide layout: the phone's
-    assert small.get_size_inches()[0] == NARROW_WIDTH
-    assert small.get_size_inches()[1] > NARROW_WIDTH
+    assert small.get_size_inches()[0] == PHONE_WIDTH
+    assert small.get_size_inches()[1] > PHONE_WIDTH

@@ -290,3 +290,37 @@ def test_fold_code_runs_on_two_hidden_cells_then_an_output():
     section = _section(["in", "in+out"])
     assert book_ext.fold_code_runs(section) == 1
     assert _reading(section) == [("H", ["source1", "source3"]), ("V", "output4")]
+
+
+@pytest.mark.parametrize(
+    "shape, words",
+    [
+        ("in", "the code"),
+        ("in+out", "the code"),
+        ("all", "the code and output"),
+        ("out", "the output"),
+        ("solution", "the code"),
+    ],
+)
+def test_a_toggle_of_one_cell_says_what_it_holds(shape, words):
+    """myst-nb's "Show code cell source / outputs / content" becomes the words a grouped toggle
+    uses, without a count: one vocabulary for folded code (issue 39, a cold read)."""
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    section = _section([shape])
+    assert book_ext.fold_code_runs(section) == 0
+    (hide,) = section.findall(HideCodeCellNode)
+    book_ext.name_toggle(hide)
+    assert (hide["prompt_show"], hide["prompt_hide"]) == (f"Show {words}", f"Hide {words}")
+
+
+def test_fold_words_counts_only_several_cells():
+    assert book_ext.fold_words(1, False) == ("Show the code", "Hide the code")
+    assert book_ext.fold_words(3, True) == (
+        "Show the code and output (3 cells)",
+        "Hide the code and output (3 cells)",
+    )
+    assert book_ext.fold_words(2, True, with_code=False) == (
+        "Show the output (2 cells)",
+        "Hide the output (2 cells)",
+    )

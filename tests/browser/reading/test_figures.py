@@ -3,11 +3,13 @@ and each reader fetches only the one picture shown; on every page every image lo
 every figure has alt text that says something and is drawn at twice its CSS size.
 
 attnlib's figures come as a light and a dark ``<picture>`` (web/book_ext.py), each with a
-narrow ``<source>`` for phones when the figure is wider than 4.2 in; every PNG carries
+narrow ``<source>`` for phones when the figure is wider than 3.6 in (attnlib.plotting's
+NARROW_WIDTH, drawn for a 390-px phone's 358-px column); every PNG carries
 ``data-label-scale``, its smallest text's size in CSS px per CSS px of width, computed by
 attnlib from what the renderer drew (attnlib.plotting.variants). Here, in Chromium, each
 figure is scrolled into view as a reader would; then its smallest text is that scale times
-the width the picture is shown at, and its painted pixels tell light from dark.
+the width the picture is shown at (at least 9 CSS px; 10.5 on a 390-px phone), and its
+painted pixels tell light from dark.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from ..conftest import CHAPTERS, PAGES, SCREENSHOTS
 pytestmark = pytest.mark.browser
 
 MIN_LABEL_PX = 9.0  # issue 16: every static figure's labels >= 9 CSS px
+#: On a 390-px phone, where a figure shows its narrow variant across the 358-px column
+#: (issue 39: 9.2-9.9 px when the variants were drawn 4.2 in wide and shown at 342 px).
+PHONE_LABEL_PX = 10.5
 
 FIGURES_JS = """
 async () => {
@@ -143,14 +148,15 @@ def check_figures(got: dict, fetched: list, margin, name: str, width: int, schem
             )
             continue
         label = f["scale"] * f["width"]
-        margin(f"{what}: smallest text px", label, MIN_LABEL_PX)
+        least = PHONE_LABEL_PX if width == 390 else MIN_LABEL_PX
+        margin(f"{what}: smallest text px", label, least)
         if scheme == "dark":
             margin(f"{what}: background luminance, dark", f["lum"], 0.2, at_least=False)
         else:
             margin(f"{what}: background luminance, light", f["lum"], 0.9)
-        if label < MIN_LABEL_PX:
+        if label < least:
             problems.append(
-                f"{what}: smallest text {label:.2f} CSS px (< {MIN_LABEL_PX}) in the {f['layout']} "
+                f"{what}: smallest text {label:.2f} CSS px (< {least}) in the {f['layout']} "
                 f"picture shown {f['width']:.0f} px wide"
             )
         if f"only-{scheme}" not in f["picture"]:

@@ -12,7 +12,12 @@ shown stay where they were.
   and no grouped toggle holds one;
 - a grouped toggle names its count of cells truly, is in the Tab order, opens with Enter (its
   code then shows, its words change to "Hide ...", and that is what a screen reader hears),
-  with JavaScript off (light) and on (dark), its words at 4.5:1 and its box on a 390 px screen.
+  with JavaScript off (light) and on (dark), its words at 4.5:1 and its box on a 390 px screen;
+- one vocabulary on every page: every toggle of a code cell's hidden part, grouped or alone,
+  says what it holds in the book's words, closed and open ("Show the code", "Show the output",
+  "Show the code and output", with " (N cells)" for several; "Hide ..." once open), never
+  myst-nb's "Show code cell source / outputs / content"; and what it says it holds is what is
+  under it.
 """
 
 from __future__ import annotations
@@ -193,3 +198,52 @@ def test_a_grouped_toggle_says_what_it_holds_and_opens_from_the_keyboard(
         ax = _accessible(page, ".book-article details.attn-folded > summary")
         assert ax["name"] == summary.inner_text().strip(), ax
         assert ax["expanded"] is True, ax
+
+
+# Every code toggle's words, closed and open (both are in the page; the theme shows one), and
+# what is under it: cells' sources (.cell_input), outputs (.cell_output), folded cells.
+WORDS_JS = """
+() => [...document.querySelectorAll('.book-article details.hide')].map((d) => {
+  const s = d.querySelector(':scope > summary');
+  const words = (cls) => (s.querySelector(`p.${cls}`) || s).textContent.replace(/\\s+/g, ' ').trim();
+  const folded = d.querySelectorAll(':scope > .attn-folded-cell').length;
+  return {closed: words('collapsed'), open: words('expanded'), folded,
+          code: d.querySelectorAll('.cell_input').length, output: d.querySelectorAll('.cell_output').length};
+})
+"""
+
+VOCABULARY = re.compile(r"(Show|Hide) the (code and output|code|output)(?: \((\d+) cells\))?")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_code_toggle_speaks_one_vocabulary(browser, base_url, name):
+    with fresh_page(browser, f"{base_url}/{name}", java_script_enabled=False, **PHONE) as page:
+        toggles = page.evaluate(WORDS_JS)
+    problems = []
+    for t in toggles:
+        closed, opened = VOCABULARY.fullmatch(t["closed"]), VOCABULARY.fullmatch(t["open"])
+        if not closed or not opened or closed[1] != "Show" or opened[1] != "Hide":
+            problems.append(f"not the book's words: {t}")
+            continue
+        if closed.group(2, 3) != opened.group(2, 3):
+            problems.append(f"closed and open say different things: {t}")
+        cells = int(closed[3]) if closed[3] else 1
+        if cells != max(t["folded"], 1) or (closed[3] is not None and cells < 2):
+            problems.append(f"says {cells} cell(s), holds {max(t['folded'], 1)}: {t}")
+        held = {
+            (True, True): "code and output",
+            (True, False): "code",
+            (False, True): "output",
+        }.get((t["code"] > 0, t["output"] > 0))
+        if closed[2] != held:
+            problems.append(f"says it holds {closed[2]!r}, holds {held!r}: {t}")
+    assert not problems, f"{name}: {len(problems)} of {len(toggles)} code toggles: {problems}"
+
+
+def test_the_vocabulary_check_sees_single_toggles(site):
+    """The check above reads toggles of one cell as well as grouped ones (else it checks only
+    the groups): the built chapters hold both."""
+    built = "".join((site / n).read_text("utf8") for n in CHAPTERS)
+    singles = len(re.findall(r'<details class="admonition hide (?![^"]*attn-folded)', built))
+    groups = len(re.findall(r'<details class="admonition hide [^"]*attn-folded', built))
+    assert singles >= 10 and groups >= 3, (singles, groups)

@@ -21,6 +21,14 @@ load per check), each check still reported on its own.
   text for screen readers only (a 1 px box) are not blocks a reader sees. A block is measured
   once every explorer has drawn, so an explorer's own rows count.
 
+- **Every card names its cell's column** (issue 39: a table that becomes cards): in each table
+  the page shows as stacked cards, every cell's shown name (its ``::before``) is the text of its
+  column's header, and its content sits in the card's value column, beside the name; a cell
+  whose column has no header (the landing page's chapter numbers) shows no empty name slot,
+  its content starts at the card's edge.
+- **No slider's value wraps** (every explorer, 390 px): each slider's value read-out is one
+  line, on the slider's row, beside it.
+
 One load goes through fixed stages, in this order, each reading what its checks need as it
 passes (``PhoneReading``): *loaded* (fonts ready, nothing scrolled: the header and page
 overflow, the equations' scroll cues), *figures* (each figure scrolled into view: the figures and the PNGs fetched), *woken*
@@ -114,6 +122,70 @@ def sideways_blocks(page) -> dict:
 CUE_JS = """() => [...document.querySelectorAll('.book-article div.math')]
   .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
 
+# Every cell of every table shown as cards: its shown name against its column's header text
+# (read from the <thead>, not from the data-label the build wrote), and where its content starts
+# against the card's value column (the second grid track, after the column gap), or against the
+# card's edge for a cell with no name.
+CARDS_JS = """
+() => {
+  const text = (e) => e.textContent.replace(/\\s+/g, ' ').trim();
+  const problems = [];
+  let cells = 0;
+  for (const t of document.querySelectorAll('.book-article table.attn-cards')) {
+    if (!t.checkVisibility() || !t.tHead) continue;
+    const heads = [...t.tHead.rows[0].cells].map(text);
+    for (const body of t.tBodies) {
+      for (const [i, row] of [...body.rows].entries()) {
+        for (const [j, cell] of [...row.cells].entries()) {
+          cells++;
+          const where = `table "${heads.join(' | ').slice(0, 50)}", row ${i + 1} ("${text(cell).slice(0, 30)}")`;
+          const content = getComputedStyle(cell, '::before').content;
+          const name = content.startsWith('"') ? JSON.parse(content) : '';
+          if (name !== heads[j]) {
+            problems.push(`${where}: column ${j + 1} shows the name "${name}", its header says "${heads[j]}"`);
+          }
+          const s = getComputedStyle(cell), box = cell.getBoundingClientRect();
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          const rects = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+          if (!rects.length) continue;
+          const left = Math.min(...rects.map((r) => r.left)) - box.left - parseFloat(s.paddingLeft);
+          const start = name ? parseFloat(s.gridTemplateColumns) + (parseFloat(s.columnGap) || 0) : 0;
+          if (!(Math.abs(left - start) <= 2)) {
+            problems.push(`${where}: column ${j + 1} ("${name}"): its content starts ${left.toFixed(0)} px into the card, ` +
+                          (name ? `its value column at ${start.toFixed(0)} px` : 'a cell with no name at 0 px'));
+          }
+        }
+      }
+    }
+  }
+  return {cells, problems};
+}
+"""
+
+# Every slider an explorer shows (not one moved by a dragged point, which is hidden): its value
+# read-out on one line (the text's line boxes) and on the slider's row (their middles within
+# half the slider's height).
+SLIDERS_JS = """
+() => {
+  const out = [];
+  for (const label of document.querySelectorAll('.attn-explorer .attn-controls label')) {
+    const slider = label.querySelector(':scope > .attn-slider');
+    const value = label.querySelector(':scope > .attn-value');
+    if (!slider || !value || !label.checkVisibility()) continue;
+    const range = document.createRange();
+    range.selectNodeContents(value);
+    const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+    const v = value.getBoundingClientRect(), sl = slider.getBoundingClientRect();
+    const offset = Math.abs((v.top + v.bottom) / 2 - (sl.top + sl.bottom) / 2);
+    out.push({explorer: label.closest('.attn-explorer').dataset.explorer,
+              name: label.firstChild.textContent.trim(), value: value.textContent, lines,
+              offRow: offset > sl.height / 2, offset: Math.round(offset), beside: v.left >= sl.right - 1});
+  }
+  return out;
+}
+"""
+
 STAGES = ("loaded", "figures", "woken")
 
 
@@ -152,6 +224,7 @@ class PhoneReading:
         page, name, scheme = self.page, self.name, self.scheme
         if stage == "loaded":
             self.read["overflow"] = page.evaluate(OVERFLOW_JS, 390)
+            self.read["cards"] = page.evaluate(CARDS_JS)
             self.read["equations"] = page.evaluate(CUE_JS)
             if scheme == "light":
                 _shot(page, name, "phone")
@@ -160,6 +233,7 @@ class PhoneReading:
         elif stage == "woken":
             wake_explorers(page)
             self.read["sideways"] = sideways_blocks(page)
+            self.read["sliders"] = page.evaluate(SLIDERS_JS)
             if scheme == "dark":
                 _shot(page, name, "phone-dark")
         self.read[f"errors:{stage}"] = list(self.errors)
@@ -250,3 +324,37 @@ def test_nothing_in_the_reading_path_hides_content_sideways(phone, name, scheme)
         f"sideways: {got['hidden']}"
     )
     assert not got["uncued"], f"{name}: code that scrolls without a cue: {got['uncued']}"
+
+
+@pytest.mark.parametrize("scheme", ["light"], scope="module")
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_every_card_names_its_cells_column(phone, name, scheme):
+    got = phone(name, scheme).at("loaded")["cards"]
+    assert not got["problems"], (
+        f"{name} at 390 px: {len(got['problems'])} of {got['cells']} card cells: {got['problems']}"
+    )
+
+
+def test_the_card_check_sees_cards(site):
+    """The card check above reads some cards (else it checks nothing): the built pages hold
+    tables the build made cards (web/table-cards.mjs), one of them with a column that has no
+    header (the landing page's chapter numbers)."""
+    built = {name: (site / name).read_text("utf8") for name in PAGES}
+    cards = sum(len(re.findall(r"<table\b[^>]*\battn-cards\b", h)) for h in built.values())
+    assert cards >= 3, f"only {cards} tables shown as cards on the built pages"
+    assert any('data-label=""' in h for h in built.values()), "no card cell without a name"
+
+
+@pytest.mark.parametrize("scheme", ["light"], scope="module")
+@pytest.mark.parametrize("name", PAGES, scope="module")
+def test_no_slider_value_wraps(phone, name, scheme):
+    sliders = phone(name, scheme).at("woken")["sliders"]
+    bad = [s for s in sliders if s["lines"] != 1 or s["offRow"] or not s["beside"]]
+    assert not bad, f"{name} at 390 px: slider values that wrap or leave the slider's row: {bad}"
+
+
+def test_the_slider_check_sees_sliders(site):
+    """The slider check above has sliders to read: the chapters' explorers show some (a
+    slider's declaration is in each page's explorer state, drawn at run time)."""
+    found = sum("attn-slider" in (site / name).read_text("utf8") for name in CHAPTERS)
+    assert found >= 5, f"only {found} chapter pages draw a slider"

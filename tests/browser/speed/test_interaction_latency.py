@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
     [chapter_page("01_queries_keys_values"), chapter_page("05_scaled_dot_product_attention")],
 )
 def test_a_tap_on_a_summary_places_no_text_caret(browser, base_url, name):
-    """Tapping a hidden cell's "Show code cell source" opens it without first placing a text
+    """Tapping a hidden cell's "Show the code" opens it without first placing a text
     caret in its label (Chromium's selection update was a quarter of the tap's work at 4x)."""
     ctx = browser.new_context(**DEVICE)
     page = ctx.new_page()
