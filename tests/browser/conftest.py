@@ -304,6 +304,24 @@ def pause_clock(page) -> None:
     page.clock.pause_at(CLOCK_START + datetime.timedelta(hours=1))
 
 
+@pytest.fixture(scope="session")
+def reading(browser, base_url):
+    """reading(name, scheme) -> the page's desktop ``Reading`` (tests/browser/_reader.py): the
+    page at 1280 x 900 in that colour mode, loaded once per session and worker and read through
+    its stages by every reader registered for it, then closed. The files that share it run on
+    one worker (``xdist_group("desktop-reading")``, `make test-browser`'s --dist loadgroup)."""
+    from ._reader import DESKTOP_READERS, Reading
+
+    cache: dict = {}
+
+    def get(name: str, scheme: str) -> Reading:
+        if (name, scheme) not in cache:
+            cache[name, scheme] = Reading(browser, base_url, name, scheme, DESKTOP_READERS)
+        return cache[name, scheme]
+
+    return get
+
+
 @pytest.fixture(scope="module")
 def gzip_url(site):
     """The built book served gzip-compressed, as a host would (devtools/_serve.py), per module."""

@@ -17,9 +17,12 @@ import re
 
 import pytest
 
+from .._reader import reads
 from ..conftest import CHAPTERS, PAGES, SCREENSHOTS
 
-pytestmark = pytest.mark.browser
+# the 1280 px cases read the desktop ``reading`` (tests/browser/_reader.py): one load per page
+# and mode serves them and the other files' checks of that view
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("desktop-reading")]
 
 MIN_LABEL_PX = 9.0  # issue 16: every static figure's labels >= 9 CSS px
 
@@ -176,13 +179,21 @@ def check_figures(got: dict, fetched: list, margin, name: str, width: int, schem
     assert not extra, f"{where}: fetched {len(extra)} figure PNGs it never shows: {extra[:4]}"
 
 
+@reads("figures", "figures")
+def _figures(page, reading) -> tuple[dict, list]:
+    return read_figures(page, reading.pngs, reading.name, 1280, reading.scheme)
+
+
 @pytest.mark.parametrize("width, scheme", CASES, ids=[f"{w}-{s}" for w, s in CASES])
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_figures_are_legible_in_the_mode_and_fetched_once(
-    browser, base_url, margin, name, width, scheme
+    browser, base_url, reading, margin, name, width, scheme
 ):
-    with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, pngs):
-        got, fetched = read_figures(page, pngs, name, width, scheme)
+    if width == 1280:  # the desktop reading's load, shared with the other checks of that view
+        got, fetched = reading(name, scheme).get("figures")
+    else:
+        with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, pngs):
+            got, fetched = read_figures(page, pngs, name, width, scheme)
     check_figures(got, fetched, margin, name, width, scheme)
 
 
