@@ -237,7 +237,7 @@ test-browser: book
 	$(MAKE) --no-print-directory test-browser-built
 
 test-browser-built:
-	$(ONE_THREAD) $(PY) -m pytest -q -n $(BROWSER_WORKERS) --dist loadgroup $(NO_NBVAL) tests -m browser --durations=15
+	$(ONE_THREAD) $(PY) -m pytest -q -n $(BROWSER_WORKERS) --dist loadfile $(NO_NBVAL) tests -m browser --durations=15
 
 # Speed and memory targets: ratios measured in one run (see each script's docstring).
 bench: $(STAMP) book

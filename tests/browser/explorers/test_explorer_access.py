@@ -21,7 +21,7 @@ from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, chapter_page, wake_explorers
 
 # the dark-mode check reads the desktop ``reading`` (tests/browser/_reader.py): one load per
 # page and mode serves it and the other files' checks of that view
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("desktop-reading")]
+pytestmark = pytest.mark.browser
 
 # chapter 7 (Bahdanau attention), named: its place in the book moves as chapters are added
 BAHDANAU = next(p for p in CHAPTERS if p.endswith("07_bahdanau_attention.html"))

@@ -22,7 +22,7 @@ from ..conftest import CHAPTERS, PAGES, SCREENSHOTS
 
 # the 1280 px cases read the desktop ``reading`` (tests/browser/_reader.py): one load per page
 # and mode serves them and the other files' checks of that view
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("desktop-reading")]
+pytestmark = pytest.mark.browser
 
 MIN_LABEL_PX = 9.0  # issue 16: every static figure's labels >= 9 CSS px
 

@@ -12,7 +12,7 @@ import pytest
 from .._reader import reads
 from ..conftest import PAGES, ROOT
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("desktop-reading")]
+pytestmark = pytest.mark.browser
 
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
 

@@ -16,7 +16,7 @@ from ..conftest import PAGES, chapter_page
 
 # the checks of a page as it loads in each mode read the desktop ``reading``
 # (tests/browser/_reader.py): one load per page and mode for them and the other files' checks
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("desktop-reading")]
+pytestmark = pytest.mark.browser
 
 
 @reads("loaded", "colour-mode")
