@@ -108,12 +108,12 @@ def _reader(browser, url, width, scheme):
 
 def read_figures(page, pngs: list, name: str, width: int, scheme: str) -> tuple[dict, list]:
     """FIGURES_JS on ``page`` (each figure scrolled into view as a reader would), and the figure
-    PNGs fetched so far (``pngs``: every /_images/ request since the load); at 390 px a
-    full-page screenshot, taken after the PNGs are counted (it lays the page out at other
-    sizes)."""
+    PNGs fetched so far (``pngs``: every /_images/ request since the load); at 390 px in light
+    mode a full-page screenshot, taken after the PNGs are counted (it lays the page out at
+    other sizes; the dark phone view's is explorers/test_explorers_match_attnlib.py's)."""
     got = page.evaluate(FIGURES_JS)
     fetched = sorted(set(pngs))
-    if width == 390:
+    if width == 390 and scheme == "light":
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(
             path=str(

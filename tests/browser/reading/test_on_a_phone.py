@@ -20,6 +20,8 @@ load per check), each check still reported on its own.
   at an edge with more to show), which is checked too. Form fields (their own typed text) and
   text for screen readers only (a 1 px box) are not blocks a reader sees. A block is measured
   once every explorer has drawn, so an explorer's own rows count.
+- **An explorer's sticky controls take at most a fifth of the phone's screen** (issue 39,
+  item 5; light), measured once every explorer has drawn.
 
 One load goes through fixed stages, in this order, each reading what its checks need as it
 passes (``PhoneReading``): *loaded* (fonts ready, nothing scrolled: the header and page
@@ -38,7 +40,7 @@ import re
 import pytest
 
 from .._reader import _shot
-from ..conftest import CHAPTERS, PAGES, fresh_page, wake_explorers
+from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, PAGES, fresh_page, wake_explorers
 from .test_figures import check_figures, read_figures
 
 pytestmark = pytest.mark.browser
@@ -111,6 +113,16 @@ def sideways_blocks(page) -> dict:
     return page.evaluate(SIDEWAYS_JS, CODE_SOURCE)
 
 
+# The height of every explorer's control bar that sticks to the top of the screen on a phone.
+STICKY_JS = """() => {
+  const out = [];
+  for (const c of document.querySelectorAll('.attn-explorer .attn-controls')) {
+    if (getComputedStyle(c).position !== 'sticky') continue;
+    out.push(c.getBoundingClientRect().height);
+  }
+  return out;
+}"""
+
 CUE_JS = """() => [...document.querySelectorAll('.book-article div.math')]
   .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
 
@@ -160,6 +172,7 @@ class PhoneReading:
         elif stage == "woken":
             wake_explorers(page)
             self.read["sideways"] = sideways_blocks(page)
+            self.read["sticky"] = page.evaluate(STICKY_JS)
             if scheme == "dark":
                 _shot(page, name, "phone-dark")
         self.read[f"errors:{stage}"] = list(self.errors)
@@ -250,3 +263,12 @@ def test_nothing_in_the_reading_path_hides_content_sideways(phone, name, scheme)
         f"sideways: {got['hidden']}"
     )
     assert not got["uncued"], f"{name}: code that scrolls without a cue: {got['uncued']}"
+
+
+@pytest.mark.parametrize("scheme", ["light"], scope="module")
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS, scope="module")
+def test_sticky_controls_take_at_most_a_fifth_of_a_phone(phone, name, scheme):
+    heights = phone(name, scheme).at("woken")["sticky"]
+    assert heights, f"{name}: no sticky controls on a phone"
+    for h in heights:
+        assert h <= 0.2 * 844, f"{name}: sticky controls {h:.0f} px tall ({h / 844:.0%} of 844)"
