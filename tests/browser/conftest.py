@@ -333,6 +333,30 @@ def reading(browser, base_url):
     return get
 
 
+@pytest.fixture(scope="session")
+def phone(browser, base_url):
+    """phone(name, scheme) -> the page's PhoneReading (reading/test_on_a_phone.py: the page at
+    390 x 844, touch, in that colour mode, taken through its stages), one open page at a time:
+    when a check asks for another page or mode, the open one is taken through its remaining
+    stages and closed, its readings kept for the checks of any file that read it later (the
+    files run on one worker: tests/conftest.py's SHARED_LOADS)."""
+    from .reading.test_on_a_phone import PhoneReading
+
+    cache: dict = {}
+
+    def get(name: str, scheme: str) -> PhoneReading:
+        key = (name, scheme)
+        if key not in cache:
+            for r in cache.values():
+                r.finish()
+            cache[key] = PhoneReading(browser, base_url, name, scheme)
+        return cache[key]
+
+    yield get
+    for r in cache.values():
+        r.close()
+
+
 @pytest.fixture(scope="module")
 def gzip_url(site):
     """The built book served gzip-compressed, as a host would (devtools/_serve.py), per module."""

@@ -38,10 +38,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from _pacing import pacing
 
 from .._reader import _shot
 from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, PAGES, fresh_page, wake_explorers
 from .test_figures import check_figures, read_figures
+from .test_folded_code import ADJACENT_JS
+from .test_folded_code import _groups as folded_groups
 
 pytestmark = pytest.mark.browser
 
@@ -144,6 +147,7 @@ class PhoneReading:
         self.ctx = None
         self.done = -1
         self.read: dict = {}
+        self.failed: Exception | None = None
 
     def _load(self) -> None:
         self.close()
@@ -165,6 +169,9 @@ class PhoneReading:
         if stage == "loaded":
             self.read["overflow"] = page.evaluate(OVERFLOW_JS, 390)
             self.read["equations"] = page.evaluate(CUE_JS)
+            # reading/test_folded_code.py: code toggles next to each other, grouped toggles
+            self.read["toggles"] = page.evaluate(ADJACENT_JS)
+            self.read["groups"] = folded_groups(page)
             if scheme == "light":
                 _shot(page, name, "phone")
         elif stage == "figures":
@@ -173,6 +180,7 @@ class PhoneReading:
             wake_explorers(page)
             self.read["sideways"] = sideways_blocks(page)
             self.read["sticky"] = page.evaluate(STICKY_JS)
+            self.read["pacing"] = pacing(page)  # reading/test_pacing.py
             if scheme == "dark":
                 _shot(page, name, "phone-dark")
         self.read[f"errors:{stage}"] = list(self.errors)
@@ -180,6 +188,8 @@ class PhoneReading:
 
     def at(self, stage: str) -> dict:
         k = STAGES.index(stage)
+        if self.failed is not None and self.done < k:
+            raise self.failed  # raised while finishing the page, at this stage
         if self.done < k and self.ctx is None:
             self._load()
         while self.done < k:
@@ -188,29 +198,21 @@ class PhoneReading:
         assert not errors, f"{self.url} ({self.scheme}): page errors {errors}"
         return self.read
 
+    def finish(self) -> None:
+        """Takes an open page through its remaining stages (what it raises is kept for the
+        check that asks for that stage), then closes it: its readings serve every later
+        check, in this file or another."""
+        try:
+            while self.ctx is not None and self.done < len(STAGES) - 1:
+                self._next()
+        except Exception as e:  # noqa: BLE001  (raised to the check that asks for the stage)
+            self.failed = e
+        self.close()
+
     def close(self) -> None:
         if self.ctx is not None:
             self.ctx.close()
             self.ctx = None
-
-
-@pytest.fixture(scope="module")
-def phone(browser, base_url):
-    """phone(name, scheme) -> the page's PhoneReading; one open page at a time (the tests run
-    page by page and mode by mode: both are parametrized at module scope)."""
-    cache: dict = {}
-
-    def get(name: str, scheme: str) -> PhoneReading:
-        key = (name, scheme)
-        if key not in cache:
-            for old in [k for k in cache if k != key]:
-                cache.pop(old).close()
-            cache[key] = PhoneReading(browser, base_url, name, scheme)
-        return cache[key]
-
-    yield get
-    for r in cache.values():
-        r.close()
 
 
 @pytest.mark.parametrize("width", [360, 390])
