@@ -230,7 +230,9 @@ test-python: $(STAMP)
 # no outside requests, no console errors, maths typeset, explorers match attnlib.
 # Screenshots go to _build/screenshots/. Skips locally without Chromium; fails with CI=true.
 # The tests run on BROWSER_WORKERS pytest-xdist workers (a file's tests on one worker, so a page
-# load serves every check of its file that reads it), one per core. No verdict depends on the machine's load: nothing is timed by the
+# load serves every check of its file that reads it; the files of tests/conftest.py's
+# SHARED_LOADS, which read one load per page and mode between them, on one worker together),
+# one per core. No verdict depends on the machine's load: nothing is timed by the
 # wall clock (a playback's pace runs on Playwright's virtual clock; page speed is `make bench`'s).
 BROWSER_WORKERS ?= 2
 test-browser: book

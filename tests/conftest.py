@@ -59,6 +59,42 @@ def _count_page_loads(browser, path: Path) -> None:
     browser.new_context = counted
 
 
+# ----------------------------------------------------------------------------- workers
+
+# `make test-browser` runs on pytest-xdist workers with --dist loadfile: a test file is one unit
+# of work (its tests on one worker, in order, so a page a file loads serves the file's checks).
+# Files that share loads across files are one unit together: the files whose checks read the
+# desktop Reading (tests/browser/_reader.py; the `reading` fixture) run on one worker, so one
+# load per page and colour mode serves them all; so do those that read a page's phone load
+# (the `phone` fixture). (pytest-xdist's own grouping, --dist loadgroup, tags test ids, which
+# pytest 9.2 no longer lets it do: its groups are silently ignored.)
+SHARED_LOADS = {
+    "tests/browser/theme/test_axe.py": "desktop-reading",
+    "tests/browser/theme/test_colour_mode.py": "desktop-reading",
+    "tests/browser/reading/test_figures.py": "desktop-reading",
+    "tests/browser/explorers/test_explorer_access.py": "desktop-reading",
+    # the phone's PhoneReading (tests/browser/reading/test_on_a_phone.py; the `phone` fixture)
+    "tests/browser/reading/test_on_a_phone.py": "phone-reading",
+    "tests/browser/reading/test_folded_code.py": "phone-reading",
+    "tests/browser/reading/test_pacing.py": "phone-reading",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, with the files of SHARED_LOADS grouped into one unit each."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedLoadsScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return SHARED_LOADS.get(path, path)
+
+    return SharedLoadsScheduling(config, log)
+
+
 @pytest.fixture(autouse=True)
 def _name_the_test(request):
     _current_test[0] = request.node.nodeid

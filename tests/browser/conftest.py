@@ -8,8 +8,8 @@ fails them. Every test module here sets ``pytestmark = pytest.mark.browser``
 
 Each page is loaded once per session (`visit`): the load records every request, failed
 request, HTTP error and console message, brings every explorer into view (they wake near the
-viewport) and waits until each has drawn, and saves a full-page screenshot under
-_build/screenshots/.
+viewport) and waits until each has drawn; reading/test_published_pages.py saves a full-page
+screenshot of it under _build/screenshots/ (``_shoot``).
 """
 
 from __future__ import annotations
@@ -216,8 +216,19 @@ def _open(browser, base_url: str, name: str) -> Visit:
         v.start = page.evaluate(EXPLORERS_JS)
     except Exception as e:  # recorded; every test of the page reports it
         v.load_error = f"{type(e).__name__}: {e}"
+    return v
+
+
+def _shoot(v: Visit) -> Path | None:
+    """A full-page screenshot of the visit's page under _build/screenshots/ (once; for a person
+    to look at, nothing compares it): taken when a test asks for it
+    (reading/test_published_pages.py), not at every load, so each page's is taken once per run
+    rather than once per worker that visits it. What the screenshot fetches is not recorded."""
+    if v.screenshot is not None:
+        return v.screenshot
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shot = SCREENSHOTS / (name.replace("/", "__").removesuffix(".html") + ".png")
+    shot = SCREENSHOTS / (v.name.replace("/", "__").removesuffix(".html") + ".png")
+    page = v.page
     with contextlib.suppress(Exception):
         v.screenshotting = True
         # at CSS resolution (scale="css"), here and in every full-page screenshot of the
@@ -227,7 +238,7 @@ def _open(browser, base_url: str, name: str) -> Visit:
         v.screenshot = shot
         page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT_MS)
     v.screenshotting = False
-    return v
+    return v.screenshot
 
 
 @pytest.fixture(scope="session")
@@ -302,6 +313,48 @@ def pause_clock(page) -> None:
     """Stop the page's time (an hour after CLOCK_START: later than any page load); from now on
     it moves only by ``page.clock.run_for(ms)``."""
     page.clock.pause_at(CLOCK_START + datetime.timedelta(hours=1))
+
+
+@pytest.fixture(scope="session")
+def reading(browser, base_url):
+    """reading(name, scheme) -> the page's desktop ``Reading`` (tests/browser/_reader.py): the
+    page at 1280 x 900 in that colour mode, loaded once per session and worker and read through
+    its stages by every reader registered for it, then closed. The files that share it run on
+    one worker (tests/conftest.py's SHARED_LOADS)."""
+    from ._reader import DESKTOP_READERS, Reading
+
+    cache: dict = {}
+
+    def get(name: str, scheme: str) -> Reading:
+        if (name, scheme) not in cache:
+            cache[name, scheme] = Reading(browser, base_url, name, scheme, DESKTOP_READERS)
+        return cache[name, scheme]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def phone(browser, base_url):
+    """phone(name, scheme) -> the page's PhoneReading (reading/test_on_a_phone.py: the page at
+    390 x 844, touch, in that colour mode, taken through its stages), one open page at a time:
+    when a check asks for another page or mode, the open one is taken through its remaining
+    stages and closed, its readings kept for the checks of any file that read it later (the
+    files run on one worker: tests/conftest.py's SHARED_LOADS)."""
+    from .reading.test_on_a_phone import PhoneReading
+
+    cache: dict = {}
+
+    def get(name: str, scheme: str) -> PhoneReading:
+        key = (name, scheme)
+        if key not in cache:
+            for r in cache.values():
+                r.finish()
+            cache[key] = PhoneReading(browser, base_url, name, scheme)
+        return cache[key]
+
+    yield get
+    for r in cache.values():
+        r.close()
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,11 @@ from _craft import DESKTOP
 from _heatmap_js import CELLS
 
 from .._frames import MOVE_JS, SNAPSHOT_JS
+from .._reader import reads
 from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, chapter_page, wake_explorers
 
+# the dark-mode check reads the desktop ``reading`` (tests/browser/_reader.py): one load per
+# page and mode serves it and the other files' checks of that view
 pytestmark = pytest.mark.browser
 
 # chapter 7 (Bahdanau attention), named: its place in the book moves as chapters are added
@@ -193,39 +196,38 @@ async () => {
 )
 
 
+@reads("woken", "dark-explorers")
+def _dark_explorers(page, reading) -> dict:
+    return page.evaluate(DARK_JS)
+
+
 @pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
-def test_explorers_are_dark_in_dark_mode(browser, visits, margin, name):
-    ctx, page = _fresh(browser, visits, name, color_scheme="dark")
-    try:
-        d = page.evaluate(DARK_JS)
-        assert d["theme"] == "dark", (
-            f"{name}: with the OS in dark mode the page's theme is {d['theme']!r}"
-        )
-        margin(f"{name}: page background luminance, dark", d["body"], 0.2, at_least=False)
-        assert d["body"] < 0.2, f"{name}: page background luminance {d['body']:.2f} in dark mode"
-        for k, ex in enumerate(d["explorers"]):
+def test_explorers_are_dark_in_dark_mode(visits, reading, margin, name):
+    visits(name)  # the page builds and is ready in the default (light) run
+    d = reading(name, "dark").get("dark-explorers")
+    assert d["theme"] == "dark", (
+        f"{name}: with the OS in dark mode the page's theme is {d['theme']!r}"
+    )
+    margin(f"{name}: page background luminance, dark", d["body"], 0.2, at_least=False)
+    assert d["body"] < 0.2, f"{name}: page background luminance {d['body']:.2f} in dark mode"
+    for k, ex in enumerate(d["explorers"]):
+        margin(f"{name} explorer #{k}: background luminance, dark", ex["bg"], 0.2, at_least=False)
+        margin(f"{name} explorer #{k}: text luminance, dark", ex["fg"], 0.6)
+        if ex["lowCell"] is not None:
             margin(
-                f"{name} explorer #{k}: background luminance, dark", ex["bg"], 0.2, at_least=False
+                f"{name} explorer #{k}: smallest weight's luminance, dark",
+                ex["lowCell"],
+                0.3,
+                at_least=False,
             )
-            margin(f"{name} explorer #{k}: text luminance, dark", ex["fg"], 0.6)
-            if ex["lowCell"] is not None:
-                margin(
-                    f"{name} explorer #{k}: smallest weight's luminance, dark",
-                    ex["lowCell"],
-                    0.3,
-                    at_least=False,
-                )
-            assert ex["bg"] < 0.2 and ex["fg"] > 0.6, (
-                f"{name} explorer #{k}: background luminance {ex['bg']:.2f}, text "
-                f"{ex['fg']:.2f} in dark mode"
+        assert ex["bg"] < 0.2 and ex["fg"] > 0.6, (
+            f"{name} explorer #{k}: background luminance {ex['bg']:.2f}, text "
+            f"{ex['fg']:.2f} in dark mode"
+        )
+        if ex["lowCell"] is not None:  # small weights recede into the dark background
+            assert ex["lowCell"] < 0.3, (
+                f"{name} explorer #{k}: the smallest weight is drawn bright ({ex['lowCell']:.2f})"
             )
-            if ex["lowCell"] is not None:  # small weights recede into the dark background
-                assert ex["lowCell"] < 0.3, (
-                    f"{name} explorer #{k}: the smallest weight is drawn bright "
-                    f"({ex['lowCell']:.2f})"
-                )
-    finally:
-        ctx.close()
 
 
 HOVER_JS = """

@@ -19,8 +19,11 @@ import re
 
 import pytest
 
+from .._reader import reads
 from ..conftest import CHAPTERS, PAGES, SCREENSHOTS
 
+# the 1280 px cases read the desktop ``reading`` (tests/browser/_reader.py): one load per page
+# and mode serves them and the other files' checks of that view
 pytestmark = pytest.mark.browser
 
 MIN_LABEL_PX = 9.0  # issue 16: every static figure's labels >= 9 CSS px
@@ -110,12 +113,12 @@ def _reader(browser, url, width, scheme):
 
 def read_figures(page, pngs: list, name: str, width: int, scheme: str) -> tuple[dict, list]:
     """FIGURES_JS on ``page`` (each figure scrolled into view as a reader would), and the figure
-    PNGs fetched so far (``pngs``: every /_images/ request since the load); at 390 px a
-    full-page screenshot, taken after the PNGs are counted (it lays the page out at other
-    sizes)."""
+    PNGs fetched so far (``pngs``: every /_images/ request since the load); at 390 px in light
+    mode a full-page screenshot, taken after the PNGs are counted (it lays the page out at
+    other sizes; the dark phone view's is explorers/test_explorers_match_attnlib.py's)."""
     got = page.evaluate(FIGURES_JS)
     fetched = sorted(set(pngs))
-    if width == 390:
+    if width == 390 and scheme == "light":
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(
             path=str(
@@ -182,13 +185,21 @@ def check_figures(got: dict, fetched: list, margin, name: str, width: int, schem
     assert not extra, f"{where}: fetched {len(extra)} figure PNGs it never shows: {extra[:4]}"
 
 
+@reads("figures", "figures")
+def _figures(page, reading) -> tuple[dict, list]:
+    return read_figures(page, reading.pngs, reading.name, 1280, reading.scheme)
+
+
 @pytest.mark.parametrize("width, scheme", CASES, ids=[f"{w}-{s}" for w, s in CASES])
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_figures_are_legible_in_the_mode_and_fetched_once(
-    browser, base_url, margin, name, width, scheme
+    browser, base_url, reading, margin, name, width, scheme
 ):
-    with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, pngs):
-        got, fetched = read_figures(page, pngs, name, width, scheme)
+    if width == 1280:  # the desktop reading's load, shared with the other checks of that view
+        got, fetched = reading(name, scheme).get("figures")
+    else:
+        with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, pngs):
+            got, fetched = read_figures(page, pngs, name, width, scheme)
     check_figures(got, fetched, margin, name, width, scheme)
 
 

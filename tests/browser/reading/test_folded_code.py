@@ -72,11 +72,11 @@ ADJACENT_JS = """
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_no_two_code_toggles_sit_together(browser, base_url, name):
-    """...and every grouped toggle on the page names its count of cells truly."""
-    with fresh_page(browser, f"{base_url}/{name}", **PHONE) as page:
-        got = page.evaluate(ADJACENT_JS)
-        groups = _groups(page)
+def test_no_two_code_toggles_sit_together(phone, name):
+    """...and every grouped toggle on the page names its count of cells truly (read on the
+    phone's load of the page, light, as it loaded: reading/test_on_a_phone.py's PhoneReading)."""
+    read = phone(name, "light").at("loaded")
+    got, groups = read["toggles"], read["groups"]
     assert not got["pairs"], (
         f"{name}: {len(got['pairs'])} pair(s) of code toggles with nothing visible between them "
         f"(of {got['toggles']} toggles; [first, second, y px]): {got['pairs']}"

@@ -20,6 +20,8 @@ load per check), each check still reported on its own.
   at an edge with more to show), which is checked too. Form fields (their own typed text) and
   text for screen readers only (a 1 px box) are not blocks a reader sees. A block is measured
   once every explorer has drawn, so an explorer's own rows count.
+- **An explorer's sticky controls take at most a fifth of the phone's screen** (issue 39,
+  item 5; light), measured once every explorer has drawn.
 
 - **Every card names its cell's column** (issue 39: a table that becomes cards): in each table
   the page shows as stacked cards, every cell's shown name (its ``::before``) is the text of its
@@ -44,10 +46,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from _pacing import pacing
 
 from .._reader import _shot
-from ..conftest import CHAPTERS, PAGES, fresh_page, wake_explorers
+from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, PAGES, fresh_page, wake_explorers
 from .test_figures import check_figures, read_figures
+from .test_folded_code import ADJACENT_JS
+from .test_folded_code import _groups as folded_groups
 
 pytestmark = pytest.mark.browser
 
@@ -118,6 +123,16 @@ def sideways_blocks(page) -> dict:
     and the code sources that scroll without a cue, on ``page`` as it is laid out now."""
     return page.evaluate(SIDEWAYS_JS, CODE_SOURCE)
 
+
+# The height of every explorer's control bar that sticks to the top of the screen on a phone.
+STICKY_JS = """() => {
+  const out = [];
+  for (const c of document.querySelectorAll('.attn-explorer .attn-controls')) {
+    if (getComputedStyle(c).position !== 'sticky') continue;
+    out.push(c.getBoundingClientRect().height);
+  }
+  return out;
+}"""
 
 CUE_JS = """() => [...document.querySelectorAll('.book-article div.math')]
   .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
@@ -204,6 +219,7 @@ class PhoneReading:
         self.ctx = None
         self.done = -1
         self.read: dict = {}
+        self.failed: Exception | None = None
 
     def _load(self) -> None:
         self.close()
@@ -226,6 +242,9 @@ class PhoneReading:
             self.read["overflow"] = page.evaluate(OVERFLOW_JS, 390)
             self.read["cards"] = page.evaluate(CARDS_JS)
             self.read["equations"] = page.evaluate(CUE_JS)
+            # reading/test_folded_code.py: code toggles next to each other, grouped toggles
+            self.read["toggles"] = page.evaluate(ADJACENT_JS)
+            self.read["groups"] = folded_groups(page)
             if scheme == "light":
                 _shot(page, name, "phone")
         elif stage == "figures":
@@ -234,6 +253,8 @@ class PhoneReading:
             wake_explorers(page)
             self.read["sideways"] = sideways_blocks(page)
             self.read["sliders"] = page.evaluate(SLIDERS_JS)
+            self.read["sticky"] = page.evaluate(STICKY_JS)
+            self.read["pacing"] = pacing(page)  # reading/test_pacing.py
             if scheme == "dark":
                 _shot(page, name, "phone-dark")
         self.read[f"errors:{stage}"] = list(self.errors)
@@ -241,6 +262,8 @@ class PhoneReading:
 
     def at(self, stage: str) -> dict:
         k = STAGES.index(stage)
+        if self.failed is not None and self.done < k:
+            raise self.failed  # raised while finishing the page, at this stage
         if self.done < k and self.ctx is None:
             self._load()
         while self.done < k:
@@ -249,29 +272,21 @@ class PhoneReading:
         assert not errors, f"{self.url} ({self.scheme}): page errors {errors}"
         return self.read
 
+    def finish(self) -> None:
+        """Takes an open page through its remaining stages (what it raises is kept for the
+        check that asks for that stage), then closes it: its readings serve every later
+        check, in this file or another."""
+        try:
+            while self.ctx is not None and self.done < len(STAGES) - 1:
+                self._next()
+        except Exception as e:  # noqa: BLE001  (raised to the check that asks for the stage)
+            self.failed = e
+        self.close()
+
     def close(self) -> None:
         if self.ctx is not None:
             self.ctx.close()
             self.ctx = None
-
-
-@pytest.fixture(scope="module")
-def phone(browser, base_url):
-    """phone(name, scheme) -> the page's PhoneReading; one open page at a time (the tests run
-    page by page and mode by mode: both are parametrized at module scope)."""
-    cache: dict = {}
-
-    def get(name: str, scheme: str) -> PhoneReading:
-        key = (name, scheme)
-        if key not in cache:
-            for old in [k for k in cache if k != key]:
-                cache.pop(old).close()
-            cache[key] = PhoneReading(browser, base_url, name, scheme)
-        return cache[key]
-
-    yield get
-    for r in cache.values():
-        r.close()
 
 
 @pytest.mark.parametrize("width", [360, 390])
@@ -358,3 +373,12 @@ def test_the_slider_check_sees_sliders(site):
     slider's declaration is in each page's explorer state, drawn at run time)."""
     found = sum("attn-slider" in (site / name).read_text("utf8") for name in CHAPTERS)
     assert found >= 5, f"only {found} chapter pages draw a slider"
+
+
+@pytest.mark.parametrize("scheme", ["light"], scope="module")
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS, scope="module")
+def test_sticky_controls_take_at_most_a_fifth_of_a_phone(phone, name, scheme):
+    heights = phone(name, scheme).at("woken")["sticky"]
+    assert heights, f"{name}: no sticky controls on a phone"
+    for h in heights:
+        assert h <= 0.2 * 844, f"{name}: sticky controls {h:.0f} px tall ({h / 844:.0%} of 844)"

@@ -12,16 +12,16 @@ from __future__ import annotations
 import pytest
 from _pacing import FIRST_PICTURE, MAX_RUN, MAX_SCREENS, PHONE, failures, pacing
 
-from ..conftest import CHAPTERS, fresh_page, wake_explorers
+from ..conftest import CHAPTERS, fresh_page
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_the_chapter_opens_on_a_picture_and_never_runs_long_without_one(browser, base_url, name):
-    with fresh_page(browser, f"{base_url}/{name}", **PHONE) as page:
-        wake_explorers(page)
-        p = pacing(page)
+def test_the_chapter_opens_on_a_picture_and_never_runs_long_without_one(phone, name):
+    # measured on the phone's load of the page (light), every explorer drawn:
+    # reading/test_on_a_phone.py's PhoneReading
+    p = phone(name, "light").at("woken")["pacing"]
     assert p["pictures"] > 0, f"{name}: no picture found at all"
     assert not failures(name, p), (
         f"targets: <= {MAX_SCREENS:g} screens, first picture <= {FIRST_PICTURE:g}, "

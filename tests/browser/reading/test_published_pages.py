@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ..conftest import LANDING, PAGES
+from ..conftest import LANDING, PAGES, _shoot
 
 pytestmark = pytest.mark.browser
 
@@ -57,9 +57,8 @@ def test_no_console_errors(visits, name):
 @pytest.mark.parametrize("name", PAGES)
 def test_screenshot_saved(visits, name):
     v = visits(name)
-    assert v.screenshot is not None and v.screenshot.stat().st_size > 10_000, (
-        f"{name}: no screenshot"
-    )
+    shot = _shoot(v)
+    assert shot is not None and shot.stat().st_size > 10_000, f"{name}: no screenshot"
 
 
 def test_index_redirects_to_landing_page(visits):

@@ -11,36 +11,47 @@ import contextlib
 import pytest
 from _wait import with_page_waits
 
-from .._reader import _shot
-from ..conftest import PAGES, chapter_page, fresh_page
+from .._reader import _shot, reads
+from ..conftest import PAGES, chapter_page
 
+# the checks of a page as it loads in each mode read the desktop ``reading``
+# (tests/browser/_reader.py): one load per page and mode for them and the other files' checks
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_dark_mode_follows_the_os_and_leaves_figures_undimmed(browser, base_url, name):
-    with fresh_page(
-        browser, f"{base_url}/{name}", viewport={"width": 1280, "height": 900}, color_scheme="dark"
-    ) as page:
-        theme = page.evaluate("document.documentElement.dataset.theme")
-        assert theme == "dark", f"{name}: prefers-color-scheme dark gave data-theme={theme!r}"
-        bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
-        rgb = [int(x) for x in bg[bg.index("(") + 1 : bg.index(")")].split(",")[:3]]
-        assert sum(rgb) / 3 < 80, f"{name}: page background {bg} is not dark"
-        filters = page.eval_on_selector_all(
+@reads("loaded", "colour-mode")
+def _colour_mode(page, reading) -> dict:
+    """The theme the page is drawn in, its background and its figures' CSS filters, as
+    loaded; a screenshot of the dark view's window."""
+    got = {
+        "theme": page.evaluate("document.documentElement.dataset.theme"),
+        "bg": page.evaluate("getComputedStyle(document.body).backgroundColor"),
+        "filters": page.eval_on_selector_all(
             ".book-article img", "ims => ims.map(i => getComputedStyle(i).filter)"
-        )
-        assert all(f == "none" for f in filters), (
-            f"{name}: figures dimmed in dark mode: {set(filters)}"
-        )
-        _shot(page, name, "dark")
-    with fresh_page(
-        browser,
-        f"{base_url}/{name}",
-        viewport={"width": 1280, "height": 900},
-        color_scheme="light",
-    ) as page:
-        assert page.evaluate("document.documentElement.dataset.theme") == "light"
+        ),
+    }
+    if reading.scheme == "dark":
+        _shot(page, reading.name, "dark")
+    return got
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_dark_mode_follows_the_os_and_leaves_figures_undimmed(reading, name):
+    dark = reading(name, "dark")
+    got = dark.get("colour-mode")
+    theme = got["theme"]
+    assert theme == "dark", f"{name}: prefers-color-scheme dark gave data-theme={theme!r}"
+    bg = got["bg"]
+    rgb = [int(x) for x in bg[bg.index("(") + 1 : bg.index(")")].split(",")[:3]]
+    assert sum(rgb) / 3 < 80, f"{name}: page background {bg} is not dark"
+    filters = got["filters"]
+    assert all(f == "none" for f in filters), (
+        f"{name}: figures dimmed in dark mode: {set(filters)}"
+    )
+    assert not dark.errors("loaded"), f"{name} (dark): page errors {dark.errors('loaded')}"
+    light = reading(name, "light")
+    assert light.get("colour-mode")["theme"] == "light"
+    assert not light.errors("loaded"), f"{name} (light): page errors {light.errors('loaded')}"
 
 
 # Presses the colour-mode button and reports, right after the press, at the next frame
