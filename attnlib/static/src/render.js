@@ -346,8 +346,8 @@ function sentence(x, params, values, labels) {
   const v = h.values(), C = h.spec.cols;
   let best = 0;
   for (let j = 1; j < C; j++) if (v[j] > v[best]) best = j;
-  return `${where}: ${h.rowName(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} ` +
-    `of its weight on ${h.colName(best)}.`;
+  return `${where}: ${h.rowAt(0)} puts ${fmt(Math.round(v[best] * 100) / 100)} ` +
+    `of its weight on ${h.colAt(best)}.`;
 }
 
 // Typed sentences: the valid lengths, and how much weight the padding gets.

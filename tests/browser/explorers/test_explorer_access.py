@@ -306,8 +306,12 @@ def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
     live = page.locator(
         '.attn-explorer[data-explorer="alignment_playback"] .attn-live'
     ).text_content()
-    assert re.search(
-        r"output character \(query\) \u201c.\u201d puts [\d.]+ of its weight on input character "
-        r"\(key\) \u201c.\u201d",
+    # the sentence names each by place and label (issue 39: "output character “2” puts 0.63 on
+    # “0”" left open which "2" and which "0"): row 0 is the target's first character
+    got = re.search(
+        r"output character \(query\) 0 \u201c2\u201d puts [\d.]+ of its weight on input "
+        r"character \(key\) (\d+) \u201c(.)\u201d",
         live,
-    ), live
+    )
+    assert got, live
+    assert "Thursday, 5 November 2026"[int(got[1])].replace(" ", "␣") == got[2], live
