@@ -39,9 +39,7 @@ export function heatmapPanel(spec, parent, ui) {
   // tall, or 14 px a named row up to 320 px (every token labelled)
   const tall = (rowLab || changing) && R <= 22 ? Math.max(240, 14 * R) : 240;
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, tall / R)) / 4);
-  // named rows in cells under 14 px (a map with many columns): the rows alone grow to 14 px, so
-  // that every row keeps its label (issue 39: chapter 7's playback named every other output
-  // character, 25 columns of 11.5 px)
+  // named rows in cells under 14 px grow to 14 px: every row keeps its label
   const rowH = (rowLab || changing) && cell < 14 && 14 * R <= tall ? 14 : cell;
   const rotate = maxCol * CHAR_W > cell - 2;
   // Column labels too long for their cell are turned: at 45 degrees they lie 0.71 times their
@@ -106,7 +104,7 @@ export function heatmapPanel(spec, parent, ui) {
   const q = (t) => `\u201c${t}\u201d`;
   const rowName = (i) => (rowLab ? `${yl} ${q(rowLab[i])}` : `${yl} ${i}`);
   const colName = (j) => (colLab ? `${xl} ${q(colLab[j])}` : `${xl} ${j}`);
-  // a row or column by place and label ("output character (query) 0 “2”"): the sentence
+  // by place and label ("output character (query) 0 “2”")
   const at = (lab, l, k) => (lab ? `${l} ${k} ${q(lab[k])}` : `${l} ${k}`);
   const rowAt = (i) => at(rowLab, yl, i), colAt = (j) => at(colLab, xl, j);
   const name = (i, j) => (rowLab ? `row ${i}, ${rowName(i)}` : rowName(i)) + ", " +
