@@ -309,8 +309,8 @@ def gaussian_scores(queries: Tensor, keys: Tensor, sigma: float | Tensor = 1.0) 
 
     A softmax of these scores is Nadaraya-Watson regression with a Gaussian kernel of
     bandwidth ``sigma``. Expanding the square,
-    :math:`-\lVert q-k\rVert^2/2\sigma^2 = q^\top k/\sigma^2 - \lVert q\rVert^2/2\sigma^2
-    - \lVert k\rVert^2/2\sigma^2`: the query term is constant along a row and cancels in the
+    :math:`-\lVert q-k\rVert^2/(2\sigma^2) = q^\top k/\sigma^2 - \lVert q\rVert^2/(2\sigma^2)
+    - \lVert k\rVert^2/(2\sigma^2)`: the query term is constant along a row and cancels in the
     softmax, so when all keys have the same norm the weights equal those of
     :func:`dot_product_scores` with :math:`\sigma^2 = \sqrt d`.
 

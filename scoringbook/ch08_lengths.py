@@ -76,9 +76,8 @@ def evaluate(model: EncoderDecoder, tests: dict[int, list[str]]) -> Tensor:
     return torch.tensor(rows, dtype=torch.float64)  # (n_lengths, 2)
 
 
-#: The four models of the length experiment, in the order of :func:`compare_models`' results:
-#: the model without attention appears twice, after :data:`STEPS` steps and after three times
-#: as many.
+#: The length experiment's four models, in :func:`compare_models`' order: the one without
+#: attention twice, after :data:`STEPS` steps and after three times as many.
 MODEL_NAMES = ("with attention", "without", "without (3×)", "query-blind")
 
 
@@ -184,8 +183,7 @@ def compare_seeds(
 
 
 class ResultsTable:
-    """Exact match by bucket of lengths: the mean over seeds and the lowest and highest
-    seed, for each model. Shows as an HTML table in a notebook, as text elsewhere."""
+    """Exact match by length bucket: mean, lowest and highest seed per model (HTML or text)."""
 
     @declare(
         rows=D.Seq(D.Tup(D.Str(), D.Str(), D.Seq(D.Tup(D.Real(), D.Real(), D.Real())))),
@@ -207,27 +205,28 @@ class ResultsTable:
         return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells)
 
     def _repr_html_(self) -> str:
-        """Narrow enough for a phone (390 px): the characters go under the digits in the row
-        header, the lowest and highest seed under the mean, each on a line of its own."""
+        """Characters under digits, lowest and highest seed under the mean ("0.71 to 0.90": words,
+        so web/table-cards.mjs makes each row a card on a phone; as a grid it was 461 px)."""
         import html
 
+        def two(top: str, under: str) -> str:  # one <span>: one item of a card's grid
+            return f"<span>{html.escape(top)}<br><small>{html.escape(under)}</small></span>"
+
         names = "".join(f'<th scope="col">{html.escape(n)}</th>' for n in self.names)
-        body = []
-        for digits, chars, stats in self.rows:
-            cells = "".join(
-                f"<td>{m:.2f}<br><small>({lo:.2f}–{hi:.2f})</small></td>" for m, lo, hi in stats
+        body = "".join(
+            f'<tr><th scope="row">{two(digits, f"{chars} chars")}</th>'
+            + "".join(
+                f"<td>{two(f'{m:.2f}', f'{lo:.2f} to {hi:.2f}')}</td>" for m, lo, hi in stats
             )
-            body.append(
-                f'<tr><th scope="row">{html.escape(digits)}<br>'
-                f"<small>{html.escape(chars)} chars</small></th>{cells}</tr>"
-            )
-        # named by aria-label, not a <caption>: the theme greys captions, which axe measured
-        # under 4.5:1 in dark mode; the sentence before the table says what it holds
+            + "</tr>"
+            for digits, chars, stats in self.rows
+        )
+        # named by aria-label, not a <caption>: the theme greys captions (under 4.5:1 in dark)
         return (
             '<table class="attn-results table" aria-label="Numbers written exactly, by '
             'length: mean over the seeds (lowest–highest seed)">'
             f'<thead><tr><th scope="col">digits</th>{names}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table>"
+            f"<tbody>{body}</tbody></table>"
         )
 
 

@@ -250,12 +250,13 @@ function heatmapPanel(spec, parent, ui) {
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   const tall = (rowLab || changing) && R <= 22 ? Math.max(240, 14 * R) : 240;
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, tall / R)) / 4);
+  const rowH = (rowLab || changing) && cell < 14 && 14 * R <= tall ? 14 : cell;
   const rotate = maxCol * CHAR_W > cell - 2;
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
   const oneC = !changing && maxCol === 1 && !rotate;
-  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / cell) : Math.ceil(R / 10));
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : Math.ceil(R / 10));
   const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
-  const W = C * cell, H = R * cell;
+  const W = C * cell, H = R * rowH;
   const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   const wrap = html("div", "attn-panel", parent);
@@ -298,7 +299,7 @@ function heatmapPanel(spec, parent, ui) {
     rowTicks.push([i, el("text", {
       class: "attn-tick",
       x: -4,
-      y: i * cell + cell / 2,
+      y: i * rowH + rowH / 2,
       "text-anchor": "end",
       "dominant-baseline": "central"
     }, g, cut(rowTxt(i)))]);
@@ -331,7 +332,7 @@ function heatmapPanel(spec, parent, ui) {
   const cursor = el("rect", {
     class: "attn-cursor",
     width: cell,
-    height: cell,
+    height: rowH,
     fill: "none",
     visibility: "hidden"
   }, g);
@@ -342,7 +343,7 @@ function heatmapPanel(spec, parent, ui) {
     if (!last || !picked) return;
     const text = empty(i, j) ? `row ${i}, column ${j}: empty (beyond this input and output)` : name(i, j) + last[i * C + j].toFixed(4);
     cursor.setAttribute("x", j * cell);
-    cursor.setAttribute("y", i * cell);
+    cursor.setAttribute("y", i * rowH);
     readout.textContent = text;
     tip.textContent = text;
     readout.setAttribute("data-row", i);
@@ -369,7 +370,7 @@ function heatmapPanel(spec, parent, ui) {
     const m = g.getScreenCTM && g.getScreenCTM();
     if (!m) return;
     const p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
-    const i = Math.floor(p.y / cell), j = Math.floor(p.x / cell);
+    const i = Math.floor(p.y / rowH), j = Math.floor(p.x / cell);
     if (i >= 0 && i < R && j >= 0 && j < C && (i !== current[0] || j !== current[1] || !picked)) show(i, j);
   };
   img.addEventListener("mousemove", pick);
@@ -392,8 +393,8 @@ function heatmapPanel(spec, parent, ui) {
   svg.setAttribute("data-lm-suppress-shortcuts", "true");
   let rowMark = null, marked = null;
   const markRow = (i) => {
-    if (!rowMark) rowMark = el("rect", { class: "attn-current-row", x: -1, width: W + 2, height: cell, fill: "none" }, g);
-    rowMark.setAttribute("y", String(i * cell));
+    if (!rowMark) rowMark = el("rect", { class: "attn-current-row", x: -1, width: W + 2, height: rowH, fill: "none" }, g);
+    rowMark.setAttribute("y", String(i * rowH));
     svg.setAttribute("data-current-row", String(i));
     marked = i;
   };
@@ -443,11 +444,11 @@ function heatmapPanel(spec, parent, ui) {
     img.setAttribute("href", pngDataUrl(C, R, rgb));
     if (masked) {
       let d = "";
-      const m = Math.max(1, cell * 0.25), s = cell - 2 * m;
+      const m = Math.max(1, Math.min(cell, rowH) * 0.25), s = cell - 2 * m, t = rowH - 2 * m;
       for (let k = 0; k < R * C; k++) {
         if (values[k] !== 0) continue;
-        const x = k % C * cell + m, y = Math.floor(k / C) * cell + m;
-        d += `M${x} ${y}l${s} ${s}M${x + s} ${y}l${-s} ${s}`;
+        const x = k % C * cell + m, y = Math.floor(k / C) * rowH + m;
+        d += `M${x} ${y}l${s} ${t}M${x + s} ${y}l${-s} ${t}`;
       }
       masked.setAttribute("d", d);
       svg.setAttribute("data-masked", String(d ? d.split("M").length / 2 - 0.5 : 0));

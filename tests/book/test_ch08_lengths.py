@@ -303,11 +303,11 @@ def test_results_table_shows_mean_and_range_over_seeds_by_bucket():
     assert len(cells) == 1 + 7
     html = table._repr_html_()
     assert html.count('<th scope="row">') == 7 and 'aria-label="Numbers written exactly' in html
-    # narrow enough for a phone: four columns (digits, then one per model), the characters
-    # and the seeds' range each on a line of their own under the digits and the mean
+    # the characters and the seeds' range each on a line of their own under the digits and
+    # the mean, each cell one <span> (one item of a phone's card)
     assert html.count('<th scope="col">') == 3
-    assert "<td>0.75<br><small>(0.50–1.00)</small></td>" in html
-    assert "1–2<br><small>3–7 chars</small></th>" in html
+    assert "<td><span>0.75<br><small>0.50 to 1.00</small></span></td>" in html
+    assert "<span>1–2<br><small>3–7 chars</small></span></th>" in html
     assert "0.75 (0.50–1.00)" in repr(table)
 
 

@@ -139,6 +139,46 @@ CORRECTIONS = [
         "elementwise work with no data reuse, dominated by the tanh",
     ),
     (
+        "07_bahdanau_attention",
+        "exercise 4's solution stated an outcome the page never runs as an observed fact",
+        "After 200 steps its wrong characters pile up at the end of the output",
+        "so what follows is what to expect and why, not a result",
+    ),
+    (
+        "08_attention_and_length",
+        "the longest test input is 87 characters, not 86: counted from the test set, glued",
+        "(up to 86 characters)",
+        "(up to {glue}`test_chars_max` characters)",
+    ),
+    (
+        "08_attention_and_length",
+        "the training inputs' lengths were typed too",
+        "(inputs of 3 to 45 characters)",
+        "(inputs of {glue}`train_chars` characters)",
+    ),
+    (
+        "08_attention_and_length",
+        "query-blind against without: the evidence (3-4 digits) and the caveat (5-6) differed",
+        "the order at 5 or 6 digits changed with the seed",
+        "{glue}`len_blind_56` against {glue}`len_plain_56` of those of 5 or 6 digits, and comes "
+        "out ahead in {glue}`blind_ahead_34` seeds at 3 or 4 digits and in "
+        "{glue}`blind_ahead_56` at 5 or 6. Three seeds of small models are too few to rank "
+        "the two at these lengths",
+    ),
+    (
+        "../notation",
+        "chapter 6 writes the general score q^T W k; the page gave W to (Wq)^T k, M to q^T M k",
+        r"$\mathbf q^\top \mathbf M \mathbf k$, $(\mathbf W \mathbf q)^\top \mathbf k$",
+        r"the learned matrix of the general (bilinear) score $\mathbf q^\top \mathbf W "
+        r"\mathbf k$",
+    ),
+    (
+        "07_bahdanau_attention",
+        "Luong's general score in the notation page's symbol",
+        r"$\mathbf s^\top \mathbf M \mathbf h$",
+        r"$\mathbf s^\top \mathbf W \mathbf h$",
+    ),
+    (
         "10_induction_heads",
         "either induction head costs more than the previous-token head in this run",
         "zeroing either induction head costs about as much",
@@ -159,3 +199,20 @@ def test_the_correction_is_in_the_chapter(stem, finding, gone, there):
     if gone:
         assert " ".join(gone.split()) not in text, f"{stem} still says {gone!r} ({finding})"
     assert " ".join(there.split()) in text, f"{stem} lacks {there!r} ({finding})"
+
+
+def test_the_gaussian_score_divides_by_a_bracketed_two_sigma_squared():
+    """Issue 37's cold read: "-||q-k||^2/2σ^2" reads as (||q-k||^2/2) σ^2; every page writes
+    /(2σ^2) or a \\frac (the chapters, the notation page, attnlib's docstrings)."""
+    import re
+
+    root = CHAPTERS.parent
+    pages = [*CHAPTERS.glob("*.md"), *root.glob("*.md"), *(root / "attnlib").rglob("*.py")]
+    bare = re.compile(r"/\s*2\s*(\\sigma|σ)")
+    found = [
+        f"{p.relative_to(root)}:{n}"
+        for p in pages
+        for n, line in enumerate(p.read_text(encoding="utf8").splitlines(), 1)
+        if bare.search(line)
+    ]
+    assert not found, f"an unbracketed /2σ² in {found}"

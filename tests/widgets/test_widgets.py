@@ -304,7 +304,8 @@ def test_widget_state_is_json_serialisable_and_small():
     # moved off its preset (issue 37: a stale notice contradicted the picture); 24.60 kB with
     # spoken.js and the speed menu's label (issue 39's cold read: a caption read as its
     # sentence, a head named once, the row being read); 24.76 kB once colour bars say their
-    # scale is value^0.6 (issue 39: a non-linear colour bar explained)
+    # scale is value^0.6 (issue 39: a non-linear colour bar explained), and named rows keep
+    # their labels in narrow cells
     assert len(gzip.compress(text.encode())) < 24_900
     raw, gz = ex.state_size()
     assert gz < raw

@@ -308,8 +308,13 @@ def test_a_labelled_cell_is_read_with_its_label_in_quotes(opened):
     live = page.locator(
         '.attn-explorer[data-explorer="alignment_playback"] .attn-live'
     ).text_content()
-    assert re.search(
-        r"output character \(query\) \u201c.\u201d puts [\d.]+ of its weight on input character "
-        r"\(key\) \u201c.\u201d",
+    # the sentence speaks the row just read and names each by place and label (issue 39:
+    # "output character “2” puts 0.63 on “0”" left open which "2" and which "0")
+    got = re.search(
+        r"row (\d+), output character \(query\) \u201c(.)\u201d puts [\d.]+ of its weight on "
+        r"input character \(key\) \u201c(.)\u201d \(column (\d+)\)",
         live,
-    ), live
+    )
+    assert got, live
+    assert got[1] == "3" and "2026-11-05"[int(got[1])] == got[2], live
+    assert "Thursday, 5 November 2026"[int(got[4])].replace(" ", "␣") == got[3], live

@@ -351,13 +351,15 @@ def test_nothing_of_the_page_shell_covers_a_handle(shared, name, size):
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_playback_labels_every_character(opened, size):
-    # issue 26: the playback's 25 x 10 cells labelled every other character ("T u s a")
+    # issue 26: the playback's 25 x 10 cells labelled every other character ("T u s a");
+    # issue 39: its rows then named every other output character ("2 2 - 1 0"): rows of 11.5 px
+    # could not be told apart. Every row and every column is named, at both widths.
     page = opened(BAHDANAU, **SIZES[size])
     svg = page.locator('.attn-explorer[data-explorer="alignment_playback"] svg.attn-heatmap')
     ticks = svg.evaluate(
         "(s) => [...s.querySelectorAll('text.attn-tick')].map(t => t.textContent)"
     )
-    rows = list("2026-11-05")[::2]  # rows: every other (12-px labels in 11.5-px cells)
+    rows = list("2026-11-05")  # every row: they grow to 14 px when the columns are narrow
     cols = [c if c != " " else "␣" for c in "Thursday, 5 November 2026"]
     assert ticks == rows + cols, f"{size}: the ticks read {ticks}"
     # and no two labels of a row of ticks overlap

@@ -19,7 +19,8 @@ load per check), each check still reported on its own.
   in the text) is the one exception: it may scroll, and then carries the scroll cue (a shadow
   at an edge with more to show), which is checked too. Form fields (their own typed text) and
   text for screen readers only (a 1 px box) are not blocks a reader sees. A block is measured
-  once every explorer has drawn, so an explorer's own rows count.
+  once every explorer has drawn and every fold is open (folded code and outputs, dropdowns),
+  so an explorer's own rows and what a reader unfolds count.
 - **An explorer's sticky controls take at most a fifth of the phone's screen** (issue 39,
   item 5; light), measured once every explorer has drawn.
 
@@ -34,7 +35,7 @@ load per check), each check still reported on its own.
 One load goes through fixed stages, in this order, each reading what its checks need as it
 passes (``PhoneReading``): *loaded* (fonts ready, nothing scrolled: the header and page
 overflow, the equations' scroll cues), *figures* (each figure scrolled into view: the figures and the PNGs fetched), *woken*
-(every explorer drawn: the blocks that hide content sideways). The sequence is the same
+(every explorer drawn and every fold opened: the blocks that hide content sideways). The sequence is the same
 whichever test asks first, and what each stage reads is kept, so no check depends on which ran
 before it (a test asking for a stage the page has passed gets what was read there). Page errors are recorded from the
 load on; each check fails on any raised before its stage ended.
@@ -116,6 +117,33 @@ SIDEWAYS_JS = """
   return {hidden: out, uncued: cues};
 }
 """
+
+
+# Folded blocks opened before measuring: myst-nb's hidden inputs and outputs and the book's
+# folded runs (<details>), and the text's dropdowns (sphinx-togglebutton: a button that takes
+# the admonition's "toggle-hidden" away). A fold's content is invisible while closed, so
+# without this a table or an equation inside one was never measured (issue 39 item 1:
+# chapter 8's folded results table, chapter 7's GRU equation in a dropdown).
+OPEN_FOLDS_JS = """() => {
+  const article = document.querySelector('.book-article');
+  let n = 0;
+  for (const d of article.querySelectorAll('details:not([open])')) { d.open = true; n++; }
+  for (const a of article.querySelectorAll('.toggle-hidden')) {
+    const b = a.querySelector('button.toggle-button');
+    if (b) { b.click(); n++; }
+  }
+  return n;
+}"""
+
+
+def open_folds(page) -> int:
+    """Open every fold of the article; wait until none is closed; return how many opened."""
+    n = page.evaluate(OPEN_FOLDS_JS)
+    page.wait_for_function(
+        "() => !document.querySelector('.book-article .toggle-hidden, "
+        ".book-article details:not([open])')"
+    )
+    return n
 
 
 def sideways_blocks(page) -> dict:
@@ -251,6 +279,7 @@ class PhoneReading:
             self.read["figures"] = read_figures(page, self.pngs, name, 390, scheme)
         elif stage == "woken":
             wake_explorers(page)
+            self.read["folds"] = open_folds(page)
             self.read["sideways"] = sideways_blocks(page)
             self.read["sliders"] = page.evaluate(SLIDERS_JS)
             self.read["sticky"] = page.evaluate(STICKY_JS)
