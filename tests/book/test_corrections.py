@@ -32,7 +32,19 @@ CORRECTIONS = [
         "04_additive_attention",
         "chapter 5's measured ratio is a few to about a hundred, not 'hundreds'",
         "several to hundreds of times slower",
+        "by a factor that grows with $n$ (its speed figure gives the measured ratios",
+    ),
+    (
+        "04_additive_attention",
+        "a measured ratio typed in prose went stale against chapter 5's glued run (issue 39)",
         "from a few times at the smallest sizes to around a hundred",
+        "from the run on the page)",
+    ),
+    (
+        "04_additive_attention",
+        "at the h = 32 preset's query the top key takes about 0.35, not 'most' (issue 39)",
+        "lets one key take most",
+        "$h = 32$ spreads the scores wider and gathers the weight on a few keys",
     ),
     (
         "04_additive_attention",
