@@ -54,6 +54,12 @@ CORRECTIONS = [
     ),
     (
         "05_scaled_dot_product_attention",
+        "the figure's only jump is where the blocked path starts: it cannot show caches",
+        "jumps up by a few times as the",
+        "The additive curve's one jump is at the vertical line",
+    ),
+    (
+        "05_scaled_dot_product_attention",
         "a squared distance is one matrix product plus norms (d2l §11.3, exercise 1)",
         "cheaper than a distance",
         "A squared distance is not much dearer, as d2l's §11.3 exercise 1 points out",
