@@ -23,6 +23,12 @@ CORRECTIONS = [
         "more than twice as long as key 6 though over 40° off its direction",
     ),
     (
+        "03_masked_softmax",
+        "a 0/1 mask drawn with a continuous non-linear colour bar (issue 39): allowed/blocked",
+        'colorbar_label="may attend (1) or not (0)"',
+        "fig = draw_masks(",
+    ),
+    (
         "04_additive_attention",
         "the favourite key is not always (not never) the closest",
         "it is not the closest key,",
