@@ -103,8 +103,9 @@ def test_ch05_the_origin_notice_is_its_frame():
     }  # fmt: skip
     assert len(w) == len(words)
     uniform = {n for n, i in words.items() if max(w[i]) - min(w[i]) < 1e-9}
-    said_uniform, said_not = re.search(r"the (.+?) rows are uniform.*; the (.+?) rows are not",
-                                       notice).groups()  # fmt: skip
+    said = re.search(r": the ([^:;]+?) rows are uniform.*; the ([^:;]+?) rows are not", notice)
+    assert said, notice
+    said_uniform, said_not = said.groups()
     split = lambda s: {x.strip() for x in re.split(r",| and ", s) if x.strip()}  # noqa: E731
     assert split(said_uniform) == uniform, (notice, w)
     assert split(said_not) == set(words) - uniform, (notice, w)
