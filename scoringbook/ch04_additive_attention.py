@@ -272,8 +272,7 @@ def _wide_notice(update: Callable, angle: float, n_keys: int, h_mid: int, h_max:
     top = 1
     while sum(w[j] for j in order[:top]) < 0.75:
         top += 1
-    rest = n_keys - top
-    head = order[:top]
+    rest, head = n_keys - top, order[:top]
     if top == 1:
         gather = f"key {head[0]} takes most of the weight, {w[head[0]]:.2f}"
     else:

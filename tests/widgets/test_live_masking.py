@@ -93,9 +93,7 @@ def test_compute_is_the_masked_softmax_of_the_typed_words(masking):
         )
         for j, text in enumerate(chunk):
             _, want = reference(text, masked=masking == "valid_lengths")
-            np.testing.assert_allclose(
-                got[f"sentence_{j + 1}"], want, atol=1e-12, err_msg=repr(text)
-            )
+            np.testing.assert_allclose(got[f"sentence_{j}"], want, atol=1e-12, err_msg=repr(text))
 
 
 def test_many_sentences_keep_the_masking_invariants():

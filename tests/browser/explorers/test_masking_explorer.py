@@ -56,9 +56,9 @@ def _check(page, texts: list[str], where: str) -> dict:
     for b, text in enumerate(texts):
         toks = [t for t in SPLIT.split(text) if t][:6]
         padded = toks + ["<pad>"] * (6 - len(toks))
-        assert s["labels"][b] == padded, f"sentence {b + 1} {text!r}: labelled {s['labels'][b]}"
+        assert s["labels"][b] == padded, f"sentence {b} {text!r}: labelled {s['labels'][b]}"
         cut = [t if len(t) <= 10 else t[:9] + "\u2026" for t in padded]
-        assert s["ticks"][b][:12] == cut + cut, f"sentence {b + 1}: ticks {s['ticks'][b][:12]}"
+        assert s["ticks"][b][:12] == cut + cut, f"sentence {b}: ticks {s['ticks'][b][:12]}"
     return s
 
 
