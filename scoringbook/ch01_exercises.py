@@ -21,6 +21,8 @@ from scoringbook._checking import (
     _pair,
     _pass,
     checker,
+    precision_note,
+    tolerance,
 )
 
 __all__ = [
@@ -48,12 +50,16 @@ def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> Ch
     3. a row (query) with no valid key is all zeros;
     4. masked keys (``j >= valid_lens``) have weight exactly 0;
     5. each other row sums to 1 over its valid keys (tolerance
-       ``max(1e-6, 4 · n_keys · eps(dtype))``);
+       ``max(1e-6, 4 · n_keys · eps(dtype))``, ``dtype`` the answer's);
     6. with ``scores=``: the weights are the (masked) softmax of those scores, i.e. the
        conversion itself is checked, not only the result's form (a uniform row or
        ``|s| / sum |s|`` is valid-looking but wrong, and the message says which slip it is);
     7. with ``expected=``: the weights equal the expected weights (e.g. a module's
-       ``.attention_weights``) within ``1e-5``.
+       ``.attention_weights``).
+
+    Steps 6 and 7 compare at the answer's precision (:func:`scoringbook._checking.tolerance`:
+    rtol 1e-4, atol 1e-5 for float32 and float64; coarser for float16 and bfloat16, and the
+    verdict then says whether rounding to that dtype explains a difference).
 
     Reference::
 
@@ -88,7 +94,8 @@ def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> Ch
     W = _as_input_tensor(weights, "weights", fn)
     if W.is_complex():
         raise TypeError(f"{fn}: weights must be real numbers; got dtype {W.dtype}")
-    eps = torch.finfo(W.dtype).eps if W.is_floating_point() else 0.0
+    dtype = W.dtype  # every tolerance below follows the answer's dtype
+    eps = torch.finfo(dtype).eps if W.is_floating_point() else 0.0
     W = W.to(torch.float64)
     two_d = W.dim() == 2
     if two_d:
@@ -217,12 +224,12 @@ def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> Ch
 
         S = like_weights(scores, "scores")
         want = masked_softmax(S, None if lens is None else row_lens)
-        result = _compare_to(W, want, row, "the softmax of the scores gives", S, keep)
+        result = _compare_to(W, want, row, "the softmax of the scores gives", S, keep, dtype)
         if result is not None:
             return result
     if expected is not None:
         E = like_weights(expected, "expected")
-        result = _compare_to(W, E, row, "the expected weight there is", None, keep)
+        result = _compare_to(W, E, row, "the expected weight there is", None, keep, dtype)
         if result is not None:
             return result
 
@@ -238,36 +245,47 @@ def check_weights(weights, valid_lens=None, *, scores=None, expected=None) -> Ch
         parts.append("and they are the softmax of the scores")
     if expected is not None:
         parts.append("and they equal the expected weights")
-    return _pass(", ".join(parts))
+    note = precision_note(dtype) if scores is not None or expected is not None else ""
+    return _pass(", ".join(parts) + note)
 
 
 def _compare_to(
-    W: Tensor, want: Tensor, row, what: str, S: Tensor | None, keep: Tensor
+    W: Tensor,
+    want: Tensor,
+    row,
+    what: str,
+    S: Tensor | None,
+    keep: Tensor,
+    dtype: torch.dtype,
 ) -> CheckResult | None:
-    """None if W equals want (atol 1e-5), else a failed result naming the first difference
-    and, when the scores are known, the slip that explains it."""
-    diff = (W - want).abs() > 1e-5
+    """None if W equals want at the precision of ``dtype`` (the answer's, before W became
+    float64), else a failed result naming the first difference, whether precision explains
+    it (half precision) and, when the scores are known, the slip that explains it."""
+    rtol, atol = tolerance(dtype)
+    diff = ~torch.isclose(W, want, rtol=rtol, atol=atol)
     if not diff.any():
         return None
+    near = max(1e-6, 4 * torch.finfo(dtype).eps) if dtype.is_floating_point else 1e-6
     b, i, j = _first(diff)
     slip = ""
     if S is not None:
         r, k = W[b, i], keep[b, i]
         s = S[b, i]
         n = int(k.sum())
-        if n and torch.allclose(r[k], torch.full((n,), 1.0 / n, dtype=r.dtype), atol=1e-6):
+        if n and torch.allclose(r[k], torch.full((n,), 1.0 / n, dtype=r.dtype), atol=near):
             slip = "; the row is uniform: it ignores the scores"
-        elif n and torch.allclose(r[k], s[k].abs() / s[k].abs().sum(), atol=1e-6):
+        elif n and torch.allclose(r[k], s[k].abs() / s[k].abs().sum(), atol=near):
             slip = (
                 "; it is |s| / sum |s|: that keeps the form of weights but not their order "
                 "(a very negative score gets a large weight). Exponentiate instead"
             )
-        elif n and (s[k].sum() != 0) and torch.allclose(r[k], s[k] / s[k].sum(), atol=1e-6):
+        elif n and (s[k].sum() != 0) and torch.allclose(r[k], s[k] / s[k].sum(), atol=near):
             slip = "; it is s / sum s, not a softmax"
-        elif n and torch.allclose(r[k], s[k].clamp_min(0) / s[k].clamp_min(0).sum(), atol=1e-6):
+        elif n and torch.allclose(r[k], s[k].clamp_min(0) / s[k].clamp_min(0).sum(), atol=near):
             slip = "; it clips negative scores to 0 and divides by the sum: not a softmax"
     got_s, want_s = _pair(W[b, i, j], want[b, i, j])  # enough digits to tell them apart
     return _fail(
         f"the weight at {row(b, i)}, key {j} is {got_s} but {what} {want_s}{slip}"
         + (f" ({int(diff.sum())} entries differ)" if diff.sum() > 1 else "")
+        + precision_note(dtype, W, want)
     )

@@ -72,18 +72,18 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
     fn = "masking_declaration"
     max_tokens, d = _count(max_tokens, "max_tokens", fn), _count(d, "d", fn)
     live = LiveMasking(
-        sentences=("sentence_1", "sentence_2", "sentence_3"),
-        weights=("sentence_1", "sentence_2", "sentence_3"),
+        sentences=("sentence_0", "sentence_1", "sentence_2"),
+        weights=("sentence_0", "sentence_1", "sentence_2"),
         max_tokens=max_tokens,
         d=d,
         masking="masking",
     )
     defaults = live.frame(SENTENCES)
 
-    def update(masking: str, sentence_1: str, sentence_2: str, sentence_3: str) -> dict[str, Any]:
-        frame = live.frame([sentence_1, sentence_2, sentence_3], masked=masking == "valid_lengths")
+    def update(masking: str, sentence_0: str, sentence_1: str, sentence_2: str) -> dict[str, Any]:
+        frame = live.frame([sentence_0, sentence_1, sentence_2], masked=masking == "valid_lengths")
         return {
-            f"sentence_{b + 1}": w for b, (_, w) in enumerate(frame)
+            f"sentence_{b}": w for b, (_, w) in enumerate(frame)
         }  # (max_tokens, max_tokens) each
 
     return Declaration(
@@ -91,9 +91,9 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
         update=update,
         texts=[
             Text(
-                f"sentence_{b + 1}",
+                f"sentence_{b}",
                 SENTENCES[b],
-                label=f"sentence {b + 1}",
+                label=f"sentence {b}",
                 suggestions=SUGGESTIONS,
             )
             for b in range(3)
@@ -111,12 +111,12 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
         ],
         panels=[
             Heatmap(
-                f"sentence_{b + 1}",
+                f"sentence_{b}",
                 xlabel="keys (tokens)",
                 ylabel="queries (tokens)",
                 row_labels=toks,
                 col_labels=toks,
-                title=f"sentence {b + 1}",
+                title=f"sentence {b}",
                 rows_sum_to_one=True,
                 allow_zero_rows=True,
                 masked_zeros=True,
@@ -133,7 +133,7 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
                 "and columns stay at weight 0, crossed out.",
                 {
                     "masking": "valid_lengths",
-                    **{f"sentence_{b + 1}": t for b, t in enumerate(SENTENCES)},
+                    **{f"sentence_{b}": t for b, t in enumerate(SENTENCES)},
                 },
             ),
             Preset(
@@ -144,24 +144,24 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
             ),
             Preset(
                 "Add a word",
-                "Notice: one more row and one more column join sentence 2's block; the other "
+                "Notice: one more row and one more column join sentence 1's block; the other "
                 "two maps do not change.",
-                {"masking": "valid_lengths", "sentence_2": "Learn to code today"},
+                {"masking": "valid_lengths", "sentence_1": "Learn to code today"},
             ),
             Preset(
                 "The same word three times",
                 "Notice: the three columns are the same key, so each row of the block is "
                 "uniform, 1/3 each.",
-                {"masking": "valid_lengths", "sentence_3": "a a a"},
+                {"masking": "valid_lengths", "sentence_2": "a a a"},
             ),
             Preset(
                 "Too long, and empty",
-                f"Notice: sentence 1 is cut to {max_tokens} tokens and has no padding; the "
-                "empty sentence 3 is all zeros, neither uniform nor NaN.",
+                f"Notice: sentence 0 is cut to {max_tokens} tokens and has no padding; the "
+                "empty sentence 2 is all zeros, neither uniform nor NaN.",
                 {
                     "masking": "valid_lengths",
-                    "sentence_1": "one two three four five six seven eight",
-                    "sentence_3": "",
+                    "sentence_0": "one two three four five six seven eight",
+                    "sentence_2": "",
                 },
             ),
         ],

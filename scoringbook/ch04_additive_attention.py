@@ -142,6 +142,7 @@ def additive_attention_declaration(
 
     k_np = _np(keys[0])
     mid = hiddens[len(hiddens) // 2]
+    start = angles[len(angles) // 8]  # the query's first place, and the h = max preset's
     return Declaration(
         name="additive_attention",
         update=update,
@@ -151,7 +152,7 @@ def additive_attention_declaration(
                 angles,
                 label="query angle",
                 value_labels=[f"{int(a)}°" for a in angles],
-                default=angles[len(angles) // 8],
+                default=start,
                 play=True,
             ),
             Slider(
@@ -210,6 +211,7 @@ def additive_attention_declaration(
                 x=np.arange(n_keys, dtype=np.float64),
                 # one stem per key: the keys are discrete
                 series=[Series("score a(q, k)", style="bars", color="#009E73")],
+                discrete_x=True,  # a tick labelled at every key, 0 to n_keys - 1
                 xlabel="key",
                 ylabel="score",
                 title="additive scores (before masking)",
@@ -231,8 +233,8 @@ def additive_attention_declaration(
             ),
             Preset(
                 f"h = {max(hiddens)}",
-                "Notice: the scores spread wider, and one key can take most of the weight.",
-                {"num_hiddens": max(hiddens), "valid_len": n_keys},
+                _wide_notice(update, start, n_keys, mid, max(hiddens)),
+                {"angle": start, "num_hiddens": max(hiddens), "valid_len": n_keys},
             ),
             Preset(
                 f"Valid length {max(1, n_keys // 2)}",
@@ -249,6 +251,40 @@ def additive_attention_declaration(
             "radius": radius,
             "query_at": query_at,
         },
+    )
+
+
+_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _wide_notice(update: Callable, angle: float, n_keys: int, h_mid: int, h_max: int) -> str:
+    """The h = h_max preset's notice, read off its own frame (the query at ``angle``, every
+    key valid): how far the scores spread against h = h_mid, and which keys take the weight
+    (the fewest, largest first, that take at least 3/4 of it)."""
+    wide, mid = (update(angle, n_keys, h) for h in (h_max, h_mid))
+    spread = [float(np.ptp(f["scores"]["score a(q, k)"])) for f in (wide, mid)]
+    w = [float(x) for x in np.asarray(wide["weights"]).reshape(-1)]
+    order = sorted(range(n_keys), key=lambda j: -w[j])
+    top = 1
+    while sum(w[j] for j in order[:top]) < 0.75:
+        top += 1
+    rest, head = n_keys - top, order[:top]
+    if top == 1:
+        gather = f"key {head[0]} takes most of the weight, {w[head[0]]:.2f}"
+    else:
+        gather = (
+            f"the weight gathers on a few keys: keys {_and([str(j) for j in head])} take "
+            f"{_and([f'{w[j]:.2f}' for j in head])}"
+        )
+    others = f"the other {_WORDS.get(rest, rest)} keys" if rest > 1 else "the last key"
+    return (
+        f"Notice: the scores spread wider (highest minus lowest {spread[0]:.1f}, against "
+        f"{spread[1]:.1f} at h = {h_mid}), and {gather}; {others} share "
+        f"{sum(w[j] for j in order[top:]):.2f}. Drag the query: the favourites change."
     )
 
 

@@ -217,6 +217,46 @@ def _row_labels(score_kwargs: dict) -> list[str]:
     return [LIVE_SCORES[n].row_label(score_kwargs[n], d=2) for n in SCORING_ROWS]
 
 
+#: How the origin preset's notice names each row of the comparison.
+ROW_WORDS = {
+    "dot": "dot-product",
+    "scaled_dot": "scaled dot-product",
+    "gaussian": "Gaussian",
+    "additive": "additive",
+    "cosine": "cosine",
+    "general": "general",
+    "laplace": "Laplace",
+}
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _origin_notice(weights: np.ndarray, keys: np.ndarray) -> str:
+    """The origin preset's notice, read off its frame ``weights`` (n_rows, n_keys): which
+    rows are uniform, which are not, and which of those give the farthest key the least."""
+    w = np.asarray(weights, dtype=np.float64)
+    flat = [n for n, row in zip(SCORING_ROWS, w) if np.ptp(row) < 1e-9]
+    other = [n for n in SCORING_ROWS if n not in flat]
+    far = int(np.argmax(np.linalg.norm(keys, axis=1)))
+    least = [n for n in other if int(np.argmin(w[SCORING_ROWS.index(n)])) == far]
+    words = [ROW_WORDS[n] for n in flat]
+    text = f"Notice: the query is 0, so every dot product is 0: the {_and(words)} rows are "
+    text += "uniform"
+    if "cosine" in flat:
+        text += (
+            " (a zero query has no direction: its cosine is 0/0, which attnlib and the page"
+            " take as 0)"
+        )
+    if other:
+        text += f"; the {_and([ROW_WORDS[n] for n in other])} rows are not"
+    if least:
+        names = _and([ROW_WORDS[n] for n in least])
+        text += f", and the {names} rows give the farthest key, {far}, the least"
+    return text + "."
+
+
 @declare(**COMPARISON_ARGS)
 def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> Declaration:
     """Declaration of :func:`scoring_comparison_explorer` (computed in the browser)."""
@@ -298,8 +338,7 @@ def scoring_comparison_declaration(*, seed: int = 0, num_hiddens: int = 8) -> De
             ),
             Preset(
                 "At the origin",
-                "Notice: every dot product is 0, so the dot-product, cosine and general rows are "
-                "uniform; the Gaussian and additive rows are not.",
+                _origin_notice(update(0.0, 0.0)["weights"], _np(keys)),
                 {"query_x": 0.0, "query_y": 0.0},
             ),
             Preset(

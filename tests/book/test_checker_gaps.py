@@ -20,6 +20,7 @@ import math
 import torch
 from torch import nn
 
+from scoringbook.ch01_exercises import check_weights
 from scoringbook.ch02_exercises import check_kernel
 from scoringbook.ch03_masked_softmax import check_masked_softmax
 from scoringbook.ch04_additive_attention import check_scores
@@ -111,6 +112,40 @@ def test_g3_a_wrong_half_precision_answer_is_told_precision_is_not_the_cause():
 
     verdict = check_scores(off, "dot_product")
     assert not verdict and "precision is not the cause" in verdict.message
+
+
+def _softmax_rows(S, dtype):
+    """A learner's softmax of float32 scores, computed in ``dtype`` (exp over the sum)."""
+    e = torch.exp(S.to(dtype) - S.to(dtype).max(dim=-1, keepdim=True).values)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def test_g3_g4_check_weights_takes_a_half_precision_softmax_and_says_so():
+    # issue 39: "weight ... is 0.59766 but the softmax of the scores gives 0.59769"
+    S = torch.randn(2, 3, 5, generator=torch.Generator().manual_seed(4))
+    for dtype, name in ((torch.float16, "float16"), (torch.bfloat16, "bfloat16")):
+        W = _softmax_rows(S, dtype)
+        verdict = check_weights(W, scores=S)
+        assert verdict, verdict
+        assert f"{name}'s precision" in verdict.message
+        verdict = check_weights(W, expected=torch.softmax(S, dim=-1))
+        assert verdict, verdict
+        masked = _softmax_rows(S.masked_fill(torch.arange(5) >= 3, -math.inf), dtype)
+        verdict = check_weights(masked, torch.tensor([3, 3]), scores=S)
+        assert verdict, verdict
+
+
+def test_g3_check_weights_refuses_a_wrong_half_precision_softmax_and_says_why():
+    S = torch.randn(2, 3, 5, generator=torch.Generator().manual_seed(4))
+    W = _softmax_rows(S, torch.float16)
+    W[0, 0, :2] = W[0, 0, :2].flip(0) if W[0, 0, 0] != W[0, 0, 1] else W[0, 0, :2] + 0.1
+    verdict = check_weights(W, scores=S)
+    assert not verdict
+    assert "float16's precision" in verdict.message
+    assert "precision is not the cause" in verdict.message
+    # and a float32 answer off by float16's rounding is still refused (float32's tolerance)
+    verdict = check_weights(_softmax_rows(S, torch.float16).float(), scores=S)
+    assert not verdict and "float16" not in verdict.message
 
 
 # ----------------------------------------------------------------------------- G5

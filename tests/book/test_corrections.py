@@ -23,6 +23,12 @@ CORRECTIONS = [
         "more than twice as long as key 6 though over 40° off its direction",
     ),
     (
+        "03_masked_softmax",
+        "a 0/1 mask drawn with a continuous non-linear colour bar (issue 39): allowed/blocked",
+        'colorbar_label="may attend (1) or not (0)"',
+        "fig = draw_masks(",
+    ),
+    (
         "04_additive_attention",
         "the favourite key is not always (not never) the closest",
         "it is not the closest key,",
@@ -32,13 +38,31 @@ CORRECTIONS = [
         "04_additive_attention",
         "chapter 5's measured ratio is a few to about a hundred, not 'hundreds'",
         "several to hundreds of times slower",
+        "by a factor that grows with $n$ (its speed figure gives the measured ratios",
+    ),
+    (
+        "04_additive_attention",
+        "a measured ratio typed in prose went stale against chapter 5's glued run (issue 39)",
         "from a few times at the smallest sizes to around a hundred",
+        "from the run on the page)",
+    ),
+    (
+        "04_additive_attention",
+        "at the h = 32 preset's query the top key takes about 0.35, not 'most' (issue 39)",
+        "lets one key take most",
+        "$h = 32$ spreads the scores wider and gathers the weight on a few keys",
     ),
     (
         "04_additive_attention",
         "exercise 4.3 asked about weights and sent the learner to a checker of scores",
         "(Try it with `check_scores`: add a constant vector inside the tanh",
         "`check_scores` compares scores, not weights",
+    ),
+    (
+        "05_scaled_dot_product_attention",
+        "the figure's only jump is where the blocked path starts: it cannot show caches",
+        "jumps up by a few times as the",
+        "The additive curve's one jump is at the vertical line",
     ),
     (
         "05_scaled_dot_product_attention",

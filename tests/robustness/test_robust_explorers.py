@@ -155,8 +155,8 @@ def test_building_the_length_experiment_leaves_the_global_generators_alone(
         ("softmax_temperature", dict(temperature=0.0), ValueError, ["temperature", "grid"]),
         ("kernel_regression", dict(kernel="epanechikov"), ValueError, ["kernel", "'epanechikov'"]),
         ("kernel_regression", dict(query=7.5), ValueError, ["query", "7.5"]),
-        ("masking", dict(sentence_1=5), TypeError, ["sentence_1", "str"]),
-        ("masking", dict(sentence_1="x" * 500), ValueError, ["sentence_1", "at most"]),
+        ("masking", dict(sentence_0=5), TypeError, ["sentence_0", "str"]),
+        ("masking", dict(sentence_0="x" * 500), ValueError, ["sentence_0", "at most"]),
         ("additive_attention", dict(valid_len=True), TypeError, ["valid_len", "bool"]),
     ],
 )

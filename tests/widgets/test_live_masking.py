@@ -64,11 +64,11 @@ def test_nothing_is_precomputed_and_the_state_is_small():
     assert ex.frames == [] and ex.data == {}
     assert ex.params == {
         "masking": "valid_lengths",
-        "sentence_1": "Dive into Deep Learning",
-        "sentence_2": "Learn to code",
-        "sentence_3": "Hello world",
+        "sentence_0": "Dive into Deep Learning",
+        "sentence_1": "Learn to code",
+        "sentence_2": "Hello world",
     }
-    assert [t["name"] for t in ex.spec["texts"]] == ["sentence_1", "sentence_2", "sentence_3"]
+    assert [t["name"] for t in ex.spec["texts"]] == ["sentence_0", "sentence_1", "sentence_2"]
     assert ex.spec["live"]["kind"] == "masking" and ex.spec["live"]["max_tokens"] == N
     assert [p["col_labels"] for p in ex.spec["panels"]][2] == ["Hello", "world"] + ["<pad>"] * 4
     assert len(gzip.compress(json.dumps(ex.get_state()).encode(), 9)) < 25_000
@@ -87,15 +87,13 @@ def test_compute_is_the_masked_softmax_of_the_typed_words(masking):
         got = compute(
             "masking",
             masking=masking,
-            sentence_1=chunk[0],
-            sentence_2=chunk[1],
-            sentence_3=chunk[2],
+            sentence_0=chunk[0],
+            sentence_1=chunk[1],
+            sentence_2=chunk[2],
         )
         for j, text in enumerate(chunk):
             _, want = reference(text, masked=masking == "valid_lengths")
-            np.testing.assert_allclose(
-                got[f"sentence_{j + 1}"], want, atol=1e-12, err_msg=repr(text)
-            )
+            np.testing.assert_allclose(got[f"sentence_{j}"], want, atol=1e-12, err_msg=repr(text))
 
 
 def test_many_sentences_keep_the_masking_invariants():
@@ -142,23 +140,23 @@ def test_only_ascii_whitespace_splits_and_only_a_to_z_is_folded():
     ex = masking_explorer()
     for bad, match in [("one\ntwo", "one line of text"), ("x\ud800", "no lone surrogates")]:
         with pytest.raises(ValueError, match=match):
-            ex.set(sentence_1=bad)
+            ex.set(sentence_0=bad)
     with pytest.raises(ExplorerError, match="one line of text"):
         Text("s", "a\rb")
 
 
 def test_text_fields_in_python():
     ex = masking_explorer()
-    ex.set(sentence_2="Attention is all you need", masking="none")
-    assert ex.texts["sentence_2"] == "Attention is all you need" and ex.params["masking"] == "none"
-    with pytest.raises(TypeError, match=r"sentence_1 must be a string; got int"):
-        ex.set(sentence_1=5)
-    with pytest.raises(ValueError, match=r"sentence_1 holds at most 80 characters; got 81"):
-        ex.set(sentence_1="x" * 81)
+    ex.set(sentence_1="Attention is all you need", masking="none")
+    assert ex.texts["sentence_1"] == "Attention is all you need" and ex.params["masking"] == "none"
+    with pytest.raises(TypeError, match=r"sentence_0 must be a string; got int"):
+        ex.set(sentence_0=5)
+    with pytest.raises(ValueError, match=r"sentence_0 holds at most 80 characters; got 81"):
+        ex.set(sentence_0="x" * 81)
     with pytest.raises(TypeError, match=r"unknown parameter 'sentence_4'"):
         ex.set(sentence_4="hi")
-    with pytest.raises(TypeError, match=r"sentence_1 must be a string"):
-        compute("masking", sentence_1=None)
+    with pytest.raises(TypeError, match=r"sentence_0 must be a string"):
+        compute("masking", sentence_0=None)
 
 
 def test_bad_text_and_masking_declarations_say_what_is_wrong():
@@ -219,22 +217,22 @@ def test_the_kernel_and_the_page_share_the_typed_text(chromium):
     try:
         page.set_content(standalone_html(ex))
         page.wait_for_selector(".attn-explorer[data-ready=true]")
-        page.fill('input[data-param="sentence_1"]', "the cat sat")
-        assert page.evaluate("() => window.attnModel.get('texts').sentence_1") == "the cat sat"
+        page.fill('input[data-param="sentence_0"]', "the cat sat")
+        assert page.evaluate("() => window.attnModel.get('texts').sentence_0") == "the cat sat"
         assert page.evaluate("() => window.attnSaves()") >= 1
         page.evaluate(
-            "() => window.attnModel.set('texts', {sentence_1: 'the cat sat', sentence_2: 'a "
+            "() => window.attnModel.set('texts', {sentence_0: 'the cat sat', sentence_1: 'a "
             "a a', "
-            "sentence_3: 'Hello world'})"
+            "sentence_2: 'Hello world'})"
         )
-        assert page.input_value('input[data-param="sentence_2"]') == "a a a"
+        assert page.input_value('input[data-param="sentence_1"]') == "a a a"
         w = page.evaluate(
             "() => [...document.querySelectorAll('svg.attn-heatmap')].map((s) => "
             "Array.from(s.attnValues))"
         )
-        want = compute("masking", sentence_1="the cat sat", sentence_2="a a a")
+        want = compute("masking", sentence_0="the cat sat", sentence_1="a a a")
         for b in range(3):
-            np.testing.assert_allclose(w[b], want[f"sentence_{b + 1}"].reshape(-1), atol=1e-9)
+            np.testing.assert_allclose(w[b], want[f"sentence_{b}"].reshape(-1), atol=1e-9)
         assert not errors, errors
     finally:
         page.close()

@@ -49,16 +49,16 @@ def _opened(browser, visits, **context):
 
 def _check(page, texts: list[str], where: str) -> dict:
     s = page.evaluate(STATE_JS)
-    assert [s["params"][f"sentence_{b + 1}"] for b in range(3)] == texts, s["params"]
+    assert [s["params"][f"sentence_{b}"] for b in range(3)] == texts, s["params"]
     _check_frame(
         page.evaluate(SNAPSHOT_JS, s["k"]), f"{where}: {texts}"
     )  # weights within 1e-4 of attnlib's
     for b, text in enumerate(texts):
         toks = [t for t in SPLIT.split(text) if t][:6]
         padded = toks + ["<pad>"] * (6 - len(toks))
-        assert s["labels"][b] == padded, f"sentence {b + 1} {text!r}: labelled {s['labels'][b]}"
+        assert s["labels"][b] == padded, f"sentence {b} {text!r}: labelled {s['labels'][b]}"
         cut = [t if len(t) <= 10 else t[:9] + "\u2026" for t in padded]
-        assert s["ticks"][b][:12] == cut + cut, f"sentence {b + 1}: ticks {s['ticks'][b][:12]}"
+        assert s["ticks"][b][:12] == cut + cut, f"sentence {b}: ticks {s['ticks'][b][:12]}"
     return s
 
 
@@ -76,14 +76,14 @@ def test_typed_sentences_give_attnlib_s_weights_and_label_the_maps(browser, visi
                 " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 9))) for _ in range(3)
             ]
             for b, t in enumerate(texts):
-                page.fill(f'{SEL} input[data-param="sentence_{b + 1}"]', t)
+                page.fill(f'{SEL} input[data-param="sentence_{b}"]', t)
             _check(page, texts, f"round {r}")
 
 
 def test_typing_with_the_keyboard_and_reset(browser, visits):
     with _opened(browser, visits) as page:
         field = page.get_by_role(
-            "combobox", name="sentence 2", exact=True
+            "combobox", name="sentence 1", exact=True
         )  # a text field with suggestions
         assert field.get_attribute("list"), "the field offers no suggestions"
         options = page.evaluate(
@@ -110,8 +110,8 @@ def test_typing_with_the_keyboard_and_reset(browser, visits):
 
 def test_an_empty_sentence_is_all_zero_rows_and_a_repeated_word_one_key(browser, visits):
     with _opened(browser, visits) as page:
-        page.fill(f'{SEL} input[data-param="sentence_1"]', "")
-        page.fill(f'{SEL} input[data-param="sentence_3"]', "a a a")
+        page.fill(f'{SEL} input[data-param="sentence_0"]', "")
+        page.fill(f'{SEL} input[data-param="sentence_2"]', "a a a")
         _check(page, ["", "Learn to code", "a a a"], "empty and repeated")
         w = page.evaluate(
             f"() => [...document.querySelectorAll('{SEL} svg.attn-heatmap')].map((s) => "
