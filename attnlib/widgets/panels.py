@@ -69,8 +69,7 @@ class Heatmap:
     Args:
         name: panel name (key of the update function's result).
         xlabel, ylabel: axis labels (columns, rows).
-        colorbar_label: label of the colour bar (under the bar, the page adds that the colours
-            follow value^0.6, so that small values stand out).
+        colorbar_label: label of the colour bar (the page adds that colours follow value^0.6).
         vmin, vmax: values mapped to the ends of the colour scale; every value must lie
             in ``[vmin, vmax]`` (above ``vmax`` too with ``saturate``). The range is fixed
             for the explorer, never fitted per frame, so frames compare honestly.
