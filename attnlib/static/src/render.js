@@ -177,7 +177,6 @@ function drawPlay(x, p, k) {
 // moved by a dragged point (Handle) stays in the page for scripts and the kernel's sync but is
 // not shown: the point is the control (mouse, touch, and the arrow keys with its value text).
 function drawControl(x, p, k) {
-  // its class lets the phone layout (explorer.css) tell sliders from menus
   const label = html("label", p.kind === "choice" ? "attn-choice-label" : "attn-slider-label", x.controls, p.label + " ");
   if (p.kind === "choice") {
     const sel = html("select", "attn-choice", label);
@@ -316,9 +315,8 @@ function drawTextField(x, t) {
   return { name: t.name, input };
 }
 
-// The line that says what to notice, right after the controls: just above the picture it
-// talks about; read out when a preset is picked. It is not part of the controls, so on a phone
-// it scrolls with the page while the controls stick (they stay short: issue 39).
+// The line that says what to notice, after the controls (not in the bar that sticks on a
+// phone): just above the picture it talks about; read out when a preset is picked.
 function drawNotice(x) {
   if (!x.presets.length) return;
   x.notice = html("p", "attn-notice", null, NOTICE);
