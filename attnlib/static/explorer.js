@@ -1238,7 +1238,7 @@ function drawPlay(x, p, k) {
   });
 }
 function drawControl(x, p, k) {
-  const label = html("label", null, x.controls, p.label + " ");
+  const label = html("label", p.kind === "choice" ? "attn-choice-label" : "attn-slider-label", x.controls, p.label + " ");
   if (p.kind === "choice") {
     const sel = html("select", "attn-choice", label);
     sel.setAttribute("data-param", p.name);
@@ -1379,7 +1379,8 @@ function drawTextField(x, t) {
 }
 function drawNotice(x) {
   if (!x.presets.length) return;
-  x.notice = html("p", "attn-notice", x.controls, NOTICE);
+  x.notice = html("p", "attn-notice", null, NOTICE);
+  x.root.insertBefore(x.notice, x.panelsDiv);
   x.notice.setAttribute("aria-live", "polite");
 }
 function drawColorbars(x) {

@@ -181,7 +181,7 @@ function drawPlay(x, p, k) {
 // moved by a dragged point (Handle) stays in the page for scripts and the kernel's sync but is
 // not shown: the point is the control (mouse, touch, and the arrow keys with its value text).
 function drawControl(x, p, k) {
-  const label = html("label", null, x.controls, p.label + " ");
+  const label = html("label", p.kind === "choice" ? "attn-choice-label" : "attn-slider-label", x.controls, p.label + " ");
   if (p.kind === "choice") {
     const sel = html("select", "attn-choice", label);
     sel.setAttribute("data-param", p.name);
@@ -319,11 +319,12 @@ function drawTextField(x, t) {
   return { name: t.name, input };
 }
 
-// The line that says what to notice, last in the controls: just above the picture it talks
-// about; read out when a preset is picked.
+// The line that says what to notice, after the controls (not in the bar that sticks on a
+// phone): just above the picture it talks about; read out when a preset is picked.
 function drawNotice(x) {
   if (!x.presets.length) return;
-  x.notice = html("p", "attn-notice", x.controls, NOTICE);
+  x.notice = html("p", "attn-notice", null, NOTICE);
+  x.root.insertBefore(x.notice, x.panelsDiv);
   x.notice.setAttribute("aria-live", "polite");
 }
 

@@ -13,7 +13,8 @@
 //   toggle without scrolling. From 992 px the chapter list's toggle hides and shows the column.
 // - The Run and Download menus (<details>): one open at a time, Esc or a click outside closes.
 // - Ctrl+K or "/" goes to the search field.
-// - A formula, code block, output or table wider than the column gets a tab stop (it scrolls).
+// - A formula, code block, output or table wider than the column gets a tab stop (it scrolls);
+//   a table of words wider than the column becomes stacked cards instead, at any width.
 // - "On this page" marks the section the reader is in; from 1200 px it folds away while an
 //   explorer (drawn at page width) passes it.
 // - The search page shows the hits at once, when every snippet is in (nothing moves).
@@ -205,6 +206,16 @@
   // those boxes get a tab stop (a formula also a name: it has no text a screen reader would
   // announce as a box; axe-core: scrollable-region-focusable). Every width is read first, then
   // the changes written: a read after a write would force a layout each time.
+  // A table of words (attn-cards, web/table-cards.mjs) wider than its column becomes stacked
+  // cards at any width (attn-stacked; attnbook.css): each is measured as a grid, all classes
+  // dropped first and set after every read (one layout), in one task (nothing painted between).
+  function stackWideTables() {
+    var tables = Array.prototype.slice.call(document.querySelectorAll(".book-article table.attn-cards"));
+    tables.forEach(function (t) { t.classList.remove("attn-stacked"); });
+    var wide = tables.map(function (t) { return t.scrollWidth > t.clientWidth + 1; });
+    tables.forEach(function (t, i) { if (wide[i]) t.classList.add("attn-stacked"); });
+  }
+
   var SCROLLERS = "div.math, .book-article pre, .book-article .cell_output > .output, .book-article table";
   function scrollable() {
     var all = Array.prototype.slice.call(document.querySelectorAll(SCROLLERS));
@@ -366,11 +377,12 @@
     setupKeys(setupMenus());
     setupSearchPage();
     setupPageToc();
+    stackWideTables();
     afterFrame(scrollable);
-    if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { afterFrame(scrollable); });
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { stackWideTables(); afterFrame(scrollable); });
     window.addEventListener("resize", function () {
       if (pending) clearTimeout(pending);
-      pending = setTimeout(scrollable, 150);
+      pending = setTimeout(function () { stackWideTables(); scrollable(); }, 150);
     });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
