@@ -35,6 +35,9 @@ HEADS = {
 }
 PT = 9.5  # every text of the diagram: half a point over attnlib's smallest size, so it
 # stays over 9 CSS px where the book shows the wide picture smallest (1280 px: 9.9 px)
+# the phone's: 10 pt in a 3.6 in figure (3.8 in with its padding) shown 358 px wide is 13.1 px,
+# over 0.8 of the 16 px body text (issue 39)
+PT_DOWN = 10
 
 
 def pipeline_across(ex, title, figsize, theme, managed):
@@ -181,7 +184,7 @@ def pipeline_down(ex, title, theme, managed):
     # from the top: each stage is a bold head line and a line of values (0.62 in); between
     # stages an arrow with its label (0.42 in)
     stage_h, arrow_h = 0.62, 0.42
-    height = 6 * stage_h + 4 * arrow_h + 0.3 + (0.3 if title else 0)
+    height = 6 * stage_h + 4 * arrow_h + 0.35 + (0.3 if title else 0)  # 0.35: the output line
     fig = new_figure((NARROW_WIDTH, height), managed)
     fig.set_layout_engine("none")  # one axes filling the figure: nothing to lay out
     ax = fig.add_axes((0, 0, 1, 1))
@@ -211,7 +214,7 @@ def pipeline_down(ex, title, theme, managed):
             HEADS[key],
             ha="left",
             va="center",
-            fontsize=PT,
+            fontsize=PT_DOWN,
             fontweight="bold",
             color=col["text"],
         )
@@ -222,7 +225,7 @@ def pipeline_down(ex, title, theme, managed):
                 extra,
                 ha="right",
                 va="center",
-                fontsize=PT,
+                fontsize=PT_DOWN,
                 color=col["arrow"],
             )
         return y - 0.4  # the values' line
@@ -246,7 +249,7 @@ def pipeline_down(ex, title, theme, managed):
             label,
             ha="left",
             va="center",
-            fontsize=PT,
+            fontsize=PT_DOWN,
             color=col["arrow"],
         )
         y -= arrow_h
@@ -258,7 +261,7 @@ def pipeline_down(ex, title, theme, managed):
         ex["query"],
         ha="center",
         va="center",
-        fontsize=PT,
+        fontsize=PT_DOWN,
         color=col["text"],
         bbox=dict(boxstyle="round", fc="none", ec=col["query"]),
     )
@@ -269,10 +272,10 @@ def pipeline_down(ex, title, theme, managed):
         ax.text(
             x,
             yv,
-            ex["keys"][i],
+            ex["keys"][i].replace(", ", ",\n"),  # a column vector: two lines fit its column
             ha="center",
             va="center",
-            fontsize=PT,
+            fontsize=PT_DOWN,
             color=col["masked"] if i >= valid else col["text"],
         )
     y -= stage_h
@@ -283,10 +286,10 @@ def pipeline_down(ex, title, theme, managed):
         ax.text(
             x,
             yv,
-            ex["scores"][i] + (" (masked)" if masked else ""),
+            ex["scores"][i] + ("\n(masked)" if masked else ""),  # 2 lines: its column
             ha="center",
             va="center",
-            fontsize=PT,
+            fontsize=PT_DOWN,
             color=col["masked"] if masked else col["text"],
         )
     y -= stage_h
@@ -310,7 +313,7 @@ def pipeline_down(ex, title, theme, managed):
             f"{weights[i]:.2f}",
             ha="right",
             va="center",
-            fontsize=PT,
+            fontsize=PT_DOWN,
             color=col["text"],
         )
     y -= stage_h
@@ -320,7 +323,7 @@ def pipeline_down(ex, title, theme, managed):
         "× each weight times its value",
         ha="left",
         va="center",
-        fontsize=PT,
+        fontsize=PT_DOWN,
         color=col["arrow"],
     )
     y -= arrow_h - 0.1
@@ -329,10 +332,10 @@ def pipeline_down(ex, title, theme, managed):
         ax.text(
             x,
             yv,
-            ex["values"][i],
+            ex["values"][i].replace(", ", ",\n"),
             ha="center",
             va="center",
-            fontsize=PT,
+            fontsize=PT_DOWN,
             color=col["masked"] if i >= valid else col["text"],
         )
     y -= stage_h
@@ -344,7 +347,7 @@ def pipeline_down(ex, title, theme, managed):
         ex["output"],
         ha="center",
         va="center",
-        fontsize=PT,
+        fontsize=PT_DOWN,
         color=col["text"],
         bbox=dict(boxstyle="round", fc="none", ec=col["output"]),
     )

@@ -194,3 +194,39 @@ def test_encoder_decoder_sizes():
     small = _ed(figsize=(5, 4))  # too narrow for the wide layout: the phone's
     assert small.get_size_inches()[0] == PHONE_WIDTH
     assert small.get_size_inches()[1] > PHONE_WIDTH
+
+
+#: issue 39: a diagram's text on a 390-px phone (the book's 358-px column) is at least 0.8 of
+#: the 16 px body text
+PHONE_COLUMN, DIAGRAM_MIN_PX = 358, 0.8 * 16
+
+
+@pytest.mark.parametrize(
+    "scoring, valid_len",
+    [("dot_product", None), ("dot_product", 2), ("additive", 3), ("gaussian", None)],
+)
+def test_pipeline_on_a_phone_reads_at_four_fifths_of_body_text_and_nothing_overlaps(
+    scoring, valid_len
+):
+    from itertools import combinations
+
+    from attnlib.plotting._theme import DARK, LIGHT
+    from attnlib.plotting.variants import drawn_texts, figure_variants
+
+    fig = draw_pipeline(pipeline_example(scoring, valid_len=valid_len), title="a pipeline")
+    narrow = [v for v in figure_variants(fig) if v["layout"] == "narrow"]
+    assert {v["theme"] for v in narrow} == {"light", "dark"}, "no phone variant"
+    for v in narrow:  # label_scale: the smallest text's CSS px per CSS px of width
+        px = v["label_scale"] * min(v["width"], PHONE_COLUMN)
+        assert px >= DIAGRAM_MIN_PX, f"{scoring}, {v['theme']}: {px:.2f} px on a phone"
+    for theme in (LIGHT, DARK):  # the larger text still keeps to its columns
+        variant = fig._attnlib_redraw(theme, True, False)
+        width, height = variant.bbox.width, variant.bbox.height
+        boxes = drawn_texts(variant)
+        for text, _, box in boxes:
+            assert box.x0 >= -1 and box.x1 <= width + 1, (theme.name, text)
+            assert box.y0 >= -1 and box.y1 <= height + 1, (theme.name, text)
+        for (ta, _, a), (tb, _, b) in combinations(boxes, 2):
+            w = min(a.x1, b.x1) - max(a.x0, b.x0)
+            h = min(a.y1, b.y1) - max(a.y0, b.y0)
+            assert not (w > 1 and h > 1), (theme.name, ta, tb)

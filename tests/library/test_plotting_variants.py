@@ -167,11 +167,11 @@ def test_every_figure_has_a_dark_variant_and_wide_ones_a_narrow_pair(drawn):
                 v["layout"],
             )
             # NARROW_WIDTH at 100 dpi (chapter 7's diagram: its own phone width, a larger
-            # text), plus matplotlib's 0.1 in of padding each side and a label that sticks out
-            # of its column by a few px (the pipeline's "(masked)": 26 in all)
+            # text), plus matplotlib's 0.1 in of padding each side and a few px of a label at
+            # an edge (the pipeline's: 23 in all)
             if v["layout"] == "narrow":
                 width = PHONE_WIDTH if name == "encoder-decoder" else NARROW_WIDTH
-                assert v["width"] <= width * DPI + 30, (name, v["width"])
+                assert v["width"] <= width * DPI + 25, (name, v["width"])
             else:  # the same figure as the light one, so the same size
                 assert (v["width"], v["height"]) == (main["width"], main["height"]), name
 
