@@ -78,6 +78,10 @@ SHARED_LOADS = {
     "tests/browser/reading/test_on_a_phone.py": "phone-reading",
     "tests/browser/reading/test_folded_code.py": "phone-reading",
     "tests/browser/reading/test_pacing.py": "phone-reading",
+    # the explorers built once per process (tests/widgets/_built.py), chapter 2's trained one
+    # among them: about 10 CPU-s each time it is built
+    "tests/widgets/test_explorers.py": "built-explorers",
+    "tests/widgets/test_presets.py": "built-explorers",
 }
 
 
