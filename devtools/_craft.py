@@ -348,11 +348,16 @@ FIELD_PX = 16.0  # inputs and menus where the pointer is coarse (a phone zooms i
 PRINT_PX = 930  # an explorer in print: a printed page (A4 or Letter, default margins) ~ 9.7 in
 
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+# One device pixel per CSS pixel: every number measured here is in CSS px (boxes, text sizes,
+# scrolled distances) or read from a picture's own cells (colours), none from rendered device
+# pixels, and the fit walks redraw each explorer dozens of times: at a real phone's 3 device
+# pixels per px Chromium rasterises 9x the pixels for the same numbers (issue 36: the phone
+# checks' CPU-s; the numbers were the same at 3).
 PHONE = {
     "viewport": {"width": 390, "height": 844},
     "is_mobile": True,
     "has_touch": True,
-    "device_scale_factor": 3,
+    "device_scale_factor": 1,
 }
 
 READY_JS = (

@@ -73,10 +73,15 @@ SHARED_LOADS = {
     "tests/browser/theme/test_colour_mode.py": "desktop-reading",
     "tests/browser/reading/test_figures.py": "desktop-reading",
     "tests/browser/explorers/test_explorer_access.py": "desktop-reading",
+    "tests/browser/explorers/test_explorer_craft.py": "desktop-reading",
     # the phone's PhoneReading (tests/browser/reading/test_on_a_phone.py; the `phone` fixture)
     "tests/browser/reading/test_on_a_phone.py": "phone-reading",
     "tests/browser/reading/test_folded_code.py": "phone-reading",
     "tests/browser/reading/test_pacing.py": "phone-reading",
+    # the explorers built once per process (tests/widgets/_built.py), chapter 2's trained one
+    # among them: about 10 CPU-s each time it is built
+    "tests/widgets/test_explorers.py": "built-explorers",
+    "tests/widgets/test_presets.py": "built-explorers",
 }
 
 

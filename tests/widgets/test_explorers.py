@@ -25,6 +25,8 @@ from scoringbook import claims, manifest
 from scoringbook.ch09_explorer import SENTENCE, SHUFFLE
 from scoringbook.registry import DECLARATIONS, EXPLORERS, compute
 
+from ._built import built_explorer
+
 # the chapter manifest names every explorer once: the stored ones are built here, the live ones
 # (computed in the browser, attnlib.widgets.live) in tests/widgets/test_live.py, the trained ones
 # from their chapter's run (tests/book/test_seq2seq_model.py, test_ch08_lengths.py,
@@ -40,10 +42,9 @@ STATE_BUDGET_GZIP = 150_000
 
 @pytest.fixture(scope="module")
 def built():
-    state = torch.random.get_rng_state()
-    explorers = {name: EXPLORERS[name]() for name in NAMES}
-    assert torch.equal(torch.random.get_rng_state(), state), "an explorer touched the global RNG"
-    return explorers
+    # built once per process, shared with test_presets.py's pages (_built.py), which checks
+    # that building each leaves the global RNG untouched
+    return {name: built_explorer(name) for name in NAMES}
 
 
 def grid(ex: Explorer):

@@ -35,6 +35,8 @@ from attnlib.widgets import (
 )
 from scoringbook import registry
 
+from ._built import built_explorer
+
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = [n for n in registry.EXPLORERS]  # stored and live (a trained one needs its chapter's run)
 
@@ -177,7 +179,7 @@ def browser(chromium):
 
 @functools.cache
 def _page(name: str) -> str:
-    return standalone_html(registry.EXPLORERS[name]())
+    return standalone_html(built_explorer(name))  # built once per process (_built.py)
 
 
 def _open(browser, name, width=1280, height=900):

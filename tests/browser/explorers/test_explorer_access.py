@@ -132,13 +132,47 @@ def _fresh(browser, visits, name, **context):
     return ctx, page
 
 
-@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
-def test_reset_and_live_sentence(browser, visits, name):
-    ctx, page = _fresh(browser, visits, name)
-    try:
-        _reset_and_live_sentence(page, name)
-    finally:
-        ctx.close()
+@pytest.fixture(scope="module")
+def fresh(browser, visits):
+    """fresh.take(name) -> the page loaded anew, for the reset check and then the hover check
+    of that page (issue 36: one load for the two, not one each). The reset check gives it back
+    (fresh.give_back(name)) only when it passed: it asserts that Reset put every explorer back
+    as loaded, so the hover check reads a page as loaded; a page not given back is closed, and
+    the next check of that page loads its own. The tests of a page run one after the other
+    (``name`` is parametrized at module scope)."""
+
+    class Fresh:
+        def __init__(self):
+            self.held, self.taken = {}, []
+
+        def take(self, name):
+            for ctx in self.taken:
+                ctx.close()
+            self.taken = []
+            for old in [n for n in self.held if n != name]:
+                self.held.pop(old)[0].close()
+            ctx, page = self.held.pop(name, None) or _fresh(browser, visits, name)
+            self.taken.append(ctx)
+            return page
+
+        def give_back(self, name):
+            ctx = self.taken.pop()
+            self.held[name] = (ctx, ctx.pages[0])
+
+        def close(self):
+            for ctx in self.taken + [c for c, _ in self.held.values()]:
+                ctx.close()
+
+    f = Fresh()
+    yield f
+    f.close()
+
+
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS, scope="module")
+def test_reset_and_live_sentence(fresh, name):
+    page = fresh.take(name)
+    _reset_and_live_sentence(page, name)
+    fresh.give_back(name)
 
 
 def _reset_and_live_sentence(page, name):
@@ -240,53 +274,48 @@ HOVER_JS = """
 """
 
 
-@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
-def test_hovering_a_cell_shows_its_weight(browser, visits, name):
-    ctx, page = _fresh(browser, visits, name)
-    try:
-        for k, ex in enumerate(_explorers(page)):
-            cells = (
-                page.locator(".attn-explorer").nth(k).locator("svg.attn-heatmap image.attn-cells")
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS, scope="module")
+def test_hovering_a_cell_shows_its_weight(fresh, name):
+    page = fresh.take(name)  # as loaded (after the reset check, which gave it back as loaded)
+    for k, ex in enumerate(_explorers(page)):
+        cells = page.locator(".attn-explorer").nth(k).locator("svg.attn-heatmap image.attn-cells")
+        if not cells.count() or not ex["sliders"]:
+            continue
+        cells.first.scroll_into_view_if_needed()
+        box = cells.first.bounding_box()
+        cells.first.hover(position={"x": 2, "y": 2})  # the real pointer, over the first cell
+        got = page.evaluate(HOVER_JS, k)
+        where = f"{name} explorer #{k} ({ex['name']})"
+        assert (got["row"], got["col"]) == ("0", "0"), (
+            f"{where}: the pointer over cell (0, 0) reads {got}"
+        )
+        for text in (got["title"], got["readout"]):
+            nums = re.findall(r"-?\d+(?:\.\d+)?", text or "")
+            assert nums and abs(float(nums[-1]) - float(got["value"])) <= 1e-3, (
+                f"{where}: hover shows {text!r}, the cell's weight is {got['value']}"
             )
-            if not cells.count() or not ex["sliders"]:
-                continue
-            cells.first.scroll_into_view_if_needed()
-            box = cells.first.bounding_box()
-            cells.first.hover(position={"x": 2, "y": 2})  # the real pointer, over the first cell
-            got = page.evaluate(HOVER_JS, k)
-            where = f"{name} explorer #{k} ({ex['name']})"
-            assert (got["row"], got["col"]) == ("0", "0"), (
-                f"{where}: the pointer over cell (0, 0) reads {got}"
-            )
-            for text in (got["title"], got["readout"]):
-                nums = re.findall(r"-?\d+(?:\.\d+)?", text or "")
-                assert nums and abs(float(nums[-1]) - float(got["value"])) <= 1e-3, (
-                    f"{where}: hover shows {text!r}, the cell's weight is {got['value']}"
-                )
-            # the last cell, bottom right, by position on the scaled picture
-            cells.first.hover(position={"x": box["width"] - 2, "y": box["height"] - 2})
-            far = page.evaluate(HOVER_JS, k)
-            rows, cols = page.evaluate(
-                "(k) => { const s = document.querySelectorAll('.attn-explorer')[k]"
-                ".querySelector('svg.attn-heatmap'); return [+s.dataset.rows, "
-                "+s.dataset.cols]; }",
-                k,
-            )
-            assert (far["row"], far["col"]) == (str(rows - 1), str(cols - 1)), (
-                f"{where}: the pointer over the last cell reads {far['row']}, {far['col']}"
-            )
-            s = ex["sliders"][0]
-            page.evaluate(MOVE_JS, [k, s["param"], 0 if s["index"] else s["max"]])
-            now = page.evaluate(HOVER_JS, k)
-            if ": empty (" in (now["title"] or ""):  # a cell beyond this frame's input: no weight
-                continue
-            nums = re.findall(r"-?\d+(?:\.\d+)?", now["title"] or "")
-            assert nums and abs(float(nums[-1]) - float(now["value"])) <= 1e-3, (
-                f"{where}: after a redraw the tooltip says {now['title']!r}, the weight is "
-                f"{now['value']}"
-            )
-    finally:
-        ctx.close()
+        # the last cell, bottom right, by position on the scaled picture
+        cells.first.hover(position={"x": box["width"] - 2, "y": box["height"] - 2})
+        far = page.evaluate(HOVER_JS, k)
+        rows, cols = page.evaluate(
+            "(k) => { const s = document.querySelectorAll('.attn-explorer')[k]"
+            ".querySelector('svg.attn-heatmap'); return [+s.dataset.rows, "
+            "+s.dataset.cols]; }",
+            k,
+        )
+        assert (far["row"], far["col"]) == (str(rows - 1), str(cols - 1)), (
+            f"{where}: the pointer over the last cell reads {far['row']}, {far['col']}"
+        )
+        s = ex["sliders"][0]
+        page.evaluate(MOVE_JS, [k, s["param"], 0 if s["index"] else s["max"]])
+        now = page.evaluate(HOVER_JS, k)
+        if ": empty (" in (now["title"] or ""):  # a cell beyond this frame's input: no weight
+            continue
+        nums = re.findall(r"-?\d+(?:\.\d+)?", now["title"] or "")
+        assert nums and abs(float(nums[-1]) - float(now["value"])) <= 1e-3, (
+            f"{where}: after a redraw the tooltip says {now['title']!r}, the weight is "
+            f"{now['value']}"
+        )
 
 
 # ----------------------------------------------------------------------------- a labelled readout
