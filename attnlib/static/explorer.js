@@ -250,7 +250,8 @@ function heatmapPanel(spec, parent, ui) {
   const left = 18 + maxRow * CHAR_W + 6, top = 6;
   const tall = (rowLab || changing) && R <= 22 ? Math.max(240, 14 * R) : 240;
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, tall / R)) / 4);
-  const rowH = (rowLab || changing) && cell < 14 && 14 * R <= tall ? 14 : cell;
+  const words = changing || rowLab && rowLab.some((t) => t === "" || isNaN(Number(t)));
+  const rowH = words && cell < 14 && 14 * R <= tall ? 14 : cell;
   const rotate = maxCol * CHAR_W > cell - 2;
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
   const oneC = !changing && maxCol === 1 && !rotate;

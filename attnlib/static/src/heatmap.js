@@ -39,8 +39,11 @@ export function heatmapPanel(spec, parent, ui) {
   // tall, or 14 px a named row up to 320 px (every token labelled)
   const tall = (rowLab || changing) && R <= 22 ? Math.max(240, 14 * R) : 240;
   const cell = Math.max(4, Math.floor(4 * Math.min(40, (target - left - 6) / C, tall / R)) / 4);
-  // named rows in cells under 14 px grow to 14 px: every row keeps its label
-  const rowH = (rowLab || changing) && cell < 14 && 14 * R <= tall ? 14 : cell;
+  // rows named by words (tokens, characters) in cells under 14 px grow to 14 px: every row keeps
+  // its label; rows named by numbers (positions along an axis) keep square cells, every other
+  // one labelled
+  const words = changing || (rowLab && rowLab.some((t) => t === "" || isNaN(Number(t))));
+  const rowH = words && cell < 14 && 14 * R <= tall ? 14 : cell;
   const rotate = maxCol * CHAR_W > cell - 2;
   // Column labels too long for their cell are turned: at 45 degrees they lie 0.71 times their
   // spacing apart and need 18 px to clear each other; between 13.5 and 18 px they turn to 70
