@@ -226,7 +226,8 @@ SLIDERS_JS = """
     const nameRange = document.createRange();
     nameRange.selectNodeContents(label.firstChild);
     const n = nameRange.getBoundingClientRect();
-    const withName = Math.abs((v.top + v.bottom) / 2 - (n.top + n.bottom) / 2) <= 4 && v.bottom <= sl.top + 2;
+    const vc = (v.top + v.bottom) / 2;  // (a name may wrap: the value sits on one of its lines)
+    const withName = vc >= n.top - 4 && vc <= n.bottom + 4 && v.bottom <= sl.top + 2;
     out.push({explorer: label.closest('.attn-explorer').dataset.explorer,
               name: label.firstChild.textContent.trim(), value: value.textContent, lines,
               offRow: offset > sl.height / 2, offset: Math.round(offset), beside: v.left >= sl.right - 1,

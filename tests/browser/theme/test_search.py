@@ -198,13 +198,14 @@ def test_a_search_fetches_text_copies_not_pages(browser, gzip_url, margin, site,
     copies = [u for u in pages if u.startswith("_search/")]
     assert not load.errors, load.errors
     assert copies and pages == copies, f"'{q}': fetched pages {pages}, not only their text copies"
-    if q == "bilinear":  # a rare word: the copies fetched are those of the pages that hold it
-        holders = sorted(
+    if q == "bilinear":  # a rare word: only copies of pages that hold it, not every page's
+        copies_of = list((site / "_search").rglob("*.html"))
+        holders = {
             p.relative_to(site).as_posix()
-            for p in (site / "_search").rglob("*.html")
+            for p in copies_of
             if "bilinear" in p.read_text("utf8").lower()
-        )
-        assert 1 <= len(holders) <= 2 and sorted(copies) == holders, (holders, copies)
+        }
+        assert set(copies) <= holders and len(holders) < len(copies_of) / 2, (holders, copies)
     margin(f"search.html?q={q}: bytes on the link", load.read_bytes, SEARCH_BUDGET, at_least=False)
     assert load.read_bytes <= SEARCH_BUDGET, (
         f"search.html?q={q}: {load.read_bytes / 1e3:.0f} kB on the link "
