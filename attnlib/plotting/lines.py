@@ -193,9 +193,11 @@ def _bands(bands, curves) -> dict:
 
 def _single_axes(figsize, narrow: bool, managed: bool):
     """A figure with one axes: at ``figsize``, or, narrow, NARROW_WIDTH (3.6 in) wide and at
-    most 3.2 in tall (plus room for the legend under it)."""
+    most 3.2 in tall scaled as for a 4.2-in phone figure (plus room for the legend under it):
+    a phone's figures keep the shape they had when NARROW_WIDTH was 4.2, so that a chapter
+    does not grow by a fifth on a phone."""
     if narrow and figsize[0] > NARROW_WIDTH:
-        figsize = (NARROW_WIDTH, min(figsize[1], 3.2) + 0.5)
+        figsize = (NARROW_WIDTH, min(figsize[1], 3.2) * NARROW_WIDTH / 4.2 + 0.5)
     fig = _new_figure(figsize, managed)
     return fig, fig.add_subplot()
 
