@@ -127,7 +127,7 @@ def _split_ref(x: Tensor, H: int) -> Tensor:
 @checker
 def check_heads(split_heads: Callable, merge_heads: Callable) -> CheckResult:
     """Check ``split_heads(x, num_heads)`` ``(batch, n, d) -> (batch * H, n, d / H)`` (the
-    heads of sequence 0 first, head ``h`` = columns ``h d/H .. (h+1) d/H - 1``) and
+    heads of sequence 0 first, head ``j`` = columns ``j d/H .. (j+1) d/H - 1``) and
     ``merge_heads(x, num_heads)``, its inverse, then use them in causal multi-head
     self-attention and compare with ``torch.nn.MultiheadAttention(d, H, bias=False,
     batch_first=True)`` holding the same weights, called with ``attn_mask`` = the causal mask
@@ -160,7 +160,7 @@ def check_heads(split_heads: Callable, merge_heads: Callable) -> CheckResult:
             if b > 1 and answers_close(got.double(), swapped.double(), got.dtype):
                 return _fail(
                     f"{case}: split_heads puts head 0 of every sequence first; the layout is "
-                    "the heads of sequence 0 first (index b * H + h), as valid lengths "
+                    "the heads of sequence 0 first (index b * H + j), as valid lengths "
                     "repeated with repeat_interleave expect"
                 )
         verdict = _compare(
