@@ -328,6 +328,16 @@ def check_relative_offset(fn: Callable) -> CheckResult:
 
 # ------------------------------------------------------------------ 3. the causal mask 3 ways
 
+def _blocks_diagonal(mask: Tensor, may_attend: bool) -> Tensor:
+    """``(n,)`` bool: which queries' own key the mask hides (bool ``mask`` in the convention
+    ``True = may attend`` when ``may_attend`` else ``True = may not``; float: ``-inf`` or a
+    large negative number added)."""
+    diag = mask.diagonal()
+    if mask.dtype == torch.bool:
+        return ~diag if may_attend else diag
+    return diag < -100
+
+
 #: (batch, n, d): every size differs
 _MASK_CASES = ((2, 5, 4), (3, 8, 6), (1, 3, 8))
 
@@ -423,6 +433,11 @@ def check_causal_masks(
                     slip = (
                         f"this is the causal mask in the other convention: for {label} a "
                         f"bool mask means {conv}; invert it with ~"
+                    )
+                elif bool(_blocks_diagonal(mask, may_attend=label.startswith("F.")).any()):
+                    slip = (
+                        "each token must see itself: your mask blocks the diagonal "
+                        "(query i may look at keys 0 .. i, key i included)"
                     )
                 elif mask.dtype == torch.bool:
                     slip = f"for {label} a bool mask means {conv}; {verdict}"
