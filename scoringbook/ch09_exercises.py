@@ -328,6 +328,7 @@ def check_relative_offset(fn: Callable) -> CheckResult:
 
 # ------------------------------------------------------------------ 3. the causal mask 3 ways
 
+
 def _blocks_diagonal(mask: Tensor, may_attend: bool) -> Tensor:
     """``(n,)`` bool: which queries' own key the mask hides (bool ``mask`` in the convention
     ``True = may attend`` when ``may_attend`` else ``True = may not``; float: ``-inf`` or a
