@@ -387,7 +387,7 @@ def _draw_masks(stored, allowed, titles, theme, narrow, managed):
     from attnlib.plotting.kit import OKABE_ITO, finish_figure, new_figure, series_colour
 
     p, n, m = stored.shape
-    fig = new_figure((4.2 if narrow else 5.6, 2.5 if narrow else 2.6), managed)
+    fig = new_figure((3.9 if narrow else 5.6, 2.5 if narrow else 2.6), managed)
     axes = fig.subplots(1, p, sharey=True, squeeze=False)[0]
     yes = series_colour(OKABE_ITO[0], theme)  # allowed: the accent blue
     no = "#d9d9d9" if theme.name == "light" else "#3a3a3a"  # blocked: a quiet grey

@@ -127,7 +127,7 @@ def _split_ref(x: Tensor, H: int) -> Tensor:
 @checker
 def check_heads(split_heads: Callable, merge_heads: Callable) -> CheckResult:
     """Check ``split_heads(x, num_heads)`` ``(batch, n, d) -> (batch * H, n, d / H)`` (the
-    heads of sequence 0 first, head ``h`` = columns ``h d/H .. (h+1) d/H - 1``) and
+    heads of sequence 0 first, head ``j`` = columns ``j d/H .. (j+1) d/H - 1``) and
     ``merge_heads(x, num_heads)``, its inverse, then use them in causal multi-head
     self-attention and compare with ``torch.nn.MultiheadAttention(d, H, bias=False,
     batch_first=True)`` holding the same weights, called with ``attn_mask`` = the causal mask
@@ -160,7 +160,7 @@ def check_heads(split_heads: Callable, merge_heads: Callable) -> CheckResult:
             if b > 1 and answers_close(got.double(), swapped.double(), got.dtype):
                 return _fail(
                     f"{case}: split_heads puts head 0 of every sequence first; the layout is "
-                    "the heads of sequence 0 first (index b * H + h), as valid lengths "
+                    "the heads of sequence 0 first (index b * H + j), as valid lengths "
                     "repeated with repeat_interleave expect"
                 )
         verdict = _compare(
@@ -328,6 +328,17 @@ def check_relative_offset(fn: Callable) -> CheckResult:
 
 # ------------------------------------------------------------------ 3. the causal mask 3 ways
 
+
+def _blocks_diagonal(mask: Tensor, may_attend: bool) -> Tensor:
+    """``(n,)`` bool: which queries' own key the mask hides (bool ``mask`` in the convention
+    ``True = may attend`` when ``may_attend`` else ``True = may not``; float: ``-inf`` or a
+    large negative number added)."""
+    diag = mask.diagonal()
+    if mask.dtype == torch.bool:
+        return ~diag if may_attend else diag
+    return diag < -100
+
+
 #: (batch, n, d): every size differs
 _MASK_CASES = ((2, 5, 4), (3, 8, 6), (1, 3, 8))
 
@@ -423,6 +434,11 @@ def check_causal_masks(
                     slip = (
                         f"this is the causal mask in the other convention: for {label} a "
                         f"bool mask means {conv}; invert it with ~"
+                    )
+                elif bool(_blocks_diagonal(mask, may_attend=label.startswith("F.")).any()):
+                    slip = (
+                        "each token must see itself: your mask blocks the diagonal "
+                        "(query i may look at keys 0 .. i, key i included)"
                     )
                 elif mask.dtype == torch.bool:
                     slip = f"for {label} a bool mask means {conv}; {verdict}"

@@ -166,7 +166,7 @@ def word_order_declaration(*, seed: int = 0) -> Declaration:
                 "order",
                 list(ORDERS),
                 label="word order",
-                option_labels=["as written", "shuffled"],
+                option_labels=["original", "shuffled"],  # "as written" was cut at 390 px
             ),
             Choice(
                 "positions",
@@ -210,7 +210,7 @@ def word_order_explorer(*, seed: int = 0) -> Explorer:
 
     One seeded, untrained :class:`attnlib.MultiHeadAttention` (16 hidden units, 2 heads) on
     the chapter's ten-word sentence, its embeddings drawn from ``seed``. Controls: the word
-    order (as written, or the chapter's shuffle :data:`SHUFFLE`), positions (none, or
+    order (original, as written, or the chapter's shuffle :data:`SHUFFLE`), positions (none, or
     :class:`attnlib.PositionalEncoding`'s sinusoids added after the shuffle), the mask
     (none, or causal: query ``i`` sees keys ``0..i``) and the head. Panels: that head's
     weights ``(n_queries, n_keys)``, rows and columns labelled with the words, and a

@@ -150,7 +150,7 @@ def plot_lines(
             _log_ticks(ax.xaxis, np.concatenate([cx for _, cx, _ in curves]))
         if logy:
             ax.set_yscale("log")
-            _log_ticks(ax.yaxis, None)
+            _log_ticks(ax.yaxis, None, np.concatenate([cy for _, _, cy in curves]))
         if not logx:
             _discrete_ticks(ax.xaxis, [cx for _, cx, _ in curves])
         ax.set_xlabel(xlabel)
@@ -239,17 +239,25 @@ def _legend(fig, ax, below: bool, handles=None, labels=None, loc="best", ncols=1
         ax.legend(handles, labels, loc=loc, ncols=ncols, frameon=False)
 
 
-def _log_ticks(axis, measured) -> None:
+def _log_ticks(axis, measured, spanned=None) -> None:
     """Readable ticks on a log axis: at the measured values (``measured``, when there are at
-    most 8 of them), else at 1, 2 and 5 times each power of ten, labelled as plain numbers
-    (16, 256, 0.5; not 2x10^1 3x10^1 printed over each other by the minor ticks)."""
+    most 8 of them), else at 1, 2 and 5 times each power of ten, or, when the data
+    (``spanned``) cover more than 3 powers of ten, at the powers of ten alone (1-2-5 over six
+    decades is 19 labels packed a few px apart on a phone); labelled as plain numbers (16, 256,
+    0.5; not 2x10^1 3x10^1 printed over each other by the minor ticks)."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
     values = None if measured is None else np.unique(np.asarray(measured, dtype=float))
     if values is not None and 0 < values.size <= 8 and (values > 0).all():
         axis.set_major_locator(FixedLocator(values))
     else:
-        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        subs = (1.0, 2.0, 5.0)
+        if spanned is not None:
+            pos = np.asarray(spanned, dtype=float)
+            pos = pos[np.isfinite(pos) & (pos > 0)]
+            if pos.size and np.log10(pos.max() / pos.min()) > 3:
+                subs = (1.0,)
+        axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
 

@@ -1039,7 +1039,11 @@ function maskingFrame(live, params, spec) {
 var escaped = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 function controlWords(label, value) {
   const names = new RegExp(`(^|[^\\w])${escaped(String(label))}([^\\w]|$)`, "i");
-  return label && names.test(value) ? value : `${label} ${value}`;
+  if (label && names.test(value)) return value;
+  const named = /^(.*\S)\s*\(([^()]+)\)$/.exec(String(label));
+  const pair = /^(\S+):\s+(.+)$/.exec(String(value));
+  if (named && pair) return `${named[1]} ${pair[1]} (${named[2]} “${pair[2]}”)`;
+  return `${label} ${value}`;
 }
 function captionWords(text) {
   const parts = [];
@@ -1055,8 +1059,15 @@ function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
   const r = rowsNamed ? `row ${i}, ${rowName(i)}` : rowName(i);
-  const c = colsNamed ? `${colName(best)} (column ${best})` : colName(best);
-  return `${r} puts ${fmt(Math.round(row[best] * 100) / 100)} of its weight on ${c}.`;
+  const name = (j) => colsNamed ? `${colName(j)} (column ${j})` : colName(j);
+  const w = fmt(Math.round(row[best] * 100) / 100);
+  const tied = [];
+  for (let j = 0; j < row.length; j++) if (row[best] - row[j] <= 1e-3) tied.push(name(j));
+  if (tied.length > 1) {
+    const list = `${tied.slice(0, -1).join(", ")} and ${tied[tied.length - 1]}`;
+    return `${r} puts ${w} of its weight on each of ${list}.`;
+  }
+  return `${r} puts ${w} of its weight on ${name(best)}.`;
 }
 
 // attnlib/static/src/render.js

@@ -104,3 +104,32 @@ def test_draw_masks_refuses_what_is_not_a_small_bool_mask():
         draw_masks(torch.ones(1, 3, 3, dtype=torch.bool), ["a", "b"], ["allowed"])
     with pytest.raises(ValueError, match=r"at most 12 x 12"):
         draw_masks(torch.ones(1, 13, 13, dtype=torch.bool), ["a"], ["allowed"])
+
+
+@pytest.mark.parametrize(
+    "m, titles",
+    [
+        (6, ["valid lengths\n1, 2, …, 6", "SDPA\nTrue = allowed", "nn.MHA\nTrue = blocked"]),
+        (4, ["causal mask", "valid length 2", "both"]),
+    ],
+    ids=["chapter-9", "chapter-3"],
+)
+def test_the_masks_phone_picture_has_every_letter_and_label_at_least_10_5_px(m, titles):
+    # on a 390-px phone the column is 358 px: the narrow PNG is shown at min(width, 358), so
+    # its smallest text is label_scale * min(width, 358) CSS px (was 10.36 at 432 px wide)
+    from attnlib.plotting.variants import figure_variants
+    from scoringbook.ch09_diagram import draw_masks
+
+    tril = torch.ones(m, m, dtype=torch.bool).tril()
+    fig = draw_masks(torch.stack([tril, tril, ~tril]), titles, ["allowed", "allowed", "blocked"])
+    phone = [v for v in figure_variants(fig) if v["layout"] == "narrow"]
+    assert len(phone) == 2, "a light and a dark phone picture"
+    for v in phone:
+        px = v["label_scale"] * min(v["width"], 358)
+        assert px >= 10.5, f"{v['theme']}: smallest text {px:.2f} px at {v['width']} px wide"
+    # the narrower picture keeps its panel titles apart
+    narrow = fig._attnlib_redraw(DARK, True, False)
+    narrow.canvas.draw()
+    renderer = narrow.canvas.get_renderer()
+    boxes = [ax.title.get_window_extent(renderer) for ax in narrow.axes if ax.images]
+    assert all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:])), [(b.x0, b.x1) for b in boxes]

@@ -88,6 +88,24 @@ def test_the_classic_slips_fail_with_their_diagnosis(verdict, words):
     assert not v and words in v.message, v
 
 
+@pytest.mark.parametrize(
+    "sdpa, mha",
+    [
+        (allowed, lambda n: torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=0)),
+        (lambda n: torch.ones(n, n, dtype=torch.bool).tril(-1), lambda n: ~allowed(n)),
+        (allowed, lambda n: torch.zeros(n, n).masked_fill(
+            torch.ones(n, n, dtype=torch.bool).triu(0), float("-inf"))),
+    ],
+    ids=["mha-bool", "sdpa-bool", "mha-float"],
+)  # fmt: skip
+def test_a_mask_that_blocks_the_diagonal_is_told_so_not_blamed_on_the_convention(sdpa, mha):
+    # right convention, but each query's own key hidden: the verdict names the diagonal and
+    # does not tell the learner to flip a convention they got right
+    v = ex.check_causal_masks(lens, sdpa, mha)
+    assert not v and "blocks the diagonal" in v.message, v
+    assert "convention" not in v.message and "NOT attend" not in v.message, v
+
+
 def test_half_precision_answers_are_judged_at_their_precision():
     v = ex.check_sinusoidal(lambda n, d: table(n, d).to(torch.bfloat16))
     assert v and "bfloat16's precision" in v.message

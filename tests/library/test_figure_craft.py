@@ -97,3 +97,37 @@ def test_a_legend_above_the_axes_never_widens_the_picture():
     assert width_px <= fig.get_figwidth() * fig.dpi * 1.05, (
         f"saved {width_px} px wide for a {fig.get_figwidth() * fig.dpi:.0f} px figure"
     )
+
+
+def test_a_log_y_axis_over_six_decades_is_ticked_at_the_powers_of_ten_readably_on_a_phone():
+    # chapter 9's cost plot: n^2 * 4 bytes in GiB for one and 32 heads, n = 1e3 .. 1e5 (about
+    # 0.004 .. 1200 GiB). Ticked at 1, 2 and 5 per decade it printed 19 labels a few px apart.
+    from attnlib.plotting import _theme
+    from attnlib.plotting.variants import figure_variants
+
+    n = torch.tensor([1e3, 3e3, 1e4, 3e4, 1e5])
+    one = n**2 * 4 / 2**30
+    kw = dict(xlabel="n", ylabel="GiB", logx=True, logy=True, figsize=(5.5, 2.8))
+    fig = plot_lines(n, {"32 heads": 32 * one, "1 head": one}, **kw)
+    narrow = fig._attnlib_redraw(_theme.LIGHT, True, False)
+    ax = _axes(narrow)
+    major, minor = _labels(narrow, ax, "y")
+    lo, hi = ax.get_ylim()
+    shown = [t for t in major if lo <= float(t) <= hi]
+    assert minor == [], f"minor tick labels: {minor}"
+    assert all(np.log10(float(t)).is_integer() for t in shown), shown
+    assert 4 <= len(shown) <= 8, shown
+    # readable on a 390-px phone: the narrow picture is shown at most 358 px wide
+    (variant,) = [
+        v for v in figure_variants(fig) if (v["layout"], v["theme"]) == ("narrow", "light")
+    ]
+    assert variant["label_scale"] * min(variant["width"], 358) >= 10.5, variant["label_scale"]
+    # and no two tick labels touch
+    renderer = narrow.canvas.get_renderer()
+    boxes = sorted(
+        (t.get_window_extent(renderer) for t in ax.yaxis.get_ticklabels()
+         if t.get_visible() and t.get_text() and lo <= float(t.get_text()) <= hi),
+        key=lambda b: b.y0,
+    )  # fmt: skip
+    gaps = [b.y0 - a.y1 for a, b in zip(boxes, boxes[1:])]
+    assert min(gaps) > 2, gaps

@@ -80,6 +80,9 @@ def test_a_control_is_named_once():
         (("mask", "none"), "mask none"),
         (("held-out sequence", "repeat of 7: A B …"), "held-out sequence repeat of 7: A B …"),
         (("head", "headless"), "head headless"),  # a word that only starts with the label
+        # chapter 7: was "decode step (output character) 9: 2" (a ratio, the step twice)
+        (("decode step (output character)", "9: 2"), "decode step 9 (output character “2”)"),
+        (("decode step (output character)", "10: -"), "decode step 10 (output character “-”)"),
     ]
     said = _node_call("controlWords", [list(args) for args, _ in cases])
     assert said == [want for _, want in cases]
@@ -108,4 +111,29 @@ def test_a_row_is_spoken_with_its_index_when_labelled():
         "row 3, token now (query) “A” puts 0.7 of its weight on earlier token (key) “C” "
         "(column 2).",
         "query 1 puts 0.75 of its weight on key 1.",
+    ]
+
+
+def test_a_row_whose_top_weights_tie_names_every_tied_key():
+    # chapter 5's "At the origin": a Laplace row ties keys 0-4 at 0.19 (0.2 less a little to
+    # key 5); it said "puts 0.19 of its weight on key 4", the last of the tie the loop kept
+    node = shutil.which("node")
+    if node is None:
+        unavailable("node is not installed (the page's JavaScript runs in Node here)")
+    script = (
+        f"import {{ rowWords }} from {json.dumps(SPOKEN.as_uri())}; "
+        "const q = (i) => `query ${i}`, k = (j) => `key ${j}`; "
+        "process.stdout.write(JSON.stringify(["
+        "rowWords(0, [0.1905, 0.1905, 0.1905, 0.1905, 0.1905, 0.0475], q, k, [false, false]),"
+        "rowWords(2, [0.4, 0.4004, 0.1996], q, k, [false, true]),"
+        "rowWords(1, [0.3, 0.302, 0.398], q, k, [false, false])]));"
+    )
+    r = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [
+        "query 0 puts 0.19 of its weight on each of key 0, key 1, key 2, key 3 and key 4.",
+        "query 2 puts 0.4 of its weight on each of key 0 (column 0) and key 1 (column 1).",
+        "query 1 puts 0.4 of its weight on key 2.",  # 0.398 vs 0.302: no tie
     ]

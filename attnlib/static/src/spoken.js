@@ -9,9 +9,16 @@ const escaped = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 // One control in words: its label, then the label of its value ("training step 400"), or the
 // value's label alone when that already names what the control is (a "head" menu whose
 // option reads "layer 1, head 1" says "layer 1, head 1", not "head layer 1, head 1").
+// A label that says in brackets what its value's second half is ("decode step (output
+// character)") with a value "9: 2" reads "decode step 9 (output character “2”)", not
+// "decode step (output character) 9: 2" (a ratio, the step twice).
 export function controlWords(label, value) {
   const names = new RegExp(`(^|[^\\w])${escaped(String(label))}([^\\w]|$)`, "i");
-  return label && names.test(value) ? value : `${label} ${value}`;
+  if (label && names.test(value)) return value;
+  const named = /^(.*\S)\s*\(([^()]+)\)$/.exec(String(label));
+  const pair = /^(\S+):\s+(.+)$/.exec(String(value));
+  if (named && pair) return `${named[1]} ${pair[1]} (${named[2]} “${pair[2]}”)`;
+  return `${label} ${value}`;
 }
 
 // A caption panel's text read out (attnlib.widgets.Caption): its lines without the blank
@@ -37,6 +44,15 @@ export function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
   const r = rowsNamed ? `row ${i}, ${rowName(i)}` : rowName(i);
-  const c = colsNamed ? `${colName(best)} (column ${best})` : colName(best);
-  return `${r} puts ${fmt(Math.round(row[best] * 100) / 100)} of its weight on ${c}.`;
+  const name = (j) => (colsNamed ? `${colName(j)} (column ${j})` : colName(j));
+  const w = fmt(Math.round(row[best] * 100) / 100);
+  // top weights that tie (within 1e-3, e.g. a flat Laplace row at the origin): all of them,
+  // not the last one the loop happened to keep
+  const tied = [];
+  for (let j = 0; j < row.length; j++) if (row[best] - row[j] <= 1e-3) tied.push(name(j));
+  if (tied.length > 1) {
+    const list = `${tied.slice(0, -1).join(", ")} and ${tied[tied.length - 1]}`;
+    return `${r} puts ${w} of its weight on each of ${list}.`;
+  }
+  return `${r} puts ${w} of its weight on ${name(best)}.`;
 }
