@@ -16,12 +16,15 @@ import pytest
 import torch
 from _saved_state import saved_explorers
 
+from pathlib import Path
+
 from scoringbook import ch10_model as tiny
 from scoringbook import ch10_multihead as explore
 from scoringbook import ch10_scores as sc
 from scoringbook.claims import multihead_claims
 
 N = 2 * tiny.HALF
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_repeated_sequences_repeat_their_random_part():
@@ -359,3 +362,22 @@ def test_the_repeat_length_figure_is_readable_on_a_desktop_and_a_phone():
         assert tall <= PHONE_H, f"{v['theme']}: {tall:.0f} px tall on a phone"
         assert v["label_scale"] * min(v["width"], PHONE_COLUMN - 16) >= 9.0
     assert "0.6th power" in before, "the text before the figure does not explain its colours"
+
+
+def test_the_key_axis_is_named_truly_for_every_column():
+    # a cold read: the read-out of a blocked cell above the diagonal said "column 9, earlier
+    # token (key)"; column 9 of row 8 is a later token, which the causal mask blocks
+    saved = saved_explorers("10_induction_heads.ipynb")
+    for name in ("heads_playback", "heads"):
+        (heat,) = [p for p in saved[name]["spec"]["panels"] if p["kind"] == "heatmap"]
+        assert heat["xlabel"] == "tokens (keys)", (name, heat["xlabel"])
+    run = tiny.train(seed=0, steps=2, every=1)
+    fig = explore.heads_figure(run)
+    labels = {ax.get_xlabel() for ax in fig.axes if ax.images} - {""}
+    if fig._supxlabel is not None:  # one label under a row of panels
+        labels.add(fig._supxlabel.get_text())
+    assert labels == {"tokens (keys)"}, labels
+    md = (ROOT / "chapters" / "10_induction_heads.md").read_text()
+    assert "earlier tokens" not in md and 'xlabel="tokens (keys)"' in md
+    # the prose says in words that the later tokens are blocked
+    assert md.count("the causal mask blocks") >= 2
