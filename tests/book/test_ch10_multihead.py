@@ -290,6 +290,11 @@ def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_scre
             tall = PHONE_COLUMN * png["height"] / png["width"]
             assert tall <= PHONE_H, f"{name}: {tall:.0f} px tall on a phone (> {PHONE_H})"
             assert png["label_scale"] * (PHONE_COLUMN - 16) >= 9.0  # the book's smallest text
+            # the token letters' font size in CSS px on a 390 px phone (the picture shown at
+            # most at the column's width): at least 10.5 px
+            shown = min(PHONE_COLUMN, png["width"]) / png["width"]
+            tick_px = min(min(sz) for *_, sz in ticks if sz) / 72 * f.dpi * shown
+            assert tick_px >= 10.5, f"{name}: token letters at {tick_px:.2f} px on a phone"
 
 
 def test_the_heads_figure_refuses_what_is_not_a_run():
