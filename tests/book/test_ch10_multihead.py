@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from _saved_state import saved_explorers
-
-from pathlib import Path
 
 from scoringbook import ch10_model as tiny
 from scoringbook import ch10_multihead as explore
