@@ -89,7 +89,7 @@ def heads_figure(run: TrainRun):
     L, H = grid.shape[:2]
     return show_heatmaps(
         grid,
-        xlabel="earlier tokens",
+        xlabel="tokens (keys)",
         ylabel="token now",
         titles=[[f"layer {i + 1}, head {h + 1}" for h in range(H)] for i in range(L)],
         xticklabels=seq,
@@ -254,7 +254,7 @@ def heads_declaration(run: TrainRun) -> Declaration:
         panels=[
             Heatmap(
                 "weights",
-                xlabel="earlier tokens (keys)",
+                xlabel="tokens (keys)",
                 ylabel="token now (queries)",
                 rows_sum_to_one=True,
                 labels_per_frame=True,
@@ -372,7 +372,7 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
             Caption("readout"),
             Heatmap(
                 "weights",
-                xlabel="earlier tokens (keys)",
+                xlabel="tokens (keys)",
                 ylabel="token now (queries)",
                 row_labels=text,
                 col_labels=text,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from scoringbook import ch10_scores as sc
 from scoringbook.claims import multihead_claims
 
 N = 2 * tiny.HALF
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_repeated_sequences_repeat_their_random_part():
@@ -287,6 +289,11 @@ def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_scre
             tall = PHONE_COLUMN * png["height"] / png["width"]
             assert tall <= PHONE_H, f"{name}: {tall:.0f} px tall on a phone (> {PHONE_H})"
             assert png["label_scale"] * (PHONE_COLUMN - 16) >= 9.0  # the book's smallest text
+            # the token letters' font size in CSS px on a 390 px phone (the picture shown at
+            # most at the column's width): at least 10.5 px
+            shown = min(PHONE_COLUMN, png["width"]) / png["width"]
+            tick_px = min(min(sz) for *_, sz in ticks if sz) / 72 * f.dpi * shown
+            assert tick_px >= 10.5, f"{name}: token letters at {tick_px:.2f} px on a phone"
 
 
 def test_the_heads_figure_refuses_what_is_not_a_run():
@@ -359,3 +366,22 @@ def test_the_repeat_length_figure_is_readable_on_a_desktop_and_a_phone():
         assert tall <= PHONE_H, f"{v['theme']}: {tall:.0f} px tall on a phone"
         assert v["label_scale"] * min(v["width"], PHONE_COLUMN - 16) >= 9.0
     assert "0.6th power" in before, "the text before the figure does not explain its colours"
+
+
+def test_the_key_axis_is_named_truly_for_every_column():
+    # a cold read: the read-out of a blocked cell above the diagonal said "column 9, earlier
+    # token (key)"; column 9 of row 8 is a later token, which the causal mask blocks
+    saved = saved_explorers("10_induction_heads.ipynb")
+    for name in ("heads_playback", "heads"):
+        (heat,) = [p for p in saved[name]["spec"]["panels"] if p["kind"] == "heatmap"]
+        assert heat["xlabel"] == "tokens (keys)", (name, heat["xlabel"])
+    run = tiny.train(seed=0, steps=2, every=1)
+    fig = explore.heads_figure(run)
+    labels = {ax.get_xlabel() for ax in fig.axes if ax.images} - {""}
+    if fig._supxlabel is not None:  # one label under a row of panels
+        labels.add(fig._supxlabel.get_text())
+    assert labels == {"tokens (keys)"}, labels
+    md = (ROOT / "chapters" / "10_induction_heads.md").read_text()
+    assert "earlier tokens" not in md and 'xlabel="tokens (keys)"' in md
+    # the prose says in words that the later tokens are blocked
+    assert md.count("the causal mask blocks") >= 2

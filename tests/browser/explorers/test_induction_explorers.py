@@ -7,6 +7,7 @@ weight) enumerate this chapter from _toc.yml like the others."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from _saved_state import saved_explorers, saved_frame
@@ -182,3 +183,40 @@ def test_the_playback_read_out_sits_by_its_map_in_view_under_the_phone_controls(
     step = (preset or "Step 400").split()[1]
     assert r["text"].startswith(f"step {step}: loss "), r["text"]
     assert r["lines"] <= 2.05, f"the read-out wraps onto {r['lines']:.1f} lines"
+
+
+# A real pointer (page.mouse, so an element drawn over the map would catch it) over a cell
+# above the diagonal, which the causal mask blocks: a later token than the row's.
+POINT_JS = """(svg, [i, j]) => {
+  const img = svg.querySelector('image.attn-cells'), b = img.getBoundingClientRect();
+  const R = +svg.dataset.rows, C = +svg.dataset.cols;
+  return {x: b.left + (j + 0.5) * b.width / C, y: b.top + (i + 0.5) * b.height / R};
+}"""
+READ_JS = """(ex) => {
+  const r = ex.querySelector('.attn-readout');
+  return {readout: r.textContent, row: r.dataset.row, col: r.dataset.col,
+          live: ex.querySelector('.attn-live[aria-live]').textContent};
+}"""
+
+
+@pytest.mark.parametrize("cell", [(8, 9), (15, 3)])
+@pytest.mark.parametrize("name", ["heads_playback", "heads"])
+def test_pointing_at_a_cell_reads_its_row_and_column_in_words(browser, visits, name, cell):
+    # a cold read: in "Does the stripe follow the repeat?" pointing at or clicking a cell left
+    # the read-out and the spoken line on row 19; and the read-out called column 9 of row 8
+    # an "earlier token", which it is not (the causal mask blocks it)
+    i, j = cell
+    with opened_explorer(browser, visits, PAGE, name) as page:
+        ex = page.locator(f'.attn-explorer[data-explorer="{name}"]')
+        svg = ex.locator("svg.attn-heatmap")
+        svg.scroll_into_view_if_needed()
+        at = svg.evaluate(POINT_JS, [i, j])
+        page.mouse.move(at["x"], at["y"])
+        got = ex.evaluate(READ_JS)  # the pointer's events are handled before move returns
+    want = rf"row {i}, token now \(query\) “.”, column {j}, token \(key\) “.”: \d\.\d{{4}}"
+    assert re.fullmatch(want, got["readout"]), f"{name}: the read-out says {got['readout']!r}"
+    assert "earlier" not in got["readout"] + got["live"], got
+    # the spoken line follows the row read
+    assert (got["row"], got["col"]) == (str(i), str(j)), f"{name}: read {got}"
+    if name == "heads":  # the playback's spoken line reads its caption instead
+        assert f"row {i}," in got["live"] and "row 19," not in got["live"], got["live"]
