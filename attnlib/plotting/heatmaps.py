@@ -267,18 +267,28 @@ def _stagger(xticklabels, yticklabels, n_keys: int, n_queries: int) -> bool:
     )
 
 
+def _sparse(labels) -> bool:
+    """Tick labels that name a few rows only (the rest blank), each in a few characters:
+    they fit a small panel without staggering ("0", "1", ... every tenth query)."""
+    shown = [str(t) for t in labels if str(t)]
+    return len(shown) <= 8 and all(len(t) <= 4 for t in shown)
+
+
 def _narrow_columns(n_panels: int, n_keys: int, n_queries: int, titles, xticklabels,
                     yticklabels) -> int:  # fmt: skip
     """Panels per row in a narrow (phone) figure: two small panels side by side when there
-    are at least three, their titles are short and their keys are few or named by short
-    labels (staggered, :func:`_stagger`), else one: a phone screen then holds them all."""
+    are at least three (or two maps of at most 12 x 12), their titles are short and their
+    keys are few, sparsely named or named by short labels (staggered, :func:`_stagger`), else
+    one: a phone screen then holds them all."""
     flat = (
         [t for row in titles for t in row] if titles is not None and _is_grid(titles) else titles
     )
     short = flat is None or all(len(str(t)) <= 16 for t in flat)
-    plain = xticklabels is None and yticklabels is None and n_keys <= 60
+    sparse = xticklabels is None and yticklabels is not None and _sparse(yticklabels)
+    plain = xticklabels is None and (yticklabels is None or sparse) and n_keys <= 60
     fits = plain or _stagger(xticklabels, yticklabels, n_keys, n_queries)
-    return 2 if n_panels >= 3 and short and fits else 1
+    small = n_panels == 2 and max(n_keys, n_queries) <= 12
+    return 2 if (n_panels >= 3 or small) and short and fits else 1
 
 
 def _stagger_ticks(axis, pad: float) -> None:
@@ -318,6 +328,7 @@ def _draw_heatmaps(
     if narrow and figsize[0] > NARROW_WIDTH:
         ncols = _narrow_columns(len(panels), n_keys, n_queries, titles, xticklabels, yticklabels)
         staggered = ncols > 1 and (xticklabels is not None or yticklabels is not None)
+        staggered = staggered and not (xticklabels is None and _sparse(yticklabels))
         nrows = -(-len(panels) // ncols)
         wide_w = max(0.6, (figsize[0] - 1.3) / cols)
         wide_h = max(0.6, (figsize[1] - 0.8) / rows)

@@ -546,3 +546,24 @@ def test_a_long_x_label_wraps_in_a_phone_figure():
         assert v["width"] <= NARROW_WIDTH * DPI + 30, v["width"]
         assert v["label_scale"] * min(v["width"], 358) >= 10.5
     plt.close("all")
+
+
+def test_a_phone_puts_sparsely_labelled_or_small_maps_two_a_row():
+    """Five maps whose rows are named every tenth query (chapter 2's kernels), and two 4 x 7
+    maps (chapter 9's cross-attention heads), go two a row on a phone: one a row made chapter
+    2's figure 1,730 px tall (two phone screens) and pushed the chapter past 20 screens."""
+    from attnlib.plotting.heatmaps import _narrow_columns
+
+    sparse = [f"{i // 10}" if i % 10 == 0 else "" for i in range(51)]
+    assert _narrow_columns(5, 50, 51, ["boxcar"] * 5, None, sparse) == 2
+    assert _narrow_columns(2, 7, 4, ["head 1", "head 2"], None, None) == 2
+    # dense labels, or two large maps, keep one a row
+    dense = [f"{i / 10:.1f}" for i in range(51)]
+    assert _narrow_columns(5, 50, 51, ["boxcar"] * 5, None, dense) == 1
+    assert _narrow_columns(2, 20, 20, ["head 1", "head 2"], None, None) == 1
+    w = torch.softmax(torch.randn(1, 5, 51, 50, generator=torch.Generator().manual_seed(0)), -1)
+    fig = show_heatmaps(
+        w, "keys", "queries", titles=list("abcde"), yticklabels=sparse, figsize=(9, 2.4)
+    )
+    (v,) = [v for v in figure_variants(fig) if v["layout"] == "narrow" and v["theme"] == "light"]
+    assert v["height"] < 2.2 * v["width"], (v["width"], v["height"])  # was 372 x 1730
