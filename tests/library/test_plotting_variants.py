@@ -252,6 +252,17 @@ def test_narrow_figures_on_a_phone_show_text_of_at_least_ten_and_a_half_px(drawn
             )
 
 
+def _fits_a_phone(fig) -> None:
+    """The figure's two narrow variants (light, dark) are at most NARROW_WIDTH wide (plus the
+    tight box's padding) and show their smallest text at >= 10.5 px in a phone's 358-px column."""
+    narrow = [v for v in figure_variants(fig) if v["layout"] == "narrow"]
+    assert len(narrow) == 2
+    for v in narrow:
+        assert v["width"] <= NARROW_WIDTH * DPI + 30, v["width"]
+        assert v["label_scale"] * min(v["width"], 358) >= 10.5
+    plt.close("all")
+
+
 def _overlaps(fig) -> list:
     """Pairs of drawn texts whose boxes share more than a pixel each way."""
     boxes = drawn_texts(fig)
@@ -509,7 +520,6 @@ def test_a_legend_over_bars_keeps_a_phone_figure_narrow():
     """Chapter 8's shape: three series of bars, their legend above them. In three columns it
     was wider than the phone figure (442 px for 3.6 in), so a phone showed its text smaller."""
     from attnlib.plotting import plot_bars
-    from attnlib.plotting.variants import figure_variants
 
     values = torch.arange(24, dtype=torch.float32).reshape(3, 8)
     fig = plot_bars(
@@ -519,19 +529,13 @@ def test_a_legend_over_bars_keeps_a_phone_figure_narrow():
         ylabel="outputs wrong there",
         figsize=(6, 3),
     )
-    narrow = [v for v in figure_variants(fig) if v["layout"] == "narrow"]
-    assert len(narrow) == 2
-    for v in narrow:
-        assert v["width"] <= NARROW_WIDTH * DPI + 30, v["width"]
-        assert v["label_scale"] * min(v["width"], 358) >= 10.5
-    plt.close("all")
+    _fits_a_phone(fig)
 
 
 def test_a_long_x_label_wraps_in_a_phone_figure():
     """Chapter 7's shape: an x label longer than a phone figure is wide ("the row made
     uniform (Y: year, ...)") stuck out past it and widened the picture (442 px for 3.6 in)."""
     from attnlib.plotting import plot_bars
-    from attnlib.plotting.variants import figure_variants
 
     fig = plot_bars(
         ["Y1", "Y2", "Y3", "Y4", "–", "M1", "M2", "–", "D1", "D2"],
@@ -540,12 +544,7 @@ def test_a_long_x_label_wraps_in_a_phone_figure():
         ylabel="of 1000 dates right",
         figsize=(6, 2.6),
     )
-    narrow = [v for v in figure_variants(fig) if v["layout"] == "narrow"]
-    assert len(narrow) == 2
-    for v in narrow:
-        assert v["width"] <= NARROW_WIDTH * DPI + 30, v["width"]
-        assert v["label_scale"] * min(v["width"], 358) >= 10.5
-    plt.close("all")
+    _fits_a_phone(fig)
 
 
 def test_a_phone_puts_sparsely_labelled_or_small_maps_two_a_row():
