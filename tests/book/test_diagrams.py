@@ -230,3 +230,60 @@ def test_pipeline_on_a_phone_reads_at_four_fifths_of_body_text_and_nothing_overl
             w = min(a.x1, b.x1) - max(a.x0, b.x0)
             h = min(a.y1, b.y1) - max(a.y0, b.y0)
             assert not (w > 1 and h > 1), (theme.name, ta, tb)
+
+
+def _fits_a_phone(fig, where: str) -> None:
+    """``fig``'s phone variants (light and dark) read at >= 0.8 of the 16-px body text in a
+    390-px phone's 358-px column, and their texts keep inside the figure, apart from each
+    other and off the arrows."""
+    from itertools import combinations
+
+    from attnlib.plotting._theme import DARK, LIGHT
+    from attnlib.plotting.variants import drawn_texts, figure_variants
+
+    narrow = [v for v in figure_variants(fig) if v["layout"] == "narrow"]
+    assert {v["theme"] for v in narrow} == {"light", "dark"}, f"{where}: no phone variant"
+    for v in narrow:  # label_scale: the smallest text's CSS px per CSS px of width
+        px = v["label_scale"] * min(v["width"], PHONE_COLUMN)
+        assert px >= DIAGRAM_MIN_PX, f"{where}, {v['theme']}: {px:.2f} px on a phone"
+    for theme in (LIGHT, DARK):
+        variant = fig._attnlib_redraw(theme, True, False)
+        width, height = variant.bbox.width, variant.bbox.height
+        boxes = drawn_texts(variant)
+        for text, _, box in boxes:
+            assert box.x0 >= -1 and box.x1 <= width + 1, (where, theme.name, text)
+            assert box.y0 >= -1 and box.y1 <= height + 1, (where, theme.name, text)
+        for (ta, _, a), (tb, _, b) in combinations(boxes, 2):
+            w = min(a.x1, b.x1) - max(a.x0, b.x0)
+            h = min(a.y1, b.y1) - max(a.y0, b.y0)
+            assert not (w > 1 and h > 1), (where, theme.name, ta, tb)
+        hits = _arrows_through_texts(variant)
+        assert not hits, (where, theme.name, hits)
+
+
+@pytest.mark.parametrize(
+    "source, weights, kw",
+    [
+        (DATE, None, {}),
+        ("x", [1.0], {"title": "one character"}),
+        ("Wednesday, 25 September 2026", None, {"title": "a long date"}),
+        ("a" * 70, None, {}),
+    ],
+    ids=["chapter-7", "one-char", "28-chars", "70-chars"],
+)
+def test_encoder_decoder_on_a_phone_reads_at_four_fifths_of_body_text(source, weights, kw):
+    _fits_a_phone(_ed(source, weights, **kw), source)
+
+
+@pytest.mark.parametrize(
+    "batch, n, d, H", [(1, 10, 16, 2), (2, 7, 24, 4), (1, 5, 12, 3), (1, 12, 16, 4)]
+)
+def test_heads_diagram_on_a_phone_reads_at_four_fifths_of_body_text(batch, n, d, H):
+    import attnlib
+    from scoringbook.ch09_diagram import draw_heads
+
+    torch.manual_seed(0)
+    mha = attnlib.MultiHeadAttention(num_hiddens=d, num_heads=H, dropout=0.0)
+    x = torch.randn(batch, n, d)
+    fig = draw_heads(mha, x, attnlib.causal_valid_lens(batch, n))
+    _fits_a_phone(fig, f"heads (batch {batch}, n {n}, d {d}, H {H})")
