@@ -9,9 +9,9 @@ the new state :math:`\\mathbf s_{t'}` goes to a dense layer and a softmax, which
 next character.
 
 An attnlib figure (see :mod:`attnlib.plotting.variants`): drawn for a light page, and again
-for a dark one and for a phone's column (PHONE_WIDTH, 4.2 in wide, the parts stacked in two
-columns).
-Both layouts are drawn in inches on one axes filling the figure, every text at 9 pt or more,
+for a dark one and for a phone's column (PHONE_WIDTH, 3.6 in wide, the parts stacked in two
+columns, its text at PT_PHONE = 10 pt: 13.1 CSS px on a 390-px phone, over 0.8 of the body text).
+Both layouts are drawn in inches on one axes filling the figure, every text at 9.5 pt or more,
 and no arrow crosses a text.
 """
 
@@ -35,10 +35,12 @@ BOX_PT = 10.0  # the boxes' names
 WIDE = (9.0, 4.4)
 #: Below this width (in) a figure gets the stacked (phone) layout, whatever its figsize.
 MIN_WIDE_WIDTH = 7.0
-#: The phone layout's width (in): wider than attnlib's NARROW_WIDTH (3.6 in), which its two
-#: columns of boxes do not fit; its text is larger (PT), so at 390 px (a 358-px column) its
-#: smallest still shows at >= 10.5 CSS px (tests/book/test_diagrams.py).
-PHONE_WIDTH = 4.2
+#: The phone layout's width (in): attnlib's NARROW_WIDTH, the book's 358-px column on a 390-px
+#: phone (3.8 in with the PNG's padding).
+PHONE_WIDTH = 3.6
+#: The phone layout's text (pt): 10 pt in a 3.8-in PNG shown 358 px wide is 13.1 CSS px, over
+#: 0.8 of the 16-px body text (issue 39; tests/book/test_diagrams.py)
+PT_PHONE = 10.0
 TITLE_H = 0.35  # room for a title (in)
 ROW_H = 1.35  # one row of the encoder: characters, states, bars (in)
 MIN_PITCH = 0.11  # a 9-pt monospace character is 0.075 in wide: with a gap, this much (in)
@@ -122,7 +124,8 @@ def draw_encoder_decoder(
     starts from :math:`\mathbf s_0`, the encoder's final states.
 
     Its narrow variant (for a phone, see :mod:`attnlib.plotting.variants`) stacks the
-    decoder's boxes in two columns over the encoder, PHONE_WIDTH wide.
+    decoder's boxes in two columns over the encoder, PHONE_WIDTH (3.6 in) wide, its text at
+    10 pt.
 
     Args:
         source: the input characters (one encoder state each).
@@ -174,12 +177,13 @@ class _Box(NamedTuple):
 class _Pen:
     """Draws on one axes whose data units are inches of the layout."""
 
-    def __init__(self, ax, col):
-        self.ax, self.col = ax, col
+    def __init__(self, ax, col, pt=PT):
+        self.ax, self.col, self.pt = ax, col, pt  # pt: the notes' size (the boxes' is larger)
 
-    def text(self, x, y, s, size=PT, colour=None, **kw):
+    def text(self, x, y, s, size=None, colour=None, **kw):
         kw.setdefault("ha", "center")
         kw.setdefault("va", "center")
+        size = self.pt if size is None else size
         return self.ax.text(x, y, s, fontsize=size, color=colour or self.col["text"], **kw)
 
     def box(self, x, y, width, height, s, edge):
@@ -200,7 +204,7 @@ class _Pen:
         )
         lines = s.split("\n")  # placed one by one: maths lines need more room than text
         for i, line in enumerate(lines):
-            self.text(x, y + 0.125 * (len(lines) - 1) - 0.25 * i, line, size=BOX_PT)
+            self.text(x, y + 0.125 * (len(lines) - 1) - 0.25 * i, line, size=max(BOX_PT, self.pt))
         return _Box(x - width / 2, x + width / 2, y - height / 2, y + height / 2)
 
     def arrow(self, a, b, colour, bend=False):
@@ -229,8 +233,9 @@ def _right_end(ax, text) -> float:
     return float(ax.transData.inverted().transform((box.x1, box.y1))[0])
 
 
-def _canvas(size, limits, theme, managed):
-    """A figure of ``size`` in, one axes filling it with data limits ``limits`` (in)."""
+def _canvas(size, limits, theme, managed, pt=PT):
+    """A figure of ``size`` in, one axes filling it with data limits ``limits`` (in); its pen
+    writes notes at ``pt``."""
     from attnlib.plotting.kit import new_figure
 
     fig = new_figure(size, managed)
@@ -239,7 +244,7 @@ def _canvas(size, limits, theme, managed):
     ax.set_xlim(0, limits[0])
     ax.set_ylim(0, limits[1])
     ax.axis("off")
-    return fig, _Pen(ax, _colours(theme))
+    return fig, _Pen(ax, _colours(theme), pt)
 
 
 def _plain(text: str) -> str:
@@ -402,22 +407,23 @@ def _wide(step, figsize, theme, managed):
 
 
 def _narrow(step, theme, managed):
-    """The phone layout, PHONE_WIDTH wide: the decoder in two columns (query and scores on the
-    left; output, GRU and context on the right) over the encoder."""
+    """The phone layout, PHONE_WIDTH wide with its notes at PT_PHONE: the decoder in two
+    columns (query and scores on the left; output, GRU and context on the right) over the
+    encoder."""
     from attnlib.plotting.kit import finish_figure
 
     width = PHONE_WIDTH
-    left, right = 0.5, 3.5  # the encoder's first and last character (in)
+    left, right = 0.8, 2.85  # the encoder's first and last character (in)
     _, rows = _rows(len(step["source"]), right - left)
     lo = 0.2
     caption = 3 * 0.2
     height = lo + caption + 0.25 + rows * ROW_H + 3.4 + (TITLE_H if step["title"] else 0.0)
-    fig, pen = _canvas((width, height), (width, height), theme, managed)
+    fig, pen = _canvas((width, height), (width, height), theme, managed, PT_PHONE)
     col = pen.col
     pen.text(
         width / 2,
         lo + caption / 2,
-        "encoder: a GRU reads the characters both ways;\n"
+        "encoder: a GRU reads the input both ways;\n"
         r"its states $\mathbf{h}_t$ are the keys and the values,"
         "\n"
         r"its final states the decoder's first state $\mathbf{s}_0$",
@@ -427,11 +433,11 @@ def _narrow(step, theme, managed):
     first, last, bars_top, used = _encoder(pen, step, left, right, lo + caption + 0.25)
     base = lo + caption + 0.25 + used
     y_mid, y_q, y_out = base + 0.85, base + 1.95, base + 2.85
-    xl, xr = 0.95, 3.1
+    xl, xr = 1.05, 2.7
     scores = pen.box(
         xl,
         y_mid,
-        1.8,
+        1.45,
         0.7,
         r"scores $a(\mathbf{s}_{t'-1}, \mathbf{h}_t)$" "\nsoftmax",
         col["attention"],
@@ -439,14 +445,14 @@ def _narrow(step, theme, managed):
     context = pen.box(
         xr,
         y_mid,
-        1.55,
+        1.15,
         0.7,
         "context\n" r"$\mathbf{c}_{t'} = \sum_t \alpha_t \mathbf{h}_t$",
         col["attention"],
     )
-    query = pen.box(xl, y_q, 1.8, 0.42, r"query $\mathbf{s}_{t'-1}$", col["query"])
-    gru = pen.box(xr, y_q, 0.8, 0.42, "GRU", col["text"])
-    dense = pen.box(xr, y_out, 1.6, 0.42, "dense + softmax", col["text"])
+    query = pen.box(xl, y_q, 1.0, 0.42, r"query $\mathbf{s}_{t'-1}$", col["query"])
+    gru = pen.box(xr, y_q, 0.7, 0.42, "GRU", col["text"])
+    dense = pen.box(xr, y_out, 1.45, 0.42, "dense + softmax", col["text"])
     pen.text(xr, dense.top + 0.1, step["writes"], va="bottom")
     # the decoder's arrows
     pen.arrow((query.right, y_q), (gru.left, y_q), col["query"])
@@ -461,7 +467,7 @@ def _narrow(step, theme, managed):
     pen.arrow((xr + 0.15, gru.top), (xr + 0.15, dense.bottom), col["text"])
     pen.text(xr + 0.25, (gru.top + dense.bottom) / 2, r"$\mathbf{s}_{t'}$", ha="left")
     y_p = (gru.top + dense.bottom) / 2
-    prev = pen.text(0.08, y_p, f"previous character {step['previous']}", ha="left")
+    prev = pen.text(0.05, y_p, f"previous character {step['previous']}", ha="left")
     end = _right_end(pen.ax, prev)
     pen.arrow((end + 0.08, y_p), (xr - 0.2, gru.top), col["text"], bend=True)
     pen.arrow((xl, query.bottom), (xl, scores.top), col["query"])
@@ -469,15 +475,15 @@ def _narrow(step, theme, managed):
     pen.arrow((scores.right, y_mid), (context.left, y_mid), col["attention"])
     pen.text((scores.right + context.left) / 2, y_mid + 0.06, r"$\alpha_t$", va="bottom")
     # attention's arrows: keys in, the weights down to their bars, values in
-    x_w = 1.45
+    x_w = 1.3
     pen.arrow((x_w, scores.bottom), (x_w, bars_top), col["attention"])
     pen.text(
         x_w + 0.1, (scores.bottom + bars_top) / 2, r"this step's weights $\alpha_t$", ha="left"
     )
-    x_k = 0.25
+    x_k = 0.45
     pen.arrow((first[0] - 0.17, first[1]), (x_k, scores.bottom), col["encoder"], bend=True)
     pen.text(x_k - 0.1, (first[1] + scores.bottom) / 2, "keys", rotation=90, ha="right")
-    x_v = 3.75
+    x_v = 3.15
     pen.arrow((last[0] + 0.17, last[1]), (x_v, context.bottom), col["encoder"], bend=True)
     pen.text(x_v + 0.1, (last[1] + context.bottom) / 2, "values", rotation=90, ha="left")
     if step["title"]:

@@ -36,7 +36,7 @@ from attnlib.plotting import (
 from attnlib.plotting._figure import DPI, NARROW_WIDTH, NotebookFigure
 from attnlib.plotting._theme import DARK, LIGHT, SMALLEST_PT, contrast, series_colour
 from attnlib.plotting.variants import book_figures, drawn_texts, figure_variants, render_png
-from scoringbook.ch07_diagram import PHONE_WIDTH, draw_encoder_decoder
+from scoringbook.ch07_diagram import draw_encoder_decoder
 from scoringbook.diagrams import draw_pipeline, pipeline_example
 
 STATIC = Path(__file__).resolve().parents[2] / "attnlib" / "static"
@@ -166,12 +166,11 @@ def test_every_figure_has_a_dark_variant_and_wide_ones_a_narrow_pair(drawn):
                 v["theme"],
                 v["layout"],
             )
-            # NARROW_WIDTH at 100 dpi (chapter 7's diagram: its own phone width, a larger
-            # text), plus matplotlib's 0.1 in of padding each side and a few px of a label at
-            # an edge (the pipeline's: 23 in all)
+            # NARROW_WIDTH at 100 dpi (chapter 7's diagram too, with its larger text), plus
+            # matplotlib's 0.1 in of padding each side and a few px of a label at an edge
+            # (the pipeline's: 23 in all)
             if v["layout"] == "narrow":
-                width = PHONE_WIDTH if name == "encoder-decoder" else NARROW_WIDTH
-                assert v["width"] <= width * DPI + 25, (name, v["width"])
+                assert v["width"] <= NARROW_WIDTH * DPI + 25, (name, v["width"])
             else:  # the same figure as the light one, so the same size
                 assert (v["width"], v["height"]) == (main["width"], main["height"]), name
 
