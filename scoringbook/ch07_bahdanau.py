@@ -200,9 +200,9 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
             if runs
             else "looks nowhere: a dash needs no input"
         )
-        # lines of at most 40 characters: none wraps on a phone
+        # lines of at most 40 characters: none wraps on a phone; the step itself is the
+        # slider's words ("decode step 9 (output character "2")"), not said again here
         text = (
-            f"step t\u2032 = {step} of {N_OUT}\n"
             f"written so far: \u201c{written}\u201d\n"
             f"writes now: \u201c{now}\u201d\n{looks}"
         )

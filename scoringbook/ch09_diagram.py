@@ -10,8 +10,8 @@ they go to (``d / H`` columns per head); each head's own ``(n, n)`` weights (the
 Under each block, its shape as the code has it.
 
 An attnlib figure (see :mod:`attnlib.plotting.variants`): drawn for a light page, and again
-for a dark one and for a phone's column (4.2 in wide, the stages in three rows). Text is at
-9 pt or more.
+for a dark one and for a phone's column (3.6 in wide, the stages in three rows, its text at
+10 pt: 13.1 CSS px on a 390-px phone, over 0.8 of the body text). Text is at 9.5 pt or more.
 """
 
 from __future__ import annotations
@@ -27,8 +27,13 @@ __all__ = ["draw_heads", "draw_masks"]
 
 FN = "draw_heads"
 PT = 9.5
+#: The phone layout: attnlib's NARROW_WIDTH (in), the book's 358-px column on a 390-px phone,
+#: and its text (pt): 10 pt in the 3.8-in PNG (with its padding) shown 358 px wide is 13.1 CSS
+#: px, over 0.8 of the 16-px body text (issue 39; tests/book/test_diagrams.py)
+PHONE_WIDTH, PT_PHONE = 3.6, 10.0
 U_WIDE = 0.05  # inches per number in the wide layout
-U_NARROW = 0.045  # ... in the narrow one
+U_NARROW = 0.045  # ... in the narrow one, at most (less where d is large)
+ARROW = 0.4  # the narrow layout's downward arrows (in)
 
 
 def _colours(theme, H: int) -> dict:
@@ -103,14 +108,14 @@ def draw_heads(mha, x: torch.Tensor, valid_lens: torch.Tensor | None = None):
 
 # ----------------------------------------------------------------------------- drawing
 class _Pen:
-    def __init__(self, ax, col, theme, u):
-        self.ax, self.col, self.theme, self.u = ax, col, theme, u
+    def __init__(self, ax, col, theme, u, pt=PT):
+        self.ax, self.col, self.theme, self.u, self.pt = ax, col, theme, u, pt
         self.z = 1.0  # each block drawn over the ones before it, grid lines included
 
     def text(self, x, y, s, colour=None, **kw):
         kw.setdefault("ha", "center")
         kw.setdefault("va", "top")
-        return self.ax.text(x, y, s, fontsize=PT, color=colour or self.col["text"], **kw)
+        return self.ax.text(x, y, s, fontsize=self.pt, color=colour or self.col["text"], **kw)
 
     def block(self, x0, y0, cols, rows, groups=None):
         """A ``rows x cols`` grid of numbers with its bottom-left at (x0, y0) (in); ``groups``:
@@ -178,7 +183,7 @@ class _Pen:
                 self.text(mx + 0.1, my, label, colour=self.col["muted"], ha="left", va="center")
 
 
-def _canvas(size, theme, managed, u, H):
+def _canvas(size, theme, managed, u, H, pt=PT):
     from attnlib.plotting.kit import new_figure
 
     fig = new_figure(size, managed)
@@ -188,7 +193,7 @@ def _canvas(size, theme, managed, u, H):
     ax.set_ylim(0, size[1])
     ax.set_aspect("equal")
     ax.axis("off")
-    return fig, _Pen(ax, _colours(theme, H), theme, u)
+    return fig, _Pen(ax, _colours(theme, H), theme, u, pt)
 
 
 def _shape(*dims) -> str:
@@ -261,61 +266,72 @@ def _draw(s, theme, narrow, managed):
         oc = pen.block(ox0, y0, d, n)
         pen.text(oc, y0 - 0.05, f"output {_shape(b, n, d)}")
     else:
-        u = U_NARROW
-        row = n * u + 0.45
-        heads_w = H * (n * u + 0.45 + dh * u) + (H - 1) * 0.35
-        per_row = H if heads_w <= 3.9 else 1
-        head_rows = -(-H // per_row)
-        height = 2 * row + head_rows * row + 2 * 0.45 + 0.15
-        fig, pen = _canvas((4.2, height), theme, managed, u, H)
-        top = height - 0.1
-        # row 1: X -> Q, K, V
-        y0 = top - 0.1 - n * u
-        pen.block(0.2, y0, d, n)
-        pen.text(0.2 + d * u / 2, y0 - 0.05, f"X {_shape(b, n, d)}")
-        qx0 = 0.2 + d * u + 1.0
-        pen.arrow(
-            (0.2 + d * u + 0.05, y0 + n * u / 2), (qx0 - 0.05, y0 + n * u / 2), "$W_Q, W_K, W_V$"
-        )
-        left, right = _qkv(pen, qx0, y0, n, d, H)
-        pen.text((left + right) / 2, y0 - 0.05, f"Q, K, V {_shape(b, n, d)}")
-        # row 2: the heads
-        ya = y0 - 0.45
-        yh = ya - 0.45
-        pen.arrow(
-            ((left + right) / 2, ya),
-            ((left + right) / 2, yh + 0.02),
-            f"split {_shape(b * H, n, dh)}",
-            side="right",
-        )
-        lowest = yh
-        for r in range(head_rows):
-            hs = list(range(r * per_row, min(H, (r + 1) * per_row)))
-            x = 0.35
-            for h in hs:
-                yb = yh - r * row - n * u
-                pen.heat(x, yb, s["weights"][h])
-                pen.text(x + n * u / 2, yb - 0.05, f"head {h + 1}")
-                xo = x + n * u + 0.4
-                pen.arrow((x + n * u + 0.04, yb + n * u / 2), (xo - 0.04, yb + n * u / 2))
-                pen.block(xo, yb, dh, n, [(0, dh, h)])
-                pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
-                x = xo + dh * u + 0.35
-                lowest = yb
-        # row 3: concatenated -> W_O -> output
-        ya = lowest - 0.4
-        yb3 = ya - 0.45 - n * u
-        pen.arrow((1.0, ya), (1.0, yb3 + n * u + 0.02), "concat", side="right")
-        groups = [(h * dh, dh, h) for h in range(H)]
-        pen.block(0.2, yb3, d, n, groups)
-        pen.text(0.2 + d * u / 2, yb3 - 0.05, _shape(b, n, d))
-        ox0 = 0.2 + d * u + 0.8
-        pen.arrow((0.2 + d * u + 0.05, yb3 + n * u / 2), (ox0 - 0.05, yb3 + n * u / 2), "$W_O$")
-        pen.block(ox0, yb3, d, n)
-        pen.text(ox0 + d * u / 2, yb3 - 0.05, f"output {_shape(b, n, d)}")
+        fig = _narrow(s, theme, managed)
     from attnlib.plotting.kit import finish_figure
 
     finish_figure(fig, theme)
+    return fig
+
+
+def _narrow(s, theme, managed):
+    """The phone layout, PHONE_WIDTH wide with its text at PT_PHONE, in three rows: X -> Q, K,
+    V; the heads, as many a row as fit; the concatenation -> W_O -> output."""
+    n, d, H, b = s["n"], s["d"], s["H"], s["batch"]
+    dh = d // H
+    # X, the arrow (1.0 in) and the deck of Q, K, V (d columns and 0.18 in) fit across
+    u = min(U_NARROW, (PHONE_WIDTH - 0.15 - 1.38) / (2 * d))
+    row = n * u + 0.5
+    # a head's slot: its weights, an arrow, its output; each wide enough for the label under it
+    heat_w, out_w = max(n * u, 0.55), max(dh * u, 0.6)
+    slot, gap = heat_w + 0.4 + out_w, 0.25
+    per_row = max(1, min(H, int((PHONE_WIDTH - 0.2 + gap) // (slot + gap))))
+    head_rows = -(-H // per_row)
+    # from the top: 0.2 in, X; its label (0.3) and the split arrow (ARROW); the heads' rows;
+    # their labels and the concat arrow; the output and its label (0.27 with the margin)
+    height = 0.2 + 3 * n * u + (head_rows - 1) * row + 2 * (0.3 + ARROW) + 0.27
+    fig, pen = _canvas((PHONE_WIDTH, height), theme, managed, u, H, PT_PHONE)
+    top = height - 0.1
+    # row 1: X -> Q, K, V
+    y0 = top - 0.1 - n * u
+    pen.block(0.2, y0, d, n)
+    pen.text(0.2 + d * u / 2, y0 - 0.05, f"X {_shape(b, n, d)}")
+    qx0 = 0.2 + d * u + 1.0
+    pen.arrow(
+        (0.2 + d * u + 0.05, y0 + n * u / 2), (qx0 - 0.05, y0 + n * u / 2), "$W_Q, W_K, W_V$"
+    )
+    left, right = _qkv(pen, qx0, y0, n, d, H)
+    pen.text((left + right) / 2, y0 - 0.05, f"Q, K, V {_shape(b, n, d)}")
+    # row 2: the heads
+    ya = y0 - 0.3
+    yh = ya - ARROW
+    x_split = min((left + right) / 2, PHONE_WIDTH - 1.25)  # its label (about 1 in) fits
+    pen.arrow((x_split, ya), (x_split, yh + 0.02), f"split {_shape(b * H, n, dh)}", side="right")
+    lowest = yh
+    for r in range(head_rows):
+        hs = list(range(r * per_row, min(H, (r + 1) * per_row)))
+        x = 0.15
+        for h in hs:
+            yb = yh - r * row - n * u
+            xh = x + (heat_w - n * u) / 2
+            pen.heat(xh, yb, s["weights"][h])
+            pen.text(xh + n * u / 2, yb - 0.05, f"head {h + 1}")
+            xo = x + heat_w + 0.4 + (out_w - dh * u) / 2
+            pen.arrow((xh + n * u + 0.04, yb + n * u / 2), (xo - 0.04, yb + n * u / 2))
+            pen.block(xo, yb, dh, n, [(0, dh, h)])
+            pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
+            x += slot + gap
+            lowest = yb
+    # row 3: concatenated -> W_O -> output
+    ya = lowest - 0.3
+    yb3 = ya - ARROW - n * u
+    pen.arrow((0.2 + d * u / 2, ya), (0.2 + d * u / 2, yb3 + n * u + 0.02), "concat", side="right")
+    groups = [(h * dh, dh, h) for h in range(H)]
+    pen.block(0.2, yb3, d, n, groups)
+    pen.text(0.2 + d * u / 2, yb3 - 0.05, _shape(b, n, d))
+    ox0 = 0.2 + d * u + 1.0
+    pen.arrow((0.2 + d * u + 0.05, yb3 + n * u / 2), (ox0 - 0.05, yb3 + n * u / 2), "$W_O$")
+    pen.block(ox0, yb3, d, n)
+    pen.text(ox0 + d * u / 2, yb3 - 0.05, f"output {_shape(b, n, d)}")
     return fig
 
 

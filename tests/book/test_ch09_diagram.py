@@ -38,7 +38,7 @@ def test_the_picture_carries_the_modules_shapes_and_weights(batch, n, d, H):
         sizes = [t.get_fontsize() for ax in f.axes for t in ax.texts]
         assert min(sizes) >= 9
     narrow = fig._attnlib_redraw(LIGHT, True, False)
-    assert narrow.get_size_inches()[0] == pytest.approx(4.2)
+    assert narrow.get_size_inches()[0] == pytest.approx(3.6)  # the phone's column
 
 
 @pytest.mark.parametrize(

@@ -419,7 +419,9 @@ def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, ta
         assert frame["weights"].shape == (1, len(source))
         assert (frame["weights"][0] == implied[step - 1]).all()
         text = frame["step"]
-        assert f"step t′ = {step} of 10\n" in text
+        # the step is the slider's words; the caption does not repeat it (it opened with
+        # "step t′ = 9 of 10" under the slider's "decode step 9 (output character “2”)")
+        assert "step" not in text.splitlines()[0], text
         assert f"written so far: “{target[: step - 1]}”\nwrites now: “{target[step - 1]}”" in text
         assert all(len(line) <= 40 for line in text.splitlines()), text  # no wrap on a phone
         if target[step - 1] == "-":
