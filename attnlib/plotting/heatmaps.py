@@ -134,7 +134,9 @@ def show_heatmaps(
     :mod:`attnlib.plotting.variants`) three panels or more go two a row when their titles are
     short and their keys few, or named in at most two characters: such named ticks are then
     staggered, every other one a line lower (x) or a label further left (y), so that each
-    keeps its name at a readable size; every panel then names its keys.
+    keeps its name at a readable size: up to STAGGER_PT (10.5 pt, 13.7 CSS px at 390 px, a
+    capital letter about 10 px tall) as far as two cells leave room, the panels made tall
+    enough for it; every panel then names its keys.
 
     Shape legend: ``rows`` and ``cols`` are the panel grid, ``n_queries`` the rows and
     ``n_keys`` the columns of each matrix.
@@ -254,6 +256,25 @@ def show_heatmaps(
 #: Named ticks a narrow figure may put two panels a row with: at most this many keys (or
 #: queries), each named in at most two characters (a letter, a digit), staggered on two lines.
 STAGGER_MAX_TICKS, STAGGER_MAX_CHARS = 24, 2
+#: Staggered names are drawn up to this size (pt), larger than TICK_PT: at 9 pt a capital
+#: letter was about 8 CSS px tall on a 390-px phone (chapter 10's heads, a cold read), at
+#: 10.5 pt about 10 px.
+STAGGER_PT = 10.5
+
+
+def _stagger_pt(panel_w: float, n_keys: int, labels) -> float:
+    """The size (pt) of staggered names in a panel ``panel_w`` in wide: two cells per name on
+    a line, less 1.5 pt between neighbours, hold the widest name (measured in the default
+    font); never under TICK_PT, never over STAGGER_PT."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    measure, prop = TextToPath(), FontProperties(size=10)
+    names = {str(t) for named in labels if named is not None for t in named if str(t)}
+    em = max((measure.get_text_width_height_descent(t, prop, False)[0] / 10 for t in names),
+             default=1.0)  # fmt: skip
+    fits = (2 * panel_w * 72 / max(n_keys, 1) - 1.5) / max(em, 0.3)
+    return min(STAGGER_PT, max(TICK_PT, fits))
 
 
 def _stagger(xticklabels, yticklabels, n_keys: int, n_queries: int) -> bool:
@@ -324,7 +345,7 @@ def _draw_heatmaps(
     grid_titles = None
     if titles is not None:
         grid_titles = [list(t) for t in titles] if _is_grid(titles) else [list(titles)] * rows
-    staggered = False
+    staggered, tick_pt = False, TICK_PT
     if narrow and figsize[0] > NARROW_WIDTH:
         ncols = _narrow_columns(len(panels), n_keys, n_queries, titles, xticklabels, yticklabels)
         staggered = ncols > 1 and (xticklabels is not None or yticklabels is not None)
@@ -337,6 +358,11 @@ def _draw_heatmaps(
         # keys under every row of panels: named ones turned upright, or on two lines when
         # staggered; index ticks when two panels share a row
         ticks = 0.3 if staggered else 0.25 if xticklabels is not None else 0.2 if ncols > 1 else 0
+        if staggered:
+            tick_pt = _stagger_pt(panel_w, n_keys, (xticklabels, yticklabels))
+            ticks += 2 * (tick_pt - TICK_PT) / 72  # two lines of larger names
+            if yticklabels is not None:  # every other row's names a line (1.1 em) apart
+                aspect = max(aspect, n_queries * 1.1 * tick_pt / 144 / panel_w)
         height = nrows * (aspect * panel_w + 0.5 + ticks) + 0.5 + 0.6 + (0.4 if suptitle else 0)
         size, where, bar = (
             (NARROW_WIDTH, height),
@@ -369,11 +395,11 @@ def _draw_heatmaps(
                 range(n_keys), [str(t) for t in xticklabels], rotation=0 if staggered else 90
             )
             if staggered:
-                _stagger_ticks(ax.xaxis, TICK_PT + 1)  # one line down
+                _stagger_ticks(ax.xaxis, 1.15 * tick_pt)  # one line down
         if yticklabels is not None:
             ax.set_yticks(range(n_queries), [str(t) for t in yticklabels])
             if staggered:
-                _stagger_ticks(ax.yaxis, 0.7 * TICK_PT * STAGGER_MAX_CHARS)  # one label left
+                _stagger_ticks(ax.yaxis, 0.7 * tick_pt * STAGGER_MAX_CHARS)  # one label left
         if c == 0:
             ax.set_ylabel(ylabel)
         if grid_titles is not None:
@@ -413,6 +439,11 @@ def _draw_heatmaps(
     if suptitle:
         fig.suptitle(suptitle)
     _finish(fig, theme)
+    if staggered:  # after the theme's sizes: the staggered names larger (STAGGER_PT)
+        for ax in live:
+            for axis in ("x", "y"):
+                if (xticklabels if axis == "x" else yticklabels) is not None:
+                    ax.tick_params(axis=axis, labelsize=tick_pt)
     return fig
 
 

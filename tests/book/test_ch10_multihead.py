@@ -240,6 +240,24 @@ def _tick_boxes(fig):
     return out
 
 
+def _token_labels(ax) -> list:
+    return [
+        t
+        for t in ax.get_xticklabels() + ax.get_yticklabels()
+        if t.get_visible() and t.get_text()
+    ]
+
+
+def _ink_pt(label) -> float:
+    """How tall a tick label's glyphs are drawn (pt): the ink of its outline, not its font
+    size (a capital letter is about 0.73 of it)."""
+    from matplotlib.textpath import TextPath
+
+    path = TextPath((0, 0), label.get_text(), size=label.get_fontsize(),
+                    prop=label.get_fontproperties())  # fmt: skip
+    return path.get_extents().height
+
+
 def _clearance(boxes) -> float:
     """The smallest distance in px between two of the boxes (negative: they overlap), apart
     along x or along y (labels staggered onto two lines are apart across the axis)."""
@@ -294,6 +312,11 @@ def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_scre
             shown = min(PHONE_COLUMN, png["width"]) / png["width"]
             tick_px = min(min(sz) for *_, sz in ticks if sz) / 72 * f.dpi * shown
             assert tick_px >= 10.5, f"{name}: token letters at {tick_px:.2f} px on a phone"
+            # and the letters themselves: their ink at least 9.5 px tall there (a cold read
+            # measured about 8 px; font sizes of 9 pt gave 8.56)
+            ink = min(_ink_pt(t) for ax in f.axes if ax.images for t in _token_labels(ax))
+            ink_px = ink / 72 * f.dpi * shown
+            assert ink_px >= 9.5, f"{name}: token letters {ink_px:.2f} px tall on a phone"
 
 
 def test_the_heads_figure_refuses_what_is_not_a_run():
