@@ -202,10 +202,7 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
         )
         # lines of at most 40 characters: none wraps on a phone; the step itself is the
         # slider's words ("decode step 9 (output character "2")"), not said again here
-        text = (
-            f"written so far: \u201c{written}\u201d\n"
-            f"writes now: \u201c{now}\u201d\n{looks}"
-        )
+        text = f"written so far: \u201c{written}\u201d\nwrites now: \u201c{now}\u201d\n{looks}"
         return {"step": text, "weights": row}
 
     return Declaration(

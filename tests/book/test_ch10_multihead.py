@@ -242,9 +242,7 @@ def _tick_boxes(fig):
 
 def _token_labels(ax) -> list:
     return [
-        t
-        for t in ax.get_xticklabels() + ax.get_yticklabels()
-        if t.get_visible() and t.get_text()
+        t for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_visible() and t.get_text()
     ]
 
 
