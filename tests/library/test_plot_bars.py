@@ -68,6 +68,26 @@ def test_the_tallest_bars_label_stays_inside_the_axes():
     assert all(t.get_window_extent().y1 <= top for t in ax.texts)
 
 
+@pytest.mark.parametrize("narrow", [False, True], ids=["page", "phone"])
+def test_neighbouring_bars_labels_never_touch_and_stay_inside(narrow):
+    # chapter 6's phone figure printed "0.030.03": two series' labels wider than their bars
+    from attnlib.plotting._theme import LIGHT
+
+    groups = {"soft weights": [0.64, 0.24, 0.09, 0.03], "hard: share": [0.64, 0.23, 0.09, 0.03]}
+    fig = plot_bars(["0", "1", "2", "3"], groups, xlabel="key", ylabel="w", figsize=(4.2, 2.6))
+    fig = fig._attnlib_redraw(LIGHT, narrow, False)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    boxes = [(t.get_text(), t.get_window_extent()) for t in ax.texts]
+    assert sorted(t for t, _ in boxes) == sorted(f"{v:.2f}" for vs in groups.values() for v in vs)
+    for i, (ta, a) in enumerate(boxes):
+        assert a.y1 <= ax.get_window_extent().y1, ta
+        for tb, b in boxes[i + 1 :]:
+            side = max(b.x0 - a.x1, a.x0 - b.x1)  # px between them side by side
+            same_line = min(a.y1, b.y1) - max(a.y0, b.y0) > 0
+            assert not (same_line and side < 3), (ta, tb, side)
+
+
 @pytest.mark.parametrize(
     "args, kwargs, error, match",
     [
