@@ -154,17 +154,21 @@ def compare_seeds(
     tests: dict[int, list[str]],
     seeds,
     *,
-    workers: int = 2,
+    workers: int = 1,
     steps: int = STEPS,
     lr: float = LR,
 ) -> list[tuple[dict[str, EncoderDecoder], dict[str, Tensor]]]:
-    """:func:`compare_models` for each seed of ``seeds``, on up to ``workers`` processes.
+    """:func:`compare_models` for each seed of ``seeds``, here or on up to ``workers`` processes.
 
-    Each seed trains on one thread in its own process (started fresh, ``spawn``, so nothing
+    ``workers=1`` (the default, the chapter's) trains here, one seed after another. With more,
+    each seed trains on one thread in its own process (started fresh, ``spawn``, so nothing
     of the caller's state is shared), so the results are those of
     ``[compare_models(..., seed=s) for s in seeds]`` on the same machine, in about
-    ``1 / workers`` of the time when the cores are free. ``workers=1`` trains here, one seed
-    after another. Returns one ``(models, results)`` pair per seed, in the order of ``seeds``.
+    ``1 / workers`` of the wall time when the cores are idle, but at a higher CPU cost: each
+    fresh process imports torch and this package (about 3 CPU-s) and builds its own first
+    optimizer (the first ``torch.optim.Adam`` of a process imports ``torch._dynamo``, about
+    4 CPU-s), where one process pays these once; with the cores shared (``make test``) that
+    CPU is time. Returns one ``(models, results)`` pair per seed, in the order of ``seeds``.
     """
     fn = "compare_seeds"
     if not seeds or len(set(seeds)) != len(seeds):
