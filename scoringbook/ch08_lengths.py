@@ -160,15 +160,11 @@ def compare_seeds(
 ) -> list[tuple[dict[str, EncoderDecoder], dict[str, Tensor]]]:
     """:func:`compare_models` for each seed of ``seeds``, here or on up to ``workers`` processes.
 
-    ``workers=1`` (the default, the chapter's) trains here, one seed after another. With more,
-    each seed trains on one thread in its own process (started fresh, ``spawn``, so nothing
-    of the caller's state is shared), so the results are those of
-    ``[compare_models(..., seed=s) for s in seeds]`` on the same machine, in about
-    ``1 / workers`` of the wall time when the cores are idle, but at a higher CPU cost: each
-    fresh process imports torch and this package (about 3 CPU-s) and builds its own first
-    optimizer (the first ``torch.optim.Adam`` of a process imports ``torch._dynamo``, about
-    4 CPU-s), where one process pays these once; with the cores shared (``make test``) that
-    CPU is time. Returns one ``(models, results)`` pair per seed, in the order of ``seeds``.
+    ``workers=1`` (the default) trains here, one seed after another; more train each seed on
+    one thread in a fresh ``spawn`` process, with the same results, in about ``1 / workers`` of
+    the wall time on idle cores, but each process pays about 7 CPU-s (torch, this package, its
+    first ``Adam`` importing ``torch._dynamo``): on shared cores (``make test``) a loss.
+    Returns one ``(models, results)`` pair per seed, in the order of ``seeds``.
     """
     fn = "compare_seeds"
     if not seeds or len(set(seeds)) != len(seeds):
