@@ -154,17 +154,17 @@ def compare_seeds(
     tests: dict[int, list[str]],
     seeds,
     *,
-    workers: int = 2,
+    workers: int = 1,
     steps: int = STEPS,
     lr: float = LR,
 ) -> list[tuple[dict[str, EncoderDecoder], dict[str, Tensor]]]:
-    """:func:`compare_models` for each seed of ``seeds``, on up to ``workers`` processes.
+    """:func:`compare_models` for each seed of ``seeds``, here or on up to ``workers`` processes.
 
-    Each seed trains on one thread in its own process (started fresh, ``spawn``, so nothing
-    of the caller's state is shared), so the results are those of
-    ``[compare_models(..., seed=s) for s in seeds]`` on the same machine, in about
-    ``1 / workers`` of the time when the cores are free. ``workers=1`` trains here, one seed
-    after another. Returns one ``(models, results)`` pair per seed, in the order of ``seeds``.
+    ``workers=1`` (the default) trains here, one seed after another; more train each seed on
+    one thread in a fresh ``spawn`` process, with the same results, in about ``1 / workers`` of
+    the wall time on idle cores, but each process pays about 7 CPU-s (torch, this package, its
+    first ``Adam`` importing ``torch._dynamo``): on shared cores (``make test``) a loss.
+    Returns one ``(models, results)`` pair per seed, in the order of ``seeds``.
     """
     fn = "compare_seeds"
     if not seeds or len(set(seeds)) != len(seeds):

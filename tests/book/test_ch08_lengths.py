@@ -351,6 +351,25 @@ def test_compare_seeds_on_two_processes_gives_what_one_process_gives():
     assert any(not torch.equal(w0[k], w3[k]) for k in w0)
 
 
+def test_compare_seeds_trains_in_the_calling_process_by_default(monkeypatch):
+    # the chapter's call (compare_seeds(..., SEEDS), no workers) starts no process: a fresh
+    # interpreter per worker costs about 7 CPU-s (torch, this package, the first Adam's import
+    # of torch._dynamo) that make test's shared cores pay as time (issue 36)
+    import concurrent.futures
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("compare_seeds started a process pool")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
+    gen = torch.Generator().manual_seed(5)
+    numbers = spoken.random_numbers(40, 1, 3, gen)
+    tests = {k: spoken.random_numbers(2, k, k, gen) for k in range(1, 17)}
+    src, lens = spoken.encode_spoken(numbers)
+    tgt = spoken.encode_digits(numbers)
+    runs = experiment.compare_seeds(src, lens, tgt, tests, [0, 3], steps=1)
+    assert len(runs) == 2 and all(set(r) == set(experiment.MODEL_NAMES) for _, r in runs)
+
+
 @pytest.mark.parametrize(
     "seeds, workers, error, match",
     [
