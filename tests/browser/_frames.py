@@ -10,6 +10,7 @@ drawn coordinates are one affine image of attnlib's numbers.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -80,6 +81,28 @@ async (k) => {
 }
 """
 )
+
+# SNAPSHOT_JS's reading as one JSON string: Playwright's Python side checks and rebuilds a
+# returned object value by value (a map's cells are thousands of [row, col, weight, colour]
+# values), which cost more CPU than the page's own work; one string crosses at once. Non-finite
+# numbers go out as JSON's NaN/Infinity tokens (Python's json reads them) and undefined as null,
+# so the snapshot is the one ``page.evaluate(SNAPSHOT_JS, k)`` returns.
+SNAPSHOT_JSON_JS = (
+    "async (k) => JSON.stringify(await ("
+    + SNAPSHOT_JS.strip()
+    + """)(k), (key, v) => v === undefined ? null
+      : typeof v === 'number' && !Number.isFinite(v) ? `__nonfinite__${v}__` : v)
+      .replace(/"__nonfinite__(NaN|Infinity|-Infinity)__"/g, '$1')"""
+)
+
+# The parameters explorer k shows (what a wait for a move polls, without reading the cells).
+PARAMS_JS = "(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params"
+
+
+def snapshot(page, k: int) -> dict:
+    """``page.evaluate(SNAPSHOT_JS, k)``, read as one JSON string (SNAPSHOT_JSON_JS)."""
+    return json.loads(page.evaluate(SNAPSHOT_JSON_JS, k))
+
 
 MOVE_JS = """
 ([k, param, i]) => {
@@ -162,15 +185,22 @@ TRAINED = {
 
 
 def expected_frame(snap: dict) -> dict:
-    """attnlib's frame for the parameters a snapshot shows (a trained explorer: its saved one)."""
+    """attnlib's frame for the parameters a snapshot shows (a trained explorer: its saved one).
+    Kept per (explorer, parameters) in the process: a walk asks for each frame up to five
+    times, and a frame is a pure function of them (its callers only read it)."""
+    return _expected(snap["name"], snap["params"])
+
+
+@functools.lru_cache(maxsize=256)
+def _expected(name: str, params_json: str) -> dict:
     from _saved_state import saved_explorers, saved_frame
 
     from scoringbook.registry import compute
 
-    params = json.loads(snap["params"])
-    if snap["name"] in TRAINED:
-        return saved_frame(saved_explorers(TRAINED[snap["name"]])[snap["name"]], params)
-    return compute(snap["name"], **params)
+    params = json.loads(params_json)
+    if name in TRAINED:
+        return saved_frame(saved_explorers(TRAINED[name])[name], params)
+    return compute(name, **params)
 
 
 def frames_differ(a: dict, b: dict, atol: float = 0.02) -> bool:
@@ -197,16 +227,9 @@ def _check_frame(snap: dict, where: str) -> float | None:
     """Checks one frame of an explorer against attnlib (a trained one: against its saved
     frames); returns the smallest colour distance between the extreme weights of its maps
     (None: no map spans enough)."""
-    from _saved_state import saved_explorers, saved_frame
-
-    from scoringbook.registry import compute
-
     assert snap["ready"] == "true", f"{where}: data-ready is {snap['ready']!r}"
     params = json.loads(snap["params"])
-    if snap["name"] in TRAINED:
-        expected = saved_frame(saved_explorers(TRAINED[snap["name"]])[snap["name"]], params)
-    else:
-        expected = compute(snap["name"], **params)
+    expected = expected_frame(snap)
     # a stored frame is a committed number: devtools/_tolerance.py's policy (TRAINED: the page and
     # the test decode the same saved frames)
     tol = page_tolerance(snap["name"], TOL, trained=snap["name"] in TRAINED).atol
