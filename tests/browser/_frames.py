@@ -15,7 +15,7 @@ import json
 import re
 
 import numpy as np
-from _heatmap_js import CELLS
+from _heatmap_js import CELLS, as_json
 from _tolerance import page_tolerance
 
 from attnlib.plotting._theme import GAMMA
@@ -82,18 +82,9 @@ async (k) => {
 """
 )
 
-# SNAPSHOT_JS's reading as one JSON string: Playwright's Python side checks and rebuilds a
-# returned object value by value (a map's cells are thousands of [row, col, weight, colour]
-# values), which cost more CPU than the page's own work; one string crosses at once. Non-finite
-# numbers go out as JSON's NaN/Infinity tokens (Python's json reads them) and undefined as null,
-# so the snapshot is the one ``page.evaluate(SNAPSHOT_JS, k)`` returns.
-SNAPSHOT_JSON_JS = (
-    "async (k) => JSON.stringify(await ("
-    + SNAPSHOT_JS.strip()
-    + """)(k), (key, v) => v === undefined ? null
-      : typeof v === 'number' && !Number.isFinite(v) ? `__nonfinite__${v}__` : v)
-      .replace(/"__nonfinite__(NaN|Infinity|-Infinity)__"/g, '$1')"""
-)
+# SNAPSHOT_JS's reading as one JSON string (_heatmap_js.as_json: what crosses from the page
+# costs Playwright's Python side CPU per value, and a snapshot holds every cell of every map)
+SNAPSHOT_JSON_JS = as_json(SNAPSHOT_JS)
 
 # The parameters explorer k shows (what a wait for a move polls, without reading the cells).
 PARAMS_JS = "(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params"
