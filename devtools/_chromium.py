@@ -14,7 +14,16 @@ import pytest
 CHROMIUM = Path(
     "/usr/bin/chromium"
 )  # Debian's package; Playwright's own download does not work here
-# Flags that keep Chromium quiet on a closed network (no background requests).
+# Flags that keep Chromium quiet on a closed network (no background requests). Playwright adds
+# its own (chromiumSwitches: no background timers' throttling, no renderer backgrounding, its
+# --disable-features list, headless, ...) before these; a --disable-features here would replace
+# its list, not add to it. Tried for CPU on 2026-11-28 (issue 36), loading every book page once
+# at 1280 x 900 light and at 390 x 844 dark, two rounds each, 37-43 CPU-s per round on a loaded
+# machine: --renderer-process-limit=1 with site isolation off, site isolation off alone,
+# --in-process-gpu, --num-raster-threads=1, --disable-renderer-accessibility with
+# --disable-smooth-scrolling. None cut CPU beyond the rounds' own spread (+-3 s), so none is
+# kept; nor does a device scale factor of 1 instead of 1.75 for the page-weight fixture's phone
+# (25.2 against 26.3 CPU-s, the same bytes per page).
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

@@ -10,11 +10,12 @@ drawn coordinates are one affine image of attnlib's numbers.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
 import numpy as np
-from _heatmap_js import CELLS
+from _heatmap_js import CELLS, as_json
 from _tolerance import page_tolerance
 
 from attnlib.plotting._theme import GAMMA
@@ -80,6 +81,19 @@ async (k) => {
 }
 """
 )
+
+# SNAPSHOT_JS's reading as one JSON string (_heatmap_js.as_json: what crosses from the page
+# costs Playwright's Python side CPU per value, and a snapshot holds every cell of every map)
+SNAPSHOT_JSON_JS = as_json(SNAPSHOT_JS)
+
+# The parameters explorer k shows (what a wait for a move polls, without reading the cells).
+PARAMS_JS = "(k) => document.querySelectorAll('.attn-explorer')[k].dataset.params"
+
+
+def snapshot(page, k: int) -> dict:
+    """``page.evaluate(SNAPSHOT_JS, k)``, read as one JSON string (SNAPSHOT_JSON_JS)."""
+    return json.loads(page.evaluate(SNAPSHOT_JSON_JS, k))
+
 
 MOVE_JS = """
 ([k, param, i]) => {
@@ -162,15 +176,22 @@ TRAINED = {
 
 
 def expected_frame(snap: dict) -> dict:
-    """attnlib's frame for the parameters a snapshot shows (a trained explorer: its saved one)."""
+    """attnlib's frame for the parameters a snapshot shows (a trained explorer: its saved one).
+    Kept per (explorer, parameters) in the process: a walk asks for each frame up to five
+    times, and a frame is a pure function of them (its callers only read it)."""
+    return _expected(snap["name"], snap["params"])
+
+
+@functools.lru_cache(maxsize=256)
+def _expected(name: str, params_json: str) -> dict:
     from _saved_state import saved_explorers, saved_frame
 
     from scoringbook.registry import compute
 
-    params = json.loads(snap["params"])
-    if snap["name"] in TRAINED:
-        return saved_frame(saved_explorers(TRAINED[snap["name"]])[snap["name"]], params)
-    return compute(snap["name"], **params)
+    params = json.loads(params_json)
+    if name in TRAINED:
+        return saved_frame(saved_explorers(TRAINED[name])[name], params)
+    return compute(name, **params)
 
 
 def frames_differ(a: dict, b: dict, atol: float = 0.02) -> bool:
@@ -197,16 +218,9 @@ def _check_frame(snap: dict, where: str) -> float | None:
     """Checks one frame of an explorer against attnlib (a trained one: against its saved
     frames); returns the smallest colour distance between the extreme weights of its maps
     (None: no map spans enough)."""
-    from _saved_state import saved_explorers, saved_frame
-
-    from scoringbook.registry import compute
-
     assert snap["ready"] == "true", f"{where}: data-ready is {snap['ready']!r}"
     params = json.loads(snap["params"])
-    if snap["name"] in TRAINED:
-        expected = saved_frame(saved_explorers(TRAINED[snap["name"]])[snap["name"]], params)
-    else:
-        expected = compute(snap["name"], **params)
+    expected = expected_frame(snap)
     # a stored frame is a committed number: devtools/_tolerance.py's policy (TRAINED: the page and
     # the test decode the same saved frames)
     tol = page_tolerance(snap["name"], TOL, trained=snap["name"] in TRAINED).atol

@@ -367,6 +367,8 @@ def test_word_order(built):
 
 # ----------------------------------------------------------------------------- browser
 
+from _heatmap_js import as_json  # noqa: E402
+
 from .test_widgets import READ_CELLS, browser, open_explorer  # noqa: E402,F401
 
 
@@ -412,7 +414,7 @@ def test_rendered_explorer_matches_compute(browser, built, name):  # noqa: F811
         params = json.loads(root.get_attribute("data-params"))
         assert int(root.get_attribute("data-frame")) == ex.frame_index(**params)
         expected = compute(name, **params)
-        heatmaps = root.evaluate(READ_CELLS)
+        heatmaps = json.loads(root.evaluate(as_json(READ_CELLS)))
         assert [h["panel"] for h in heatmaps] == [
             p.name for p in decl.panels if p.kind == "heatmap"
         ]

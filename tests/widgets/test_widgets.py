@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 import torch
-from _heatmap_js import CELLS, HOVER
+from _heatmap_js import CELLS, HOVER, as_json
 
 from attnlib.masking import masked_softmax
 from attnlib.widgets import (
@@ -439,7 +439,7 @@ def test_esm_renders_the_dom_contract_and_redraws_on_slider_moves(browser):
         params = json.loads(root.get_attribute("data-params"))
         assert params == {"temperature": TEMPS[t_i], "mode": ["plain", "square"][m_i]}
         expected = _update(**params)["weights"].numpy()
-        [heat] = root.evaluate(READ_CELLS)
+        [heat] = json.loads(root.evaluate(as_json(READ_CELLS)))
         assert heat["colorbar"] == "attention weight"
         assert len(heat["cells"]) == expected.size
         for i, j, value, readout, fill, title in heat["cells"]:

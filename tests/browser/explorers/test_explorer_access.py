@@ -15,7 +15,7 @@ import pytest
 from _craft import DESKTOP
 from _heatmap_js import CELLS
 
-from .._frames import MOVE_JS, SNAPSHOT_JS
+from .._frames import MOVE_JS, snapshot
 from .._reader import reads
 from ..conftest import CHAPTERS, EXPLORER_CHAPTERS, chapter_page, wake_explorers
 
@@ -182,7 +182,7 @@ def _reset_and_live_sentence(page, name):
         assert ex["live"] and len(ex["live"]) > 10, (
             f"{where}: no aria-live sentence ({ex['live']!r})"
         )
-        start = page.evaluate(SNAPSHOT_JS, k)
+        start = snapshot(page, k)
         s = ex["sliders"][0] if ex["sliders"] else None
         if s is None:
             continue
@@ -196,7 +196,7 @@ def _reset_and_live_sentence(page, name):
             "(k) => document.querySelectorAll('.attn-explorer')[k].querySelector('button.attn-reset').click()",
             k,
         )
-        back = page.evaluate(SNAPSHOT_JS, k)
+        back = snapshot(page, k)
         assert back["params"] == start["params"], (
             f"{where}: Reset gave {back['params']}, expected {start['params']}"
         )

@@ -19,6 +19,8 @@ An explorer in print (at most PRINT_PX tall, no controls): tests/browser/reading
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from _craft import (
     DARK_005,
@@ -407,7 +409,7 @@ def test_playback_labels_every_character(opened, size):
 
 def test_length_explorer_paints_empty_cells_apart_from_weight_0(opened):
     # issue 26: a fixed 16 x 17 grid whose cells beyond the number were painted as weight 0
-    from _heatmap_js import CELLS, HOVER
+    from _heatmap_js import CELLS, HOVER, as_json
 
     page = opened(
         next(p for p in CHAPTERS if p.endswith("08_attention_and_length.html")), **DESKTOP
@@ -417,7 +419,7 @@ def test_length_explorer_paints_empty_cells_apart_from_weight_0(opened):
     used = sum(1 for c in cols if c)
     assert 0 < used < len(cols)  # the default frame (8 digits) leaves empty columns
     zero = svg.evaluate("(s) => `rgb(${s.attnColour(0).join(',')})`")
-    every = svg.evaluate(CELLS)
+    every = json.loads(svg.evaluate(as_json(CELLS)))
     empty = {colour for i, j, v, colour in every if not cols[j]}
     assert empty and zero not in empty, f"empty cells painted {empty}, weight 0 is {zero}"
     read = svg.evaluate(f"(s, [i, j]) => ({HOVER})(s, i, j)", [0, len(cols) - 1])

@@ -12,7 +12,7 @@ import json
 import pytest
 from _wait import wait_until
 
-from .._frames import MOVE_JS, SNAPSHOT_JS, _check_frame, expected_frame, frames_differ
+from .._frames import MOVE_JS, PARAMS_JS, _check_frame, expected_frame, frames_differ, snapshot
 from ..conftest import (
     CHAPTERS,
     CHAPTERS_WITHOUT_EXPLORERS,
@@ -49,7 +49,7 @@ def _walk_every_control(page, name: str, views: int, mode: str, margin) -> None:
     assert n >= 1, f"{name}: no explorer on the page"
     assert n == views, f"{name}: {views} widget views but {n} explorers rendered"
     for k in range(n):
-        snap = page.evaluate(SNAPSHOT_JS, k)
+        snap = snapshot(page, k)
         where = f"{name} explorer #{k} ({snap['name']}, {mode})"
         assert snap["controls"], f"{where}: no slider or choice"
         assert snap["heatmaps"] or snap["lines"], f"{where}: no panel drawn"
@@ -61,12 +61,13 @@ def _walk_every_control(page, name: str, views: int, mode: str, margin) -> None:
                 page.evaluate(MOVE_JS, [k, ctl["param"], i])
                 old = _picture(before)
 
-                def moved_to(k=k, params=before["params"]):
-                    snap = page.evaluate(SNAPSHOT_JS, k)
-                    return snap if snap["params"] != params else None
+                # polls the parameters only (a full snapshot reads every cell back)
+                def moved_to(k=k, params=before["params"], name=snap["name"]):
+                    now = page.evaluate(PARAMS_JS, k)
+                    return {"name": name, "params": now} if now != params else None
 
                 def redrawn(k=k, old=old):
-                    snap = page.evaluate(SNAPSHOT_JS, k)
+                    snap = snapshot(page, k)
                     return snap if _picture(snap) != old else None
 
                 # The redraw writes the new parameters (data-params) once it has painted; the
@@ -78,7 +79,7 @@ def _walk_every_control(page, name: str, views: int, mode: str, margin) -> None:
                     params_now = wait_until(moved_to, 5.0, "the new parameters")
                     if frames_differ(expected_frame(before), expected_frame(params_now)):
                         wait_until(redrawn, 5.0, "the redraw")
-                after = page.evaluate(SNAPSHOT_JS, k)
+                after = snapshot(page, k)
                 w = f"{where}, {ctl['param']} -> position {i}"
                 moved = next(c for c in after["controls"] if c["param"] == ctl["param"])
                 assert moved["index"] == i, f"{w}: control did not move"

@@ -12,7 +12,7 @@ import re
 import pytest
 from _saved_state import saved_explorers, saved_frame
 
-from .._frames import SNAPSHOT_JS, _check_frame
+from .._frames import _check_frame, snapshot
 from ..conftest import CHAPTERS, install_clock, opened_explorer, pause_clock, wake_explorers
 
 pytestmark = pytest.mark.browser
@@ -26,7 +26,7 @@ INDEX_JS = """
 
 
 def _snapshot(page, name):
-    return page.evaluate(SNAPSHOT_JS, page.evaluate(INDEX_JS, name))
+    return snapshot(page, page.evaluate(INDEX_JS, name))
 
 
 def test_the_chapter_publishes_its_three_explorers(visits):

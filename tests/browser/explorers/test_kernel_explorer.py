@@ -13,7 +13,7 @@ import re
 import pytest
 from _heatmap_js import HOVER
 
-from .._frames import MOVE_JS, SNAPSHOT_JS, _check_frame
+from .._frames import MOVE_JS, _check_frame, snapshot
 from ..conftest import opened_explorer, page_of
 
 pytestmark = pytest.mark.browser
@@ -51,7 +51,7 @@ def _opened(browser, visits, **context):
 
 def _check(page, where: str) -> dict:
     s = page.evaluate(STATE_JS)
-    snap = page.evaluate(SNAPSHOT_JS, s["k"])
+    snap = snapshot(page, s["k"])
     _check_frame(snap, f"{where} at {s['params']}")  # the bars' tops, the curves, the heatmap
     # the bars' feet (which _check_frame does not see): all on the axis, each bar upwards
     bars = next(

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from .._frames import SNAPSHOT_JS, _check_frame
+from .._frames import _check_frame, snapshot
 from ..conftest import opened_explorer, page_of
 
 pytestmark = pytest.mark.browser
@@ -50,9 +50,7 @@ def _opened(browser, visits, **context):
 def _check(page, texts: list[str], where: str) -> dict:
     s = page.evaluate(STATE_JS)
     assert [s["params"][f"sentence_{b}"] for b in range(3)] == texts, s["params"]
-    _check_frame(
-        page.evaluate(SNAPSHOT_JS, s["k"]), f"{where}: {texts}"
-    )  # weights within 1e-4 of attnlib's
+    _check_frame(snapshot(page, s["k"]), f"{where}: {texts}")  # weights within 1e-4 of attnlib's
     for b, text in enumerate(texts):
         toks = [t for t in SPLIT.split(text) if t][:6]
         padded = toks + ["<pad>"] * (6 - len(toks))
