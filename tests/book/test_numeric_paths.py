@@ -34,9 +34,10 @@ def one_run_per_computation(paths: dict[str, dict], own_capability: str) -> dict
     if "plain" not in paths or paths["plain"]:
         return dict(paths)
     for name, env in paths.items():
-        if env.keys() == {"ATEN_CPU_CAPABILITY"} and CAPABILITY.get(
-            env["ATEN_CPU_CAPABILITY"]
-        ) == own_capability:
+        if (
+            env.keys() == {"ATEN_CPU_CAPABILITY"}
+            and CAPABILITY.get(env["ATEN_CPU_CAPABILITY"]) == own_capability
+        ):
             out = {k: v for k, v in paths.items() if k not in ("plain", name)}
             return {f"plain+{name}": env, **out}
     return dict(paths)
