@@ -41,14 +41,18 @@ help:
 # --no-build-isolation: built with the locked setuptools, so nothing unpinned is downloaded).
 # A lock older than requirements.txt (its recorded sha256 differs) stops here, naming `make lock`
 # (tests/book/test_lock.py checks the same, and that the two agree).
+# pip does not ask PyPI whether a newer pip exists (--disable-pip-version-check: the lock pins
+# pip; 0.3 CPU-s a call). The locked packages keep their dependency check (no --no-deps): where
+# the lock's platform differs (a Mac), pip adds what only that platform needs.
+PIP := $(PY) -m pip --disable-pip-version-check
 REQ_SHA256 = $(shell $(PYTHON) -c 'import hashlib; print(hashlib.sha256(open("requirements.txt", "rb").read()).hexdigest())')
 $(STAMP): requirements.lock requirements.txt pyproject.toml
 	@grep -qx '# requirements.txt sha256: $(REQ_SHA256)' requirements.lock || { \
 	  echo "requirements.txt changed since requirements.lock was made: run make lock"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q "$$(grep -E '^pip==' requirements.lock)"
-	$(PY) -m pip install -q --no-compile -r requirements.lock
-	$(PY) -m pip install -q --no-compile --no-deps --no-build-isolation -e .
+	$(PIP) install -q "$$(grep -E '^pip==' requirements.lock)"
+	$(PIP) install -q --no-compile -r requirements.lock
+	$(PIP) install -q --no-compile --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
 install: $(STAMP)
