@@ -50,6 +50,16 @@
    width, so a phone fetches the narrow PNG and a desktop the wide one, never both.
    ``data-label-scale`` is the figure's smallest text size (CSS px) per CSS px of the
    picture's width: the browser tests multiply it by the width a figure is shown at.
+
+4. Gives the page template ``attn_first_figure`` (``html-page-context``): when the page's
+   first picture is such a figure (no explorer and no other image before it), its PNGs per
+   mode, each with the media query it shows under (``first_figure_preload``). The head's
+   colour-mode script (web/theme/attnbook/layout.html) preloads the mode's PNGs: a lazy image
+   on the first screen is fetched only once layout finds it (the figure, the largest paint of
+   chapters 1, 6 and 9 on a phone, came at 1.1-2.3 s on Lighthouse's mobile profile). Only the
+   PNG the ``<picture>`` shows is fetched: the media queries are the ``<source>``'s and its
+   complement. A page that opens on an explorer preloads nothing (its first figure may be
+   screens further down).
 """
 
 from __future__ import annotations
