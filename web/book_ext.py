@@ -50,6 +50,16 @@
    width, so a phone fetches the narrow PNG and a desktop the wide one, never both.
    ``data-label-scale`` is the figure's smallest text size (CSS px) per CSS px of the
    picture's width: the browser tests multiply it by the width a figure is shown at.
+
+4. Gives the page template ``attn_first_figure`` (``html-page-context``): when the page's
+   first picture is such a figure (no explorer and no other image before it), its PNGs per
+   mode, each with the media query it shows under (``first_figure_preload``). The head's
+   colour-mode script (web/theme/attnbook/layout.html) preloads the mode's PNGs: a lazy image
+   on the first screen is fetched only once layout finds it (the figure, the largest paint of
+   chapters 1, 6 and 9 on a phone, came at 1.1-2.3 s on Lighthouse's mobile profile). Only the
+   PNG the ``<picture>`` shows is fetched: the media queries are the ``<source>``'s and its
+   complement. A page that opens on an explorer preloads nothing (its first figure may be
+   screens further down).
 """
 
 from __future__ import annotations
@@ -64,6 +74,8 @@ from myst_nb.core.render import NbElementRenderer
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+#: the MIME type of a widget view (an explorer) in a notebook's outputs
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 #: The smallest text a figure may show (CSS px); tests/browser/reading/test_figures.py checks it.
 MIN_LABEL_PX = 9.0
 #: Below 992 px (no side columns) the page shell's text column is the viewport less 2 x 16 px.
@@ -268,20 +280,25 @@ def _px(value) -> int:
     return round(float(str(value).removesuffix("px")))
 
 
-def _src(self, image: nodes.image) -> str:
+def _image_url(builder, image: nodes.image) -> str:
+    """Where the page being written finds ``image``: its copy in _images/, relative to the page."""
     uri = image["uri"]
-    if uri in self.builder.images:
+    if uri in builder.images:
         import posixpath
         import urllib.parse
 
-        return posixpath.join(self.builder.imgpath, urllib.parse.quote(self.builder.images[uri]))
+        return posixpath.join(builder.imgpath, urllib.parse.quote(builder.images[uri]))
     return uri
 
 
-def visit_figure_variants(self, node) -> None:
+def figure_pictures(builder, node) -> dict:
+    """The pictures a figure_variants node is written as: {theme: {"src": the wide PNG,
+    "width", "height", "label_scale", and, with a narrow variant, "narrow": its PNG, "media":
+    the media query it shows under, "narrow_width", "narrow_height", "narrow_label_scale"}},
+    the themes "light" (or "" when there is no dark variant: one picture for both modes) and
+    "dark", in that order (the order they are written)."""
     # (Sphinx wraps a sized image in a link to itself unless it has class no-scaled-link)
     main, *images = [c[0] if isinstance(c, nodes.reference) else c for c in node.children]
-    alt = escape(main.get("alt", ""), quote=True)
     found = {(v["theme"], v["layout"]): (img, v) for img, v in zip(images, node["variants"])}
     wide = {
         "light": (
@@ -295,26 +312,95 @@ def visit_figure_variants(self, node) -> None:
     }
     if ("dark", "wide") in found:
         wide["dark"] = found[("dark", "wide")]
+    out = {}
     for theme, (img, v) in wide.items():
-        cls = f"only-{theme}" if "dark" in wide else ""
-        href = _src(self, img)
+        pic = {
+            "src": _image_url(builder, img),
+            "width": v["width"],
+            "height": v["height"],
+            "label_scale": v["label_scale"],
+        }
+        if (theme, "narrow") in found:
+            nimg, nv = found[(theme, "narrow")]
+            pic.update(
+                narrow=_image_url(builder, nimg),
+                media=narrow_media(node["label_scale"]),
+                narrow_width=nv["width"],
+                narrow_height=nv["height"],
+                narrow_label_scale=nv["label_scale"],
+            )
+        out[theme if "dark" in wide else ""] = pic
+    return out
+
+
+def visit_figure_variants(self, node) -> None:
+    first = node.children[0]
+    main = first[0] if isinstance(first, nodes.reference) else first
+    alt = escape(main.get("alt", ""), quote=True)
+    for theme, pic in figure_pictures(self.builder, node).items():
+        cls = f"only-{theme}" if theme else ""
+        href = pic["src"]
         self.body.append(
             f'<a class="reference internal image-reference attn-figure-link {cls}" href="{href}">'
             f'<picture class="attn-figure {cls}">'
         )
-        if (theme, "narrow") in found:
-            nimg, nv = found[(theme, "narrow")]
-            media = narrow_media(node["label_scale"])
+        if "narrow" in pic:
             self.body.append(
-                f'<source media="{media}" srcset="{_src(self, nimg)}" width="{nv["width"]}" '
-                f'height="{nv["height"]}" data-label-scale="{nv["label_scale"]:.5f}" />'
+                f'<source media="{pic["media"]}" srcset="{pic["narrow"]}" '
+                f'width="{pic["narrow_width"]}" height="{pic["narrow_height"]}" '
+                f'data-label-scale="{pic["narrow_label_scale"]:.5f}" />'
             )
         self.body.append(
-            f'<img class="{cls}" alt="{alt}" src="{href}" width="{v["width"]}" '
-            f'height="{v["height"]}" data-label-scale="{v["label_scale"]:.5f}" loading="lazy" '
+            f'<img class="{cls}" alt="{alt}" src="{href}" width="{pic["width"]}" '
+            f'height="{pic["height"]}" data-label-scale="{pic["label_scale"]:.5f}" loading="lazy" '
             'decoding="async" /></picture></a>\n'
         )
     raise nodes.SkipNode
+
+
+def _is_explorer(node) -> bool:
+    """A widget view (myst-nb writes it as a raw <script>): an explorer, drawn there later."""
+    return isinstance(node, nodes.raw) and WIDGET_VIEW in node.astext()
+
+
+def first_figure(doctree):
+    """The page's first figure_variants node when it is the page's first picture (no explorer
+    and no other image before it), else None."""
+    for node in doctree.findall(
+        lambda n: isinstance(n, (figure_variants, nodes.image)) or _is_explorer(n)
+    ):
+        return node if isinstance(node, figure_variants) else None
+    return None
+
+
+def first_figure_preload(pictures: dict) -> dict:
+    """What the head's colour-mode script (web/theme/attnbook/layout.html) preloads for a page
+    whose first picture is a figure written as ``pictures`` (figure_pictures): per mode
+    ("light", "dark"), the PNGs with the media each is shown under, [[url, media or ""], ...].
+    The narrow PNG under its media query, the wide one under its complement, so a reader's
+    browser fetches exactly the one its <picture> shows."""
+    out = {}
+    for mode in ("light", "dark"):
+        pic = pictures.get(mode) or pictures.get("")
+        if pic is None:  # a dark variant without a light one: not written by attnlib
+            continue
+        if "narrow" in pic:
+            out[mode] = [
+                [pic["narrow"], pic["media"]],
+                [pic["src"], f"not all and {pic['media']}"],
+            ]
+        else:
+            out[mode] = [[pic["src"], ""]]
+    return out
+
+
+def _page_context(app, pagename, templatename, context, doctree) -> None:
+    """``attn_first_figure`` for the page template: first_figure_preload of the page's first
+    figure, when the page's first picture is one; else None."""
+    node = first_figure(doctree) if doctree is not None else None
+    context["attn_first_figure"] = (
+        first_figure_preload(figure_pictures(app.builder, node)) if node is not None else None
+    )
 
 
 def setup(app):
@@ -324,5 +410,6 @@ def setup(app):
     )
     app.add_node(figure_variants, html=(visit_figure_variants, None))
     app.add_post_transform(FoldCodeRuns)
+    app.connect("html-page-context", _page_context)
     NbElementRenderer.render_image = render_image
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -10,7 +10,12 @@
   prompts escaped (a prompt holding "<", "&" or quotes stays text); ``fold_code_runs``: over
   generated sections of paragraphs, anchors and code cells of every hidden shape, the reader
   meets the same shown text in the same order, and every toggle of the section hides what
-  the toggles it replaces hid, with no two toggles left in a row;
+  the toggles it replaces hid, with no two toggles left in a row; ``first_figure``: over
+  generated documents of paragraphs, figures, other images, explorers and other raw HTML, the
+  page's first picture when it is a figure, else None; ``first_figure_preload``: at any viewport
+  width, in each mode, the preloads whose media match are exactly the PNG the figure's
+  <picture> shows there (the oracle picks as a browser does: the narrow <source> when its media
+  matches, else the <img>);
 - web/build_book.py: a bad ``--jobs`` is refused naming the option and the value.
 """
 
@@ -115,6 +120,97 @@ def test_narrow_media_width(scale):
             want = w
             break
     assert width == want, f"scale {scale}: {got}, want max-width {want - 0.02:.2f}px"
+
+
+# ``book_ext.first_figure_preload``: what the head's colour-mode script preloads for a page that
+# opens on a figure. The oracle is the browser's choice in a <picture>: the narrow <source> when
+# its media query matches the viewport, else the <img>; the media queries of the preloads are
+# evaluated here by their own reading of the two forms the build writes.
+def _matches(media: str, width: float) -> bool:
+    if media == "":
+        return True
+    m = re.fullmatch(r"(not all and )?\(max-width: ([\d.]+)px\)", media)
+    assert m, f"a media query the oracle does not know: {media!r}"
+    return (width <= float(m.group(2))) != bool(m.group(1))
+
+
+@st.composite
+def pictures(draw):
+    """figure_pictures' shape: a light picture (theme "" when there is no dark one) and maybe
+    a dark one, each maybe with a narrow variant under narrow_media(scale)."""
+    media = book_ext.narrow_media(draw(st.floats(1e-3, 0.1)))
+    themes = ["light", "dark"] if draw(st.booleans()) else [""]
+    out = {}
+    for theme in themes:
+        pic = {"src": f"../_images/{theme or 'only'}-wide.png"}
+        if draw(st.booleans()):
+            pic.update(narrow=f"../_images/{theme or 'only'}-narrow.png", media=media)
+        out[theme] = pic
+    return out
+
+
+@PROPS
+@given(pictures(), st.lists(st.integers(240, 2000), min_size=1, max_size=8))
+def test_first_figure_preload_fetches_exactly_the_picture_shown(pics, widths):
+    got = book_ext.first_figure_preload(pics)
+    assert set(got) == {"light", "dark"}, got
+    for mode in ("light", "dark"):
+        pic = pics.get(mode) or pics[""]
+        edges = []
+        if "media" in pic:
+            edge = float(re.search(r"([\d.]+)px", pic["media"]).group(1))
+            edges = [math.floor(edge), math.ceil(edge), edge]
+        for width in [*widths, *edges]:
+            shown = (
+                pic["narrow"] if "narrow" in pic and _matches(pic["media"], width) else pic["src"]
+            )
+            fetched = [url for url, media in got[mode] if _matches(media, width)]
+            assert fetched == [shown], (mode, width, pics, got)
+
+
+def _doctree(kinds):
+    """A document of sections holding, in order, the given kinds of node: a paragraph, an
+    attnlib figure (figure_variants), another image, an explorer (a widget view's raw
+    <script>), other raw HTML."""
+    from docutils import nodes
+
+    doc = nodes.section()
+    made = []
+    section = doc
+    for k, kind in enumerate(kinds):
+        if k % 3 == 0:  # now and then a nested section
+            section = nodes.section()
+            doc += section
+        if kind == "para":
+            node = nodes.paragraph(text=f"p{k}")
+        elif kind == "figure":
+            node = book_ext.figure_variants(label_scale=0.03, variants=[])
+            node += nodes.image(uri=f"f{k}.png", width="100", height="50")
+        elif kind == "image":
+            node = nodes.image(uri=f"i{k}.png")
+        elif kind == "explorer":
+            node = nodes.raw(
+                text=f'<script type="{book_ext.WIDGET_VIEW}">{{"model_id": "{k}"}}</script>',
+                format="html",
+            )
+        else:
+            node = nodes.raw(text="<div>not a picture</div>", format="html")
+        out = nodes.container()
+        out += node
+        section += out
+        made.append(node)
+    return doc, made
+
+
+@PROPS
+@given(st.lists(st.sampled_from(["para", "figure", "image", "explorer", "html"]), max_size=10))
+def test_first_figure_is_the_first_picture_when_a_figure(kinds):
+    doc, made = _doctree(kinds)
+    pictures = [
+        (kind, node) for kind, node in zip(kinds, made) if kind in ("figure", "image", "explorer")
+    ]
+    want = pictures[0][1] if pictures and pictures[0][0] == "figure" else None
+    assert book_ext.first_figure(doc) is want, (kinds, book_ext.first_figure(doc))
 
 
 class Text(HTMLParser):

@@ -17,7 +17,8 @@
 //   a table of words wider than the column becomes stacked cards instead, at any width.
 // - "On this page" marks the section the reader is in; from 1200 px it folds away while an
 //   explorer (drawn at page width) passes it.
-// - The search page shows the hits at once, when every snippet is in (nothing moves).
+// - The search page shows the hits at once, when every hit on the first screen has its snippet
+//   (nothing in view moves).
 (function () {
   "use strict";
 
@@ -321,8 +322,11 @@
   // ------------------------------------------------------------------ the search page
   // Sphinx's searchtools.js adds the hits one by one and each snippet under its hit as it
   // arrives, which pushed the hits below it down. The results stay hidden (their box keeps a
-  // screen's height, attnbook.css) until the search has finished and every hit has its
-  // snippet, or 3 s have passed; then they show at once.
+  // screen's height, attnbook.css) until the search has finished and every hit on the first
+  // screen has its snippet, or 3 s have passed; then they show at once. A snippet that comes
+  // later belongs to a hit below the screen: what it pushes down is out of view (the text
+  // copies arrive together over a slow link; waiting for the last one held the first screen
+  // back by about half a second).
   function setupSearchPage() {
     var results = byId("search-results");
     if (!results || !new URLSearchParams(location.search).get("q")) return;
@@ -339,6 +343,7 @@
       if (!summary || !summary.textContent) return; // still searching
       var hits = results.querySelectorAll("ul.search > li");
       for (var i = 0; i < hits.length; i++) {
+        if (hits[i].getBoundingClientRect().top >= window.innerHeight) break; // below the screen
         if (!hits[i].querySelector("p.context") && !hits[i].querySelector("span")) return;
       }
       reveal();
