@@ -230,7 +230,7 @@ test-python: $(STAMP)
 	  -m "not browser" --nbval --nbval-kernel-name attnlib-nbval \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg --durations=15
 
-# Builds the book afresh, then drives every page in headless Chromium (/usr/bin/chromium):
+# Builds the book afresh, then drives every page in headless Chromium (/usr/bin/chromium-headless-shell):
 # no outside requests, no console errors, maths typeset, explorers match attnlib.
 # Screenshots go to _build/screenshots/. Skips locally without Chromium; fails with CI=true.
 # The tests run on BROWSER_WORKERS pytest-xdist workers (a file's tests on one worker, so a page

@@ -1,7 +1,7 @@
 """The built book in headless Chromium: Core Web Vitals on a slow phone, redraw latency,
 time to a working slider.
 
-Drives Debian's Chromium (/usr/bin/chromium) through Playwright over the built book
+Drives Debian's Chromium (/usr/bin/chromium-headless-shell) through Playwright over the built book
 (_build/html), served on 127.0.0.1 by devtools/_serve.py, which gzips text as a host would
 (--no-gzip: as the files lie on disk). Measured in one run, on this machine:
 
@@ -453,7 +453,7 @@ def main() -> int:
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args()
     if not CHROMIUM.exists():
-        print(f"{CHROMIUM} not found: apt-get install chromium", file=sys.stderr)
+        print(f"{CHROMIUM} not found: apt-get install chromium-headless-shell", file=sys.stderr)
         return 2
     names = pages()
     missing = [p for p in names if not (args.site / p).exists()]

@@ -1,7 +1,7 @@
 """The explorers on a reader's screen: one row per explorer of the built book.
 
 Serves _build/html on 127.0.0.1 (devtools/_serve.py) and drives Debian's Chromium
-(/usr/bin/chromium) through Playwright, at 1280 x 900 (mouse) and at 390 x 844 (touch, 3x).
+(/usr/bin/chromium-headless-shell) through Playwright, at 1280 x 900 (mouse) and at 390 x 844 (touch, 3x).
 Methods: devtools/_craft.py (the browser tests assert the same numbers).
 
 Columns:

@@ -19,7 +19,7 @@ def chromium():
     """One headless Chromium for the whole session (Playwright's sync API allows only one
     driver at a time). Skips locally, fails with CI=true, when it cannot start."""
     if not CHROMIUM.exists():
-        unavailable(f"{CHROMIUM} not found (apt-get install -y chromium)")
+        unavailable(f"{CHROMIUM} not found (apt-get install -y chromium-headless-shell)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -1,7 +1,7 @@
 """Fixtures for the browser tests: the built book (_build/html) served on 127.0.0.1 and
 driven by Debian's Chromium through Playwright.
 
-Locally the tests skip, with a message saying what is missing, when /usr/bin/chromium,
+Locally the tests skip, with a message saying what is missing, when /usr/bin/chromium-headless-shell,
 Playwright or the built book is missing. With CI=true they never skip: a missing piece
 fails them. Every test module here sets ``pytestmark = pytest.mark.browser``
 (`make test-browser` selects the marker; the first `make test` line deselects it).
@@ -73,7 +73,7 @@ def _free_port() -> int:
 def site() -> Path:
     """The built book; skips (fails with CI=true) when it is missing."""
     if not CHROMIUM.exists():
-        unavailable(f"{CHROMIUM} not found (apt-get install chromium)")
+        unavailable(f"{CHROMIUM} not found (apt-get install chromium-headless-shell)")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
