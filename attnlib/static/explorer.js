@@ -232,6 +232,9 @@ var CHAR_W = 7;
 var PANEL_W = 330;
 var EMPTY_LIGHT = [200, 200, 200];
 var EMPTY_DARK = [72, 72, 72];
+function niceStep(min) {
+  for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p >= min) return m * p;
+}
 function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
   const title = ui.fieldAbove && ui.fieldAbove(spec.name) ? null : spec.title;
@@ -255,8 +258,8 @@ function heatmapPanel(spec, parent, ui) {
   const rotate = maxCol * CHAR_W > cell - 2;
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
   const oneC = !changing && maxCol === 1 && !rotate;
-  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : niceStep(14 / rowH));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : niceStep((String(C - 1).length * CHAR_W + 4) / cell));
   const W = C * cell, H = R * rowH;
   const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
@@ -399,7 +402,8 @@ function heatmapPanel(spec, parent, ui) {
     svg.setAttribute("data-current-row", String(i));
     marked = i;
   };
-  const spokenRow = () => picked ? current[0] : marked !== null ? marked : R - 1;
+  const start = Number.isInteger(spec.read_row) && spec.read_row >= 0 && spec.read_row < R ? spec.read_row : R - 1;
+  const spokenRow = () => picked ? current[0] : marked !== null ? marked : start;
   ui.heatmaps.push({
     spec,
     rowTxt,
@@ -1055,12 +1059,19 @@ function captionWords(text) {
   }
   return parts.join("; ");
 }
+function shareWords(w) {
+  if (w >= 1 - 5e-5) return "all";
+  if (w >= 0.995) return "nearly all";
+  if (w <= 5e-5) return "none";
+  return w.toFixed(2);
+}
 function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
   const r = rowsNamed ? `row ${i}, ${rowName(i)}` : rowName(i);
   const name = (j) => colsNamed ? `${colName(j)} (column ${j})` : colName(j);
-  const w = fmt(Math.round(row[best] * 100) / 100);
+  if (row[best] <= 5e-5) return `${r} puts no weight on any key (every weight is 0).`;
+  const w = shareWords(row[best]);
   const tied = [];
   for (let j = 0; j < row.length; j++) if (row[best] - row[j] <= 1e-3) tied.push(name(j));
   if (tied.length > 1) {
@@ -1068,6 +1079,20 @@ function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
     return `${r} puts ${w} of its weight on each of ${list}.`;
   }
   return `${r} puts ${w} of its weight on ${name(best)}.`;
+}
+function kernelWords(fit, w, xTrain, marked) {
+  const x2 = (v) => v.toFixed(2);
+  let best = 0;
+  for (let j = 1; j < xTrain.length; j++) if (w[j] > w[best]) best = j;
+  let out = `the fit at the query is ${x2(fit)}; `;
+  if (Math.max(...w) - Math.min(...w) < 1e-9) {
+    out += `every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}`;
+  } else if (shareWords(w[best]) === "all") {
+    out += `all of the weight is on the training input at x = ${x2(xTrain[best])}`;
+  } else {
+    out += `the largest weight, ${shareWords(w[best])}, is on the training input at x = ${x2(xTrain[best])}`;
+  }
+  return marked === null || marked === void 0 ? `${out}.` : `${out}; the outlined heatmap row is the fixed query nearest yours, x = ${x2(marked)}.`;
 }
 
 // attnlib/static/src/render.js
@@ -1405,7 +1430,7 @@ function sentence(x, params, values, labels) {
   const where = spec.params.map((p, k) => controlWords(p.label, p.labels[x.idx[k]])).join(", ");
   const lv = spec.live;
   if (lv && lv.kind === "masking") return `${where}: ${maskingSentence(lv, values, labels)}`;
-  if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values)}`;
+  if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values, params)}`;
   if (x.caption) return `${where}. ${captionWords(values[x.caption.name])}`;
   const h = x.ui.heatmaps[0];
   if (!h || !h.values()) return `${where}.`;
@@ -1427,29 +1452,27 @@ function maskingSentence(lv, values, labels) {
       pad = Math.max(pad, sum);
     }
   });
-  return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` + (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${fmt(Math.round(pad * 100) / 100)} of a row's weight.`);
+  return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` + (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${shareWords(pad)} of a row's weight.`);
 }
-function kernelSentence(spec, lv, values) {
+function kernelSentence(spec, lv, values, params) {
   const w = seriesOf(spec, values, lv.bars), fit = seriesOf(spec, values, lv.marker)[1];
+  const near = lv.heat_x ? nearestRow(lv.heat_x, params[lv.query]) : -1;
+  return kernelWords(fit, w, lv.x_train, near >= 0 ? lv.heat_x[near] : null);
+}
+function nearestRow(xs, q) {
+  if (typeof q !== "number") return -1;
   let best = 0;
-  for (let j = 1; j < lv.x_train.length; j++) if (w[j] > w[best]) best = j;
-  const r2 = (v) => fmt(Math.round(v * 100) / 100);
-  if (Math.max(...w) - Math.min(...w) < 1e-9) {
-    return `the fit at the query is ${r2(fit)}; every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}.`;
-  }
-  return `the fit at the query is ${r2(fit)}; the largest weight, ${fmt(Math.round(w[best] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best] * 100) / 100)}.`;
+  xs.forEach((v, i) => {
+    if (Math.abs(v - q) < Math.abs(xs[best] - q)) best = i;
+  });
+  return best;
 }
 function linkRows(x, params) {
   const { spec, ui } = x;
   const lv = spec.live;
   if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
-    const h = ui.heatmaps.find((m) => m.spec.name === lv.weights), q = params[lv.query];
-    if (!h || typeof q !== "number") return;
-    let best = 0;
-    lv.heat_x.forEach((v, i) => {
-      if (Math.abs(v - q) < Math.abs(lv.heat_x[best] - q)) best = i;
-    });
-    h.markRow(best);
+    const h = ui.heatmaps.find((m) => m.spec.name === lv.weights), best = nearestRow(lv.heat_x, params[lv.query]);
+    if (h && best >= 0) h.markRow(best);
     return;
   }
   if (ui.heatmaps.length !== 1) return;

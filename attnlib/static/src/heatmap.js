@@ -13,6 +13,11 @@ export const PANEL_W = 330;
 // scales (white to red on a light page, purple to yellow on a dark one)
 const EMPTY_LIGHT = [200, 200, 200], EMPTY_DARK = [72, 72, 72];  // every picture fits a 390 px phone unscaled, two share the book's column
 
+// The smallest of 1, 2, 5, 10, 20, 50, ... that is at least `min` (a tick every that many).
+export function niceStep(min) {
+  for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p >= min) return m * p;
+}
+
 export function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
   // a map with its own text field above it is titled by the field's label
@@ -53,9 +58,12 @@ export function heatmapPanel(spec, parent, ui) {
   // a declared one-character column label, such as a character of a date, needs only its
   // own width, 10 px), else every k-th
   const oneC = !changing && maxCol === 1 && !rotate;
-  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : Math.ceil(R / 10));
+  // numbered rows and columns (indices): every one where its label fits (a label's width and
+  // 4 px apart; 14 px a row), else every k-th for k a "nice" step (2, 5, 10, 20, ...)
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : niceStep(14 / rowH));
   const stepC = Math.max(1, colLab || changing
-    ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
+    ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell)
+    : niceStep((String(C - 1).length * CHAR_W + 4) / cell));
   const W = C * cell, H = R * rowH;
   const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
@@ -171,9 +179,12 @@ export function heatmapPanel(spec, parent, ui) {
     marked = i;
   };
   // The row the reader is looking at, for the explorer's sentence: the row of the cell read
-  // last (pointer, tap or arrow keys), else the row another panel marks, else the last row
-  // (on a causal map the only query that sees every key; the first sees only itself).
-  const spokenRow = () => (picked ? current[0] : marked !== null ? marked : R - 1);
+  // last (pointer, tap or arrow keys), else the row another panel marks, else the row the map
+  // declares its notices speak of (Heatmap(read_row=...): chapter 5's dot-product row), else
+  // the last row (on a causal map the only query that sees every key; the first sees only
+  // itself).
+  const start = Number.isInteger(spec.read_row) && spec.read_row >= 0 && spec.read_row < R ? spec.read_row : R - 1;
+  const spokenRow = () => (picked ? current[0] : marked !== null ? marked : start);
   ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow,
     spokenRow, labelled: () => [!!rowLab, !!colLab] });
   // the colour a weight is painted (for scripts and tests, like svg.attnValues)
