@@ -259,7 +259,7 @@ function heatmapPanel(spec, parent, ui) {
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
   const oneC = !changing && maxCol === 1 && !rotate;
   const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : niceStep(14 / rowH));
-  const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : niceStep((String(C - 1).length * CHAR_W + 4) / cell));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : niceStep((String(C - 1).length * CHAR_W + 2) / cell));
   const W = C * cell, H = R * rowH;
   const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
@@ -420,20 +420,8 @@ function heatmapPanel(spec, parent, ui) {
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   svg.attnEmpty = empty;
   const rgb = new Uint8Array(R * C * 3);
-  return (values, ctx) => {
-    if (ctx && ctx.labels) {
-      rowLab = ctx.labels.rows;
-      colLab = ctx.labels.cols;
-      rowTicks.forEach(([i, t]) => {
-        t.textContent = cut(rowTxt(i));
-      });
-      colTicks.forEach(([j, t]) => {
-        t.textContent = cut(colTxt(j));
-      });
-      svg.setAttribute("data-col-labels", JSON.stringify(colLab));
-    }
-    const table = scale.table(isDark(svg) ? "dark" : "light");
-    const none = isDark(svg) ? EMPTY_DARK : EMPTY_LIGHT;
+  const picture = (values, mode) => {
+    const table = scale.table(mode), none = mode === "dark" ? EMPTY_DARK : EMPTY_LIGHT;
     for (let k = 0; k < R * C; k++) {
       if (empty(Math.floor(k / C), k % C)) {
         rgb[3 * k] = none[0];
@@ -446,7 +434,22 @@ function heatmapPanel(spec, parent, ui) {
       rgb[3 * k + 1] = table[t + 1];
       rgb[3 * k + 2] = table[t + 2];
     }
-    img.setAttribute("href", pngDataUrl(C, R, rgb));
+    return pngDataUrl(C, R, rgb);
+  };
+  svg.attnPicture = (mode) => last ? picture(last, mode) : null;
+  return (values, ctx) => {
+    if (ctx && ctx.labels) {
+      rowLab = ctx.labels.rows;
+      colLab = ctx.labels.cols;
+      rowTicks.forEach(([i, t]) => {
+        t.textContent = cut(rowTxt(i));
+      });
+      colTicks.forEach(([j, t]) => {
+        t.textContent = cut(colTxt(j));
+      });
+      svg.setAttribute("data-col-labels", JSON.stringify(colLab));
+    }
+    img.setAttribute("href", picture(values, isDark(svg) ? "dark" : "light"));
     if (masked) {
       let d = "";
       const m = Math.max(1, Math.min(cell, rowH) * 0.25), s = cell - 2 * m, t = rowH - 2 * m;
@@ -488,9 +491,21 @@ function colorbar(spec, parent, before, maxWidth = PANEL_W) {
   parent.insertBefore(svg, before || null);
   const gid = `attn-grad-${nextId()}`;
   const grad = el("linearGradient", { id: gid, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, svg));
-  const stops = scale.stops("light").map(([o, c]) => el("stop", { offset: o.toFixed(4), "stop-color": c }, grad));
+  const dark = scale.stops("dark");
+  const stops = scale.stops("light").map(([o, c], k) => el("stop", {
+    offset: o.toFixed(4),
+    "stop-color": c,
+    class: "attn-stop",
+    style: `--attn-c:${c};--attn-cd:${dark[k][1]}`
+  }, grad));
   el("rect", { class: "attn-colorbar", x: bx, y: by, width: bw, height: 10, fill: `url(#${gid})` }, svg);
-  const tip = spec.saturate ? el("path", { class: "attn-colorbar", d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
+  const ends = ["light", "dark"].map((m) => `rgb(${scale.colour(spec.vmax, m).join(",")})`);
+  const tip = spec.saturate ? el("path", {
+    class: "attn-colorbar attn-f",
+    fill: ends[0],
+    style: `--attn-c:${ends[0]};--attn-cd:${ends[1]}`,
+    d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z`
+  }, svg) : null;
   let ticks = spec.colorbar_ticks.slice();
   if (spec.saturate && !ticks.some((t) => Math.abs(t - spec.vmax) < 1e-12)) ticks.push(spec.vmax);
   const at = (t) => bx + (t - spec.vmin) / span * bw, half = (t) => top(t).length * 3.5;
