@@ -85,8 +85,8 @@ def _read(node, name: str) -> _Picture:
 def test_chapter_5s_comparison_reads_the_dot_product_row_and_names_it(node):
     p = _read(node, "scoring_comparison")
     # row 0 is the dot product (scoringbook.ch05_scaled_dot_product.SCORING_ROWS)
-    assert re.search(r": row 0, scoring function “dot q·k” puts 0\.\d\d of its weight on key \d\.$",
-                     p.live), p.live  # fmt: skip
+    want = r": row 0, scoring function “dot q·k” puts 0\.\d\d of its weight on key \d\.$"
+    assert re.search(want, p.live), p.live
 
 
 def test_chapter_6s_long_key_explorer_reads_its_dot_product_row(node):
