@@ -38,7 +38,7 @@ STATIC_JS = """() => {
 
 
 @pytest.mark.parametrize("scheme", ["dark", "light"])
-@pytest.mark.parametrize("stem", ["01", "05", "06"])
+@pytest.mark.parametrize("stem", [1, 5, 6])
 def test_a_static_picture_is_in_the_readers_mode_at_first_paint(browser, visits, stem, scheme):
     name = chapter_page(stem)
     visits(name)  # the book is built and served
@@ -63,7 +63,7 @@ def test_a_static_picture_is_in_the_readers_mode_at_first_paint(browser, visits,
 
 
 def test_chapter_6s_cost_table_is_a_table_on_a_desktop_and_cards_on_a_phone(browser, visits):
-    name = chapter_page("06")
+    name = chapter_page(6)
     visits(name)
     probe = """() => { const t = document.querySelector('table.attn-costs');
       if (!t) return null;
