@@ -59,13 +59,17 @@ export function heatmapPanel(spec, parent, ui) {
   // own width, 10 px), else every k-th
   const oneC = !changing && maxCol === 1 && !rotate;
   // numbered rows and columns (indices): every one where its label fits (a label's width and
-  // 2 px apart; 14 px a row), else every k-th for k a "nice" step (2, 5, 10, 20, ...)
+  // 4 px apart; 14 px a row); numbered columns whose labels fit only two cells wide take two
+  // staggered lines (odd keys on the second: every key keeps its label, chapter 6's 16 keys);
+  // else every k-th for k a "nice" step (2, 5, 10, 20, ...)
+  const numW = String(C - 1).length * CHAR_W + 4;
+  const stagger = !colLab && !changing && !rotate && numW > cell && numW <= 2 * cell;
   const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : niceStep(14 / rowH));
   const stepC = Math.max(1, colLab || changing
     ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell)
-    : niceStep((String(C - 1).length * CHAR_W + 2) / cell));
+    : stagger ? 1 : niceStep(numW / cell));
   const W = C * cell, H = R * rowH;
-  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
+  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18 + (stagger ? 12 : 0);
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   // The panel: the map, then (for the last map of a colour range) the colour bar, then the
   // readout line.
@@ -98,7 +102,7 @@ export function heatmapPanel(spec, parent, ui) {
       "dominant-baseline": "central" }, g, cut(rowTxt(i)))]);
   }
   for (let j = 0; j < C; j += stepC) {
-    const x = j * cell + cell / 2, y = H + 12;
+    const x = j * cell + cell / 2, y = H + 12 + (stagger && j % 2 ? 12 : 0);
     colTicks.push([j, el("text", rotate
       ? { class: "attn-tick", x, y: H + 6, "text-anchor": "end", transform: `rotate(-${angle} ${x} ${H + 6})`,
         "dominant-baseline": "central" }
