@@ -263,7 +263,7 @@ function heatmapPanel(spec, parent, ui) {
   const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : niceStep(14 / rowH));
   const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : stagger ? 1 : niceStep(numW / cell));
   const W = C * cell, H = R * rowH;
-  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18 + (stagger ? 12 : 0);
+  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18 + (stagger ? 16 : 0);
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   const wrap = html("div", "attn-panel", parent);
   wrap.setAttribute("data-panel", spec.name);
@@ -311,7 +311,7 @@ function heatmapPanel(spec, parent, ui) {
     }, g, cut(rowTxt(i)))]);
   }
   for (let j = 0; j < C; j += stepC) {
-    const x = j * cell + cell / 2, y = H + 12 + (stagger && j % 2 ? 12 : 0);
+    const x = j * cell + cell / 2, y = H + 12 + (stagger && j % 2 ? 16 : 0);
     colTicks.push([j, el("text", rotate ? {
       class: "attn-tick",
       x,

@@ -69,7 +69,7 @@ export function heatmapPanel(spec, parent, ui) {
     ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell)
     : stagger ? 1 : niceStep(numW / cell));
   const W = C * cell, H = R * rowH;
-  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18 + (stagger ? 12 : 0);
+  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18 + (stagger ? 16 : 0);
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   // The panel: the map, then (for the last map of a colour range) the colour bar, then the
   // readout line.
@@ -102,7 +102,7 @@ export function heatmapPanel(spec, parent, ui) {
       "dominant-baseline": "central" }, g, cut(rowTxt(i)))]);
   }
   for (let j = 0; j < C; j += stepC) {
-    const x = j * cell + cell / 2, y = H + 12 + (stagger && j % 2 ? 12 : 0);
+    const x = j * cell + cell / 2, y = H + 12 + (stagger && j % 2 ? 16 : 0);  // a line apart
     colTicks.push([j, el("text", rotate
       ? { class: "attn-tick", x, y: H + 6, "text-anchor": "end", transform: `rotate(-${angle} ${x} ${H + 6})`,
         "dominant-baseline": "central" }
