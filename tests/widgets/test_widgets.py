@@ -697,3 +697,19 @@ def test_turned_column_labels_keep_every_column_they_can_and_never_touch(browser
         )
     assert messages == []
     page.close()
+
+
+def test_a_heatmaps_read_row_must_be_one_of_its_rows():
+    # Heatmap(read_row=...): the row an explorer's spoken line reads until the reader points
+    # at another (stop 44: chapter 5 read its last row, Laplace, under notices about the
+    # dot product); a row the map does not have is refused when the frames are checked
+    from attnlib.widgets import ExplorerError, Heatmap
+
+    h = Heatmap("w", read_row=2)
+    assert h.spec((3, 4))["read_row"] == 2
+    assert "read_row" not in Heatmap("w").spec((3, 4))
+    h.normalise(np.full((3, 4), 0.25), "frame 0")
+    with pytest.raises(ExplorerError, match=r"heatmap 'w': read_row 2 >= 2 rows"):
+        h.normalise(np.full((2, 4), 0.25), "frame 0")
+    with pytest.raises((ExplorerError, TypeError, ValueError), match="read_row"):
+        Heatmap("w", read_row=-1)
