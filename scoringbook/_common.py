@@ -154,7 +154,9 @@ def _compare_panels(
     ``radius`` named ``circle``, then ``points``, on ``[-lim, lim]`` both ways, equal scales,
     with ``handle`` to drag) and the weights, one row per scoring function of ``rows``
     labelled by :data:`~attnlib.widgets.live_scores.LIVE_SCORES` with ``score_kwargs`` and
-    d = 2 (the page computes them: :class:`attnlib.widgets.live.LiveAttention`)."""
+    d = 2 (the page computes them: :class:`attnlib.widgets.live.LiveAttention`). The spoken
+    line reads the dot-product row (the one the notices compare the others with) until the
+    reader points at another."""
     ring = np.linspace(0, 2 * np.pi, 61)
     return [
         Lines(
@@ -184,5 +186,6 @@ def _compare_panels(
             rows_sum_to_one=True,
             title="weights, one row per scoring function",
             row_labels=[LIVE_SCORES[n].row_label(score_kwargs[n], d=2) for n in rows],
+            read_row=list(rows).index("dot") if "dot" in rows else None,
         ),
     ]

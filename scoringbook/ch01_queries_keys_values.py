@@ -121,6 +121,7 @@ def softmax_temperature_declaration(
                 "query_0",
                 x=keys,
                 series=[Series("query 0", style="bars")],  # one stem per key: keys are discrete
+                discrete_x=True,  # a tick labelled at every key (the notices cite key 5)
                 xlabel="key",
                 ylabel="weight",
                 title="weights of query 0",

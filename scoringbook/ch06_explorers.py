@@ -236,6 +236,7 @@ def scaling_d_declaration(
                 rows_sum_to_one=True,
                 title=f"one query's weights over {n_keys} keys",
                 row_labels=[f"× {n}" for n in names],
+                read_row=names.index("1/√d"),  # the scaling the chapter argues for
             ),
             Lines(
                 "entropy",

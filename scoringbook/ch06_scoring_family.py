@@ -381,16 +381,21 @@ class CostTable:
     def _repr_html_(self) -> str:
         import html
 
+        # class attn-costs (attnbook.css): the numbers stay on one line, the words and the
+        # headers wrap, so at a desktop's width it is a table to compare across, not cards
         head, *body = self.cells()
+        num = ' class="attn-num"'  # a time or a memory: one line
+        kinds = ["" if k == 0 else num if c.startswith(("time", "memory")) else "" for k, c in
+                 enumerate(head)]  # fmt: skip
         th = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in head)
         rows = "".join(
             f'<tr><th scope="row">{html.escape(r[0])}</th>'
-            + "".join(f"<td>{html.escape(c)}</td>" for c in r[1:])
+            + "".join(f"<td{kinds[k]}>{html.escape(c)}</td>" for k, c in enumerate(r) if k)
             + "</tr>"
             for r in body
         )
         return (
-            '<table class="attn-results" aria-label="cost and choice of the scoring '
+            '<table class="attn-costs" aria-label="cost and choice of the scoring '
             f'functions, measured on this machine"><thead><tr>{th}</tr></thead>'
             f"<tbody>{rows}</tbody></table>"
         )

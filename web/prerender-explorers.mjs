@@ -113,6 +113,18 @@ export function staticPicture(state) {
   host.className = "attn-static";
   explorer.render({ model, el: host });
   walk(host, (e) => {
+    // a map's cells in both modes, the page's shown (explorer.css): no light flash on a dark page
+    if (e.tag === "image" && e.classList.contains("attn-cells") && !e.classList.contains("attn-cells-light") && e.parentNode && e.parentNode.parentNode.attnPicture) {
+      const dark = e.parentNode.parentNode.attnPicture("dark");
+      if (dark) {
+        const twin = new Element("image", true);
+        for (const [k, v] of e.attrs) twin.setAttribute(k, v);
+        twin.setAttribute("class", "attn-cells-dark");
+        twin.setAttribute("href", dark);
+        e.setAttribute("class", `${e.className} attn-cells-light`);
+        e.parentNode.insertBefore(twin, e.parentNode.children[e.parentNode.children.indexOf(e) + 1] || null);
+      }
+    }
     if (e.tag === "input" || e.tag === "select" || e.tag === "button") e.setAttribute("disabled", "");
     if (e.getAttribute("tabindex") !== null) e.removeAttribute("tabindex");
     if (e.getAttribute("data-handle") !== null) {  // a picture of the point, not a control yet

@@ -19,7 +19,7 @@ import { dirname, resolve } from "node:path";
 import { inlineStyles, rebaseUrls } from "./inline-css.mjs";
 import { searchText } from "./search-text.mjs";
 import { cardTables } from "./table-cards.mjs";
-import { prerender, scriptJson, slimState, STATE_RE, staticDir } from "./prerender-explorers.mjs";
+import { prerender, scriptJson, slimState, STATE_RE, staticDir, staticPicture } from "./prerender-explorers.mjs";
 import { resetConfig, typesetPage } from "./prerender-math.mjs";
 import temml from "temml";
 
@@ -32,6 +32,8 @@ const OPS = {
   scriptJson: ({ value }) => ({ json: scriptJson(value) }),
   staticDir: ({ site, file }) => ({ dir: staticDir(site, file) }),
   // as main() calls it for one page
+  // one explorer's static picture, from its saved state (spec, data, indices, texts, name)
+  picture: ({ state }) => ({ html: staticPicture(state) }),
   prerender: ({ html, css }) => prerender(html, slimState(JSON.parse(html.match(STATE_RE)[1]).state || {}), css),
   math: ({ html, where }) => { resetConfig(); const r = typesetPage(html, where); return { state: r.state, html: r.html ?? null, n: r.n ?? 0 }; },
   // Temml itself, called as the script's header says (the reference for each formula)

@@ -232,6 +232,9 @@ var CHAR_W = 7;
 var PANEL_W = 330;
 var EMPTY_LIGHT = [200, 200, 200];
 var EMPTY_DARK = [72, 72, 72];
+function niceStep(min) {
+  for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p >= min) return m * p;
+}
 function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
   const title = ui.fieldAbove && ui.fieldAbove(spec.name) ? null : spec.title;
@@ -255,10 +258,12 @@ function heatmapPanel(spec, parent, ui) {
   const rotate = maxCol * CHAR_W > cell - 2;
   const angle = rotate && cell < 18 && cell >= 13.5 ? 70 : 45, sin = Math.sin(angle * Math.PI / 180);
   const oneC = !changing && maxCol === 1 && !rotate;
-  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : Math.ceil(R / 10));
-  const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
+  const numW = String(C - 1).length * CHAR_W + 4;
+  const stagger = !colLab && !changing && !rotate && numW > cell && numW <= 2 * cell;
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : niceStep(14 / rowH));
+  const stepC = Math.max(1, colLab || changing ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : stagger ? 1 : niceStep(numW / cell));
   const W = C * cell, H = R * rowH;
-  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
+  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18 + (stagger ? 16 : 0);
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   const wrap = html("div", "attn-panel", parent);
   wrap.setAttribute("data-panel", spec.name);
@@ -306,7 +311,7 @@ function heatmapPanel(spec, parent, ui) {
     }, g, cut(rowTxt(i)))]);
   }
   for (let j = 0; j < C; j += stepC) {
-    const x = j * cell + cell / 2, y = H + 12;
+    const x = j * cell + cell / 2, y = H + 12 + (stagger && j % 2 ? 16 : 0);
     colTicks.push([j, el("text", rotate ? {
       class: "attn-tick",
       x,
@@ -399,7 +404,8 @@ function heatmapPanel(spec, parent, ui) {
     svg.setAttribute("data-current-row", String(i));
     marked = i;
   };
-  const spokenRow = () => picked ? current[0] : marked !== null ? marked : R - 1;
+  const start = Number.isInteger(spec.read_row) && spec.read_row >= 0 && spec.read_row < R ? spec.read_row : R - 1;
+  const spokenRow = () => picked ? current[0] : marked !== null ? marked : start;
   ui.heatmaps.push({
     spec,
     rowTxt,
@@ -416,20 +422,8 @@ function heatmapPanel(spec, parent, ui) {
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   svg.attnEmpty = empty;
   const rgb = new Uint8Array(R * C * 3);
-  return (values, ctx) => {
-    if (ctx && ctx.labels) {
-      rowLab = ctx.labels.rows;
-      colLab = ctx.labels.cols;
-      rowTicks.forEach(([i, t]) => {
-        t.textContent = cut(rowTxt(i));
-      });
-      colTicks.forEach(([j, t]) => {
-        t.textContent = cut(colTxt(j));
-      });
-      svg.setAttribute("data-col-labels", JSON.stringify(colLab));
-    }
-    const table = scale.table(isDark(svg) ? "dark" : "light");
-    const none = isDark(svg) ? EMPTY_DARK : EMPTY_LIGHT;
+  const picture = (values, mode) => {
+    const table = scale.table(mode), none = mode === "dark" ? EMPTY_DARK : EMPTY_LIGHT;
     for (let k = 0; k < R * C; k++) {
       if (empty(Math.floor(k / C), k % C)) {
         rgb[3 * k] = none[0];
@@ -442,7 +436,22 @@ function heatmapPanel(spec, parent, ui) {
       rgb[3 * k + 1] = table[t + 1];
       rgb[3 * k + 2] = table[t + 2];
     }
-    img.setAttribute("href", pngDataUrl(C, R, rgb));
+    return pngDataUrl(C, R, rgb);
+  };
+  svg.attnPicture = (mode) => last ? picture(last, mode) : null;
+  return (values, ctx) => {
+    if (ctx && ctx.labels) {
+      rowLab = ctx.labels.rows;
+      colLab = ctx.labels.cols;
+      rowTicks.forEach(([i, t]) => {
+        t.textContent = cut(rowTxt(i));
+      });
+      colTicks.forEach(([j, t]) => {
+        t.textContent = cut(colTxt(j));
+      });
+      svg.setAttribute("data-col-labels", JSON.stringify(colLab));
+    }
+    img.setAttribute("href", picture(values, isDark(svg) ? "dark" : "light"));
     if (masked) {
       let d = "";
       const m = Math.max(1, Math.min(cell, rowH) * 0.25), s = cell - 2 * m, t = rowH - 2 * m;
@@ -484,9 +493,21 @@ function colorbar(spec, parent, before, maxWidth = PANEL_W) {
   parent.insertBefore(svg, before || null);
   const gid = `attn-grad-${nextId()}`;
   const grad = el("linearGradient", { id: gid, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, svg));
-  const stops = scale.stops("light").map(([o, c]) => el("stop", { offset: o.toFixed(4), "stop-color": c }, grad));
+  const dark = scale.stops("dark");
+  const stops = scale.stops("light").map(([o, c], k) => el("stop", {
+    offset: o.toFixed(4),
+    "stop-color": c,
+    class: "attn-stop",
+    style: `--attn-c:${c};--attn-cd:${dark[k][1]}`
+  }, grad));
   el("rect", { class: "attn-colorbar", x: bx, y: by, width: bw, height: 10, fill: `url(#${gid})` }, svg);
-  const tip = spec.saturate ? el("path", { class: "attn-colorbar", d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
+  const ends = ["light", "dark"].map((m) => `rgb(${scale.colour(spec.vmax, m).join(",")})`);
+  const tip = spec.saturate ? el("path", {
+    class: "attn-colorbar attn-f",
+    fill: ends[0],
+    style: `--attn-c:${ends[0]};--attn-cd:${ends[1]}`,
+    d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z`
+  }, svg) : null;
   let ticks = spec.colorbar_ticks.slice();
   if (spec.saturate && !ticks.some((t) => Math.abs(t - spec.vmax) < 1e-12)) ticks.push(spec.vmax);
   const at = (t) => bx + (t - spec.vmin) / span * bw, half = (t) => top(t).length * 3.5;
@@ -1055,12 +1076,19 @@ function captionWords(text) {
   }
   return parts.join("; ");
 }
+function shareWords(w) {
+  if (w >= 1 - 5e-5) return "all";
+  if (w >= 0.995) return "nearly all";
+  if (w <= 5e-5) return "none";
+  return w.toFixed(2);
+}
 function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
   const r = rowsNamed ? `row ${i}, ${rowName(i)}` : rowName(i);
   const name = (j) => colsNamed ? `${colName(j)} (column ${j})` : colName(j);
-  const w = fmt(Math.round(row[best] * 100) / 100);
+  if (row[best] <= 5e-5) return `${r} puts no weight on any key (every weight is 0).`;
+  const w = shareWords(row[best]);
   const tied = [];
   for (let j = 0; j < row.length; j++) if (row[best] - row[j] <= 1e-3) tied.push(name(j));
   if (tied.length > 1) {
@@ -1068,6 +1096,20 @@ function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
     return `${r} puts ${w} of its weight on each of ${list}.`;
   }
   return `${r} puts ${w} of its weight on ${name(best)}.`;
+}
+function kernelWords(fit, w, xTrain, marked) {
+  const x2 = (v) => v.toFixed(2);
+  let best = 0;
+  for (let j = 1; j < xTrain.length; j++) if (w[j] > w[best]) best = j;
+  let out = `the fit at the query is ${x2(fit)}; `;
+  if (Math.max(...w) - Math.min(...w) < 1e-9) {
+    out += `every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}`;
+  } else if (shareWords(w[best]) === "all") {
+    out += `all of the weight is on the training input at x = ${x2(xTrain[best])}`;
+  } else {
+    out += `the largest weight, ${shareWords(w[best])}, is on the training input at x = ${x2(xTrain[best])}`;
+  }
+  return marked === null || marked === void 0 ? `${out}.` : `${out}; the outlined heatmap row is the fixed query nearest yours, x = ${x2(marked)}.`;
 }
 
 // attnlib/static/src/render.js
@@ -1405,7 +1447,7 @@ function sentence(x, params, values, labels) {
   const where = spec.params.map((p, k) => controlWords(p.label, p.labels[x.idx[k]])).join(", ");
   const lv = spec.live;
   if (lv && lv.kind === "masking") return `${where}: ${maskingSentence(lv, values, labels)}`;
-  if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values)}`;
+  if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values, params)}`;
   if (x.caption) return `${where}. ${captionWords(values[x.caption.name])}`;
   const h = x.ui.heatmaps[0];
   if (!h || !h.values()) return `${where}.`;
@@ -1427,29 +1469,27 @@ function maskingSentence(lv, values, labels) {
       pad = Math.max(pad, sum);
     }
   });
-  return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` + (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${fmt(Math.round(pad * 100) / 100)} of a row's weight.`);
+  return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` + (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${shareWords(pad)} of a row's weight.`);
 }
-function kernelSentence(spec, lv, values) {
+function kernelSentence(spec, lv, values, params) {
   const w = seriesOf(spec, values, lv.bars), fit = seriesOf(spec, values, lv.marker)[1];
+  const near = lv.heat_x ? nearestRow(lv.heat_x, params[lv.query]) : -1;
+  return kernelWords(fit, w, lv.x_train, near >= 0 ? lv.heat_x[near] : null);
+}
+function nearestRow(xs, q) {
+  if (typeof q !== "number") return -1;
   let best = 0;
-  for (let j = 1; j < lv.x_train.length; j++) if (w[j] > w[best]) best = j;
-  const r2 = (v) => fmt(Math.round(v * 100) / 100);
-  if (Math.max(...w) - Math.min(...w) < 1e-9) {
-    return `the fit at the query is ${r2(fit)}; every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}.`;
-  }
-  return `the fit at the query is ${r2(fit)}; the largest weight, ${fmt(Math.round(w[best] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best] * 100) / 100)}.`;
+  xs.forEach((v, i) => {
+    if (Math.abs(v - q) < Math.abs(xs[best] - q)) best = i;
+  });
+  return best;
 }
 function linkRows(x, params) {
   const { spec, ui } = x;
   const lv = spec.live;
   if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
-    const h = ui.heatmaps.find((m) => m.spec.name === lv.weights), q = params[lv.query];
-    if (!h || typeof q !== "number") return;
-    let best = 0;
-    lv.heat_x.forEach((v, i) => {
-      if (Math.abs(v - q) < Math.abs(lv.heat_x[best] - q)) best = i;
-    });
-    h.markRow(best);
+    const h = ui.heatmaps.find((m) => m.spec.name === lv.weights), best = nearestRow(lv.heat_x, params[lv.query]);
+    if (h && best >= 0) h.markRow(best);
     return;
   }
   if (ui.heatmaps.length !== 1) return;

@@ -33,7 +33,9 @@ from attnlib.widgets.series import (
     Handle,
     Series,
     Spokes,
+    _min_span,
     _nice_ticks,
+    _padded_range,
     _round_list,
     _ticks,
     _to_array,
@@ -58,6 +60,7 @@ from attnlib.widgets.series import (
     saturate=FLAG,
     masked_zeros=FLAG,
     labels_per_frame=FLAG,
+    read_row=D.Int(ge=0, optional=True),
 )
 @dataclass(frozen=True)
 class Heatmap:
@@ -89,6 +92,9 @@ class Heatmap:
             "row_labels": [...], "col_labels": [...]}`` for this panel, one-line strings,
             one per row and per column (``""`` for a padding row or column); the page
             leaves room for labels of up to 10 characters.
+        read_row: the row the explorer's spoken line reads until the reader points at,
+            taps or focuses a cell (then that cell's row), e.g. the row the notices speak
+            of; default: a row another panel outlines, else the last row.
     """
 
     name: str
@@ -105,6 +111,7 @@ class Heatmap:
     saturate: bool = False
     masked_zeros: bool = False
     labels_per_frame: bool = False
+    read_row: int | None = None
 
     kind = "heatmap"
 
@@ -151,14 +158,17 @@ class Heatmap:
             )
         rows = self.row_labels if rows is None else rows
         cols = self.col_labels if cols is None else cols
-        if rows is not None and len(rows) != a.shape[0]:
+        for n, labels, axis, arg in (
+            (a.shape[0], rows, "rows", "row"),
+            (a.shape[1], cols, "columns", "col"),
+        ):
+            if labels is not None and len(labels) != n:
+                raise ExplorerError(
+                    f"{where}: heatmap {self.name!r} has {n} {axis} but {len(labels)} {arg}_labels"
+                )
+        if self.read_row is not None and self.read_row >= a.shape[0]:
             raise ExplorerError(
-                f"{where}: heatmap {self.name!r} has {a.shape[0]} rows but {len(rows)} row_labels"
-            )
-        if cols is not None and len(cols) != a.shape[1]:
-            raise ExplorerError(
-                f"{where}: heatmap {self.name!r} has {a.shape[1]} columns but "
-                f"{len(cols)} col_labels"
+                f"{where}: heatmap {self.name!r}: read_row {self.read_row} >= {a.shape[0]} rows"
             )
         tol = 1e-6
         if a.size and (
@@ -213,6 +223,7 @@ class Heatmap:
             "saturate": bool(self.saturate),
             "labels_per_frame": bool(self.labels_per_frame),
             **({"masked_zeros": True} if self.masked_zeros else {}),
+            **({"read_row": int(self.read_row)} if self.read_row is not None else {}),
         }
 
 
@@ -497,16 +508,6 @@ class Lines:
 _PANEL_KINDS = {"heatmap": Heatmap, "lines": Lines, "caption": Caption}
 
 
-#: The narrowest range a panel's axis may span: the frames are stored within
-#: MAX_ENCODING_ERROR, so a narrower axis would show the encoding's steps (and ticks closer
-#: than the doubles near the limits can tell apart would collapse).
-MIN_SPAN = 10 * MAX_ENCODING_ERROR
-
-
-def _min_span(lo: float, hi: float) -> float:
-    return max(MIN_SPAN, 1e-9 * max(abs(lo), abs(hi)))
-
-
 def _limits(lim: object, which: str, where: str) -> tuple[float, float]:
     """``(lo, hi)``: finite numbers, lo < hi, spanning at least :func:`_min_span`."""
     lo, hi = _declared(_validate.as_pair, lim, which, where)
@@ -517,17 +518,6 @@ def _limits(lim: object, which: str, where: str) -> tuple[float, float]:
             f"{MAX_ENCODING_ERROR:g}, and the ticks need room)"
         )
     return lo, hi
-
-
-def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
-    if a.size == 0:  # nothing drawn on this axis (a panel with only a 1-D handle): 0 to 1
-        return 0.0, 1.0
-    lo, hi = float(np.min(a)), float(np.max(a))
-    if hi - lo < _min_span(lo, hi):  # constant (or nearly) data: a readable range around it
-        mid, half = (lo + hi) / 2, max(0.5, _min_span(lo, hi))
-        lo, hi = mid - half, mid + half
-    span = hi - lo
-    return lo - pad * span, hi + pad * span
 
 
 def _as_panel(p: Any, where: str = "explorer") -> Heatmap | Lines | Caption:

@@ -26,6 +26,7 @@ from attnlib.widgets.controls import (
     checked_later,
     record,
 )
+from attnlib.widgets.encoding import MAX_ENCODING_ERROR
 
 __all__ = ["Series", "FixedSeries", "Handle", "Spokes"]
 
@@ -359,3 +360,24 @@ def _x_ticks(xticks, discrete_x: bool, x, xlim) -> dict:
     if xticks:
         return {"xticks": [p for p, _ in xticks], "xtick_labels": [t for _, t in xticks]}
     return {"xticks": _round_list(np.unique(x)) if discrete_x else _nice_ticks(*xlim)}
+
+
+#: The narrowest range a panel's axis may span: the frames are stored within
+#: MAX_ENCODING_ERROR, so a narrower axis would show the encoding's steps (and ticks closer
+#: than the doubles near the limits can tell apart would collapse).
+MIN_SPAN = 10 * MAX_ENCODING_ERROR
+
+
+def _min_span(lo: float, hi: float) -> float:
+    return max(MIN_SPAN, 1e-9 * max(abs(lo), abs(hi)))
+
+
+def _padded_range(a: np.ndarray, pad: float) -> tuple[float, float]:
+    if a.size == 0:  # nothing drawn on this axis (a panel with only a 1-D handle): 0 to 1
+        return 0.0, 1.0
+    lo, hi = float(np.min(a)), float(np.max(a))
+    if hi - lo < _min_span(lo, hi):  # constant (or nearly) data: a readable range around it
+        mid, half = (lo + hi) / 2, max(0.5, _min_span(lo, hi))
+        lo, hi = mid - half, mid + half
+    span = hi - lo
+    return lo - pad * span, hi + pad * span

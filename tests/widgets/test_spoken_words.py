@@ -108,7 +108,7 @@ def test_a_row_is_spoken_with_its_index_when_labelled():
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == [
-        "row 3, token now (query) “A” puts 0.7 of its weight on earlier token (key) “C” "
+        "row 3, token now (query) “A” puts 0.70 of its weight on earlier token (key) “C” "
         "(column 2).",
         "query 1 puts 0.75 of its weight on key 1.",
     ]
@@ -134,6 +134,56 @@ def test_a_row_whose_top_weights_tie_names_every_tied_key():
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == [
         "query 0 puts 0.19 of its weight on each of key 0, key 1, key 2, key 3 and key 4.",
-        "query 2 puts 0.4 of its weight on each of key 0 (column 0) and key 1 (column 1).",
-        "query 1 puts 0.4 of its weight on key 2.",  # 0.398 vs 0.302: no tie
+        "query 2 puts 0.40 of its weight on each of key 0 (column 0) and key 1 (column 1).",
+        "query 1 puts 0.40 of its weight on key 2.",  # 0.398 vs 0.302: no tie
+    ]
+
+
+def test_a_share_is_words_at_two_decimals():
+    # a cold read (stop 44) heard "puts 1 of its weight" (a count?) and "the largest weight,
+    # 0.1" beside a "0.13": a whole row is "all", a share two decimals round to 1 "nearly all",
+    # and every other share has two decimals
+    cases = [1.0, 0.99996, 0.998, 0.995, 0.9949, 0.1, 0.13, 0.5, 0.004, 0.0]
+    said = _node_call("shareWords", [[w] for w in cases])
+    assert said == ["all", "all", "nearly all", "nearly all", "0.99", "0.10", "0.13", "0.50",
+                    "0.00", "none"]  # fmt: skip
+
+
+def test_a_one_hot_row_puts_all_of_its_weight_and_a_zero_row_none():
+    node = shutil.which("node")
+    if node is None:
+        unavailable("node is not installed (the page's JavaScript runs in Node here)")
+    script = (
+        f"import {{ rowWords }} from {json.dumps(SPOKEN.as_uri())}; "
+        "const q = (i) => `query ${i}`, k = (j) => `key ${j}`; "
+        "process.stdout.write(JSON.stringify(["
+        "rowWords(0, [0, 1, 0], q, k, [false, false]),"
+        "rowWords(1, [0.001, 0.998, 0.001], q, k, [false, false]),"
+        "rowWords(2, [0, 0, 0], q, k, [false, false])]));"
+    )
+    r = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [
+        "query 0 puts all of its weight on key 1.",
+        "query 1 puts nearly all of its weight on key 1.",
+        "query 2 puts no weight on any key (every weight is 0).",
+    ]
+
+
+def test_kernel_regression_names_the_outlined_fixed_query():
+    # chapter 2: the query at x = 1.50, the outlined heatmap row at 1.58 (the fixed query
+    # nearest it), said so; weights at two decimals; a one-hot fit says "all of the weight"
+    calls = [
+        [3.2561, [0.1, 0.05, 0.13], [1.44, 1.2, 1.6], 1.58],
+        [1.0, [0.0, 1.0, 0.0], [0.1, 2.41, 3.0], None],
+        [0.5, [0.25, 0.25, 0.25, 0.25], [0, 1, 2, 3], 2.0],
+    ]
+    assert _node_call("kernelWords", calls) == [
+        "the fit at the query is 3.26; the largest weight, 0.13, is on the training input at "
+        "x = 1.60; the outlined heatmap row is the fixed query nearest yours, x = 1.58.",
+        "the fit at the query is 1.00; all of the weight is on the training input at x = 2.41.",
+        "the fit at the query is 0.50; every training input has the same weight, 0.25; the "
+        "outlined heatmap row is the fixed query nearest yours, x = 2.00.",
     ]

@@ -13,6 +13,11 @@ export const PANEL_W = 330;
 // scales (white to red on a light page, purple to yellow on a dark one)
 const EMPTY_LIGHT = [200, 200, 200], EMPTY_DARK = [72, 72, 72];  // every picture fits a 390 px phone unscaled, two share the book's column
 
+// The smallest of 1, 2, 5, 10, 20, 50, ... that is at least `min` (a tick every that many).
+export function niceStep(min) {
+  for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p >= min) return m * p;
+}
+
 export function heatmapPanel(spec, parent, ui) {
   const R = spec.rows, C = spec.cols, target = ui.panelWidth(spec);
   // a map with its own text field above it is titled by the field's label
@@ -53,11 +58,18 @@ export function heatmapPanel(spec, parent, ui) {
   // a declared one-character column label, such as a character of a date, needs only its
   // own width, 10 px), else every k-th
   const oneC = !changing && maxCol === 1 && !rotate;
-  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : Math.ceil(R / 10));
+  // numbered rows and columns (indices): every one where its label fits (a label's width and
+  // 4 px apart; 14 px a row); numbered columns whose labels fit only two cells wide take two
+  // staggered lines (odd keys on the second: every key keeps its label, chapter 6's 16 keys);
+  // else every k-th for k a "nice" step (2, 5, 10, 20, ...)
+  const numW = String(C - 1).length * CHAR_W + 4;
+  const stagger = !colLab && !changing && !rotate && numW > cell && numW <= 2 * cell;
+  const stepR = Math.max(1, rowLab || changing ? Math.ceil(14 / rowH) : niceStep(14 / rowH));
   const stepC = Math.max(1, colLab || changing
-    ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell) : Math.ceil(C / 12));
+    ? Math.ceil((oneC ? CHAR_W + 3 : rotate && angle === 45 ? 18 : 14) / cell)
+    : stagger ? 1 : niceStep(numW / cell));
   const W = C * cell, H = R * rowH;
-  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18;
+  const bottom = (rotate ? maxCol * CHAR_W * sin + 10 : 16) + 18 + (stagger ? 16 : 0);
   const width = Math.ceil(left + W + 6), height = Math.ceil(top + H + bottom);
   // The panel: the map, then (for the last map of a colour range) the colour bar, then the
   // readout line.
@@ -90,7 +102,7 @@ export function heatmapPanel(spec, parent, ui) {
       "dominant-baseline": "central" }, g, cut(rowTxt(i)))]);
   }
   for (let j = 0; j < C; j += stepC) {
-    const x = j * cell + cell / 2, y = H + 12;
+    const x = j * cell + cell / 2, y = H + 12 + (stagger && j % 2 ? 16 : 0);  // a line apart
     colTicks.push([j, el("text", rotate
       ? { class: "attn-tick", x, y: H + 6, "text-anchor": "end", transform: `rotate(-${angle} ${x} ${H + 6})`,
         "dominant-baseline": "central" }
@@ -171,24 +183,21 @@ export function heatmapPanel(spec, parent, ui) {
     marked = i;
   };
   // The row the reader is looking at, for the explorer's sentence: the row of the cell read
-  // last (pointer, tap or arrow keys), else the row another panel marks, else the last row
-  // (on a causal map the only query that sees every key; the first sees only itself).
-  const spokenRow = () => (picked ? current[0] : marked !== null ? marked : R - 1);
+  // last (pointer, tap or arrow keys), else the row another panel marks, else the row the map
+  // declares its notices speak of (Heatmap(read_row=...): chapter 5's dot-product row), else
+  // the last row (on a causal map the only query that sees every key; the first sees only
+  // itself).
+  const start = Number.isInteger(spec.read_row) && spec.read_row >= 0 && spec.read_row < R ? spec.read_row : R - 1;
+  const spokenRow = () => (picked ? current[0] : marked !== null ? marked : start);
   ui.heatmaps.push({ spec, rowTxt, colTxt, rowName, colName, wrap, readout, values: () => last, markRow,
     spokenRow, labelled: () => [!!rowLab, !!colLab] });
   // the colour a weight is painted (for scripts and tests, like svg.attnValues)
   svg.attnColour = (v) => scale.colour(v, isDark(svg) ? "dark" : "light");
   svg.attnEmpty = empty;  // (row, column) -> an empty cell, painted off the scale (for tests)
   const rgb = new Uint8Array(R * C * 3);
-  return (values, ctx) => {
-    if (ctx && ctx.labels) {  // the words of a typed sentence, or this frame's stored labels
-      rowLab = ctx.labels.rows; colLab = ctx.labels.cols;
-      rowTicks.forEach(([i, t]) => { t.textContent = cut(rowTxt(i)); });
-      colTicks.forEach(([j, t]) => { t.textContent = cut(colTxt(j)); });
-      svg.setAttribute("data-col-labels", JSON.stringify(colLab));
-    }
-    const table = scale.table(isDark(svg) ? "dark" : "light");
-    const none = isDark(svg) ? EMPTY_DARK : EMPTY_LIGHT;
+  // the cells of `values` in a mode's colours, as a PNG data URL (one pixel a cell)
+  const picture = (values, mode) => {
+    const table = scale.table(mode), none = mode === "dark" ? EMPTY_DARK : EMPTY_LIGHT;
     for (let k = 0; k < R * C; k++) {
       if (empty(Math.floor(k / C), k % C)) {
         rgb[3 * k] = none[0]; rgb[3 * k + 1] = none[1]; rgb[3 * k + 2] = none[2];
@@ -197,7 +206,19 @@ export function heatmapPanel(spec, parent, ui) {
       const t = scale.index(values[k]);
       rgb[3 * k] = table[t]; rgb[3 * k + 1] = table[t + 1]; rgb[3 * k + 2] = table[t + 2];
     }
-    img.setAttribute("href", pngDataUrl(C, R, rgb));
+    return pngDataUrl(C, R, rgb);
+  };
+  // the picture shown, in either mode (web/prerender-explorers.mjs puts both in the page's
+  // static picture, so it is in the reader's mode from the first paint)
+  svg.attnPicture = (mode) => (last ? picture(last, mode) : null);
+  return (values, ctx) => {
+    if (ctx && ctx.labels) {  // the words of a typed sentence, or this frame's stored labels
+      rowLab = ctx.labels.rows; colLab = ctx.labels.cols;
+      rowTicks.forEach(([i, t]) => { t.textContent = cut(rowTxt(i)); });
+      colTicks.forEach(([j, t]) => { t.textContent = cut(colTxt(j)); });
+      svg.setAttribute("data-col-labels", JSON.stringify(colLab));
+    }
+    img.setAttribute("href", picture(values, isDark(svg) ? "dark" : "light"));
     if (masked) {
       let d = "";
       const m = Math.max(1, Math.min(cell, rowH) * 0.25), s = cell - 2 * m, t = rowH - 2 * m;
@@ -243,9 +264,15 @@ export function colorbar(spec, parent, before, maxWidth = PANEL_W) {
   parent.insertBefore(svg, before || null);
   const gid = `attn-grad-${nextId()}`;
   const grad = el("linearGradient", { id: gid, x1: 0, y1: 0, x2: 1, y2: 0 }, el("defs", {}, svg));
-  const stops = scale.stops("light").map(([o, c]) => el("stop", { offset: o.toFixed(4), "stop-color": c }, grad));
+  // each stop carries both modes' colours (--attn-c, --attn-cd; explorer.css picks the page's),
+  // so a bar drawn before the page's mode is known (a static picture) is right at first paint
+  const dark = scale.stops("dark");
+  const stops = scale.stops("light").map(([o, c], k) => el("stop", { offset: o.toFixed(4), "stop-color": c,
+    class: "attn-stop", style: `--attn-c:${c};--attn-cd:${dark[k][1]}` }, grad));
   el("rect", { class: "attn-colorbar", x: bx, y: by, width: bw, height: 10, fill: `url(#${gid})` }, svg);
-  const tip = spec.saturate ? el("path", { class: "attn-colorbar", d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
+  const ends = ["light", "dark"].map((m) => `rgb(${scale.colour(spec.vmax, m).join(",")})`);
+  const tip = spec.saturate ? el("path", { class: "attn-colorbar attn-f", fill: ends[0], style: `--attn-c:${ends[0]};--attn-cd:${ends[1]}`,
+    d: `M${bx + bw} ${by} L${bx + bw + arrow} ${by + 5} L${bx + bw} ${by + 10} Z` }, svg) : null;
   // a saturating range says where it ends: a last tick "≥ vmax"
   let ticks = spec.colorbar_ticks.slice();
   if (spec.saturate && !ticks.some((t) => Math.abs(t - spec.vmax) < 1e-12)) ticks.push(spec.vmax);

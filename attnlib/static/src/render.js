@@ -4,13 +4,13 @@
 // computes it (primitives.js). Kept in sync with the kernel through model.set / save_changes.
 // Each function below draws (or computes) one thing; drawExplorer calls them in order.
 
-import { fmt, html, nextId, one } from "./dom.js";
+import { html, nextId, one } from "./dom.js";
 import { captionPanel } from "./caption.js";
 import { EMPTY, decode, flatSeries, seriesOf, texts as storedTexts } from "./frames.js";
 import { PANEL_W, colorbar, heatmapPanel } from "./heatmap.js";
 import { linesPanel } from "./lines.js";
 import { kernelFrame, liveFrame, maskingFrame } from "./primitives.js";
-import { captionWords, controlWords, rowWords } from "./spoken.js";
+import { captionWords, controlWords, kernelWords, rowWords, shareWords } from "./spoken.js";
 
 const SPEEDS = [["slow", 16000], ["normal", 7000], ["fast", 3000]];  // ms for a whole run
 
@@ -342,7 +342,7 @@ function sentence(x, params, values, labels) {
   const where = spec.params.map((p, k) => controlWords(p.label, p.labels[x.idx[k]])).join(", ");
   const lv = spec.live;
   if (lv && lv.kind === "masking") return `${where}: ${maskingSentence(lv, values, labels)}`;
-  if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values)}`;
+  if (lv && lv.kind === "kernel_regression") return `${where}: ${kernelSentence(spec, lv, values, params)}`;
   if (x.caption) return `${where}. ${captionWords(values[x.caption.name])}`;
   const h = x.ui.heatmaps[0];
   if (!h || !h.values()) return `${where}.`;
@@ -371,20 +371,23 @@ function maskingSentence(lv, values, labels) {
     }
   });
   return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` +
-    (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${fmt(Math.round(pad * 100) / 100)} of a row's weight.`);
+    (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${shareWords(pad)} of a row's weight.`);
 }
 
-// Kernel regression: what happens at the dragged query.
-function kernelSentence(spec, lv, values) {
+// Kernel regression: what happens at the dragged query (spoken.js: kernelWords), and which
+// fixed query the heatmap outlines (nearestRow: linkRows outlines the same one).
+function kernelSentence(spec, lv, values, params) {
   const w = seriesOf(spec, values, lv.bars), fit = seriesOf(spec, values, lv.marker)[1];  // (n_train,), ŷ
+  const near = lv.heat_x ? nearestRow(lv.heat_x, params[lv.query]) : -1;
+  return kernelWords(fit, w, lv.x_train, near >= 0 ? lv.heat_x[near] : null);
+}
+
+// The index of the value of xs nearest q (the first of a tie), or -1 when q is not a number.
+function nearestRow(xs, q) {
+  if (typeof q !== "number") return -1;
   let best = 0;
-  for (let j = 1; j < lv.x_train.length; j++) if (w[j] > w[best]) best = j;
-  const r2 = (v) => fmt(Math.round(v * 100) / 100);
-  if (Math.max(...w) - Math.min(...w) < 1e-9) {
-    return `the fit at the query is ${r2(fit)}; every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}.`;
-  }
-  return `the fit at the query is ${r2(fit)}; the largest ` +
-    `weight, ${fmt(Math.round(w[best] * 100) / 100)}, is on the training input at x = ${fmt(Math.round(lv.x_train[best] * 100) / 100)}.`;
+  xs.forEach((v, i) => { if (Math.abs(v - q) < Math.abs(xs[best] - q)) best = i; });
+  return best;
 }
 
 // Linked views: the heatmap row that another panel shows. Kernel regression: the row of the
@@ -393,11 +396,8 @@ function linkRows(x, params) {
   const { spec, ui } = x;
   const lv = spec.live;
   if (lv && lv.kind === "kernel_regression" && lv.heat_x) {
-    const h = ui.heatmaps.find((m) => m.spec.name === lv.weights), q = params[lv.query];
-    if (!h || typeof q !== "number") return;
-    let best = 0;
-    lv.heat_x.forEach((v, i) => { if (Math.abs(v - q) < Math.abs(lv.heat_x[best] - q)) best = i; });
-    h.markRow(best);
+    const h = ui.heatmaps.find((m) => m.spec.name === lv.weights), best = nearestRow(lv.heat_x, params[lv.query]);
+    if (h && best >= 0) h.markRow(best);
     return;
   }
   if (ui.heatmaps.length !== 1) return;

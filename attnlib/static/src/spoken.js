@@ -36,6 +36,16 @@ export function captionWords(text) {
   return parts.join("; ");
 }
 
+// A share of a row's weight in words, at a fixed two decimals ("0.10", not "0.1" beside a
+// "0.13"): "all of its weight" for a weight of 1 (to within 5e-5), "nearly all" for one that
+// two decimals would round up to 1 ("1 of its weight" read as a count), "none" for 0.
+export function shareWords(w) {
+  if (w >= 1 - 5e-5) return "all";
+  if (w >= 0.995) return "nearly all";
+  if (w <= 5e-5) return "none";
+  return w.toFixed(2);
+}
+
 // One row of a heatmap in words: where row i (queries are rows) puts most of its weight.
 // `row` holds its C weights; rowName / colName name a row and a column ("query 2", or a
 // labelled one: "token now (query) “c”"); a labelled row or column also gets its index, since
@@ -45,7 +55,9 @@ export function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
   const r = rowsNamed ? `row ${i}, ${rowName(i)}` : rowName(i);
   const name = (j) => (colsNamed ? `${colName(j)} (column ${j})` : colName(j));
-  const w = fmt(Math.round(row[best] * 100) / 100);
+  // a row of zeros (Heatmap(allow_zero_rows=True): a query with no valid key)
+  if (row[best] <= 5e-5) return `${r} puts no weight on any key (every weight is 0).`;
+  const w = shareWords(row[best]);
   // top weights that tie (within 1e-3, e.g. a flat Laplace row at the origin): all of them,
   // not the last one the loop happened to keep
   const tied = [];
@@ -55,4 +67,24 @@ export function rowWords(i, row, rowName, colName, [rowsNamed, colsNamed]) {
     return `${r} puts ${w} of its weight on each of ${list}.`;
   }
   return `${r} puts ${w} of its weight on ${name(best)}.`;
+}
+
+// Kernel regression (chapter 2) in words: the fit at the dragged query and where its largest
+// weight goes. `w` holds the weights over the training inputs `xTrain`; `marked` is the input
+// of the heatmap row outlined as the fixed query nearest the reader's (the heatmap has a row
+// per fixed query, so it rarely is the reader's own), or null when there is none.
+export function kernelWords(fit, w, xTrain, marked) {
+  const x2 = (v) => v.toFixed(2);
+  let best = 0;
+  for (let j = 1; j < xTrain.length; j++) if (w[j] > w[best]) best = j;
+  let out = `the fit at the query is ${x2(fit)}; `;
+  if (Math.max(...w) - Math.min(...w) < 1e-9) {
+    out += `every training input has the same weight, ${fmt(Math.round(w[0] * 1e4) / 1e4)}`;
+  } else if (shareWords(w[best]) === "all") {
+    out += `all of the weight is on the training input at x = ${x2(xTrain[best])}`;
+  } else {
+    out += `the largest weight, ${shareWords(w[best])}, is on the training input at x = ${x2(xTrain[best])}`;
+  }
+  return marked === null || marked === undefined ? `${out}.`
+    : `${out}; the outlined heatmap row is the fixed query nearest yours, x = ${x2(marked)}.`;
 }

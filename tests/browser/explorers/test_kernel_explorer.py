@@ -171,12 +171,12 @@ def test_a_narrow_window_and_the_empty_window_rule_in_the_page(browser, visits):
         page.evaluate(MOVE_JS, [k, "query", idx["query"].values.index(2.5)])
         s = _check(page, "boxcar, σ = 0.0613, x = 2.5")
         assert s["ytop"] == "1", "one bar of weight 1: the axis must reach 1"
-        assert "the largest weight, 1, is on the training input at x = 2.41" in s["live"], s[
-            "live"
-        ]
+        assert "all of the weight is on the training input at x = 2.41" in s["live"], s["live"]
         page.evaluate(MOVE_JS, [k, "kernel", idx["kernel"].options.index("constant")])
         s = _check(page, "constant")
         assert "every training input has the same weight, 0.025" in s["live"], s["live"]
+        # the outlined heatmap row is a fixed query, said so, with its x (the query is 2.5)
+        assert "the outlined heatmap row is the fixed query nearest yours, x = " in s["live"]
         assert s["ytop"] == "0.125"
 
 
