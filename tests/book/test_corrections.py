@@ -249,7 +249,7 @@ CORRECTIONS = [
     (
         "03_masked_softmax",
         "straight quotes before 's came out as “Hello world“‘s",
-        "\"Hello world\"'s",
+        '"Hello world"\'s',
         "“Hello world”’s",
     ),
     (

@@ -182,7 +182,8 @@ def test_a_function_name_stays_with_its_argument_in_a_wrapping_formula(node):
     name (and its invisible apply-function operator, U+2061). A wrapping formula breaks at its
     relations, never between a function and its argument."""
     tex = "\\operatorname{Var}[x] = \\sum_{j=1}^{d} \\operatorname{Var}[x_j] = d"
-    page = f'<html><head>\n{CONFIG}{LOADER}</head><body>{DISPLAY_OPEN.format(id="")}\\[{tex}\\]</div></body></html>'
+    body = f"<body>{DISPLAY_OPEN.format(id='')}\\[{tex}\\]</div></body>"
+    page = f"<html><head>\n{CONFIG}{LOADER}</head>{body}</html>"
     got = node({"op": "math", "html": page, "where": WHERE})
     assert "error" not in got, got
     (mml,) = MATH_OUT.findall(got["html"])
