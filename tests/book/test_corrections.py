@@ -317,3 +317,18 @@ def test_the_things_to_try_list_is_introduced_once():
     # sentences that say it, per chapter
     found = {stem: sum(map(bool, map(meta.search, _prose(stem).split(". ")))) for stem in stems}
     assert found == {stem: int(stem.startswith("01_")) for stem in stems}, found
+
+
+def test_no_inline_formula_ends_in_a_relation_before_a_glued_value():
+    """Issue 39's cold read: chapter 2's "$\\sigma =$ {glue}`bw_loo_min`" read "σ =  0.179":
+    the formula's "=" keeps its space on the right and the prose adds one more. A glued value
+    that follows a relation carries it in its glued text ("σ = 0.179")."""
+    import re
+
+    before_glue = re.compile(r"(?:=|<|>|\\le|\\ge|\\approx)\s*\$\s*\{glue")
+    found = [
+        f"{p.name}: {m.group(0)!r}"
+        for p in sorted(CHAPTERS.glob("*.md"))
+        for m in before_glue.finditer(p.read_text(encoding="utf8"))
+    ]
+    assert not found, f"a formula ends in a relation just before a glued value: {found}"
