@@ -349,6 +349,15 @@ CHOICE = {
 }
 
 
+def _figures(x: float, digits: int) -> str:
+    """``x`` to ``digits`` significant figures, its trailing zeros kept so that a column reads
+    alike ("4.0" beside "3.8", not "4"), in plain decimals (never "1e+02"); 0 is "0"."""
+    if x == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    return f"{x:.{decimals}f}"
+
+
 class CostTable:
     """The cost-and-choice table: ``costs`` from :func:`measure_costs`, one row per scoring
     function; time in ms and memory in MiB at each measured size. ``compact``: only the
@@ -370,9 +379,9 @@ class CostTable:
         head += ["used in", "pick it when"]
         rows = [head]
         for name, (formula, params, used, when) in CHOICE.items():
-            times = [f"{1e3 * v:.3g}" for v in t[name][-len(shown) :]]
+            times = [_figures(1e3 * v, 3) for v in t[name][-len(shown) :]]
             about = [] if self.compact else [formula, params]
-            rows.append([name, *about, *times, f"{m[name][-1] / 2**20:.2g}", used, when])
+            rows.append([name, *about, *times, _figures(m[name][-1] / 2**20, 2), used, when])
         return rows
 
     def __repr__(self) -> str:

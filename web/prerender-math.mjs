@@ -203,7 +203,10 @@ function typeset(tex, display, where) {
   const wrapped = render(tex, false, where);
   const pieces = (wrapped.match(/^<math><mrow>[\s\S]*<\/mrow><\/math>$/) && wrapped.split("</mrow><mrow>").length) || 1;
   if (pieces < 2) return render(tex, true, where);
-  return limitsBelow(wrapped).replace(/^<math>/, '<math display="block" class="tml-display attn-wrap">');
+  // Temml may end a piece with a function's name and start the next with its argument
+  // ("Var" | "[q_j k_j] = d" on a phone): the name and what it applies to stay on one line.
+  const joined = limitsBelow(wrapped).replace(/<mo>\u2061<\/mo><\/mrow><mrow>/g, "<mo>\u2061</mo>");
+  return joined.replace(/^<math>/, '<math display="block" class="tml-display attn-wrap">');
 }
 
 // ----------------------------------------------------------------------------- one page

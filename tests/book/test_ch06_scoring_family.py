@@ -80,8 +80,12 @@ def test_the_compact_cost_table_keeps_the_largest_size_only():
         "used in",
         "pick it when",
     ]
+    # 3 significant figures for a time, 2 for a memory, trailing zeros kept (issue 39's cold
+    # read: a memory column read "4" beside "3.8" and "4.5")
+    times, mibs = ["2.00", "4.00", "6.00", "8.00"], ["1.0", "2.0", "3.0", "4.0"]
+    assert len(rows) == len(CHOICE) == 4
     for i, (name, row) in enumerate(zip(CHOICE, rows)):
-        assert row[:3] == [name, f"{2 * (i + 1):.3g}", f"{i + 1:.2g}"]
+        assert row[:3] == [name, times[i], mibs[i]]
         assert row[3:] == list(CHOICE[name][2:])
     with pytest.raises(TypeError, match="CostTable: compact must be True or False"):
         CostTable(costs, compact="yes")

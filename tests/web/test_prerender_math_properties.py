@@ -174,3 +174,21 @@ def test_a_page_already_done_is_recognised(node):
     )
     got = node({"op": "math", "html": page, "where": WHERE})
     assert got.get("state") == "done", got
+
+
+def test_a_function_name_stays_with_its_argument_in_a_wrapping_formula(node):
+    """Issue 39's cold read: chapter 5's Var[q·k] = Σ Var[q_j k_j] = d broke on a phone
+    between "Var" and "[q_j k_j] = d": Temml's wrapping form ended a piece with the function
+    name (and its invisible apply-function operator, U+2061). A wrapping formula breaks at its
+    relations, never between a function and its argument."""
+    tex = "\\operatorname{Var}[x] = \\sum_{j=1}^{d} \\operatorname{Var}[x_j] = d"
+    body = f"<body>{DISPLAY_OPEN.format(id='')}\\[{tex}\\]</div></body>"
+    page = f"<html><head>\n{CONFIG}{LOADER}</head>{body}</html>"
+    got = node({"op": "math", "html": page, "where": WHERE})
+    assert "error" not in got, got
+    (mml,) = MATH_OUT.findall(got["html"])
+    assert "attn-wrap" in mml, f"the formula is not in the wrapping form: {mml}"
+    pieces = mml.split("</mrow><mrow>")
+    assert len(pieces) >= 3, f"the formula has no breaks at its relations: {mml}"
+    ends_on_name = [p[-40:] for p in pieces[:-1] if p.endswith("<mo>\u2061</mo>")]
+    assert not ends_on_name, f"a piece ends on a function name, its argument on the next: {mml}"
