@@ -17,8 +17,9 @@ figure.
   ``save_changes`` (telling the kernel where the slider is) is asynchronous and not on
   the redraw path.
 
-Run: ``.venv/bin/python benchmarks/bench_widgets.py`` (needs /usr/bin/chromium-headless-shell for the
-browser half; without it, the naive timings and sizes are still printed).
+Run: ``.venv/bin/python benchmarks/bench_widgets.py`` (needs
+/usr/bin/chromium-headless-shell for the browser half; without it, the naive timings and sizes
+are still printed).
 """
 
 from __future__ import annotations
@@ -171,7 +172,8 @@ def main() -> int:
     else:
         print(
             f"NOTE: {CHROMIUM} not found: the browser-side cost is not measured "
-            "(apt-get install -y chromium-headless-shell); only naive timings and sizes are printed."
+            "(apt-get install -y chromium-headless-shell); only naive timings and sizes are "
+            "printed."
         )
 
     med = statistics.median
