@@ -82,6 +82,25 @@ def _change(w: dict, positions: str, mask: str) -> np.ndarray:
     return np.abs(w["shuffled", positions, mask] - written).max(axis=(1, 2))
 
 
+#: a change below this is float rounding (the read-outs print two or three decimals)
+ROUNDING = 5e-4
+
+
+def _change_words(d: float) -> str:
+    """The caption's sentence for the largest change ``d`` shuffling makes to a weight."""
+    if d < ROUNDING:
+        return "Shuffling leaves every word pair's weight as it was (any difference is rounding)."
+    spec = ".2f" if d >= 0.005 else ".3f"  # the book's two decimals, three for a tiny change
+    return f"Shuffling changes a word pair's weight by at most {d:{spec}}."
+
+
+def _unchanged_words(d: float) -> str:
+    """The no-positions notice's clause on the largest change ``d``."""
+    if d < ROUNDING:
+        return "no word pair's weight changed (any difference is rounding)."
+    return f"no word pair's weight changed by more than {d:.3f}."
+
+
 @declare(seed=Seed())
 def word_order_declaration(*, seed: int = 0) -> Declaration:
     """Declaration of :func:`word_order_explorer` (every frame computed here)."""
@@ -106,10 +125,7 @@ def word_order_declaration(*, seed: int = 0) -> Declaration:
             # one sentence, one line: the page wraps it to the column (a phone: two lines),
             # and the explorer's spoken line reads it whole (a line break there would be
             # read as "; ")
-            "change": (
-                f"Shuffling changes a word pair's weight by at most {d:.3f}"
-                + (" (rounding)." if d < 5e-4 else ".")
-            ),
+            "change": _change_words(d),
         }
 
     p = np.asarray(SHUFFLE)
@@ -133,8 +149,8 @@ def word_order_declaration(*, seed: int = 0) -> Declaration:
         Preset(
             "Shuffle, no positions",
             f"Notice: the rows and columns moved with their words and nothing else: "
-            f"“{a}” still gives “{b}” {same:.2f}, and no word pair's weight changed by more "
-            f"than {change['none', 'none'][0]:.3f}.",
+            f"“{a}” still gives “{b}” {same:.2f}, and "
+            + _unchanged_words(float(change["none", "none"][0])),
             {"order": "shuffled", "positions": "none", "mask": "none", "head": "1"},
         ),
         Preset(

@@ -106,7 +106,8 @@ def show_heatmaps(
 
             Tensors that require grad are fine (they are detached). Values must be finite.
         xlabel: label of the x axis (keys): under the panel, or once under a row of
-            several panels (``fig.supxlabel``; one per panel would collide).
+            several panels (``fig.supxlabel``; one per panel would collide; on a phone,
+            with the colour bar below, from the left under the first column).
         ylabel: label of the y axis (queries), written left of the first column.
         titles: optional panel titles: one per column (``len(titles) == cols``, every row
             of a column shares its title), or one per panel as a ``rows x cols`` list of
@@ -422,6 +423,10 @@ def _draw_heatmaps(
             axes[r, c].xaxis.set_tick_params(labelbottom=True)
     if ncols > 1 and bar == "right":
         fig.supxlabel(xlabel)
+    elif ncols > 1:  # a phone's panels side by side, the colour bar below them: one label,
+        # from the left edge of the first column's bottom panel (one per column collided:
+        # chapter 9's "encoder positions (keys)encoder positions (keys)")
+        axes[bottom[0], 0].set_xlabel(xlabel, loc="left")
     else:
         for c, r in bottom.items():
             axes[r, c].set_xlabel(xlabel)

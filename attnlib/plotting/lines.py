@@ -264,10 +264,13 @@ def _log_ticks(axis, measured, spanned=None) -> None:
 
 def _discrete_ticks(axis, xs) -> None:
     """An axis over whole numbers (keys, positions, steps) gets whole-number ticks only:
-    never "key 1.5"."""
+    never "key 1.5". A vertical line (two or more points at one x, such as chapter 8's
+    "longest in training" at 8.5) marks a place between the numbers and does not count."""
     from matplotlib.ticker import MaxNLocator
 
-    values = np.concatenate([np.asarray(x, dtype=float) for x in xs]) if xs else np.array([])
+    data = [np.asarray(x, dtype=float) for x in xs]
+    data = [x for x in data if x.size < 2 or not (x == x[0]).all()]  # vertical lines out
+    values = np.concatenate(data) if data else np.array([])
     if values.size and np.isfinite(values).all() and (values == np.round(values)).all():
         axis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
 

@@ -53,6 +53,22 @@ def test_whole_number_x_data_gets_whole_number_ticks():
     assert ticks and all(float(t).is_integer() for t in ticks), f"ticks {ticks} (key 1.5?)"
 
 
+@pytest.mark.parametrize("narrow", [False, True])
+def test_a_vertical_marker_line_leaves_a_whole_number_axis_whole(narrow):
+    """Chapter 8's phone figure was ticked 2.5, 5.0, 7.5 over digits 1 to 16: its "longest in
+    training" line at 8.5 made the axis look continuous."""
+    from attnlib.plotting._theme import LIGHT
+
+    digits = np.arange(1, 17)
+    curves = {"model": np.linspace(1, 0, 16), "longest in training": ([8.5, 8.5], [0.0, 1.0])}
+    fig = plot_lines(digits, curves, xlabel="digits", ylabel="exact", figsize=(7, 3.2))
+    fig = fig._attnlib_redraw(LIGHT, narrow, False)
+    ax = _axes(fig)
+    fig.canvas.draw()
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks), f"ticks {ticks}"
+
+
 def test_the_legend_is_off_the_data():
     x = np.linspace(0, 1, 50)
     fig = plot_lines(x, {"a": x, "b": 1 - x, "c": 0.5 + 0 * x}, xlabel="x", ylabel="y")

@@ -565,3 +565,21 @@ def test_a_phone_puts_sparsely_labelled_or_small_maps_two_a_row():
     )
     (v,) = [v for v in figure_variants(fig) if v["layout"] == "narrow" and v["theme"] == "light"]
     assert v["height"] < 2.2 * v["width"], (v["width"], v["height"])  # was 372 x 1730
+
+
+def test_maps_side_by_side_on_a_phone_name_their_key_axis_once():
+    """Chapter 9's two cross-attention heads, side by side on a phone, printed their long x
+    label under each column: "encoder positions (keys)encoder positions (keys)"."""
+    w = torch.softmax(torch.randn(1, 2, 4, 7, generator=torch.Generator().manual_seed(0)), -1)
+    fig = show_heatmaps(
+        w,
+        "encoder positions (keys)",
+        "decoder steps",
+        titles=["head 1", "head 2"],
+        figsize=(4.2, 2.1),  # chapter 9's
+    )
+    narrow = fig._attnlib_redraw(LIGHT, True, False)
+    narrow.canvas.draw()
+    labels = [ax.get_xlabel() for ax in narrow.axes if ax.get_xlabel()]
+    assert labels.count("encoder positions (keys)") == 1, labels
+    assert not _overlaps(narrow), _overlaps(narrow)[:4]
