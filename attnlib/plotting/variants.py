@@ -15,7 +15,11 @@ An attnlib figure remembers how it was drawn, so it can be drawn again:
 output's metadata, ``metadata["image/png"]["attnlib"]``, where the book's Sphinx extension
 (web/book_ext.py) finds them; front ends ignore them. Each PNG comes with its *label scale*:
 the size of its smallest text in CSS px per CSS px of the picture's width (the browser tests
-multiply it by the width the picture is shown at).
+multiply it by the width the picture is shown at), and its *glyph scale*: the same for the
+glyphs of its *letters*, the texts of one or two characters with a letter in them (a token
+named on an axis, the ``T``/``F`` in a mask's cells), whose shapes are what the reader reads:
+their capital height (the ink of an "H" in their font at their size), not their font size
+(tests/book/test_figure_letters.py holds every chapter figure's letters to a phone).
 
 A figure someone drew on after attnlib did (``fig.axes[0].set_title(...)``) gets no
 variants: a redrawn copy would lack the change. Pass such things to attnlib's function
@@ -33,16 +37,40 @@ from attnlib.domains import Anything, Instance, declare
 from attnlib.plotting._figure import NotebookFigure, _fingerprint
 from attnlib.plotting._theme import DARK, LIGHT
 
-__all__ = ["figure_variants", "render_png", "book_figures"]
+__all__ = ["figure_variants", "render_png", "book_figures", "is_letters", "cap_height_pt"]
 
 #: Pixels per CSS px of the PNGs (2x: crisp on high-DPI screens).
 SCALE = 2
 
 
+def is_letters(text: str) -> bool:
+    """Whether a drawn text is *letters*: one or two characters, a letter among them (a token
+    on an axis, ``T``/``F`` in a cell), read by their shapes, not as a word."""
+    text = str(text).strip()
+    return 0 < len(text) <= 2 and any(ch.isalpha() for ch in text)
+
+
+_CAP_HEIGHTS: dict = {}
+
+
+def cap_height_pt(size_pt: float, prop) -> float:
+    """The capital height (pt) of ``prop``'s font at ``size_pt``: the ink of an "H" drawn in
+    it (about 0.73 of the font size in DejaVu Sans)."""
+    from matplotlib.textpath import TextPath
+
+    key = (float(size_pt), hash(prop))
+    if key not in _CAP_HEIGHTS:
+        font = prop.copy()
+        font.set_size(size_pt)
+        _CAP_HEIGHTS[key] = TextPath((0, 0), "H", size=size_pt, prop=font).get_extents().height
+    return _CAP_HEIGHTS[key]
+
+
 def _noting_canvas(fig):
     """An Agg canvas for ``fig`` whose renderer notes every non-blank string it is asked to
     draw (ticks, labels, legends, annotations, maths) as ``(size_pt, text artist)``: what the
-    PNG shows, none skipped, noted while the PNG is drawn."""
+    PNG shows, none skipped, noted while the PNG is drawn; and, in ``letters``, the capital
+    height (pt) of each text that is letters (:func:`is_letters`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     class NotingCanvas(FigureCanvasAgg):
@@ -52,11 +80,13 @@ def _noting_canvas(fig):
             renderer = super().get_renderer()
             if not getattr(renderer, "_attnlib_noting", False):
                 draw_text = renderer.draw_text
-                drawn = self.drawn
+                drawn, letters = self.drawn, self.letters
 
                 def noting(gc, x, y, s, prop, angle, ismath=False, mtext=None):
                     if str(s).strip():
                         drawn.append((prop.get_size_in_points(), mtext))
+                        if not ismath and is_letters(s):
+                            letters.append(cap_height_pt(prop.get_size_in_points(), prop))
                     return draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
 
                 renderer.draw_text = noting
@@ -65,6 +95,7 @@ def _noting_canvas(fig):
 
     canvas = NotingCanvas(fig)
     canvas.drawn = []
+    canvas.letters = []
     return canvas
 
 
@@ -95,7 +126,9 @@ def render_png(fig) -> dict:
         dict with ``png`` (bytes), ``width`` and ``height`` (CSS px, the PNG's pixels / 2) and
         ``label_scale``: the smallest text's size in CSS px per CSS px of width, i.e.
         ``smallest_pt / 72 * DPI / width``, where ``smallest_pt`` is the smallest size the
-        renderer drew a string at.
+        renderer drew a string at; ``glyph_scale``: the smallest capital height of the
+        figure's letters (:func:`is_letters`) in CSS px per CSS px of width, or None when it
+        draws none.
 
     Raises:
         TypeError: ``fig`` is not a matplotlib figure.
@@ -127,6 +160,7 @@ def render_png(fig) -> dict:
         "width": width,
         "height": height,
         "label_scale": min(size for size, _ in canvas.drawn) / 72 * fig.dpi / width,
+        "glyph_scale": (min(canvas.letters) / 72 * fig.dpi / width if canvas.letters else None),
     }
 
 
@@ -187,9 +221,20 @@ def _book_png(fig):
     if variants:
         meta["attnlib"] = {
             "label_scale": main["label_scale"],
+            "glyph_scale": main["glyph_scale"],
             "variants": [
                 {
-                    **{k: v[k] for k in ("theme", "layout", "width", "height", "label_scale")},
+                    **{
+                        k: v[k]
+                        for k in (
+                            "theme",
+                            "layout",
+                            "width",
+                            "height",
+                            "label_scale",
+                            "glyph_scale",
+                        )
+                    },
                     "png": base64.b64encode(_palette_png(v["png"])).decode("ascii"),
                 }
                 for v in variants

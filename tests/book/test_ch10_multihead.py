@@ -315,6 +315,18 @@ def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_scre
             ink = min(_ink_pt(t) for ax in f.axes if ax.images for t in _token_labels(ax))
             ink_px = ink / 72 * f.dpi * shown
             assert ink_px >= 9.5, f"{name}: token letters {ink_px:.2f} px tall on a phone"
+            # issue 39: the letters as tall as a 12.8-px text's capitals (body x 0.8), as the
+            # PNG draws them, and every token on one line per axis: none staggered (a cold
+            # read: "9.69 px by glyph height, staggered")
+            from tests.book.test_figure_letters import LETTER_PX
+
+            glyph_px = png["glyph_scale"] * min(PHONE_COLUMN, png["width"])
+            assert glyph_px >= LETTER_PX, f"{name}: letters {glyph_px:.2f} px on a phone"
+            for _, axis, boxes, _ in ticks:
+                if boxes:  # x: one baseline; y: one right edge
+                    edges = [b.y1 if axis == "x" else b.x1 for _, b in boxes]
+                    spread = max(edges) - min(edges)
+                    assert spread < 1.0, f"{name}: {axis} tokens staggered by {spread:.1f} px"
 
 
 def test_the_heads_figure_refuses_what_is_not_a_run():
