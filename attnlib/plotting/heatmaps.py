@@ -438,7 +438,13 @@ def _draw_heatmaps(
     if power:  # ticks spread along the bar (a power law crowds evenly spaced values at its top)
         colorbar.set_ticks(_spread_ticks(norm, vmin, vmax))
         # the scale is not linear: the bar says so, and why (small weights stay visible)
-        colorbar.set_label(f"{colorbar_label}\n{power_note(theme.gamma)}")
+        note = power_note(theme.gamma)
+        if bar == "bottom":  # flat under the panels: the note's clause on the label's line,
+            # so that no line is wider than a phone's column (chapter 6's map: 410 px)
+            head, _, tail = note.partition(": ")
+            colorbar.set_label(f"{colorbar_label} {head}:\n{tail}")
+        else:
+            colorbar.set_label(f"{colorbar_label}\n{note}")
     else:
         colorbar.set_label(colorbar_label)
     if suptitle:
