@@ -418,8 +418,9 @@ def _draw_masks(stored, allowed, titles, theme, narrow, managed):
         ax.imshow(a.astype(float), cmap=ListedColormap([no, yes]), vmin=0, vmax=1)
         for i in range(n):
             for j in range(m):
+                colour = "white" if a[i, j] else theme.foreground
                 ax.text(j, i, "T" if s[i, j] else "F", ha="center", va="center",
-                        fontsize=letter_pt, color="white" if a[i, j] else theme.foreground)  # fmt: skip
+                        fontsize=letter_pt, color=colour)  # fmt: skip
         ax.set_title(title)
         ax.set_xticks(range(m))
         ax.set_yticks(range(n))
