@@ -15,11 +15,12 @@ An attnlib figure remembers how it was drawn, so it can be drawn again:
 output's metadata, ``metadata["image/png"]["attnlib"]``, where the book's Sphinx extension
 (web/book_ext.py) finds them; front ends ignore them. Each PNG comes with its *label scale*:
 the size of its smallest text in CSS px per CSS px of the picture's width (the browser tests
-multiply it by the width the picture is shown at), and its *glyph scale*: the same for the
-glyphs of its *letters*, the texts of one or two characters with a letter in them (a token
-named on an axis, the ``T``/``F`` in a mask's cells), whose shapes are what the reader reads:
-their capital height (the ink of an "H" in their font at their size), not their font size
-(tests/book/test_figure_letters.py holds every chapter figure's letters to a phone).
+multiply it by the width the picture is shown at), and its *glyph scales*: the same for the
+glyphs of its *letters*, the texts of one or two characters with a letter in them, whose
+shapes are what the reader reads: their capital height (the ink of an "H" in their font at
+their size), not their font size; ``tick_glyph_scale`` for tick labels (a token named on an
+axis), ``glyph_scale`` for other text (the ``T``/``F`` in a mask's cells).
+tests/book/test_figure_letters.py holds every chapter figure's letters to a phone.
 
 A figure someone drew on after attnlib did (``fig.axes[0].set_title(...)``) gets no
 variants: a redrawn copy would lack the change. Pass such things to attnlib's function
@@ -69,8 +70,8 @@ def cap_height_pt(size_pt: float, prop) -> float:
 def _noting_canvas(fig):
     """An Agg canvas for ``fig`` whose renderer notes every non-blank string it is asked to
     draw (ticks, labels, legends, annotations, maths) as ``(size_pt, text artist)``: what the
-    PNG shows, none skipped, noted while the PNG is drawn; and, in ``letters``, the capital
-    height (pt) of each text that is letters (:func:`is_letters`)."""
+    PNG shows, none skipped, noted while the PNG is drawn; and, in ``letters``, as
+    ``(capital height in pt, text artist)``, each text that is letters (:func:`is_letters`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     class NotingCanvas(FigureCanvasAgg):
@@ -86,7 +87,8 @@ def _noting_canvas(fig):
                     if str(s).strip():
                         drawn.append((prop.get_size_in_points(), mtext))
                         if not ismath and is_letters(s):
-                            letters.append(cap_height_pt(prop.get_size_in_points(), prop))
+                            cap = cap_height_pt(prop.get_size_in_points(), prop)
+                            letters.append((cap, mtext))
                     return draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
 
                 renderer.draw_text = noting
@@ -126,9 +128,10 @@ def render_png(fig) -> dict:
         dict with ``png`` (bytes), ``width`` and ``height`` (CSS px, the PNG's pixels / 2) and
         ``label_scale``: the smallest text's size in CSS px per CSS px of width, i.e.
         ``smallest_pt / 72 * DPI / width``, where ``smallest_pt`` is the smallest size the
-        renderer drew a string at; ``glyph_scale``: the smallest capital height of the
-        figure's letters (:func:`is_letters`) in CSS px per CSS px of width, or None when it
-        draws none.
+        renderer drew a string at; ``glyph_scale`` and ``tick_glyph_scale``: the smallest
+        capital height of the figure's letters (:func:`is_letters`) in CSS px per CSS px of
+        width, of those that are not tick labels and of those that are, or None when it draws
+        none.
 
     Raises:
         TypeError: ``fig`` is not a matplotlib figure.
@@ -160,8 +163,24 @@ def render_png(fig) -> dict:
         "width": width,
         "height": height,
         "label_scale": min(size for size, _ in canvas.drawn) / 72 * fig.dpi / width,
-        "glyph_scale": (min(canvas.letters) / 72 * fig.dpi / width if canvas.letters else None),
+        **_glyph_scales(fig, canvas.letters, width),
     }
+
+
+def _glyph_scales(fig, letters: list, width: int) -> dict:
+    """``glyph_scale`` and ``tick_glyph_scale`` of :func:`render_png`, from the letters drawn."""
+    ticks = {
+        id(t)
+        for ax in fig.axes
+        for axis in (ax.xaxis, ax.yaxis)
+        for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+        for t in (tick.label1, tick.label2)
+    }
+    out = {}
+    for key, is_tick in (("glyph_scale", False), ("tick_glyph_scale", True)):
+        caps = [cap for cap, text in letters if (id(text) in ticks) == is_tick]
+        out[key] = min(caps) / 72 * fig.dpi / width if caps else None
+    return out
 
 
 @declare(fig=Instance(NotebookFigure, what="an attnlib figure (NotebookFigure)"))
@@ -222,6 +241,7 @@ def _book_png(fig):
         meta["attnlib"] = {
             "label_scale": main["label_scale"],
             "glyph_scale": main["glyph_scale"],
+            "tick_glyph_scale": main["tick_glyph_scale"],
             "variants": [
                 {
                     **{
@@ -233,6 +253,7 @@ def _book_png(fig):
                             "height",
                             "label_scale",
                             "glyph_scale",
+                            "tick_glyph_scale",
                         )
                     },
                     "png": base64.b64encode(_palette_png(v["png"])).decode("ascii"),

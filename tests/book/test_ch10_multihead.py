@@ -315,12 +315,13 @@ def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_scre
             ink = min(_ink_pt(t) for ax in f.axes if ax.images for t in _token_labels(ax))
             ink_px = ink / 72 * f.dpi * shown
             assert ink_px >= 9.5, f"{name}: token letters {ink_px:.2f} px tall on a phone"
-            # issue 39: the letters as tall as a 12.8-px text's capitals (body x 0.8), as the
-            # PNG draws them (a cold read: "9.69 px by glyph height")
-            from tests.book.test_figure_letters import LETTER_PX
+            # issue 39: the letters at least as tall as a 10.5-px tick label's capitals, as
+            # the PNG draws them (a cold read: "9.69 px by glyph height")
+            from tests.book.test_figure_letters import TICK_LETTER_PX
 
-            glyph_px = png["glyph_scale"] * min(PHONE_COLUMN, png["width"])
-            assert glyph_px >= LETTER_PX, f"{name}: letters {glyph_px:.2f} px on a phone"
+            assert png["glyph_scale"] is None  # its letters are its ticks
+            glyph_px = png["tick_glyph_scale"] * min(PHONE_COLUMN, png["width"])
+            assert glyph_px >= TICK_LETTER_PX, f"{name}: letters {glyph_px:.2f} px on a phone"
 
 
 @pytest.mark.xfail(

@@ -3,11 +3,12 @@ read from its executed notebook (what the book shows).
 
 Where letters are the content (a token named on an axis, the ``T``/``F`` in a mask's cells:
 texts of one or two characters with a letter, attnlib.plotting.variants.is_letters), the reader
-must tell one shape from another, so they are held to the diagram rule (issue 39: body text
-16 px x 0.8 = 12.8 px), by their glyphs: their capital height, as the figure's PNG draws it
-(``glyph_scale``, CSS px per CSS px of width, from the renderer), at least the capital height of
-a 12.8-px text in the same font. A cold read measured chapter 9's mask letters at about 7 px
-and chapter 10's token letters at 9.69 px, staggered, on a 390-px phone.
+must tell one shape from another, so they are measured by their glyphs: their capital height as
+the figure's PNG draws it (CSS px per CSS px of width, from the renderer), held to the book's
+rules for figure text (issue 39) in the figures' font: letters in a picture (``glyph_scale``)
+as tall as the capitals of a diagram's 12.8-px text (body 16 px x 0.8), tick letters
+(``tick_glyph_scale``) as those of a 10.5-px tick label. A cold read measured chapter 9's mask
+letters at about 7 px on a 390-px phone.
 """
 
 from __future__ import annotations
@@ -24,8 +25,12 @@ from scoringbook.manifest import CHAPTERS
 ROOT = Path(__file__).resolve().parents[2]
 #: a 390-px phone's column (web/book_ext.py's page padding: 16 px each side)
 PHONE_COLUMN = 390 - 32
-#: the capital height of a 12.8-px text (body 16 px x 0.8) in the figures' font (DejaVu Sans)
+#: the capital height of a 12.8-px text (body 16 px x 0.8) in the figures' font (DejaVu Sans),
+#: and of a 10.5-px tick label
 LETTER_PX = cap_height_pt(0.8 * 16, FontProperties())
+TICK_LETTER_PX = cap_height_pt(10.5, FontProperties())
+#: each glyph scale and the least capital height (CSS px) it must give on a phone
+LEAST = {"glyph_scale": LETTER_PX, "tick_glyph_scale": TICK_LETTER_PX}
 
 
 def _figures(notebook: Path):
@@ -43,26 +48,30 @@ def _on_a_phone(meta: dict) -> list[dict]:
     narrow = [v for v in meta["variants"] if v["layout"] == "narrow"]
     if narrow:
         return narrow
-    main = {"theme": "light", **{k: meta[k] for k in ("label_scale", "glyph_scale")}}
+    main = {"theme": "light", **{k: meta.get(k, "missing") for k in ("label_scale", *LEAST)}}
     main["width"] = min(v["width"] for v in meta["variants"])  # the dark twin's size: the same
     return [main, *(v for v in meta["variants"] if v["layout"] == "wide")]
 
 
-def letters_on_a_phone(meta: dict) -> list[tuple[str, float]]:
-    """(theme, capital height in CSS px) of the smallest letters of each picture a phone shows,
-    the picture drawn at most the column's width; none for a figure without letters."""
+def letters_on_a_phone(meta: dict) -> list[tuple[str, str, float, float]]:
+    """(theme, which letters, capital height in CSS px, the least allowed) of the smallest
+    letters of each picture a phone shows, the picture drawn at most the column's width; none
+    for a figure without letters."""
     out = []
     for v in _on_a_phone(meta):
-        if "glyph_scale" not in v:
-            raise AssertionError("no glyph_scale: the notebook was executed before it existed")
-        if v["glyph_scale"] is not None:
-            out.append((v["theme"], v["glyph_scale"] * min(v["width"], PHONE_COLUMN)))
+        for key, least in LEAST.items():
+            if v.get(key, "missing") == "missing":
+                raise AssertionError(f"no {key}: the notebook was executed before it existed")
+            if v[key] is not None:
+                px = v[key] * min(v["width"], PHONE_COLUMN)
+                out.append((v["theme"], key, px, least))
     return out
 
 
 def test_letter_px_is_the_capital_height_of_four_fifths_of_body_text():
     # DejaVu Sans: capital height 0.729 em
     assert LETTER_PX == pytest.approx(0.729 * 12.8, rel=0.01)
+    assert TICK_LETTER_PX == pytest.approx(0.729 * 10.5, rel=0.01)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.stem[:2])
@@ -70,7 +79,7 @@ def test_letters_in_figures_are_legible_on_a_phone(chapter):
     notebook = ROOT / "chapters" / chapter.notebook
     small = []
     for cell, meta in _figures(notebook):
-        for theme, px in letters_on_a_phone(meta):
-            if px < LETTER_PX - 1e-6:
-                small.append(f"cell {cell}, {theme}: letters {px:.2f} px tall (< {LETTER_PX:.2f})")
+        for theme, key, px, least in letters_on_a_phone(meta):
+            if px < least - 1e-6:
+                small.append(f"cell {cell}, {theme}, {key}: {px:.2f} px tall (< {least:.2f})")
     assert not small, f"{chapter.stem} on a 390-px phone:\n" + "\n".join(small)
