@@ -123,7 +123,10 @@ def show_heatmaps(
             is negative (weights: white means "no attention") and otherwise the smallest
             value; ``vmax`` is the largest value over all panels. If the two coincide
             (a constant matrix) ``vmax = vmin + 1``.
-        colorbar_label: label of the colour bar.
+        colorbar_label: label of the colour bar. With the default scale it gains the scale's
+            note, ``(colour ∝ value^0.6: small values stand out)``: on a line of its own
+            beside a bar at the right; under a phone's bar (flat, below the panels) broken
+            after the colon instead, so that no line is wider than the column.
         xticklabels: optional names of the keys (e.g. the tokens of a sentence), one per
             column (``len(xticklabels) == n_keys``), shown under every panel (a reader never
             looks down the grid to learn what a column is); default: the indices.
