@@ -38,13 +38,13 @@ from attnlib.domains import Anything, Instance, declare
 from attnlib.plotting._figure import NotebookFigure, _fingerprint
 from attnlib.plotting._theme import DARK, LIGHT
 
-__all__ = ["figure_variants", "render_png", "book_figures", "is_letters", "cap_height_pt"]
+__all__ = ["figure_variants", "render_png", "book_figures"]
 
 #: Pixels per CSS px of the PNGs (2x: crisp on high-DPI screens).
 SCALE = 2
 
 
-def is_letters(text: str) -> bool:
+def _is_letters(text: str) -> bool:
     """Whether a drawn text is *letters*: one or two characters, a letter among them (a token
     on an axis, ``T``/``F`` in a cell), read by their shapes, not as a word."""
     text = str(text).strip()
@@ -54,7 +54,7 @@ def is_letters(text: str) -> bool:
 _CAP_HEIGHTS: dict = {}
 
 
-def cap_height_pt(size_pt: float, prop) -> float:
+def _cap_height_pt(size_pt: float, prop) -> float:
     """The capital height (pt) of ``prop``'s font at ``size_pt``: the ink of an "H" drawn in
     it (about 0.73 of the font size in DejaVu Sans)."""
     from matplotlib.textpath import TextPath
@@ -71,7 +71,7 @@ def _noting_canvas(fig):
     """An Agg canvas for ``fig`` whose renderer notes every non-blank string it is asked to
     draw (ticks, labels, legends, annotations, maths) as ``(size_pt, text artist)``: what the
     PNG shows, none skipped, noted while the PNG is drawn; and, in ``letters``, as
-    ``(capital height in pt, text artist)``, each text that is letters (:func:`is_letters`)."""
+    ``(capital height in pt, text artist)``, each text that is letters (:func:`_is_letters`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     class NotingCanvas(FigureCanvasAgg):
@@ -86,8 +86,8 @@ def _noting_canvas(fig):
                 def noting(gc, x, y, s, prop, angle, ismath=False, mtext=None):
                     if str(s).strip():
                         drawn.append((prop.get_size_in_points(), mtext))
-                        if not ismath and is_letters(s):
-                            cap = cap_height_pt(prop.get_size_in_points(), prop)
+                        if not ismath and _is_letters(s):
+                            cap = _cap_height_pt(prop.get_size_in_points(), prop)
                             letters.append((cap, mtext))
                     return draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
 
@@ -129,7 +129,7 @@ def render_png(fig) -> dict:
         ``label_scale``: the smallest text's size in CSS px per CSS px of width, i.e.
         ``smallest_pt / 72 * DPI / width``, where ``smallest_pt`` is the smallest size the
         renderer drew a string at; ``glyph_scale`` and ``tick_glyph_scale``: the smallest
-        capital height of the figure's letters (:func:`is_letters`) in CSS px per CSS px of
+        capital height of the figure's letters (:func:`_is_letters`) in CSS px per CSS px of
         width, of those that are not tick labels and of those that are, or None when it draws
         none.
 

@@ -2,7 +2,7 @@
 read from its executed notebook (what the book shows).
 
 Where letters are the content (a token named on an axis, the ``T``/``F`` in a mask's cells:
-texts of one or two characters with a letter, attnlib.plotting.variants.is_letters), the reader
+texts of one or two characters with a letter, attnlib.plotting.variants._is_letters), the reader
 must tell one shape from another, so they are measured by their glyphs: their capital height as
 the figure's PNG draws it (CSS px per CSS px of width, from the renderer), held to the book's
 rules for figure text (issue 39) in the figures' font: letters in a picture (``glyph_scale``)
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from matplotlib.font_manager import FontProperties
 
-from attnlib.plotting.variants import cap_height_pt
+from attnlib.plotting.variants import _cap_height_pt
 from scoringbook.manifest import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PHONE_COLUMN = 390 - 32
 #: the capital height of a 12.8-px text (body 16 px x 0.8) in the figures' font (DejaVu Sans),
 #: and of a 10.5-px tick label
-LETTER_PX = cap_height_pt(0.8 * 16, FontProperties())
-TICK_LETTER_PX = cap_height_pt(10.5, FontProperties())
+LETTER_PX = _cap_height_pt(0.8 * 16, FontProperties())
+TICK_LETTER_PX = _cap_height_pt(10.5, FontProperties())
 #: each glyph scale and the least capital height (CSS px) it must give on a phone
 LEAST = {"glyph_scale": LETTER_PX, "tick_glyph_scale": TICK_LETTER_PX}
 
