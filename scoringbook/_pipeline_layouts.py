@@ -135,7 +135,7 @@ def pipeline_across(ex, title, figsize, theme, managed):
             cols["values"], y, ex["values"][i], ha="center", va="center", fontsize=PT, color=colour
         )
 
-    def arrow(x0, x1, label=None):
+    def arrow(x0, x1, label=None, shift=0.0):
         ax.add_patch(
             FancyArrowPatch(
                 (x0, mid), (x1, mid), arrowstyle="-|>", mutation_scale=10, color=col["arrow"], lw=1
@@ -143,7 +143,7 @@ def pipeline_across(ex, title, figsize, theme, managed):
         )
         if label:
             ax.text(
-                (x0 + x1) / 2,
+                (x0 + x1) / 2 + shift,
                 -0.55,
                 label,
                 ha="center",
@@ -158,10 +158,11 @@ def pipeline_across(ex, title, figsize, theme, managed):
         cols["scores"] + 0.4,
         cols["weights"] - 0.75,
         label="softmax" + (" over the\nvalid keys" if valid < n else ""),
+        shift=0.3,  # clear of a long scoring's label (additive's) on its left
     )
     arrow(cols["values"] + 0.8, cols["output"] - 0.45, label="weighted sum\nof the values")
     ax.text(
-        cols["weights"] + 0.55,
+        cols["weights"] + 0.95,
         -0.55,
         f"sum = {weights.sum():.2f}",
         ha="center",

@@ -330,7 +330,8 @@ NOT_YET = pytest.mark.xfail(strict=True, reason="issue 39 item 6: text under 12.
 
 @pytest.mark.parametrize(
     "scoring, valid_len",
-    [("dot_product", None), ("dot_product", 2), ("additive", 3), ("gaussian", None)],
+    [("dot_product", None), ("dot_product", 2), ("additive", 3), ("additive", None)]
+    + [("gaussian", None)],
 )
 def test_pipeline_at_1280_px_reads_at_four_fifths_of_body_text(scoring, valid_len):
     fig = draw_pipeline(pipeline_example(scoring, valid_len=valid_len), title="a pipeline")
