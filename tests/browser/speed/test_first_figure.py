@@ -22,12 +22,14 @@ Nothing here measures time: benchmarks/bench_browser.py measures LCP (README).
 
 from __future__ import annotations
 
-import contextlib
 from html.parser import HTMLParser
 
 import pytest
 
 from ..conftest import CHAPTERS, SITE
+
+# a fresh context at a width and mode, every /_images/ request recorded from the start
+from ..reading.test_figures import _reader
 
 pytestmark = pytest.mark.browser
 
@@ -111,31 +113,11 @@ FIRST_FIGURE_JS = """
 """
 
 
-@contextlib.contextmanager
-def _load(browser, url: str, width: int, scheme: str):
-    mobile = width < 600
-    ctx = browser.new_context(
-        viewport={"width": width, "height": 844 if mobile else 900},
-        is_mobile=mobile,
-        has_touch=mobile,
-        color_scheme=scheme,
-        service_workers="block",
-    )
-    page = ctx.new_page()
-    requests: list[str] = []
-    page.on("request", lambda r: "/_images/" in r.url and requests.append(r.url))
-    try:
-        page.goto(url, wait_until="load")
-        yield page, requests
-    finally:
-        ctx.close()
-
-
 def _check(browser, base_url, name, urls, width, scheme) -> list[str]:
     """What is wrong with how the first figure (its PNGs: ``urls``) was fetched at ``width`` in
     ``scheme``."""
     where = f"{name} at {width} px, {scheme}"
-    with _load(browser, f"{base_url}/{name}", width, scheme) as (page, requests):
+    with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, requests):
         page.wait_for_function(
             """(urls) => { const want = new Set(urls.map((u) => new URL(u, location.href).href));
               return [...document.querySelectorAll('.book-article picture.attn-figure img')]
@@ -177,7 +159,7 @@ def test_first_figure_is_fetched_early_once_in_the_mode(browser, base_url, name)
     kind, urls = first_picture(name)
     if kind != "figure":
         width, scheme = CASES[0]
-        with _load(browser, f"{base_url}/{name}", width, scheme) as (page, _requests):
+        with _reader(browser, f"{base_url}/{name}", width, scheme) as (page, _requests):
             got = page.evaluate(FIRST_FIGURE_JS, [])
         assert not got["preloads"], (
             f"{name} opens on an {kind}, yet preloads images: {got['preloads']}"
