@@ -324,10 +324,6 @@ def _fits_a_desktop(fig, where: str) -> None:
         assert not hits, (where, theme.name, hits)
 
 
-#: not fixed yet (issue 39 item 6, branch s45-desktop-diagrams): strict, so it fails once fixed
-NOT_YET = pytest.mark.xfail(strict=True, reason="issue 39 item 6: text under 12.8 px at 1280 px")
-
-
 @pytest.mark.parametrize(
     "scoring, valid_len",
     [("dot_product", None), ("dot_product", 2), ("additive", 3), ("additive", None)]
@@ -353,9 +349,10 @@ def test_encoder_decoder_at_1280_px_reads_at_four_fifths_of_body_text(source, we
 
 
 @pytest.mark.parametrize(
-    "batch, n, d, H", [(1, 10, 16, 2), (2, 7, 24, 4), (1, 5, 12, 3), (1, 12, 16, 4)]
+    "batch, n, d, H",
+    [(1, 10, 16, 2), (2, 7, 24, 4), (1, 5, 12, 3), (1, 12, 16, 4)]
+    + [(1, 40, 64, 4), (1, 10, 64, 2)],  # the largest it draws: the width capped, u shrunk
 )
-@NOT_YET
 def test_heads_diagram_at_1280_px_reads_at_four_fifths_of_body_text(batch, n, d, H):
     import attnlib
     from scoringbook.ch09_diagram import draw_heads
