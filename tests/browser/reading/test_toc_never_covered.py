@@ -70,6 +70,7 @@ SAMPLER_JS = """
 })();
 """
 
+
 # The reader's wheel: the page scrolled from the top to the bottom and back up by wheel turns
 # of a third of the window (Chromium scrolls each smoothly, over several frames, as a mouse
 # wheel does), each turn given once the last one's scroll has begun.
@@ -87,7 +88,9 @@ def _scroll_through(page) -> int:
     return turns
 
 
-VIEWS = "document.querySelectorAll('script[type=\"application/vnd.jupyter.widget-view+json\"]').length"
+VIEWS = (
+    "document.querySelectorAll('script[type=\"application/vnd.jupyter.widget-view+json\"]').length"
+)
 READY = "document.querySelectorAll('.attn-explorer[data-ready=\"true\"]').length"
 
 
@@ -124,7 +127,9 @@ def test_no_frame_shows_an_explorer_over_on_this_page_while_scrolling(browser, v
         ctx.close()
     assert turns > 10, f"{name}: only {turns} wheel turns"
     # the probe's callback ran on (nearly) every frame: the samples are the frames
-    assert seen["sampled"] >= 0.9 * seen["frames"], f"{name}: {seen['sampled']} samples, {seen['frames']} frames"
+    assert seen["sampled"] >= 0.9 * seen["frames"], (
+        f"{name}: {seen['sampled']} samples, {seen['frames']} frames"
+    )
     assert not seen["overlaps"], f"{name}: " + "; ".join(seen["overlaps"])
 
 
