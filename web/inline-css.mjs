@@ -115,7 +115,8 @@ const minified = new Map(); // one stylesheet set, rebased for one folder -> min
 // Without JavaScript, the OS's colour mode. Every stylesheet keys its dark colours on
 // html[data-theme="dark"], which layout.html's inline script sets (the reader's choice, else the
 // OS's); without scripts the attribute stays "light" and html has no data-script. So each rule
-// (or the selectors of a rule) that names [data-theme="dark"] gets a twin, appended at the end
+// (or the selectors of a rule) that names [data-theme="dark"] (not inside a :not(...)) gets a
+// twin, appended at the end
 // (it wins over the light rules it mirrors: same specificity, later), in which
 // [data-theme="dark"] reads :not([data-script]), all inside @media (prefers-color-scheme: dark):
 // the dark colours, figures and prerendered maps for a reader with scripts off and a dark OS.
@@ -152,6 +153,14 @@ function splitSelectors(prelude) {  // top-level commas only (not inside :is(...
   out.push(prelude.slice(from));
   return out;
 }
+// A selector for the dark mode: it names [data-theme="dark"], and never inside :not(...) (that
+// one is for the light mode: html[data-script]:not([data-theme="dark"]) .only-dark).
+const NOT = /:not\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)/g;
+function isDarkSelector(sel) {
+  const has = (s) => { DARK.lastIndex = 0; return DARK.test(s); };
+  const outside = sel.replace(NOT, "");
+  return has(outside) && !(sel.match(NOT) || []).some(has);
+}
 function darkTwins(css) {
   let out = "";
   let i = 0;
@@ -174,7 +183,7 @@ function darkTwins(css) {
       }
       continue;
     }
-    const dark = splitSelectors(prelude).filter((sel) => { DARK.lastIndex = 0; return DARK.test(sel); });
+    const dark = splitSelectors(prelude).filter(isDarkSelector);
     if (dark.length) out += `${dark.map((sel) => sel.replace(DARK, ":not([data-script])")).join(",")}{${body}}`;
   }
   return out;

@@ -38,6 +38,7 @@ READ_JS = """() => {
     explorerBg: css(document.querySelector('.attn-explorer'), 'backgroundColor'),
     code: css(document.querySelector('.book-article .cell_input .highlight, .book-article div.highlight'), 'backgroundColor'),
     script: document.documentElement.hasAttribute('data-script'),
+    theme: document.documentElement.dataset.theme,
   };
 }"""
 
@@ -74,21 +75,47 @@ def test_without_javascript_the_page_follows_the_os_mode(browser, visits, name, 
             f"{name}, scripts off, OS {scheme}: {key} is {got[key]}, the {scheme} mode's is "
             f"{want[key]}"
         )
-    assert got["figures"] and got["lightCells"] + got["darkCells"], f"{name}: {got}"
+    _shows_only(got, scheme, f"{name}, scripts off, OS {scheme}")
+
+
+def _shows_only(got, mode, where):
+    """Every figure shown is its ``mode`` variant (one of each pair) and every prerendered map
+    shows its ``mode`` cells."""
+    assert got["figures"] and got["lightCells"] + got["darkCells"], f"{where}: {got}"
     shown, hidden = (
-        ("darkFigures", "lightFigures") if scheme == "dark" else ("lightFigures", "darkFigures")
+        ("darkFigures", "lightFigures") if mode == "dark" else ("lightFigures", "darkFigures")
     )
     assert got[shown] == got["figures"] // 2 and got[hidden] == 0, (
-        f"{name}, scripts off, OS {scheme}: {got['lightFigures']} light and "
-        f"{got['darkFigures']} dark figures shown of {got['figures'] // 2}"
+        f"{where}: {got['lightFigures']} light and {got['darkFigures']} dark figures shown "
+        f"of {got['figures'] // 2}"
     )
     cells, other_cells = (
-        ("darkCells", "lightCells") if scheme == "dark" else ("lightCells", "darkCells")
+        ("darkCells", "lightCells") if mode == "dark" else ("lightCells", "darkCells")
     )
     assert got[cells] and not got[other_cells], (
-        f"{name}, scripts off, OS {scheme}: explorer maps show {got['lightCells']} light and "
-        f"{got['darkCells']} dark cell images"
+        f"{where}: explorer maps show {got['lightCells']} light and {got['darkCells']} dark "
+        "cell images"
     )
+
+
+# (OS, the switch's choice or None for auto, the mode shown)
+WITH_SCRIPTS = [
+    ("dark", None, "dark"),
+    ("light", None, "light"),
+    ("dark", "light", "light"),
+    ("light", "dark", "dark"),
+]
+
+
+@pytest.mark.parametrize(("os_mode", "choice", "mode"), WITH_SCRIPTS)
+def test_with_javascript_the_page_shows_its_modes_pictures(browser, visits, os_mode, choice, mode):
+    """The no-script twins never apply with scripts on: the pictures are the mode's the page
+    is in (an OS in dark mode hid every dark figure when a twin matched a script page)."""
+    name = PAGES[0]
+    visits(name)
+    got = _read(browser, f"{visits.base_url}/{name}", os_mode, js=True, mode=choice)
+    assert got["theme"] == mode, f"{name}: OS {os_mode}, switch {choice}: page in {got['theme']}"
+    _shows_only(got, mode, f"{name}, scripts on, OS {os_mode}, switch {choice or 'auto'}")
 
 
 @pytest.mark.parametrize("scheme", ["dark", "light"])
