@@ -5,8 +5,8 @@ machine and flaky on a busy one. tests/book/test_no_fixed_sleeps.py fails on any
 - :func:`wait_until`: polls a Python condition (a server answering, a kernel catching up) and
   returns its first truthy value; the poll interval is the only sleep in tests/.
 - :func:`wait_still`: waits until a page is still: no finite animation or transition running
-  in time (a drawer's slide, a smooth scroll; not a scroll-driven one) and the scroll position and page height unchanged over a
-  few animation frames.
+  in time (a drawer's slide, a smooth scroll; not a scroll-driven one) and the scroll position
+  and page height unchanged over a few animation frames.
 - :func:`wait_page_quiet`: waits until no long task has ended for ``quiet_ms`` of page time
   (the page's main thread has settled after load; tests/_vitals.py records the long tasks).
 """
@@ -93,7 +93,8 @@ PAGE_WAITS_JS = """
     let key = null, n = 0;
     return attnUntil(() => {
       const moving = document.getAnimations().some((a) => a.timeline === document.timeline &&
-        a.playState === 'running' && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+        a.playState === 'running' && a.effect &&
+        a.effect.getComputedTiming().endTime !== Infinity);
       const k = [scrollX, scrollY, innerWidth, innerHeight,
                  document.documentElement.scrollHeight].join();
       if (moving || k !== key) { key = k; n = 0; return false; }
