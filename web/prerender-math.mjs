@@ -203,10 +203,49 @@ function typeset(tex, display, where) {
   const wrapped = render(tex, false, where);
   const pieces = (wrapped.match(/^<math><mrow>[\s\S]*<\/mrow><\/math>$/) && wrapped.split("</mrow><mrow>").length) || 1;
   if (pieces < 2) return render(tex, true, where);
-  // Temml may end a piece with a function's name and start the next with its argument
-  // ("Var" | "[q_j k_j] = d" on a phone): the name and what it applies to stay on one line.
-  const joined = limitsBelow(wrapped).replace(/<mo>\u2061<\/mo><\/mrow><mrow>/g, "<mo>\u2061</mo>");
+  const joined = `<math><mrow>${keepTogether(topPieces(limitsBelow(wrapped))).join("</mrow><mrow>")}</mrow></math>`;
   return joined.replace(/^<math>/, '<math display="block" class="tml-display attn-wrap">');
+}
+
+// The pieces of Temml's wrapping form: the contents of <math>'s top-level <mrow>s.
+function topPieces(mml) {
+  const pieces = [];
+  let depth = 0, start = -1;
+  for (const t of mml.matchAll(/<mrow\b[^>]*>|<\/mrow>/g)) {
+    if (t[0][1] !== "/") {
+      if (depth++ === 0) start = t.index + t[0].length;
+    } else if (--depth === 0) pieces.push(mml.slice(start, t.index));
+  }
+  return pieces;
+}
+
+// Where Temml's wrapping form may break and a reader would not: a line that ends on a
+// function's name (its invisible apply-function operator, U+2061: "Var" | "[q_j k_j] = d") or
+// on an opening bracket ("GRU(" | "s, [e; c])": chapter 7's GRU step on a phone), a line that
+// starts with a closing bracket or a separator (")" or "," alone at a line's start), or any
+// break between a sized bracket and its partner (\big( ... \big): Temml writes them as <mo>s
+// with a minsize). Such a piece is joined with its neighbour, so a formula breaks after its
+// relations and operators and between the arguments of plain brackets, never between a name,
+// its bracket and what follows.
+const OPEN = "([{\u27e8\u2308\u230a";
+const CLOSE = ")]}\u27e9\u2309\u230b";
+const lastMo = (piece) => /<mo\b[^>]*>([^<]*)<\/mo>$/.exec(piece)?.[1];
+const firstMo = (piece) => /^<mo\b[^>]*>([^<]*)<\/mo>/.exec(piece)?.[1];
+const endsOpen = (piece) => { const m = lastMo(piece); return m === "\u2061" || (m !== undefined && m.length === 1 && OPEN.includes(m)); };
+const startsClosed = (piece) => { const m = firstMo(piece); return m !== undefined && m.length === 1 && (CLOSE + ",;.").includes(m); };
+const SIZED = /<mo\b[^>]*\bminsize="[^"]*"[^>]*>([^<]*)<\/mo>/g;
+// how many sized brackets a piece leaves open (opened less closed)
+const sizedDepth = (piece) => [...piece.matchAll(SIZED)]
+  .reduce((d, m) => d + (OPEN.includes(m[1]) ? 1 : CLOSE.includes(m[1]) ? -1 : 0), 0);
+export function keepTogether(pieces) {
+  const out = [];
+  let depth = 0;  // sized brackets open at the end of out's last piece
+  for (const p of pieces) {
+    if (out.length && (depth > 0 || endsOpen(out[out.length - 1]) || startsClosed(p))) out[out.length - 1] += p;
+    else out.push(p);
+    depth = Math.max(0, depth + sizedDepth(p));
+  }
+  return out;
 }
 
 // ----------------------------------------------------------------------------- one page
