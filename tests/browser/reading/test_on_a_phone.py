@@ -170,7 +170,7 @@ STICKY_JS = """() => {
 }"""
 
 # Every wrapping display equation's line breaks, as laid out: a piece (a top-level <mrow> of the
-# flex row) starts a new line when it starts left of where the piece before it ended. At each
+# flex row, or of one of its clauses) starts a new line when it starts left of where the piece before it ended. At each
 # break, what ends the line above and what starts the line below, and how many sized brackets
 # (<mo minsize>, Temml's \big) are open at it.
 BREAKS_JS = """() => {
@@ -180,7 +180,8 @@ BREAKS_JS = """() => {
   for (const m of document.querySelectorAll('.book-article math.attn-wrap')) {
     if (!m.checkVisibility()) continue;
     n++;
-    const pieces = [...m.children].filter((c) => c.localName === 'mrow');
+    // its pieces, in one row or in clauses (formulas side by side, each its own wrapping row)
+    const pieces = [...m.querySelectorAll(':scope > mrow:not(.attn-clause), :scope > mrow.attn-clause > mrow')];
     let open = 0;
     for (const [k, p] of pieces.entries()) {
       if (k > 0 && p.getBoundingClientRect().left < pieces[k - 1].getBoundingClientRect().right - 0.5) {
