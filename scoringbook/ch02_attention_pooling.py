@@ -65,13 +65,15 @@ __all__ = [
 ]
 
 
+@D.declare(sigma=D.Real(gt=0))
 def sigma_text(sigma: float) -> str:
     """A bandwidth as the book reads it out: two decimals ("0.49", "5.00"), as the presets and
     notices say it; below 0.1, two significant figures ("0.061", "0.013"), so that neighbouring
-    values of a log-spaced slider stay apart (0.01 and 0.013 are both "0.01" at two decimals)."""
-    sigma = float(sigma)
-    if not (math.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma_text: sigma must be a finite number > 0; got {sigma!r}")
+    values of a log-spaced slider stay apart (0.01 and 0.013 are both "0.01" at two decimals).
+
+    Args:
+        sigma: the bandwidth, a finite number > 0.
+    """
     return f"{sigma:.2f}" if sigma >= 0.0995 else f"{sigma:.2g}"
 
 
@@ -385,7 +387,8 @@ def bandwidth_training_declaration(
         return {"fit": fits, "loss": {"now": now}}
 
     labels = [
-        f"{k} (σ = {sigma_text(loo[0][k])} and {sigma_text(naive[0][k])})" for k in range(steps + 1)
+        f"{k} (σ = {sigma_text(h_loo)} and {sigma_text(h_naive)})"
+        for k, (h_loo, h_naive) in enumerate(zip(loo[0], naive[0]))
     ]
     xs = np.arange(steps + 1, dtype=np.float64)
     xq = _np(x_query)
