@@ -330,6 +330,7 @@ def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_scre
 # would pass its 20 screens). The test above holds what the reader needs: every token named on
 # every panel, in order, letters at least a 10.5-px tick label's capitals, nothing overprinted.
 
+
 def test_the_heads_figure_refuses_what_is_not_a_run():
     with pytest.raises(TypeError, match="heads_figure: run must be a TrainRun"):
         explore.heads_figure("run")
