@@ -33,8 +33,8 @@ HEADS = {
     "values": "values $\\mathbf{v}_i$",
     "output": "output $\\sum_i\\alpha_i\\mathbf{v}_i$",
 }
-PT = 9.5  # every text of the diagram: half a point over attnlib's smallest size, so it
-# stays over 9 CSS px where the book shows the wide picture smallest (1280 px: 9.9 px)
+PT = 12.5  # every text of the diagram: 12.5 pt in the 9 in (912 px with its padding) figure
+# shown in a 1280-px page's 684-px column is 13.0 px, over 0.8 of the 16 px body text (issue 39)
 # the phone's: 10 pt in a 3.6 in figure (3.8 in with its padding) shown 358 px wide is 13.1 px,
 # over 0.8 of the 16 px body text (issue 39)
 PT_DOWN = 10
@@ -51,16 +51,16 @@ def pipeline_across(ex, title, figsize, theme, managed):
     fig = new_figure(figsize, managed)
     ax = fig.add_subplot()
     ax.set_xlim(0, 10)
-    ax.set_ylim(-0.6, n + 0.9)
+    ax.set_ylim(-1.0, n + (1.5 if title else 0.9))
     ax.axis("off")
-    if title:
-        ax.set_title(title)
+    if title:  # a text, not the axes' title: attnlib holds titles to TITLE_PT, under PT here
+        ax.text(5, n + 1.2, title, ha="center", va="center", fontsize=PT + 1, color=col["text"])
     rows = [n - 1 - i + 0.2 for i in range(n)]  # key i at height rows[i], top to bottom
     head = n + 0.45
     cols = {
         "query": 0.7,
         "keys": 2.25,
-        "scores": 3.95,
+        "scores": 4.1,
         "weights": 5.75,
         "values": 7.65,
         "output": 9.3,
@@ -81,7 +81,7 @@ def pipeline_across(ex, title, figsize, theme, managed):
         ax.text(
             cols[key],
             mid,
-            ex[key],
+            ex[key].replace(", ", ",\n"),  # a column vector: leaves the arrows room
             ha="center",
             va="center",
             fontsize=PT,
@@ -135,7 +135,7 @@ def pipeline_across(ex, title, figsize, theme, managed):
             cols["values"], y, ex["values"][i], ha="center", va="center", fontsize=PT, color=colour
         )
 
-    def arrow(x0, x1, label=None):
+    def arrow(x0, x1, label=None, shift=0.0):
         ax.add_patch(
             FancyArrowPatch(
                 (x0, mid), (x1, mid), arrowstyle="-|>", mutation_scale=10, color=col["arrow"], lw=1
@@ -143,8 +143,8 @@ def pipeline_across(ex, title, figsize, theme, managed):
         )
         if label:
             ax.text(
-                (x0 + x1) / 2,
-                -0.35,
+                (x0 + x1) / 2 + shift,
+                -0.55,
                 label,
                 ha="center",
                 va="center",
@@ -152,17 +152,18 @@ def pipeline_across(ex, title, figsize, theme, managed):
                 color=col["arrow"],
             )
 
-    arrow(cols["query"] + 0.6, cols["keys"] - 0.75, label="compare with\nevery key")
-    arrow(cols["keys"] + 0.75, cols["scores"] - 0.75, label=ex["scoring"])
+    arrow(cols["query"] + 0.45, cols["keys"] - 0.8, label="compare with\nevery key")
+    arrow(cols["keys"] + 0.75, cols["scores"] - 0.4, label=ex["scoring"])
     arrow(
-        cols["scores"] + 0.55,
+        cols["scores"] + 0.4,
         cols["weights"] - 0.75,
         label="softmax" + (" over the\nvalid keys" if valid < n else ""),
+        shift=0.3,  # clear of a long scoring's label (additive's) on its left
     )
-    arrow(cols["values"] + 0.75, cols["output"] - 0.75, label="weighted sum\nof the values")
+    arrow(cols["values"] + 0.8, cols["output"] - 0.45, label="weighted sum\nof the values")
     ax.text(
-        cols["weights"] + 0.3,
-        -0.35,
+        cols["weights"] + 0.95,
+        -0.55,
         f"sum = {weights.sum():.2f}",
         ha="center",
         va="center",

@@ -11,8 +11,9 @@ next character.
 An attnlib figure (see :mod:`attnlib.plotting.variants`): drawn for a light page, and again
 for a dark one and for a phone's column (PHONE_WIDTH, 3.6 in wide, the parts stacked in two
 columns, its text at PT_PHONE = 10 pt: 13.1 CSS px on a 390-px phone, over 0.8 of the body text).
-Both layouts are drawn in inches on one axes filling the figure, every text at 9.5 pt or more,
-and no arrow crosses a text.
+The wide layout (WIDE, 7 x 4.9 in, its notes at PT_WIDE = 10 pt) reads at 13.2 CSS px in a
+1280-px page's 684-px column. Both layouts are drawn in inches on one axes filling the figure,
+every text at 10 pt or more, and no arrow crosses a text.
 """
 
 from __future__ import annotations
@@ -28,13 +29,18 @@ from attnlib.domains import Anything, Str, as_str, declare, describe
 __all__ = ["draw_encoder_decoder"]
 
 FN = "draw_encoder_decoder"
-PT = 9.5  # notes and the characters: half a point over attnlib's smallest size (9.9 CSS px
-# at 1280 px, where the book shows the wide picture smallest)
+PT = 9.5  # the pen's default size (each layout passes its own)
 BOX_PT = 10.0  # the boxes' names
+#: The wide layout's notes and characters (pt). Its content is about 6.4 in wide (662 CSS px
+#: with the PNG's padding), so 10 pt reads at 13.9 CSS px in a 1280-px page's 684-px column,
+#: over 0.8 of the 16-px body text (issue 39; tests/book/test_diagrams.py)
+PT_WIDE = 10.0
 #: The wide layout is designed on this canvas (in); a figure of another size stretches it.
-WIDE = (9.0, 4.4)
+WIDE = (7.0, 4.9)
+#: The wide layout's encoder: its first and last character (in).
+ENC_WIDE = (1.1, 4.2)
 #: Below this width (in) a figure gets the stacked (phone) layout, whatever its figsize.
-MIN_WIDE_WIDTH = 7.0
+MIN_WIDE_WIDTH = 6.0
 #: The phone layout's width (in): attnlib's NARROW_WIDTH, the book's 358-px column on a 390-px
 #: phone (3.8 in with the PNG's padding).
 PHONE_WIDTH = 3.6
@@ -134,10 +140,10 @@ def draw_encoder_decoder(
             matrix): finite, nonnegative, summing to 1 (within 1e-3).
         next_char: the character this step writes, optional.
         title: optional title.
-        figsize: the wide figure's size in inches; default (and at least) 9 x 4.4, plus
-            0.35 for a title and 1.35 for each further row of characters (a row holds 45).
+        figsize: the wide figure's size in inches; default (and at least) 7 x 4.9, plus
+            0.35 for a title and 1.35 for each further row of characters (a row holds 29).
             A larger figure stretches the layout (its text keeps its size); a figure
-            narrower than 7 in gets the narrow layout instead.
+            narrower than 6 in gets the narrow layout instead.
 
     Returns:
         The pyplot-managed :class:`matplotlib.figure.Figure` (an attnlib figure: the book
@@ -319,52 +325,57 @@ def _encoder(pen, step, left, right, base):
 
 
 def _wide(step, figsize, theme, managed):
-    """The desktop layout on a 9 x 4.4 in canvas: the decoder's boxes in two rows over the
-    encoder."""
+    """The desktop layout on a WIDE canvas (7 x 4.9 in), its notes at PT_WIDE: the decoder's
+    boxes in two rows over the encoder, the scores and the context on two lines each, so the
+    picture is narrow enough for its text to read at 13.9 CSS px in a 1280-px page's 684-px
+    column (issue 39)."""
     from attnlib.plotting.kit import finish_figure
 
-    _, rows = _rows(len(step["source"]), 4.9)
+    left, right = ENC_WIDE  # the encoder's first and last character (in)
+    _, rows = _rows(len(step["source"]), right - left)
     width = WIDE[0]
     height = WIDE[1] + (TITLE_H if step["title"] else 0.0) + (rows - 1) * ROW_H
     size = (width, height)
     if figsize is not None:  # larger: the layout stretches; smaller: it needs this much
         size = (max(figsize[0], width), max(figsize[1], height))
-    fig, pen = _canvas(size, (width, height), theme, managed)
+    fig, pen = _canvas(size, (width, height), theme, managed, PT_WIDE)
     col = pen.col
     # the encoder, bottom: characters, states, weights; its caption under them
-    lo = 0.35
     pen.text(
-        3.35,
-        lo,
-        r"encoder: a GRU reads the characters both ways; its states $\mathbf{h}_t$ are the "
-        "keys and the values,\n"
-        r"and its final states are the decoder's first state $\mathbf{s}_0$",
+        (left + right) / 2,
+        0.42,
+        "encoder: a GRU reads the characters both ways;\n"
+        r"its states $\mathbf{h}_t$ are the keys and the values,"
+        "\n"
+        r"its final states the decoder's first state $\mathbf{s}_0$",
         colour=col["muted"],
         linespacing=1.35,
     )
-    first, last, bars_top, used = _encoder(pen, step, 0.9, 5.8, lo + 0.4)
-    # the decoder, two rows of boxes over it
-    y_mid, y_top = lo + 0.4 + used + 0.6, lo + 0.4 + used + 1.55
+    base = 0.95
+    first, last, bars_top, used = _encoder(pen, step, left, right, base)
+    # the decoder, two rows of boxes over it: x_l over the keys, x_r over the values
+    y_mid, y_top = base + used + 0.75, base + used + 1.75
+    x_l, x_r, x_o = 1.45, 4.15, 5.95
     scores = pen.box(
-        1.85,
+        x_l,
         y_mid,
-        2.9,
-        0.45,
-        r"scores $a(\mathbf{s}_{t'-1}, \mathbf{h}_t)$, softmax",
+        2.0,
+        0.7,
+        r"scores $a(\mathbf{s}_{t'-1}, \mathbf{h}_t)$" "\nsoftmax",
         col["attention"],
     )
     context = pen.box(
-        5.3,
+        x_r,
         y_mid,
-        2.6,
-        0.5,
-        r"context $\mathbf{c}_{t'} = \sum_t \alpha_t \mathbf{h}_t$",
+        1.3,
+        0.7,
+        "context\n" r"$\mathbf{c}_{t'} = \sum_t \alpha_t \mathbf{h}_t$",
         col["attention"],
     )
-    query = pen.box(1.85, y_top, 1.7, 0.45, r"query $\mathbf{s}_{t'-1}$", col["query"])
-    gru = pen.box(5.3, y_top, 0.9, 0.45, "GRU", col["text"])
-    dense = pen.box(7.65, y_top, 1.8, 0.45, "dense + softmax", col["text"])
-    pen.text(7.65, dense.bottom - 0.14, step["writes"], va="top")
+    query = pen.box(x_l, y_top, 1.3, 0.45, r"query $\mathbf{s}_{t'-1}$", col["query"])
+    gru = pen.box(x_r, y_top, 0.8, 0.45, "GRU", col["text"])
+    dense = pen.box(x_o, y_top, 1.5, 0.45, "dense + softmax", col["text"])
+    pen.text(x_o, dense.bottom - 0.14, step["writes"], va="top")
     # the decoder's arrows
     pen.arrow((query.right, y_top), (gru.left, y_top), col["query"])
     pen.text(
@@ -376,10 +387,10 @@ def _wide(step, figsize, theme, managed):
     )
     pen.arrow((gru.right, y_top), (dense.left, y_top), col["text"])
     pen.text((gru.right + dense.left) / 2, y_top + 0.06, r"$\mathbf{s}_{t'}$", va="bottom")
-    pen.text(5.3, gru.top + 0.34, f"previous character {step['previous']}", va="bottom")
-    pen.arrow((5.3, gru.top + 0.3), (5.3, gru.top), col["text"])
-    pen.arrow((1.85, query.bottom), (1.85, scores.top), col["query"])
-    pen.arrow((5.3, context.top), (5.3, gru.bottom), col["attention"])
+    pen.text(x_r, gru.top + 0.34, f"previous character {step['previous']}", va="bottom")
+    pen.arrow((x_r, gru.top + 0.3), (x_r, gru.top), col["text"])
+    pen.arrow((x_l, query.bottom), (x_l, scores.top), col["query"])
+    pen.arrow((x_r, context.top), (x_r, gru.bottom), col["attention"])
     pen.arrow((scores.right, y_mid), (context.left, y_mid), col["attention"])
     pen.text(
         (scores.right + context.left) / 2,
@@ -389,15 +400,15 @@ def _wide(step, figsize, theme, managed):
         colour=col["text"],
     )
     # attention's arrows: keys in, the weights down to their bars, values in
-    x_w = 3.0
+    x_w = 2.2
     pen.arrow((x_w, scores.bottom), (x_w, bars_top), col["attention"])
     pen.text(
         x_w + 0.1, (scores.bottom + bars_top) / 2, r"this step's weights $\alpha_t$", ha="left"
     )
-    x_k = 0.5
+    x_k = 0.7
     pen.arrow((first[0] - 0.2, first[1]), (x_k, scores.bottom), col["encoder"], bend=True)
     pen.text(x_k - 0.1, (first[1] + scores.bottom) / 2, "keys", ha="right")
-    x_v = 6.35
+    x_v = 4.6
     pen.arrow((last[0] + 0.2, last[1]), (x_v, context.bottom), col["encoder"], bend=True)
     pen.text(x_v + 0.1, (last[1] + context.bottom) / 2, "values", ha="left")
     if step["title"]:

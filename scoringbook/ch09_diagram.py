@@ -11,7 +11,10 @@ Under each block, its shape as the code has it.
 
 An attnlib figure (see :mod:`attnlib.plotting.variants`): drawn for a light page, and again
 for a dark one and for a phone's column (3.6 in wide, the stages in three rows, its text at
-10 pt: 13.1 CSS px on a 390-px phone, over 0.8 of the body text). Text is at 9.5 pt or more.
+10 pt: 13.1 CSS px on a 390-px phone, over 0.8 of the body text). The wide picture draws its
+text at PT_WIDE = 10 pt and is at most WIDE_MAX = 6.9 in wide, its squares smaller where d or n
+would make it wider, so its text reads at >= 13.4 CSS px in a 1280-px page's 684-px column.
+Names and shapes stand on two lines under the blocks; the split's shape over the heads.
 """
 
 from __future__ import annotations
@@ -31,7 +34,14 @@ PT = 9.5
 #: and its text (pt): 10 pt in the 3.8-in PNG (with its padding) shown 358 px wide is 13.1 CSS
 #: px, over 0.8 of the 16-px body text (issue 39; tests/book/test_diagrams.py)
 PHONE_WIDTH, PT_PHONE = 3.6, 10.0
-U_WIDE = 0.05  # inches per number in the wide layout
+#: The wide layout: its text (pt), and its width (in) at most: 10 pt in a PNG at most 7.1 in
+#: wide (with its padding) shown 684 px wide, a 1280-px page's column, is >= 13.4 CSS px, over
+#: 0.8 of the 16-px body text (issue 39; tests/book/test_diagrams.py)
+PT_WIDE, WIDE_MAX = 10.0, 6.9
+MARGIN = 0.1  # the wide layout's margin, left and right (in)
+U_WIDE = 0.05  # inches per number in the wide layout, at most (less where d is large)
+U_MIN = 0.01  # ... and at least
+DECK_STEP = 0.09  # how far each of Q, K, V's blocks stands behind the one before (in)
 U_NARROW = 0.045  # ... in the narrow one, at most (less where d is large)
 ARROW = 0.4  # the narrow layout's downward arrows (in)
 
@@ -202,75 +212,143 @@ def _shape(*dims) -> str:
 
 def _qkv(pen, x0, y0, n, d, H):
     """Q, K, V as a deck of three blocks, columns coloured by head; returns (left, right)."""
-    dh, step = d // H, 0.09
+    dh, step = d // H, DECK_STEP
     groups = [(h * dh, dh, h) for h in range(H)]
     for k in (2, 1, 0):  # V at the back, Q in front
         pen.block(x0 + k * step, y0 + k * step, d, n, groups)
     return x0, x0 + d * pen.u + 2 * step
 
 
-def _heads(pen, x0, ytop, s, gap_h):
-    """Each head: weights (n, n), then its output (n, d/H); stacked downwards from ytop.
-    Returns (right edge, [(left, middle y) per head], bottom)."""
-    n, d, H, u = s["n"], s["d"], s["H"], pen.u
-    dh, mids, y = d // H, [], ytop
-    right = x0
-    for h in range(H):
-        yb = y - n * u
-        pen.heat(x0, yb, s["weights"][h])
-        pen.text(x0 + n * u / 2, yb - 0.05, f"head {h + 1}: {_shape(n, n)}")
-        xo = x0 + n * u + 0.45
-        pen.arrow((x0 + n * u + 0.05, yb + n * u / 2), (xo - 0.05, yb + n * u / 2))
-        pen.block(xo, yb, dh, n, [(0, dh, h)])
-        pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
-        right = xo + dh * u
-        mids.append((x0, yb + n * u / 2))
-        y = yb - gap_h
-    return right, mids, y + gap_h
+def _text_width(text: str, pt: float) -> float:
+    """How wide ``text`` (its widest line) draws at ``pt``, in inches."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.font_manager import FontProperties
+
+    renderer, prop = RendererAgg(8, 8, 72), FontProperties(size=pt)
+    widths = [
+        renderer.get_text_width_height_descent(line, prop, ismath="$" in line)[0]
+        for line in text.split("\n")
+    ]
+    return max(widths) / 72
+
+
+def _wide_plan(s) -> dict:
+    """The wide layout's inches per number and its columns' widths: u is U_WIDE, or less
+    where that would make the picture wider than WIDE_MAX (large d, or many tokens)."""
+    n, d, H, b = s["n"], s["d"], s["H"], s["batch"]
+    dh, pt = d // H, PT_WIDE
+    labels = {
+        "x": _text_width(f"X\n{_shape(b, n, d)}", pt),
+        "qkv": _text_width(f"Q, K, V\n{_shape(b, n, d)}", pt),
+        "head": _text_width(f"head {H}\n{_shape(n, n)}", pt),
+        "out": _text_width(_shape(n, dh), pt),
+        "cat": _text_width(_shape(b, n, d), pt),
+        "o": _text_width(f"output\n{_shape(b, n, d)}", pt),
+        "split": _text_width(f"split {_shape(b * H, n, dh)}", pt),
+    }
+    # the arrows' gaps: W_Q, W_K, W_V over the first; the split, concat and W_O arrows
+    gap_w = _text_width("$W_Q, W_K, W_V$", pt) + 0.2
+    gaps = {"w": gap_w, "split": 0.45, "head": 0.35, "cat": 0.45, "o": 0.4}
+
+    def columns(u):
+        heat = max(n * u, labels["head"])
+        out = max(dh * u, labels["out"])
+        return {
+            "x": max(d * u, labels["x"]),
+            "qkv": max(d * u + 2 * DECK_STEP, labels["qkv"]),
+            # the heads' column: each head's weights, an arrow, its output; the split's name
+            "heads": max(heat + gaps["head"] + out, labels["split"]),
+            "heat": heat,
+            "out": out,
+            "cat": max(d * u, labels["cat"]),
+            "o": max(d * u, labels["o"]),
+        }
+
+    def width(u):
+        c = columns(u)
+        return (
+            2 * MARGIN
+            + sum(c[k] for k in ("x", "qkv", "heads", "cat", "o"))
+            + sum(gaps[k] for k in ("w", "split", "cat", "o"))
+        )
+
+    u = U_WIDE
+    while width(u) > WIDE_MAX and u > U_MIN:
+        u = round(u - 0.0005, 4)
+    return {"u": u, "width": width(u), "gaps": gaps, **columns(u)}
 
 
 def _draw(s, theme, narrow, managed):
     n, d, H, b = s["n"], s["d"], s["H"], s["batch"]
     dh = d // H
     if not narrow:
-        u = U_WIDE
-        head_h = n * u + 0.42
-        height = max(H * head_h + 0.3, n * u + 1.3) + 0.2
-        width = 0.25 + 4 * d * u + 0.18 + 1.0 + 1.05 + n * u + 0.45 + dh * u + 0.8 + 0.6 + 0.7
-        fig, pen = _canvas((width, height), theme, managed, u, H)
-        yc = height / 2
+        plan = _wide_plan(s)
+        u, gaps, width = plan["u"], plan["gaps"], plan["width"]
+        label_h = 0.4  # a two-line label under a block, and the gap to the next block
+        head_h = n * u + label_h + 0.1
+        height = max(H * head_h + 0.3, n * u + 0.3 + label_h) + 0.3
+        fig, pen = _canvas((width, height), theme, managed, u, H, PT_WIDE)
+        yc = height / 2 - 0.05
         y0 = yc - n * u / 2
-        x = 0.25
+        mid = "\n"
+        x = MARGIN + (plan["x"] - d * u) / 2
         cx = pen.block(x, y0, d, n)
-        pen.text(cx, y0 - 0.05, f"X {_shape(b, n, d)}")
+        pen.text(cx, y0 - 0.05, f"X{mid}{_shape(b, n, d)}")
         x1 = x + d * u
-        qx0 = x1 + 1.0
+        qx0 = MARGIN + plan["x"] + gaps["w"] + (plan["qkv"] - d * u - 2 * DECK_STEP) / 2
         pen.arrow((x1 + 0.05, yc), (qx0 - 0.05, yc), "$W_Q, W_K, W_V$")
         left, right = _qkv(pen, qx0, y0, n, d, H)
-        pen.text((left + right) / 2, y0 - 0.05, f"Q, K, V {_shape(b, n, d)}")
-        hx0 = right + 1.05
-        ytop = yc + H * head_h / 2 - 0.1
-        hright, mids, _ = _heads(pen, hx0, ytop, s, head_h - n * u)
-        for h, (hx, hy) in enumerate(mids):
-            lab = f"split {_shape(b * H, n, dh)}" if h == 0 else None
-            pen.arrow((right + 0.05, yc), (hx - 0.05, hy), lab)
-        cx0 = hright + 0.8
+        pen.text((left + right) / 2, y0 - 0.05, f"Q, K, V{mid}{_shape(b, n, d)}")
+        hx0 = MARGIN + plan["x"] + gaps["w"] + plan["qkv"] + gaps["split"]
+        ytop = yc + H * head_h / 2 - 0.15
+        hright, mids = _heads_wide(pen, hx0, ytop, s, plan, head_h)
+        pen.text(
+            hx0 + plan["heads"] / 2,
+            ytop + 0.08,
+            f"split {_shape(b * H, n, dh)}",
+            colour=pen.col["muted"],
+            va="bottom",
+        )
+        for hx, hy in mids:
+            pen.arrow((right + 0.05, yc), (hx - 0.05, hy))
+        cx0 = hx0 + plan["heads"] + gaps["cat"] + (plan["cat"] - d * u) / 2
+        hright = max(hright, hx0 + plan["heads"])  # clear of an output's wider label
         for _hx, hy in mids:
             pen.arrow((hright + 0.05, hy), (cx0 - 0.05, yc))
         groups = [(h * dh, dh, h) for h in range(H)]
         cc = pen.block(cx0, y0, d, n, groups)
         pen.text(cc, y0 + n * u + 0.05, "concat", colour=pen.col["muted"], va="bottom")
         pen.text(cc, y0 - 0.05, _shape(b, n, d))
-        ox0 = cx0 + d * u + 0.6
+        ox0 = hx0 + plan["heads"] + gaps["cat"] + plan["cat"] + gaps["o"]
+        ox0 += (plan["o"] - d * u) / 2
         pen.arrow((cx0 + d * u + 0.05, yc), (ox0 - 0.05, yc), "$W_O$")
         oc = pen.block(ox0, y0, d, n)
-        pen.text(oc, y0 - 0.05, f"output {_shape(b, n, d)}")
+        pen.text(oc, y0 - 0.05, f"output{mid}{_shape(b, n, d)}")
     else:
         fig = _narrow(s, theme, managed)
     from attnlib.plotting.kit import finish_figure
 
     finish_figure(fig, theme)
     return fig
+
+
+def _heads_wide(pen, x0, ytop, s, plan, head_h):
+    """The wide layout's heads, stacked downwards from ytop: each its weights (n, n), an
+    arrow, its output (n, d/H), centred in their columns. Returns (the outputs' right edge,
+    [(left, middle y) per head])."""
+    n, d, H, u = s["n"], s["d"], s["H"], pen.u
+    dh, mids = d // H, []
+    xh = x0 + (plan["heat"] - n * u) / 2
+    xo = x0 + plan["heat"] + plan["gaps"]["head"] + (plan["out"] - dh * u) / 2
+    for h in range(H):
+        yb = ytop - h * head_h - n * u
+        pen.heat(xh, yb, s["weights"][h])
+        pen.text(xh + n * u / 2, yb - 0.05, f"head {h + 1}\n{_shape(n, n)}")
+        pen.arrow((xh + n * u + 0.05, yb + n * u / 2), (xo - 0.05, yb + n * u / 2))
+        pen.block(xo, yb, dh, n, [(0, dh, h)])
+        pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
+        mids.append((xh, yb + n * u / 2))
+    return xo + dh * u, mids
 
 
 def _narrow(s, theme, managed):

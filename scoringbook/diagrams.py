@@ -95,7 +95,7 @@ def _fmt(vec) -> str:
     title=Str(optional=True),
     figsize=Anything("a figure size (width, height): checked by the plotting rules"),
 )
-def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 3.2)):
+def draw_pipeline(example: dict, *, title: str | None = None, figsize=(9.0, 4.3)):
     """Draw query -> scores -> softmax weights -> weighted sum, with the example's numbers.
 
     The stages run left to right, one row per key. Its narrow variant (for a phone, see

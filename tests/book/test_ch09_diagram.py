@@ -26,7 +26,8 @@ def test_the_picture_carries_the_modules_shapes_and_weights(batch, n, d, H):
     lens = attnlib.causal_valid_lens(batch, n)
     fig = draw_heads(mha, x, lens)
     for f in (fig, fig._attnlib_redraw(DARK, True, False)):
-        texts = " | ".join(_texts(f))
+        # a name and its shape may stand on two lines (the wide picture's labels)
+        texts = " | ".join(" ".join(t.split()) for t in _texts(f))
         assert f"X ({batch}, {n}, {d})" in texts and f"output ({batch}, {n}, {d})" in texts
         assert f"split ({batch * H}, {n}, {d // H})" in texts, texts
         assert texts.count(f"({n}, {d // H})") == H  # one output block per head

@@ -31,7 +31,7 @@ def test_masked_example_and_figure_text():
     e = pipeline_example("dot_product", valid_len=3)
     assert e["weights"][3] == 0 and float(e["weights"][:3].sum()) == pytest.approx(1.0)
     fig = draw_pipeline(e, title="t")
-    texts = _texts(fig)
+    texts = [" ".join(t.split()) for t in _texts(fig)]  # a vector may run over two lines
     assert "0.00" in texts and any("(masked)" in t for t in texts)
     assert f"{float(e['weights'][2]):.2f}" in texts
     assert "(" + ", ".join(f"{x:.2f}" for x in e["output"].tolist()) + ")" in texts
@@ -187,10 +187,10 @@ def test_encoder_decoder_no_text_overlaps_another_or_an_arrow(source, weights, k
 def test_encoder_decoder_sizes():
     from scoringbook.ch07_diagram import PHONE_WIDTH
 
-    assert tuple(_ed().get_size_inches()) == (9.0, 4.4)
-    assert tuple(_ed(title="t").get_size_inches()) == (9.0, 4.75)
+    assert tuple(_ed().get_size_inches()) == (7.0, 4.9)
+    assert tuple(_ed(title="t").get_size_inches()) == (7.0, 5.25)
     assert tuple(_ed(figsize=(12, 6)).get_size_inches()) == (12.0, 6.0)  # stretched
-    assert tuple(_ed(figsize=(7, 3)).get_size_inches()) == (9.0, 4.4)  # what it needs
+    assert tuple(_ed(figsize=(6.5, 3)).get_size_inches()) == (7.0, 4.9)  # what it needs
     small = _ed(figsize=(5, 4))  # too narrow for the wide layout: the phone's
     assert small.get_size_inches()[0] == PHONE_WIDTH
     assert small.get_size_inches()[1] > PHONE_WIDTH
@@ -287,3 +287,78 @@ def test_heads_diagram_on_a_phone_reads_at_four_fifths_of_body_text(batch, n, d,
     x = torch.randn(batch, n, d)
     fig = draw_heads(mha, x, attnlib.causal_valid_lens(batch, n))
     _fits_a_phone(fig, f"heads (batch {batch}, n {n}, d {d}, H {H})")
+
+
+#: issue 39 item 6: at 1280 px the book's article column is 684 px wide; a diagram's wide
+#: (desktop) picture shows there at most that wide, and its text too reads at >= 0.8 x 16 px
+DESKTOP_COLUMN = 684
+
+
+def _fits_a_desktop(fig, where: str) -> None:
+    """``fig``'s wide variants (light, itself, and dark) read at >= 0.8 of the 16-px body text
+    in a 1280-px page's 684-px column, and their texts keep inside the figure, apart from each
+    other and off the arrows."""
+    from itertools import combinations
+
+    from attnlib.plotting._theme import DARK, LIGHT
+    from attnlib.plotting.variants import drawn_texts, figure_variants, render_png
+
+    wide = [{**render_png(fig), "theme": "light"}]
+    wide += [v for v in figure_variants(fig) if v["layout"] == "wide"]
+    assert {v["theme"] for v in wide} == {"light", "dark"}, f"{where}: no dark wide variant"
+    for v in wide:  # label_scale: the smallest text's CSS px per CSS px of width
+        px = v["label_scale"] * min(v["width"], DESKTOP_COLUMN)
+        assert px >= DIAGRAM_MIN_PX, f"{where}, {v['theme']}: {px:.2f} px at 1280 px"
+    for theme in (LIGHT, DARK):
+        variant = fig._attnlib_redraw(theme, False, False)
+        width, height = variant.bbox.width, variant.bbox.height
+        boxes = drawn_texts(variant)
+        for text, _, box in boxes:
+            assert box.x0 >= -1 and box.x1 <= width + 1, (where, theme.name, text)
+            assert box.y0 >= -1 and box.y1 <= height + 1, (where, theme.name, text)
+        for (ta, _, a), (tb, _, b) in combinations(boxes, 2):
+            w = min(a.x1, b.x1) - max(a.x0, b.x0)
+            h = min(a.y1, b.y1) - max(a.y0, b.y0)
+            assert not (w > 1 and h > 1), (where, theme.name, ta, tb)
+        hits = _arrows_through_texts(variant)
+        assert not hits, (where, theme.name, hits)
+
+
+@pytest.mark.parametrize(
+    "scoring, valid_len",
+    [("dot_product", None), ("dot_product", 2), ("additive", 3), ("additive", None)]
+    + [("gaussian", None)],
+)
+def test_pipeline_at_1280_px_reads_at_four_fifths_of_body_text(scoring, valid_len):
+    fig = draw_pipeline(pipeline_example(scoring, valid_len=valid_len), title="a pipeline")
+    _fits_a_desktop(fig, f"pipeline {scoring}, valid_len {valid_len}")
+
+
+@pytest.mark.parametrize(
+    "source, weights, kw",
+    [
+        (DATE, None, {}),
+        ("x", [1.0], {"title": "one character"}),
+        ("Wednesday, 25 September 2026", None, {"title": "a long date"}),
+        ("a" * 70, None, {}),
+    ],
+    ids=["chapter-7", "one-char", "28-chars", "70-chars"],
+)
+def test_encoder_decoder_at_1280_px_reads_at_four_fifths_of_body_text(source, weights, kw):
+    _fits_a_desktop(_ed(source, weights, **kw), source)
+
+
+@pytest.mark.parametrize(
+    "batch, n, d, H",
+    [(1, 10, 16, 2), (2, 7, 24, 4), (1, 5, 12, 3), (1, 12, 16, 4)]
+    + [(1, 40, 64, 4), (1, 10, 64, 2)],  # the largest it draws: the width capped, u shrunk
+)
+def test_heads_diagram_at_1280_px_reads_at_four_fifths_of_body_text(batch, n, d, H):
+    import attnlib
+    from scoringbook.ch09_diagram import draw_heads
+
+    torch.manual_seed(0)
+    mha = attnlib.MultiHeadAttention(num_hiddens=d, num_heads=H, dropout=0.0)
+    x = torch.randn(batch, n, d)
+    fig = draw_heads(mha, x, attnlib.causal_valid_lens(batch, n))
+    _fits_a_desktop(fig, f"heads (batch {batch}, n {n}, d {d}, H {H})")
