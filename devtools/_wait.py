@@ -5,8 +5,8 @@ machine and flaky on a busy one. tests/book/test_no_fixed_sleeps.py fails on any
 - :func:`wait_until`: polls a Python condition (a server answering, a kernel catching up) and
   returns its first truthy value; the poll interval is the only sleep in tests/.
 - :func:`wait_still`: waits until a page is still: no finite animation or transition running
-  (a drawer's slide, a smooth scroll) and the scroll position and page height unchanged over a
-  few animation frames.
+  in time (a drawer's slide, a smooth scroll; not a scroll-driven one) and the scroll position
+  and page height unchanged over a few animation frames.
 - :func:`wait_page_quiet`: waits until no long task has ended for ``quiet_ms`` of page time
   (the page's main thread has settled after load; tests/_vitals.py records the long tasks).
 """
@@ -39,12 +39,14 @@ def wait_until(check: Callable[[], T], timeout_s: float, what: str) -> T:
 
 
 # True once the page has been still (no finite animation running, same scroll position, size
-# and height) for `frames` animation frames in a row; polled on every frame.
+# and height) for `frames` animation frames in a row; polled on every frame. Only animations in
+# time count: a scroll-driven one (attnbook.css's fold of "on this page") moves only with the
+# scroll position, which the key already holds, and stays "running" for good.
 STILL_JS = """
 (frames) => {
   const s = window.__attnStill || (window.__attnStill = {key: null, n: 0});
-  const moving = document.getAnimations().some((a) => a.playState === 'running' &&
-    a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+  const moving = document.getAnimations().some((a) => a.timeline === document.timeline &&
+    a.playState === 'running' && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
   const key = [scrollX, scrollY, innerWidth, innerHeight,
                document.documentElement.scrollHeight].join();
   if (moving || key !== s.key) { s.key = key; s.n = 0; return false; }
@@ -90,8 +92,9 @@ PAGE_WAITS_JS = """
   const attnStill = (frames = 3, ms = 10000) => {
     let key = null, n = 0;
     return attnUntil(() => {
-      const moving = document.getAnimations().some((a) => a.playState === 'running' &&
-        a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+      const moving = document.getAnimations().some((a) => a.timeline === document.timeline &&
+        a.playState === 'running' && a.effect &&
+        a.effect.getComputedTiming().endTime !== Infinity);
       const k = [scrollX, scrollY, innerWidth, innerHeight,
                  document.documentElement.scrollHeight].join();
       if (moving || k !== key) { key = k; n = 0; return false; }

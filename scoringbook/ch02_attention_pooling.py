@@ -61,7 +61,20 @@ __all__ = [
     "kernel_regression_declaration",
     "bandwidth_training_explorer",
     "bandwidth_training_declaration",
+    "sigma_text",
 ]
+
+
+@D.declare(sigma=D.Real(gt=0))
+def sigma_text(sigma: float) -> str:
+    """A bandwidth as the book reads it out: two decimals ("0.49", "5.00"), as the presets and
+    notices say it; below 0.1, two significant figures ("0.061", "0.013"), so that neighbouring
+    values of a log-spaced slider stay apart (0.01 and 0.013 are both "0.01" at two decimals).
+
+    Args:
+        sigma: the bandwidth, a finite number > 0.
+    """
+    return f"{sigma:.2f}" if sigma >= 0.0995 else f"{sigma:.2g}"
 
 
 def _truth(x: np.ndarray | torch.Tensor):
@@ -90,7 +103,7 @@ def _kernel_presets(bandwidths: list[float]) -> list[Preset]:
             {"bandwidth": _nearest(bandwidths, 0.01)},
         ),
         Preset(
-            "σ = 5: the mean",
+            "σ = 5.00: the mean",
             "Notice: every bar is close to 1/40, and the prediction stays near the mean of the "
             "targets wherever the query goes.",
             {"bandwidth": _nearest(bandwidths, 5.0)},
@@ -176,7 +189,7 @@ def kernel_regression_declaration(
                 "bandwidth",
                 bandwidths,
                 label="bandwidth",
-                value_labels=[f"σ = {b:g}" for b in bandwidths],
+                value_labels=[f"σ = {sigma_text(b)}" for b in bandwidths],
                 default=min(bandwidths, key=lambda b: abs(b - 0.5)),
             ),
             Slider(
@@ -373,7 +386,10 @@ def bandwidth_training_declaration(
         )  # (2, 2): x row, y row
         return {"fit": fits, "loss": {"now": now}}
 
-    labels = [f"{k} (σ = {loo[0][k]:.3f} and {naive[0][k]:.3f})" for k in range(steps + 1)]
+    labels = [
+        f"{k} (σ = {sigma_text(h_loo)} and {sigma_text(h_naive)})"
+        for k, (h_loo, h_naive) in enumerate(zip(loo[0], naive[0]))
+    ]
     xs = np.arange(steps + 1, dtype=np.float64)
     xq = _np(x_query)
     return Declaration(

@@ -355,7 +355,10 @@ def _figures(x: float, digits: int) -> str:
     if x == 0:
         return "0"
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
-    return f"{x:.{decimals}f}"
+    text = f"{x:.{decimals}f}"
+    if decimals and abs(float(text)) >= 10 ** (digits - decimals):  # 99.96 rounded up to 100.0
+        text = f"{x:.{decimals - 1}f}"
+    return text
 
 
 class CostTable:

@@ -112,6 +112,87 @@ export function rebaseUrls(css, file, pageDir) {
 
 const minified = new Map(); // one stylesheet set, rebased for one folder -> minified CSS
 
+// Without JavaScript, the OS's colour mode. Every stylesheet keys its dark colours on
+// html[data-theme="dark"], which layout.html's inline script sets (the reader's choice, else the
+// OS's); without scripts the attribute stays "light" and html has no data-script. So each rule
+// (or the selectors of a rule) that names [data-theme="dark"] (not inside a :not(...)) gets a
+// twin, appended at the end
+// (it wins over the light rules it mirrors: same specificity, later), in which
+// [data-theme="dark"] reads :not([data-script]), all inside @media (prefers-color-scheme: dark):
+// the dark colours, figures and prerendered maps for a reader with scripts off and a dark OS.
+// With scripts on, html always has data-script, and no twin applies: the mode switch wins.
+// Read from Lightning CSS's minified output: rules, at-rules with blocks (@media, @supports,
+// @layer are entered; @keyframes, @font-face and the like are not), strings and parentheses
+// passed over whole.
+const DARK = /\[data-theme=(["']?)dark\1\]/g;
+function blockEnd(css, open) {  // index of the "}" closing the "{" at `open`
+  let depth = 0;
+  for (let i = open; i < css.length; i++) {
+    const c = css[i];
+    if (c === '"' || c === "'") { i = stringEnd(css, i) - 1; continue; }
+    if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return i;
+  }
+  fail("an unbalanced stylesheet");
+}
+function stringEnd(css, k) {
+  let j = k + 1;
+  while (j < css.length && css[j] !== css[k]) j += css[j] === "\\" ? 2 : 1;
+  return j + 1;
+}
+function splitSelectors(prelude) {  // top-level commas only (not inside :is(...), strings)
+  const out = [];
+  let depth = 0, from = 0;
+  for (let i = 0; i < prelude.length; i++) {
+    const c = prelude[i];
+    if (c === '"' || c === "'") { i = stringEnd(prelude, i) - 1; continue; }
+    if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (c === "," && depth === 0) { out.push(prelude.slice(from, i)); from = i + 1; }
+  }
+  out.push(prelude.slice(from));
+  return out;
+}
+// A selector for the dark mode: it names [data-theme="dark"], and never inside :not(...) (that
+// one is for the light mode: html[data-script]:not([data-theme="dark"]) .only-dark).
+const NOT = /:not\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)/g;
+function isDarkSelector(sel) {
+  const has = (s) => { DARK.lastIndex = 0; return DARK.test(s); };
+  const outside = sel.replace(NOT, "");
+  return has(outside) && !(sel.match(NOT) || []).some(has);
+}
+function darkTwins(css) {
+  let out = "";
+  let i = 0;
+  while (i < css.length) {
+    while (i < css.length && /[\s;]/.test(css[i])) i++;
+    if (i >= css.length) break;
+    let j = i;
+    while (j < css.length && css[j] !== "{" && css[j] !== ";") {
+      if (css[j] === '"' || css[j] === "'") j = stringEnd(css, j); else j++;
+    }
+    if (j >= css.length || css[j] === ";") { i = j + 1; continue; }  // @charset/@import/...: no block
+    const prelude = css.slice(i, j).trim();
+    const end = blockEnd(css, j);
+    const body = css.slice(j + 1, end);
+    i = end + 1;
+    if (prelude.startsWith("@")) {
+      if (/^@(media|supports|layer)\b/i.test(prelude)) {
+        const inner = darkTwins(body);
+        if (inner) out += `${prelude}{${inner}}`;
+      }
+      continue;
+    }
+    const dark = splitSelectors(prelude).filter(isDarkSelector);
+    if (dark.length) out += `${dark.map((sel) => sel.replace(DARK, ":not([data-script])")).join(",")}{${body}}`;
+  }
+  return out;
+}
+export function withNoScriptDark(css) {
+  const twins = darkTwins(css);
+  return twins ? `${css}@media (prefers-color-scheme:dark){${twins}}` : css;
+}
+
 export function inlineStyles(html, file, site) {
   if (html.includes(MARK)) return html; // already done (make book runs it once per build)
   const head = html.slice(0, html.indexOf("</head>"));
@@ -138,7 +219,7 @@ export function inlineStyles(html, file, site) {
     }).join("\n");
     if (/@import\b/.test(css)) fail(`${page}: a linked stylesheet uses @import`);
     const { code } = transform({ filename: key, code: Buffer.from(css), minify: true });
-    minified.set(key, code.toString("utf8").replace(/<\/style/gi, "<\\/style"));
+    minified.set(key, withNoScriptDark(code.toString("utf8")).replace(/<\/style/gi, "<\\/style"));
   }
   let first = true;
   const rewritten = head.replace(LINK, (tag) => {

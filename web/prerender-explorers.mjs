@@ -177,6 +177,23 @@ function early(html) {
 const stateScript = (id, model) =>
   `<script type="application/vnd.jupyter.widget-state+json">${scriptJson({ version_major: 2, version_minor: 0, state: { [id]: model } })}</script>`;
 
+// "On this page" folds away while an explorer (drawn at page width, over the column's place)
+// passes the band of the window the column's list stands in: a scroll-driven animation
+// (web/theme/attnbook/static/attnbook.css, .book-toc) on each explorer's view timeline, so the
+// fold is part of the same frame as the scroll, from the first paint, with or without
+// JavaScript. A view timeline needs a name the column can refer to, unique on the page: the
+// cell output holding the k-th explorer's picture is named --attn-explorer-k (the live explorer
+// replaces the picture inside that output, which stays). The stylesheet lists MAX_FOLDS names.
+export const MAX_FOLDS = 8;
+export function nameExplorerTimelines(html) {
+  let k = 0;
+  const out = html.replace(/<div class="cell_output docutils container">(\s*<div class="attn-static">)/g, (_w, rest) => {
+    if (k >= MAX_FOLDS) throw new Error(`more than ${MAX_FOLDS} explorers on a page: list more --attn-explorer-N names in attnbook.css`);
+    return `<div class="cell_output docutils container" style="view-timeline-name: --attn-explorer-${k++}">${rest}`;
+  });
+  return out;
+}
+
 export function prerender(html, state, css) {
   let views = 0;
   const after = early(html);
@@ -189,6 +206,7 @@ export function prerender(html, state, css) {
     views++;
     return staticPicture(state[id].state) + stateScript(id, state[id]) + whole + after;
   });
+  html = nameExplorerTimelines(html);
   if (views && !html.includes(`href="${css}"`)) html = html.replace("</head>", `  <link rel="stylesheet" href="${css}" />\n</head>`);
   return { html, views };
 }

@@ -77,8 +77,19 @@ math.tml-display.attn-wrap {
   align-items: baseline;
   math-style: normal;
 }
-math.tml-display.attn-wrap > mrow {
+math.tml-display.attn-wrap > mrow,
+math.tml-display.attn-wrap > mrow.attn-clause > mrow {
   padding: 0.25ex 0;
+}
+/* A clause of a formula set side by side with others (\qquad): one item of the formula's row,
+   itself a wrapping row of its pieces. */
+math.tml-display.attn-wrap > mrow.attn-clause {
+  display: flex;
+  flex-wrap: wrap;
+  justify-content: center;
+  align-items: baseline;
+  padding: 0;
+  max-width: 100%;
 }
 /* Temml pads each top-level row by 0.5ex above and below (room between wrapped lines): in
    running text that made every line holding maths taller than the others. */
@@ -203,10 +214,70 @@ function typeset(tex, display, where) {
   const wrapped = render(tex, false, where);
   const pieces = (wrapped.match(/^<math><mrow>[\s\S]*<\/mrow><\/math>$/) && wrapped.split("</mrow><mrow>").length) || 1;
   if (pieces < 2) return render(tex, true, where);
-  // Temml may end a piece with a function's name and start the next with its argument
-  // ("Var" | "[q_j k_j] = d" on a phone): the name and what it applies to stay on one line.
-  const joined = limitsBelow(wrapped).replace(/<mo>\u2061<\/mo><\/mrow><mrow>/g, "<mo>\u2061</mo>");
-  return joined.replace(/^<math>/, '<math display="block" class="tml-display attn-wrap">');
+  const kept = keepTogether(topPieces(limitsBelow(wrapped)));
+  const row = (ps) => `<mrow>${ps.join("</mrow><mrow>")}</mrow>`;
+  const parts = clauses(kept);
+  const body = parts.length < 2 ? row(kept) : parts.map((c) => `<mrow class="attn-clause">${row(c)}</mrow>`).join("");
+  return `<math display="block" class="tml-display attn-wrap">${body}</math>`;
+}
+
+// Formulas set side by side with \qquad ("c = ..., \qquad s = GRU(...), \qquad P = ...": chapter
+// 7's decoder step) are clauses: each is a wrapping row of its own inside the formula's row
+// (MATH_CSS: mrow.attn-clause), so a narrow screen moves a whole clause to the next line before
+// it breaks one inside ("s =" | "GRU(...)"), and breaks inside a clause only where it alone is
+// wider than the line. A clause ends with the piece that ends with \qquad's 2em space.
+function clauses(pieces) {
+  const out = [[]];
+  for (const p of pieces) {
+    out[out.length - 1].push(p);
+    if (/<mspace width="2em"><\/mspace>$/.test(p)) out.push([]);
+  }
+  return out.filter((c) => c.length);
+}
+
+// The pieces of Temml's wrapping form: the contents of <math>'s top-level <mrow>s.
+function topPieces(mml) {
+  const pieces = [];
+  let depth = 0, start = -1;
+  for (const t of mml.matchAll(/<mrow\b[^>]*>|<\/mrow>/g)) {
+    if (t[0][1] !== "/") {
+      if (depth++ === 0) start = t.index + t[0].length;
+    } else if (--depth === 0) pieces.push(mml.slice(start, t.index));
+  }
+  return pieces;
+}
+
+// Where Temml's wrapping form may break and a reader would not: a line that ends on a
+// function's name (its invisible apply-function operator, U+2061: "Var" | "[q_j k_j] = d") or
+// on an opening bracket ("GRU(" | "s, [e; c])": chapter 7's GRU step on a phone), a line that
+// starts with a closing bracket, a separator or a lone operator (")", "," or "=" at a line's
+// start), or any break between a sized bracket and its partner (\big( ... \big): Temml writes
+// them as <mo>s with a minsize). Such a piece is joined with its neighbour, so a formula breaks
+// after its relations and operators and between the arguments of plain brackets, never between
+// a name, its bracket and what follows.
+const OPEN = "([{\u27e8\u2308\u230a";
+const CLOSE = ")]}\u27e9\u2309\u230b";
+const lastMo = (piece) => /<mo\b[^>]*>([^<]*)<\/mo>$/.exec(piece)?.[1];
+const firstMo = (piece) => /^<mo\b[^>]*>([^<]*)<\/mo>/.exec(piece)?.[1];
+const endsOpen = (piece) => { const m = lastMo(piece); return m === "\u2061" || (m !== undefined && m.length === 1 && OPEN.includes(m)); };
+const startsClosed = (piece) => { const m = firstMo(piece); return m !== undefined && m.length === 1 && (CLOSE + ",;.").includes(m); };
+const SIZED = /<mo\b[^>]*\bminsize="[^"]*"[^>]*>([^<]*)<\/mo>/g;
+// how many sized brackets a piece leaves open (opened less closed)
+const sizedDepth = (piece) => [...piece.matchAll(SIZED)]
+  .reduce((d, m) => d + (OPEN.includes(m[1]) ? 1 : CLOSE.includes(m[1]) ? -1 : 0), 0);
+// a piece that is one operator alone ("P(y)" | "=" | "softmax(...)": Temml's break before a
+// relation after a bracket) goes with the piece before it, as a relation ends a line elsewhere
+// (and alone in its row it lost its spacing: "P(y)=softmax")
+const LONE_MO = /^<mo\b[^>]*>[^<]*<\/mo>$/;
+export function keepTogether(pieces) {
+  const out = [];
+  let depth = 0;  // sized brackets open at the end of out's last piece
+  for (const p of pieces) {
+    if (out.length && (depth > 0 || endsOpen(out[out.length - 1]) || startsClosed(p) || LONE_MO.test(p))) out[out.length - 1] += p;
+    else out.push(p);
+    depth = Math.max(0, depth + sizedDepth(p));
+  }
+  return out;
 }
 
 // ----------------------------------------------------------------------------- one page

@@ -9,7 +9,9 @@
 //   - adds class "attn-cards" to the table,
 //   - writes data-label="<column's header text>" on every body cell (<td>, and a row's
 //     <th scope="row">), the header's text as the browser reads it (tags and comments removed,
-//     character references decoded, runs of whitespace one space; maths keeps its characters).
+//     character references decoded, runs of whitespace one space; maths keeps its characters),
+//   - fills every body cell that shows nothing (white space at most, no picture or maths) with
+//     "—" named "not applicable" (NOT_APPLICABLE), so no card has a name without a value.
 // Tables are written by docutils (Markdown tables) or by attnlib's _repr_html_ (one line):
 // cells without rowspan or colspan and no table inside a table, which this checks (anything else
 // is left a grid and named). The functions are exported for tests/web/test_table_cards_properties.py.
@@ -48,6 +50,19 @@ const HEAD_CELL = new RegExp(String.raw`<th\b${ATTRS}>([\s\S]*?)<\/th>`, "gi");
 const BODY_CELL = new RegExp(String.raw`<td\b${ATTRS}>([\s\S]*?)<\/td>`, "gi");
 const CLASS = /(^|[\t\n\f\r ])class[\t\n\f\r ]*=[\t\n\f\r ]*(?:"([^"]*)"|'([^']*)'|([^\t\n\f\r "'=<>`]+))/i;
 
+// A body cell of a card table that shows nothing (no text but white space, no picture or
+// maths: a Markdown table's blank cell, "| none zeroed | | |") would be a name with no value on
+// its card and a hole in the grid: it shows "—", named "not applicable" for screen readers.
+const WHOLE_CELL = new RegExp(String.raw`(<(td|th)\b${ATTRS}>)([\s\S]*?)(<\/\2>)`, "gi");
+const SHOWN = /<(img|svg|math|picture|video|canvas|iframe|object|embed|input|button|select|textarea)\b/i;
+export const NOT_APPLICABLE = '<span class="attn-na" role="img" aria-label="not applicable" title="not applicable">\u2014</span>';
+const isEmpty = (content) => !SHOWN.test(content) && TEXT(content).trim() === "";
+// inside the cell's one empty paragraph (docutils writes <td><p></p></td>), else first
+function notApplicable(content) {
+  const p = /^(\s*<p\b[^>]*>)((?:(?!<\/?p\b)[\s\S])*<\/p>\s*)$/i.exec(content);
+  return p ? p[1] + NOT_APPLICABLE + p[2] : NOT_APPLICABLE + content;
+}
+
 function cardTable(attrs, inner, where, skipped) {
   const head = /<thead\b[^>]*>([\s\S]*?)<\/thead>/i.exec(inner);
   if (!head) return null;
@@ -66,7 +81,7 @@ function cardTable(attrs, inner, where, skipped) {
   // (docutils) become cards whatever they hold
   const docutils = classValue !== null && classValue.split(/[\t\n\f\r ]+/).includes("docutils");
   if (!docutils && !cells.some((t) => t.split(" ").length >= 3)) return null;
-  // every row's cells, in order, get their column's name
+  // every row's cells, in order, get their column's name; an empty one shows "—"
   const rows = body.split(/(?=<tr\b)/i);
   const out = rows.map((row) => {
     if (!/^<tr\b/i.test(row)) return row;
@@ -75,7 +90,7 @@ function cardTable(attrs, inner, where, skipped) {
       const label = labels[k++];
       if (label === undefined) throw new Error(`${where}: a body row with more cells than the header`);
       return `<${tag}${a} data-label="${ATTR(label)}">`;
-    });
+    }).replace(WHOLE_CELL, (m, open, tag, a, content, close) => (isEmpty(content) ? open + notApplicable(content) + close : m));
   }).join("");
   const newAttrs = cls
     ? attrs.slice(0, cls.index) + `${cls[1]}class="${ATTR(`${classValue} attn-cards`)}"` + attrs.slice(cls.index + cls[0].length)

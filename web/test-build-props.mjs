@@ -16,10 +16,10 @@ import { createInterface } from "node:readline";
 import { parse } from "parse5";
 import { dirname, resolve } from "node:path";
 
-import { inlineStyles, rebaseUrls } from "./inline-css.mjs";
+import { inlineStyles, rebaseUrls, withNoScriptDark } from "./inline-css.mjs";
 import { searchText } from "./search-text.mjs";
 import { cardTables } from "./table-cards.mjs";
-import { prerender, scriptJson, slimState, STATE_RE, staticDir, staticPicture } from "./prerender-explorers.mjs";
+import { nameExplorerTimelines, prerender, scriptJson, slimState, STATE_RE, staticDir, staticPicture } from "./prerender-explorers.mjs";
 import { resetConfig, typesetPage } from "./prerender-math.mjs";
 import temml from "temml";
 
@@ -29,6 +29,8 @@ const OPS = {
   cards: ({ html, where }) => cardTables(html, where),
   rebase: ({ css, from, to }) => ({ css: rebaseUrls(css, from, to) }),
   inline: ({ html, file, site }) => ({ html: inlineStyles(html, file, site) }),
+  noScriptDark: ({ css }) => ({ css: withNoScriptDark(css) }),
+  timelines: ({ html }) => ({ html: nameExplorerTimelines(html) }),
   scriptJson: ({ value }) => ({ json: scriptJson(value) }),
   staticDir: ({ site, file }) => ({ dir: staticDir(site, file) }),
   // as main() calls it for one page

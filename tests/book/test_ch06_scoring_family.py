@@ -179,3 +179,24 @@ def test_the_hard_attention_chart_draws_four_discrete_keys_as_bars():
     assert not data_lines, "a line through four discrete keys"
     ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
     assert ticks == ["0", "1", "2", "3"], ticks
+
+
+def test_the_cost_table_prints_plain_numbers_at_any_size():
+    """Issue 39's cold read: chapter 6's cost table printed "1.87e+03" ms (a time of 1.87 s at
+    three significant figures, formatted with "g"). Every time and memory is a plain decimal
+    in every form the table takes (text, HTML), at its significant figures; a value that rounds
+    up to the next power of ten does not gain a figure ("100", not "100.0")."""
+    times = [1.8704, 0.09996, 0.0187042, 0.00000123]  # s: 1870, 100, 18.7, 0.00123 ms
+    mibs = [1e4, 0.0123, 9.96, 2.5]  # MiB
+    costs = {
+        "sizes": [16, 32],
+        "time": {name: [t / 2, t] for name, t in zip(CHOICE, times)},
+        "memory": {name: [0, m * 2**20] for name, m in zip(CHOICE, mibs)},
+    }
+    table = CostTable(costs, compact=True)
+    _, *rows = table.cells()
+    assert [r[1] for r in rows] == ["1870", "100", "18.7", "0.00123"]
+    assert [r[2] for r in rows] == ["10000", "0.012", "10", "2.5"]
+    for text in (repr(table), table._repr_html_(), repr(CostTable(costs))):
+        assert not re.search(r"\d[eE][+-]?\d", text), f"a number in scientific notation: {text}"
+        assert "1870" in text

@@ -492,6 +492,9 @@ _BOOK = {
     "scoringbook.ch02_attention_pooling.bandwidth_training_explorer": _explorer_fn(
         n_train=8, steps=5
     ),
+    "scoringbook.ch02_attention_pooling.sigma_text": Example(
+        lambda: ((0.486,), {}), check=lambda r: r == "0.49"
+    ),
     "scoringbook.ch02_exercises.check_kernel": Example(lambda: ((_kernel, "gaussian"), {})),
     # chapter 3
     "scoringbook.ch03_masked_softmax.masking_declaration": Example(

@@ -192,3 +192,40 @@ def test_a_function_name_stays_with_its_argument_in_a_wrapping_formula(node):
     assert len(pieces) >= 3, f"the formula has no breaks at its relations: {mml}"
     ends_on_name = [p[-40:] for p in pieces[:-1] if p.endswith("<mo>\u2061</mo>")]
     assert not ends_on_name, f"a piece ends on a function name, its argument on the next: {mml}"
+
+
+GRU_STEP = (
+    "\\mathbf s_{t'} = \\operatorname{GRU}\\big(\\mathbf s_{t'-1}, "
+    "[\\mathbf e(y_{t'-1}); \\mathbf c_{t'}]\\big), \\qquad "
+    "P(y_{t'}) = \\operatorname{softmax}(\\mathbf W_o \\mathbf s_{t'} + \\mathbf b_o)"
+)
+
+
+def test_a_wrapping_formula_keeps_a_function_its_brackets_and_its_arguments_together(node):
+    """Issue 39's cold read: chapter 7's GRU step broke on a phone after "GRU(", its arguments
+    on the next line. No piece of a wrapping formula ends on a function name (U+2061) or an
+    opening bracket, none starts with a closing bracket or a separator, and a sized pair
+    (\\big( ... \\big)) is never split; it still breaks after its relations. Formulas set side by
+    side with \\qquad are clauses, each wrapping on its own."""
+    body = f"<body>{DISPLAY_OPEN.format(id='')}\\[{GRU_STEP}\\]</div></body>"
+    page = f"<html><head>\n{CONFIG}{LOADER}</head>{body}</html>"
+    got = node({"op": "math", "html": page, "where": WHERE})
+    assert "error" not in got, got
+    (mml,) = MATH_OUT.findall(got["html"])
+    assert "attn-wrap" in mml, f"the formula is not in the wrapping form: {mml}"
+    # pieces, whether in one row or in clauses (<mrow class="attn-clause">, one per \qquad)
+    pieces = [
+        re.sub(r"<[^>]+>", "", p)
+        for p in re.split(r"</mrow>(?:</mrow>)?<mrow\b[^>]*>(?:<mrow>)?", mml)
+    ]
+    clauses = re.findall(r'<mrow class="attn-clause">', mml)
+    assert len(clauses) == 2, f"two formulas side by side (\\qquad) are not two clauses: {mml}"
+    assert len(pieces) >= 3, f"the formula has no breaks left: {pieces}"
+    assert not [p for p in pieces[:-1] if p.endswith(("\u2061", "(", "[", "{"))], pieces
+    assert not [p for p in pieces[1:] if p.startswith((")", "]", "}", ",", ";"))], pieces
+    gru = [p for p in pieces if "GRU" in p]
+    assert (
+        len(gru) == 1 and gru[0].startswith("GRU\u2061(") and gru[0].rstrip(",").endswith("])")
+    ), f"GRU( ... ) is split over pieces: {pieces}"
+    assert any(p.endswith("=") for p in pieces), f"no break after a relation: {pieces}"
+    assert "=" not in pieces, f"a relation alone on a line: {pieces}"

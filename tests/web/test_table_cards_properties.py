@@ -7,7 +7,12 @@ html.parser (the spec in the script's header, read independently):
 - each of its body rows' cells (<td>, <th scope=row>), in order, gets data-label = its column's
   header text as the browser reads it (character references decoded, tags and comments
   dropped, runs of whitespace one space);
-- nothing else changes: the page's parse events, less those two additions, are the input's;
+- a body cell of such a table that shows nothing (its text white space at most, Unicode's
+  no-break space included, and no picture or maths) gets one
+  <span class="attn-na" role="img" aria-label="not applicable" ...>—</span>, inside its one
+  empty paragraph where it has one (issue 39: chapter 10's "none zeroed" card showed two
+  names with no values);
+- nothing else changes: the page's parse events, less those three additions, are the input's;
 - a body row with more cells than the header is an error naming the page; a table left a grid
   for spanning cells is named with the page.
 
@@ -75,6 +80,11 @@ class Events(HTMLParser):
             self._stack.append(new)
         elif t is None:
             return
+        elif self._cell is not None:
+            self._cell["tags"].append(tag)
+            if tag == "span" and ("class", "attn-na") in attrs:
+                self._cell["na"].append(dict(attrs))
+            return
         elif tag in ("thead", "tbody"):
             t["part"] = tag
         elif tag == "tr":
@@ -83,7 +93,7 @@ class Events(HTMLParser):
             elif t["part"] == "tbody":
                 t["rows"].append([])
         elif tag in ("td", "th"):
-            cell = {"tag": tag, "text": "", "event": len(self.events) - 1}
+            cell = {"tag": tag, "text": "", "event": len(self.events) - 1, "tags": [], "na": []}
             if t["part"] == "thead" and tag == "th":
                 t["labels"].append(cell)
             elif t["part"] == "tbody" and t["rows"]:
@@ -133,9 +143,34 @@ def expected_cards(t: dict) -> bool:
     return "docutils" in classes(t["attrs"]) or words
 
 
+SHOWN = {"img", "svg", "math", "picture", "video", "canvas", "iframe", "object", "embed", "input",
+         "button", "select", "textarea"}  # fmt: skip
+
+
+def shows_nothing(cell: dict) -> bool:
+    """The cell's text is white space at most (str.isspace: Unicode's, no-break space included)
+    and it holds no picture or maths."""
+    return not cell["text"].strip() and not SHOWN & set(cell["tags"])
+
+
+NA_ATTRS = {
+    "class": "attn-na",
+    "role": "img",
+    "aria-label": "not applicable",
+    "title": "not applicable",
+}
+
+
 def without_additions(events: list[tuple]) -> list[tuple]:
     out = []
+    skip = 0
     for e in events:
+        if skip:  # the "—" marker's text and end tag
+            skip -= 1
+            continue
+        if e[0] == "start" and e[1] == "span" and ("class", "attn-na") in e[2]:
+            skip = 2
+            continue
         if e[0] == "start":
             attrs = []
             for k, v in e[2]:
@@ -186,6 +221,9 @@ TEXT = st.sampled_from(
         "$'",
         "",
         "0.348",
+        '<img alt="" src="a.png">',
+        "<p></p>",
+        "<p> </p>",
     ]
 )
 
@@ -278,7 +316,7 @@ def test_table_cards_label_every_cell_and_change_nothing_else(node, html):
             f"{WHERE}: table {'not ' if cards else ''}made cards:\n{got['html']}"
         )
         labels = [collapse(c["text"]) for c in t0["labels"]]
-        for row in t1["rows"]:
+        for r, row in enumerate(t1["rows"]):
             for k, cell in enumerate(row):
                 attrs = after.events[cell["event"]][2]
                 label = [v for a, v in attrs if a == "data-label"]
@@ -286,8 +324,19 @@ def test_table_cards_label_every_cell_and_change_nothing_else(node, html):
                     assert label == [labels[k]], (
                         f"{WHERE}: column {k}'s cell labelled {label}, header text {labels[k]!r}"
                     )
+                    was = t0["rows"][r][k]
+                    if shows_nothing(was):
+                        assert cell["na"] == [NA_ATTRS] and cell["text"].strip() == "\u2014", (
+                            f'{WHERE}: an empty cell shows {cell["text"]!r}, not one "\u2014" '
+                            f"named not applicable:\n{got['html']}"
+                        )
+                    else:
+                        assert cell["na"] == [], (
+                            f'{WHERE}: a cell that shows something got "\u2014"'
+                        )
                 else:
                     assert label == [], f"{WHERE}: a grid's cell got a label"
+                    assert cell["na"] == [], f'{WHERE}: a grid\'s cell got "\u2014"'
         if t0["spans"] and t0["head_rows"] == 1 and len(t0["labels"]) >= 3 and not t0["nested"]:
             assert any(WHERE in s and "spanning" in s for s in got["skipped"]), got["skipped"]
     assert got["n"] == n
@@ -334,4 +383,24 @@ def test_named_header_corners(node, header):
         f'<table class="docutils"><thead><tr><th>{header}</th><th>b</th><th>c</th></tr></thead>'
         "<tbody><tr><td>1</td><td>2</td><td>3</td></tr></tbody></table>"
     )
+    test_table_cards_label_every_cell_and_change_nothing_else.hypothesis.inner_test(node, page)
+
+
+@pytest.mark.parametrize(
+    "blank",
+    ["<p></p>", "", "  ", "<p>&nbsp;</p>", "<!-- nothing -->"],
+)
+def test_an_empty_cell_shows_a_dash_named_not_applicable(node, blank):
+    """Issue 39's cold read: chapter 10's "| none zeroed | | | 0.93 |" row became a card with two
+    names and no values. An empty cell shows "—", named "not applicable" for screen readers."""
+    page = (
+        '<table class="docutils"><thead><tr><th>head</th><th>previous-token score</th>'
+        "<th>accuracy</th></tr></thead><tbody><tr><td><p>none zeroed</p></td>"
+        f"<td>{blank}</td><td><p>0.93</p></td></tr></tbody></table>"
+    )
+    got = node({"op": "cards", "html": page, "where": WHERE})
+    (table,) = parse(got["html"]).tables
+    (row,) = table["rows"]
+    assert [c["text"].strip() for c in row] == ["none zeroed", "\u2014", "0.93"], got["html"]
+    assert row[1]["na"] == [NA_ATTRS], got["html"]
     test_table_cards_label_every_cell_and_change_nothing_else.hypothesis.inner_test(node, page)

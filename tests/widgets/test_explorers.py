@@ -459,5 +459,5 @@ def test_bandwidth_training_replays_the_chapter_s_run(built):
     )
     assert (
         ex.spec["params"][0]["play"]
-        and ex.spec["params"][0]["labels"][30] == f"30 (σ = {h_loo[30]:.3f} and {h_naive[30]:.3f})"
+        and ex.spec["params"][0]["labels"][30] == f"30 (σ = {h_loo[30]:.2f} and {h_naive[30]:.2g})"
     )

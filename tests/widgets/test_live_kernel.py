@@ -349,3 +349,45 @@ def test_a_one_dimensional_handle_needs_only_its_x_range():
             params=params,
             panels=[Lines("p", x=[0.0, 1.0], series=["a"], xlim=(0, 1), handle=Handle("q", None))],
         )
+
+
+def test_sigma_is_read_out_at_two_decimals_and_small_ones_at_two_figures():
+    """The book reads a bandwidth out at two decimals; below 0.1 at two significant figures, so
+    a log-spaced slider's neighbours (0.01 and 0.013) are not both "0.01"."""
+    from scoringbook.ch02_attention_pooling import sigma_text
+
+    cases = {0.486: "0.49", 5.0: "5.00", 1.0: "1.00", 0.103: "0.10", 0.0995: "0.10",
+             0.0994: "0.099", 0.0613: "0.061", 0.013: "0.013", 0.01: "0.01", 0.0084: "0.0084",
+             0.25: "0.25", 2.98: "2.98"}  # fmt: skip
+    assert {s: sigma_text(s) for s in cases} == cases
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="sigma_text: sigma must be (a finite number )?> 0"):
+            sigma_text(bad)
+
+
+def test_the_bandwidth_read_out_says_what_the_presets_say(decl):
+    """Issue 39's cold read: chapter 2's presets said "σ ≈ 0.49" while the slider read out
+    "σ = 0.486". Every preset that names a σ ("σ ≈ 0.49", "σ = 5.00") names the slider's own
+    read-out at the bandwidth it sets; the read-outs are distinct and have two decimals, or two
+    significant figures below 0.1."""
+    import re
+
+    (slider,) = [p for p in decl.params if p.name == "bandwidth"]
+    said = dict(zip(slider.values, slider.value_labels))
+    assert len(set(said.values())) == len(said), f"two bandwidths read out alike: {said}"
+    for value, text in said.items():
+        number = re.fullmatch(r"σ = (\d+\.\d+)", text)
+        assert number, f"bandwidth {value} reads {text!r}"
+        digits = number.group(1).split(".")[1]
+        assert len(digits) == 2 or (value < 0.1 and len(digits.lstrip("0")) <= 2), text
+        assert abs(float(number.group(1)) - value) <= 0.5 * 10 ** -len(digits) + 1e-12, text
+    named = 0
+    for p in decl.presets:
+        m = re.search(r"σ [≈=] (\d+(?:\.\d+)?)", p.label)
+        if m:
+            named += 1
+            assert said[p.values["bandwidth"]] == f"σ = {m.group(1)}", (
+                f"preset {p.label!r} sets σ = {p.values['bandwidth']}, read out as "
+                f"{said[p.values['bandwidth']]!r}"
+            )
+    assert named >= 4, f"only {named} presets name a σ"

@@ -21,6 +21,12 @@ load per check), each check still reported on its own.
   text for screen readers only (a 1 px box) are not blocks a reader sees. A block is measured
   once every explorer has drawn and every fold is open (folded code and outputs, dropdowns),
   so an explorer's own rows and what a reader unfolds count.
+- **A display equation breaks only where a reader would** (the chapters; issue 39's cold read:
+  chapter 7's GRU step broke after "GRU(" at 390 px): in every display equation that wraps
+  (web/prerender-math.mjs's wrapping form, a flex row of pieces), measured with every fold
+  open, no line ends on a function's name or an opening bracket, none starts with a closing
+  bracket or a separator (",", ";"), and no line break falls between a sized bracket
+  (\\big( ...) and its partner.
 - **An explorer's sticky controls take at most a fifth of the phone's screen** (issue 39,
   item 5; light), measured once every explorer has drawn.
 
@@ -163,6 +169,44 @@ STICKY_JS = """() => {
   return out;
 }"""
 
+# Every wrapping display equation's line breaks, as laid out: a piece (a top-level <mrow> of the
+# flex row, or of one of its clauses) starts a new line when it starts left of where the piece before it ended. At each
+# break, what ends the line above and what starts the line below, and how many sized brackets
+# (<mo minsize>, Temml's \big) are open at it.
+BREAKS_JS = """() => {
+  const OPEN = '([{\u27e8\u2308\u230a', CLOSE = ')]}\u27e9\u2309\u230b';
+  const out = [];
+  let n = 0;
+  for (const m of document.querySelectorAll('.book-article math.attn-wrap')) {
+    if (!m.checkVisibility()) continue;
+    n++;
+    // its pieces, in one row or in clauses (formulas side by side, each its own wrapping row)
+    const pieces = [...m.querySelectorAll(':scope > mrow:not(.attn-clause), :scope > mrow.attn-clause > mrow')];
+    let open = 0;
+    for (const [k, p] of pieces.entries()) {
+      if (k > 0 && p.getBoundingClientRect().left < pieces[k - 1].getBoundingClientRect().right - 0.5) {
+        const last = pieces[k - 1].lastElementChild, first = p.firstElementChild;
+        const end = last && last.localName === 'mo' ? last.textContent : '';
+        const start = first && first.localName === 'mo' ? first.textContent : '';
+        const why = [];
+        if (end === '\u2061') why.push('a line ends on a function name');
+        else if (end.length === 1 && OPEN.includes(end)) why.push(`a line ends on "${end}"`);
+        if (start.length === 1 && (CLOSE + ',;.').includes(start)) why.push(`a line starts with "${start}"`);
+        if (open > 0) why.push('a break inside a sized bracket pair');
+        if (why.length) {
+          out.push(`${why.join(', ')}: "${pieces.slice(Math.max(0, k - 2), k).map((q) => q.textContent).join('')}" | ` +
+                   `"${pieces.slice(k, k + 2).map((q) => q.textContent).join('')}"`);
+        }
+      }
+      for (const mo of p.querySelectorAll('mo[minsize]')) {
+        if (OPEN.includes(mo.textContent)) open++;
+        else if (CLOSE.includes(mo.textContent)) open = Math.max(0, open - 1);
+      }
+    }
+  }
+  return {wrapping: n, bad: out};
+}"""
+
 CUE_JS = """() => [...document.querySelectorAll('.book-article div.math')]
   .map((d) => ({ tex: d.textContent.slice(0, 40), bg: getComputedStyle(d).backgroundImage }))"""
 
@@ -291,6 +335,7 @@ class PhoneReading:
             self.read["pacing"] = pacing(page)  # reading/test_pacing.py
             self.read["folds"] = open_folds(page)
             self.read["sideways"] = sideways_blocks(page)
+            self.read["breaks"] = page.evaluate(BREAKS_JS)
             self.read["sliders"] = page.evaluate(SLIDERS_JS)
             self.read["sticky"] = page.evaluate(STICKY_JS)
             if scheme == "dark":
@@ -358,6 +403,16 @@ def test_a_display_equation_too_wide_for_a_phone_shows_it_scrolls(phone, name, s
         )
 
 
+@pytest.mark.parametrize("scheme", ["light"], scope="module")
+@pytest.mark.parametrize("name", CHAPTERS, scope="module")
+def test_display_equations_break_only_where_a_reader_would(phone, name, scheme):
+    got = phone(name, scheme).at("woken")["breaks"]
+    assert not got["bad"], (
+        f"{name} at 390 px: {len(got['bad'])} bad line breaks in display equations "
+        f"(line above | line below): {got['bad']}"
+    )
+
+
 def test_the_chapters_have_display_equations_for_the_cue_check(site):
     """The scroll-cue check above sees display equations (else it checks nothing): the built
     chapters hold some, in the markup CUE_JS selects (div.math inside the article)."""
@@ -366,6 +421,9 @@ def test_the_chapters_have_display_equations_for_the_cue_check(site):
         for name in CHAPTERS
     }
     assert sum(found.values()) >= 1, f"no display equation in any chapter: {found}"
+    # and the line-break check sees equations in the wrapping form (web/prerender-math.mjs)
+    wrapping = sum((site / name).read_text("utf8").count("attn-wrap") for name in CHAPTERS)
+    assert wrapping >= 10, f"only {wrapping} display equations in the wrapping form"
 
 
 @pytest.mark.parametrize("scheme", SCHEMES, scope="module")

@@ -6,6 +6,10 @@ explorer) shows all it holds: its content is no wider than its box (``scrollWidt
 clientWidth``, 1 px of rounding allowed) and its box no wider than the column it stands in.
 Chapter 6's cost table was 1373 px of content in a 684 px box at 1280 px: its last column
 was off to the right with no visible cue.
+
+And no card shows a name without a value: in a table of cards (web/table-cards.mjs) every
+named body cell shows some text, a picture or maths; a blank one shows "—", named "not
+applicable" for screen readers (chapter 10's "none zeroed" card had two empty scores).
 """
 
 from __future__ import annotations
@@ -22,7 +26,14 @@ TABLES_JS = """() => [...document.querySelectorAll('.book-article table')]
     const col = t.closest('section, .book-article').getBoundingClientRect();
     return {head: Array.from((t.querySelector('tr') || t).textContent.trim().replace(/\\s+/g, ' ')).slice(0, 50).join(''),
             scroll: t.scrollWidth, client: t.clientWidth, width: t.getBoundingClientRect().width,
-            column: col.width, cards: t.classList.contains('attn-cards')};
+            column: col.width, cards: t.classList.contains('attn-cards'),
+            // named cells of a card table that show nothing: no text, no picture, no maths
+            empty: t.classList.contains('attn-cards') ? [...t.querySelectorAll('tbody :is(td, th)[data-label]')]
+              .filter((c) => !c.innerText.trim() && !c.querySelector('img, svg, math, picture, canvas'))
+              .map((c) => `${c.closest('tr').innerText.trim().replace(/\\s+/g, ' ').slice(0, 60)} | ${c.dataset.label}`) : [],
+            // the blank cells' dash: named for screen readers
+            unnamed: [...t.querySelectorAll('.attn-na')].filter((s) => s.getAttribute('role') !== 'img'
+              || s.getAttribute('aria-label') !== 'not applicable' || s.textContent !== '\u2014').length};
   })"""
 
 
@@ -41,3 +52,6 @@ def test_no_table_is_wider_than_its_column(browser, visits, name, width, height)
         got = page.evaluate(TABLES_JS)
     wide = [t for t in got if t["scroll"] > t["client"] + 1 or t["width"] > t["column"] + 1]
     assert not wide, f"{name} at {width} px: tables wider than their column: {wide}"
+    empty = [e for t in got for e in t["empty"]]
+    assert not empty, f"{name} at {width} px: card fields with no value (row | field): {empty}"
+    assert not sum(t["unnamed"] for t in got), f"{name}: a blank cell's dash is not named"

@@ -56,8 +56,8 @@ def test_no_explorer_covers_on_this_page_at_1280(visits, name):
             ".scrollIntoView({block: 'center'})",
             k,
         )
-        # the fold follows an IntersectionObserver callback: wait until the page settles
-        # on folded or clear (an overlap that lasts is the failure)
+        # wait until the page settles on folded or clear (an overlap that lasts is the
+        # failure; reading/test_toc_never_covered.py checks every frame on the way)
         try:
             page.wait_for_function(
                 f"({CLEAR_JS})({k}) !== 'missing' && !({CLEAR_JS})({k}).startsWith('overlap')",

@@ -16,7 +16,7 @@
 // - A formula, code block, output or table wider than the column gets a tab stop (it scrolls);
 //   a table of words wider than the column becomes stacked cards instead, at any width.
 // - "On this page" marks the section the reader is in; from 1200 px it folds away while an
-//   explorer (drawn at page width) passes it.
+//   explorer (drawn at page width) passes it (attnbook.css; this script measures its band).
 // - The search page shows the hits at once, when every hit on the first screen has its snippet
 //   (nothing in view moves).
 (function () {
@@ -244,10 +244,11 @@
   // ------------------------------------------------------------------ "on this page"
   // Where the reader is: the link of the last section whose heading has passed the top fifth
   // of the window (at the end of the page: the last heading on screen) gets
-  // aria-current="location" (attnbook.css marks it). From 1200 px the
-  // column folds away (html[data-toc-folded]) while an explorer, which takes the column's
-  // width, passes the band of the window the column's list stands in. Both follow
-  // IntersectionObserver callbacks (no scroll handler): a few rectangles read per crossing.
+  // aria-current="location" (attnbook.css marks it), following IntersectionObserver callbacks
+  // (no scroll handler): a few rectangles read per crossing. From 1200 px the column folds away
+  // while an explorer, which takes the column's width, passes the band of the window the
+  // column's list stands in: that is CSS (a scroll-driven animation, correct from the first
+  // frame and without JavaScript); this script only gives it the band's height.
   function setupPageToc() {
     var toc = byId("book-toc");
     if (!toc || !window.IntersectionObserver) return;
@@ -284,39 +285,22 @@
     pairs.forEach(function (p) { spy.observe(p[0]); seen.observe(p[0]); });
     mark();
 
-    var wide = window.matchMedia ? window.matchMedia("(min-width: 1200px)") : null;
-    var explorers = Array.prototype.filter.call(
+    // The column's fold (attnbook.css: a scroll-driven animation on each explorer's view
+    // timeline) needs the band of the window the column's list stands in: its height, given to
+    // each explorer's output. A ResizeObserver's callback runs after layout and before the
+    // frame is painted, so a column that grows (fonts, a wrapped title) is never a frame late.
+    var outputs = Array.prototype.filter.call(
       document.querySelectorAll(".book-article .cell_output"),
-      function (o) { return o.querySelector(".attn-explorer, .attn-static, script[type='application/vnd.jupyter.widget-view+json']"); });
-    if (!explorers.length || !wide) return;
-    var passing = new Set(), fold = null;
-    function apply() {
-      if (wide.matches && passing.size) root.setAttribute("data-toc-folded", "");
-      else root.removeAttribute("data-toc-folded");
-    }
-    function watch() {
-      if (fold) fold.disconnect();
-      passing.clear();
-      if (!wide.matches) { apply(); return; }
-      // the band of the window the column's list stands in (it is sticky below the header)
-      var header = byId("book-header");
-      var top = header ? header.getBoundingClientRect().height : 0;
-      var list = toc.getBoundingClientRect();
-      var bottom = Math.min(window.innerHeight, top + list.height);
-      fold = new IntersectionObserver(function (entries) {
-        entries.forEach(function (e) {
-          if (e.isIntersecting) passing.add(e.target); else passing.delete(e.target);
-        });
-        apply();
-      }, { rootMargin: (-top) + "px 0px " + (-(window.innerHeight - bottom)) + "px 0px" });
-      explorers.forEach(function (o) { fold.observe(o); });
-    }
-    watch();
-    var later = null;
-    window.addEventListener("resize", function () {
-      if (later) clearTimeout(later);
-      later = setTimeout(watch, 150);
-    });
+      function (o) { return o.style.getPropertyValue("view-timeline-name") || o.querySelector(".attn-explorer"); });
+    if (!outputs.length || !window.ResizeObserver) return;
+    var band = null;
+    new ResizeObserver(function (entries) {
+      var h = Math.ceil(entries[entries.length - 1].borderBoxSize ?
+        entries[entries.length - 1].borderBoxSize[0].blockSize : toc.getBoundingClientRect().height);
+      if (!h || h === band) return; // a drawer (below 1200 px) or hidden: keep the last band
+      band = h;
+      outputs.forEach(function (o) { o.style.setProperty("--book-toc-band", h + "px"); });
+    }).observe(toc);
   }
 
   // ------------------------------------------------------------------ the search page
