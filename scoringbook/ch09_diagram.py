@@ -34,6 +34,9 @@ PT = 9.5
 #: and its text (pt): 10 pt in the 3.8-in PNG (with its padding) shown 358 px wide is 13.1 CSS
 #: px, over 0.8 of the 16-px body text (issue 39; tests/book/test_diagrams.py)
 PHONE_WIDTH, PT_PHONE = 3.6, 10.0
+#: draw_masks' T/F letters on a phone (pt): 11 pt in the 3.9-in picture shown 358 px wide is a
+#: capital 9.9 CSS px tall (tests/book/test_figure_letters.py: at least 9.33)
+LETTER_PT_PHONE = 11.0
 #: The wide layout: its text (pt), and its width (in) at most: 10 pt in a PNG at most 7.1 in
 #: wide (with its padding) shown 684 px wide, a 1280-px page's column, is >= 13.4 CSS px, over
 #: 0.8 of the 16-px body text (issue 39; tests/book/test_diagrams.py)
@@ -482,6 +485,10 @@ def _draw_masks(stored, allowed, titles, theme, narrow, managed):
 
     p, n, m = stored.shape
     fig = new_figure((3.9 if narrow else 5.6, 2.5 if narrow else 2.6), managed)
+    # the letters are what a cell says: on a phone as tall as a 12.8-px text's capitals (body
+    # x 0.8) in the 3.9-in picture shown 358 px wide (9.5 pt made 8.6 px); smaller where a
+    # mask of more than 6 keys leaves smaller cells
+    letter_pt = min(LETTER_PT_PHONE, LETTER_PT_PHONE * 6 / max(m, n)) if narrow else PT
     axes = fig.subplots(1, p, sharey=True, squeeze=False)[0]
     yes = series_colour(OKABE_ITO[0], theme)  # allowed: the accent blue
     no = "#d9d9d9" if theme.name == "light" else "#3a3a3a"  # blocked: a quiet grey
@@ -489,8 +496,9 @@ def _draw_masks(stored, allowed, titles, theme, narrow, managed):
         ax.imshow(a.astype(float), cmap=ListedColormap([no, yes]), vmin=0, vmax=1)
         for i in range(n):
             for j in range(m):
+                colour = "white" if a[i, j] else theme.foreground
                 ax.text(j, i, "T" if s[i, j] else "F", ha="center", va="center",
-                        fontsize=PT, color="white" if a[i, j] else theme.foreground)  # fmt: skip
+                        fontsize=letter_pt, color=colour)  # fmt: skip
         ax.set_title(title)
         ax.set_xticks(range(m))
         ax.set_yticks(range(n))

@@ -123,7 +123,10 @@ def show_heatmaps(
             is negative (weights: white means "no attention") and otherwise the smallest
             value; ``vmax`` is the largest value over all panels. If the two coincide
             (a constant matrix) ``vmax = vmin + 1``.
-        colorbar_label: label of the colour bar.
+        colorbar_label: label of the colour bar. With the default scale it gains the scale's
+            note, ``(colour ∝ value^0.6: small values stand out)``: on a line of its own
+            beside a bar at the right; under a phone's bar (flat, below the panels) broken
+            after the colon instead, so that no line is wider than the column.
         xticklabels: optional names of the keys (e.g. the tokens of a sentence), one per
             column (``len(xticklabels) == n_keys``), shown under every panel (a reader never
             looks down the grid to learn what a column is); default: the indices.
@@ -438,7 +441,13 @@ def _draw_heatmaps(
     if power:  # ticks spread along the bar (a power law crowds evenly spaced values at its top)
         colorbar.set_ticks(_spread_ticks(norm, vmin, vmax))
         # the scale is not linear: the bar says so, and why (small weights stay visible)
-        colorbar.set_label(f"{colorbar_label}\n{power_note(theme.gamma)}")
+        note = power_note(theme.gamma)
+        if bar == "bottom":  # flat under the panels: the note's clause on the label's line,
+            # so that no line is wider than a phone's column (chapter 6's map: 410 px)
+            head, _, tail = note.partition(": ")
+            colorbar.set_label(f"{colorbar_label} {head}:\n{tail}")
+        else:
+            colorbar.set_label(f"{colorbar_label}\n{note}")
     else:
         colorbar.set_label(colorbar_label)
     if suptitle:

@@ -15,7 +15,12 @@ An attnlib figure remembers how it was drawn, so it can be drawn again:
 output's metadata, ``metadata["image/png"]["attnlib"]``, where the book's Sphinx extension
 (web/book_ext.py) finds them; front ends ignore them. Each PNG comes with its *label scale*:
 the size of its smallest text in CSS px per CSS px of the picture's width (the browser tests
-multiply it by the width the picture is shown at).
+multiply it by the width the picture is shown at), and its *glyph scales*: the same for the
+glyphs of its *letters*, the texts of one or two characters with a letter in them, whose
+shapes are what the reader reads: their capital height (the ink of an "H" in their font at
+their size), not their font size; ``tick_glyph_scale`` for tick labels (a token named on an
+axis), ``glyph_scale`` for other text (the ``T``/``F`` in a mask's cells).
+tests/book/test_figure_letters.py holds every chapter figure's letters to a phone.
 
 A figure someone drew on after attnlib did (``fig.axes[0].set_title(...)``) gets no
 variants: a redrawn copy would lack the change. Pass such things to attnlib's function
@@ -39,10 +44,34 @@ __all__ = ["figure_variants", "render_png", "book_figures"]
 SCALE = 2
 
 
+def _is_letters(text: str) -> bool:
+    """Whether a drawn text is *letters*: one or two characters, a letter among them (a token
+    on an axis, ``T``/``F`` in a cell), read by their shapes, not as a word."""
+    text = str(text).strip()
+    return 0 < len(text) <= 2 and any(ch.isalpha() for ch in text)
+
+
+_CAP_HEIGHTS: dict = {}
+
+
+def _cap_height_pt(size_pt: float, prop) -> float:
+    """The capital height (pt) of ``prop``'s font at ``size_pt``: the ink of an "H" drawn in
+    it (about 0.73 of the font size in DejaVu Sans)."""
+    from matplotlib.textpath import TextPath
+
+    key = (float(size_pt), hash(prop))
+    if key not in _CAP_HEIGHTS:
+        font = prop.copy()
+        font.set_size(size_pt)
+        _CAP_HEIGHTS[key] = TextPath((0, 0), "H", size=size_pt, prop=font).get_extents().height
+    return _CAP_HEIGHTS[key]
+
+
 def _noting_canvas(fig):
     """An Agg canvas for ``fig`` whose renderer notes every non-blank string it is asked to
     draw (ticks, labels, legends, annotations, maths) as ``(size_pt, text artist)``: what the
-    PNG shows, none skipped, noted while the PNG is drawn."""
+    PNG shows, none skipped, noted while the PNG is drawn; and, in ``letters``, as
+    ``(capital height in pt, text artist)``, each text that is letters (:func:`_is_letters`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     class NotingCanvas(FigureCanvasAgg):
@@ -52,11 +81,14 @@ def _noting_canvas(fig):
             renderer = super().get_renderer()
             if not getattr(renderer, "_attnlib_noting", False):
                 draw_text = renderer.draw_text
-                drawn = self.drawn
+                drawn, letters = self.drawn, self.letters
 
                 def noting(gc, x, y, s, prop, angle, ismath=False, mtext=None):
                     if str(s).strip():
                         drawn.append((prop.get_size_in_points(), mtext))
+                        if not ismath and _is_letters(s):
+                            cap = _cap_height_pt(prop.get_size_in_points(), prop)
+                            letters.append((cap, mtext))
                     return draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
 
                 renderer.draw_text = noting
@@ -65,6 +97,7 @@ def _noting_canvas(fig):
 
     canvas = NotingCanvas(fig)
     canvas.drawn = []
+    canvas.letters = []
     return canvas
 
 
@@ -95,7 +128,10 @@ def render_png(fig) -> dict:
         dict with ``png`` (bytes), ``width`` and ``height`` (CSS px, the PNG's pixels / 2) and
         ``label_scale``: the smallest text's size in CSS px per CSS px of width, i.e.
         ``smallest_pt / 72 * DPI / width``, where ``smallest_pt`` is the smallest size the
-        renderer drew a string at.
+        renderer drew a string at; ``glyph_scale`` and ``tick_glyph_scale``: the smallest
+        capital height of the figure's letters (:func:`_is_letters`) in CSS px per CSS px of
+        width, of those that are not tick labels and of those that are, or None when it draws
+        none.
 
     Raises:
         TypeError: ``fig`` is not a matplotlib figure.
@@ -127,7 +163,24 @@ def render_png(fig) -> dict:
         "width": width,
         "height": height,
         "label_scale": min(size for size, _ in canvas.drawn) / 72 * fig.dpi / width,
+        **_glyph_scales(fig, canvas.letters, width),
     }
+
+
+def _glyph_scales(fig, letters: list, width: int) -> dict:
+    """``glyph_scale`` and ``tick_glyph_scale`` of :func:`render_png`, from the letters drawn."""
+    ticks = {
+        id(t)
+        for ax in fig.axes
+        for axis in (ax.xaxis, ax.yaxis)
+        for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+        for t in (tick.label1, tick.label2)
+    }
+    out = {}
+    for key, is_tick in (("glyph_scale", False), ("tick_glyph_scale", True)):
+        caps = [cap for cap, text in letters if (id(text) in ticks) == is_tick]
+        out[key] = min(caps) / 72 * fig.dpi / width if caps else None
+    return out
 
 
 @declare(fig=Instance(NotebookFigure, what="an attnlib figure (NotebookFigure)"))
@@ -187,9 +240,22 @@ def _book_png(fig):
     if variants:
         meta["attnlib"] = {
             "label_scale": main["label_scale"],
+            "glyph_scale": main["glyph_scale"],
+            "tick_glyph_scale": main["tick_glyph_scale"],
             "variants": [
                 {
-                    **{k: v[k] for k in ("theme", "layout", "width", "height", "label_scale")},
+                    **{
+                        k: v[k]
+                        for k in (
+                            "theme",
+                            "layout",
+                            "width",
+                            "height",
+                            "label_scale",
+                            "glyph_scale",
+                            "tick_glyph_scale",
+                        )
+                    },
                     "png": base64.b64encode(_palette_png(v["png"])).decode("ascii"),
                 }
                 for v in variants

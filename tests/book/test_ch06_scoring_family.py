@@ -167,6 +167,34 @@ def test_the_opening_heatmap_is_readable_on_a_phone():
         assert px >= READABLE_PX, f"smallest text {px:.2f} CSS px at 390 px (< {READABLE_PX})"
 
 
+def test_the_opening_heatmap_uses_a_phones_column_with_a_flat_colour_bar_label():
+    # a cold read: on a 390-px phone the map was about 150 px wide beside a colour bar with a
+    # rotated two-line label; the phone's picture now spans the column, its bar under it
+    from attnlib.plotting._theme import DARK, LIGHT
+    from attnlib.plotting.variants import figure_variants
+
+    fig = _figure_cell("weights[None],  # (1, 1, 6 scoring functions, 6 keys)")
+    narrow = {v["theme"]: v for v in figure_variants(fig) if v["layout"] == "narrow"}
+    assert set(narrow) == {"light", "dark"}, "no phone picture"
+    for theme in (LIGHT, DARK):
+        phone = fig._attnlib_redraw(theme, True, False)
+        phone.canvas.draw()
+        renderer = phone.canvas.get_renderer()
+        (panel,) = [ax for ax in phone.axes if ax.images]
+        (bar,) = [ax for ax in phone.axes if not ax.images]
+        # the PNG is cropped to its content (render_png): the map's share of it, at the column
+        whole = phone.get_tightbbox(renderer).width * phone.dpi  # inches -> px
+        v = narrow[theme.name]
+        shown = panel.get_window_extent(renderer).width / whole * min(v["width"], PHONE_COLUMN)
+        assert shown >= 0.55 * PHONE_COLUMN, f"{theme.name}: the map {shown:.0f} px wide"
+        label = bar.xaxis.label if bar.xaxis.label.get_text() else bar.yaxis.label
+        assert label.get_rotation() == 0, f"{theme.name}: the colour bar's label is turned"
+        text = " ".join(label.get_text().split())
+        assert "attention weight" in text and "value^0.6" in text, text  # what it said
+    # the desktop picture keeps the map larger than a phone's column holds
+    assert fig.get_figwidth() * fig.dpi > PHONE_COLUMN
+
+
 def test_the_hard_attention_chart_draws_four_discrete_keys_as_bars():
     from matplotlib.patches import Rectangle
 

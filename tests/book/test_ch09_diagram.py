@@ -128,6 +128,13 @@ def test_the_masks_phone_picture_has_every_letter_and_label_at_least_10_5_px(m, 
     for v in phone:
         px = v["label_scale"] * min(v["width"], 358)
         assert px >= 10.5, f"{v['theme']}: smallest text {px:.2f} px at {v['width']} px wide"
+    # the T/F in the cells are what the figure says: their capitals at least as tall as a
+    # 12.8-px text's (body x 0.8; a cold read measured about 7 px on a 390-px phone)
+    from tests.book.test_figure_letters import LETTER_PX
+
+    for v in phone:
+        px = v["glyph_scale"] * min(v["width"], 358)
+        assert px >= LETTER_PX, f"{v['theme']}: T/F letters {px:.2f} px tall on a phone"
     # the narrower picture keeps its panel titles apart
     narrow = fig._attnlib_redraw(DARK, True, False)
     narrow.canvas.draw()

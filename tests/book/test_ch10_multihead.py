@@ -315,7 +315,20 @@ def test_the_heads_figure_names_every_token_on_every_panel_and_fits_a_phone_scre
             ink = min(_ink_pt(t) for ax in f.axes if ax.images for t in _token_labels(ax))
             ink_px = ink / 72 * f.dpi * shown
             assert ink_px >= 9.5, f"{name}: token letters {ink_px:.2f} px tall on a phone"
+            # issue 39: the letters at least as tall as a 10.5-px tick label's capitals, as
+            # the PNG draws them (a cold read: "9.69 px by glyph height")
+            from tests.book.test_figure_letters import TICK_LETTER_PX
 
+            assert png["glyph_scale"] is None  # its letters are its ticks
+            glyph_px = png["tick_glyph_scale"] * min(PHONE_COLUMN, png["width"])
+            assert glyph_px >= TICK_LETTER_PX, f"{name}: letters {glyph_px:.2f} px on a phone"
+
+
+# On a phone the token letters are staggered onto two lines (A R D ... over T N C ...): 20
+# tokens in a panel half the column wide leave about 8 px a column, less than a letter. Drawing
+# the four panels one a row instead was measured at 1449 px tall (1.7 phone screens; chapter 10
+# would pass its 20 screens). The test above holds what the reader needs: every token named on
+# every panel, in order, letters at least a 10.5-px tick label's capitals, nothing overprinted.
 
 def test_the_heads_figure_refuses_what_is_not_a_run():
     with pytest.raises(TypeError, match="heads_figure: run must be a TrainRun"):

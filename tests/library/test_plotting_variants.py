@@ -235,6 +235,26 @@ def test_label_scale_counts_the_smallest_text_drawn():
     assert got["label_scale"] * got["width"] == pytest.approx(6 / 72 * DPI, rel=1e-9)
 
 
+def test_glyph_scales_measure_letters_by_their_capital_height_in_and_off_the_ticks():
+    """Letters (one or two characters with a letter) are measured by the ink of a capital
+    (DejaVu Sans: 0.729 em), tick labels apart from other text; words and numbers are not."""
+    fig = NotebookFigure(figsize=(4, 2), dpi=DPI)
+    ax = fig.add_subplot()
+    ax.set_xticks([0, 1], ["A", "B"], fontsize=8)
+    ax.set_yticks([0, 1], ["0", "1"], fontsize=5)  # numbers: not letters
+    ax.text(0.5, 0.5, "T", fontsize=11)
+    ax.text(0.2, 0.2, "word", fontsize=4)  # a word: not letters
+    got = render_png(fig)
+    cap = 0.729 / 72 * DPI / got["width"]  # CSS px per CSS px of width, per pt
+    assert got["glyph_scale"] == pytest.approx(11 * cap, rel=0.01)
+    assert got["tick_glyph_scale"] == pytest.approx(8 * cap, rel=0.01)
+    assert got["label_scale"] * got["width"] == pytest.approx(4 / 72 * DPI, rel=1e-9)
+    plain = NotebookFigure(figsize=(4, 2), dpi=DPI)
+    plain.add_subplot().set_title("no letters here")
+    got = render_png(plain)
+    assert got["glyph_scale"] is None and got["tick_glyph_scale"] is None
+
+
 @pytest.mark.slow  # the `drawn` fixture renders every figure in every variant
 def test_narrow_figures_on_a_phone_show_text_of_at_least_ten_and_a_half_px(drawn):
     """A 390-px phone has a 358-px column, which a figure fills (the book's layout): each
