@@ -395,7 +395,7 @@ def length_declaration(
         FixedSeries(name, x, c.double().numpy(), color=OKABE_ITO[i % n], dash=DASHES[i % n])
         for i, (name, c) in enumerate(curves.items())
     ]
-    edge = train_max + 0.5
+    edge = train_max  # drawn at the longest length in training, not between it and the next
     k = len(curves) % n
     fixed.append(
         FixedSeries(
@@ -438,6 +438,7 @@ def length_declaration(
                 xlabel="spoken digits (keys)",
                 ylabel="output (queries)",
                 title="where the model with attention looks",
+                colorbar_label="attention weight (grey: no digit there)",
                 rows_sum_to_one=True,
                 allow_zero_rows=True,
                 labels_per_frame=True,

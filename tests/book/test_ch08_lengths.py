@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib
 import matplotlib.colors
 import numpy as np
@@ -426,3 +428,20 @@ def test_length_explorer_presets_say_what_this_run_shows():
             f"and its rows put {diag:.2f} of their weight on their own digit's word (the "
             "diagonal)."
         ), preset.notice
+
+
+@pytest.mark.slow
+def test_length_explorer_training_line_and_grey_cells_are_said():
+    """The training line stands at the longest length trained on (not half a digit past it),
+    and the heatmap says what its grey (empty) cells are (issue 39's cold read)."""
+    att, plain = _models()
+    examples = {1: ["7", "0"], 2: ["12", "90"], 3: ["345", "678"]}
+    curves = {"with attention": torch.tensor([1.0, 0.5, 0.0]), "without": torch.zeros(3)}
+    decl = experiment.length_declaration(att, plain, examples, curves, train_max=2)
+    lines = next(p for p in decl.panels if p.name == "accuracy")
+    edge = next(f for f in lines.fixed if f.name == "longest in training")
+    assert list(np.asarray(edge.x, dtype=float)) == [2.0, 2.0]
+    heat = next(p for p in decl.panels if p.name == "attention")
+    assert "grey" in heat.colorbar_label
+    chapter = (Path(__file__).parents[2] / "chapters/08_attention_and_length.md").read_text()
+    assert "[spoken.TRAIN_MAX] * 2" in chapter  # the static plot's line, at 8 too
