@@ -54,6 +54,7 @@ __all__ = [
     "heads_explorer",
     "heads_playback_declaration",
     "heads_playback_explorer",
+    "loss_curve",
     "ablation_declaration",
     "ablation_explorer",
 ]
@@ -272,8 +273,30 @@ def heads_explorer(run: TrainRun) -> Explorer:
     return Explorer(heads_declaration(run))
 
 
+#: Steps in the moving mean of the loss curve (the opening figure, the playback, the prose)
+SMOOTH_STEPS = 10
+
+
+@D.declare(smooth=D.Int(ge=1))
+def loss_curve(losses, smooth: int = SMOOTH_STEPS) -> np.ndarray:
+    """The loss curve the chapter draws and quotes: at step ``i`` (0-based) the mean of the
+    ``losses`` from ``i - smooth // 2`` to ``i + smooth // 2``, shrinking at the ends of the
+    log (no padding: at the first step, the first ``smooth // 2 + 1`` steps' mean). Same
+    length as ``losses``, shape ``(steps,)``."""
+    losses = np.asarray(losses, dtype=np.float64)
+    if losses.ndim != 1 or not len(losses) or not np.isfinite(losses).all():
+        raise ValueError(
+            f"loss_curve: losses must be a non-empty 1-D sequence of finite numbers; got "
+            f"shape {losses.shape}"
+        )
+    total = np.concatenate([[0.0], np.cumsum(losses)])  # (steps + 1,)
+    i = np.arange(len(losses))
+    lo, hi = np.maximum(0, i - smooth // 2), np.minimum(len(losses), i + smooth // 2 + 1)
+    return (total[hi] - total[lo]) / (hi - lo)
+
+
 @D.declare(run=RUN, smooth=D.Int(ge=1))
-def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
+def heads_playback_declaration(run: TrainRun, smooth: int = SMOOTH_STEPS) -> Declaration:
     """Play back ``run``: the chosen head's weights on the first watched sequence at each
     checkpoint, next to the loss on the repeat (a moving mean of ``smooth`` steps) with a
     point at the checkpoint."""
@@ -283,10 +306,7 @@ def heads_playback_declaration(run: TrainRun, smooth: int = 10) -> Declaration:
     opts, labels = _head_names(run)
     text = token_text(run.watch[0])
     losses = np.asarray(run.losses, dtype=np.float64)
-    total = np.concatenate([[0.0], np.cumsum(losses)])  # (steps + 1,)
-    i = np.arange(len(losses))
-    lo, hi = np.maximum(0, i - smooth // 2), np.minimum(len(losses), i + smooth // 2 + 1)
-    curve = (total[hi] - total[lo]) / (hi - lo)  # (steps,)
+    curve = loss_curve(losses, smooth)  # (steps,)
     loss_x = np.arange(1, len(losses) + 1, dtype=np.float64)
     frames = dict(zip(run.steps, run.weights))
     scores = {s: (p, q) for s, p, q in zip(run.steps, run.previous, run.induction)}

@@ -10,8 +10,10 @@ of the repeat, place 0 included.
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -209,3 +211,22 @@ def test_the_knock_out_chart_has_a_tick_and_a_bar_at_every_place():
         ["L1H1", "L1H2", "L2H1", "L2H2"], "kept"))  # fmt: skip
     drawn = [np.flatnonzero(np.asarray(v) > 0).tolist() for v in frame["accuracy"].values()]
     assert sorted(sum(drawn, [])) == places, drawn  # every place has its bar, one each
+
+
+def test_the_prose_quotes_the_loss_the_playback_and_its_notices_show():
+    """Issue 39's cold read: the prose said 3.11 / 0.80 (the first and last 10 steps' means)
+    while the playback's notices said 3.15 / 0.81 (its curve's ends). The numbers glued into
+    the prose are the committed playback's first and last points, so both tell one story."""
+    chapters = Path(__file__).resolve().parents[2] / "chapters"
+    glued = {}
+    for cell in json.loads((chapters / NOTEBOOK).read_text(encoding="utf8"))["cells"]:
+        for o in cell.get("outputs", []):
+            text = o.get("data", {}).get("application/papermill.record/text/plain")
+            if text is not None:
+                glued[o["metadata"]["scrapbook"]["name"]] = "".join(text).strip("'\"")
+    _, presets = _saved("heads_playback")
+    steps = sorted(v["step"] for _, _, v in presets)
+    for name, step in (("loss_first", steps[0]), ("loss_last", steps[-1])):
+        notice = next(n for _, n, v in presets if v["step"] == step)
+        quoted, _ = _loss_relation(notice)
+        assert glued[name] == f"{quoted:.2f}", (name, glued[name], notice)
