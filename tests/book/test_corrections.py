@@ -273,6 +273,26 @@ CORRECTIONS = [
         "nearly flat, with at most a small step at the vertical line",
     ),
     (
+        "07_bahdanau_attention",
+        "the prose repeated the Step 9 notice (one fixed summary for every step) and retold "
+        "the three playback notices (issue 39, cold read of chapters 6-10)",
+        "one fixed summary of the input would have to serve all ten steps",
+        'decode_step_explorer("22 Nov 2026") ``` :::{admonition} The step in attnlib',
+    ),
+    (
+        "07_bahdanau_attention",
+        "the paragraph after the playback retold its presets' stops",
+        "The presets at the top of the explorer stop at the start, the middle and the end",
+        "In this run the weights at step 0 are nowhere above",
+    ),
+    (
+        "10_induction_heads",
+        "the prose repeated the 'Both induction heads zeroed' notice: about chance, nothing "
+        "else copies (issue 39, cold read of chapters 6-10)",
+        "nothing else in the model copies",
+        "the bound checked over seeds",
+    ),
+    (
         "06_scoring_family",
         "which row of the location-based figure is the query (1, 0)",
         "",

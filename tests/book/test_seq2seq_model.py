@@ -427,16 +427,18 @@ def test_decode_step_shows_each_steps_implied_row_and_what_is_written(source, ta
         if target[step - 1] == "-":
             assert "looks nowhere" in text
         # one character read: named by its index counted from 0, as the code, exercise 1 and
-        # its checker count (the cold read found "character 8" for source[7] of "22 Nov 2026")
-        named = re.search(r"looks at “(.)” \(character (\d+)\)", text)
+        # its checker count (the cold read found "character 8" for source[7] of "22 Nov 2026"),
+        # and saying so, since the slider counts decode steps from 1 (issue 39's second read)
+        assert "(character" not in text, text
+        named = re.search(r"looks at “(.)” \(position (\d+), from 0\)", text)
         if named:
             k = int(named[2])
             assert source[k] == named[1] and implied[step - 1].argmax() == k, text
     # the day's last digit, then the year's first: they look at different characters
     if source[0].isdigit():  # day first: the day's last digit ends before the first space
-        assert f"(character {source.index(' ') - 1})" in decl.compute(step=10)["step"]
+        assert f"(position {source.index(' ') - 1}, from 0)" in decl.compute(step=10)["step"]
     if source == "22 Nov 2026":  # the year's first digit, "2", is source[7]
-        assert "looks at “2” (character 7)" in decl.compute(step=1)["step"]
+        assert "looks at “2” (position 7, from 0)" in decl.compute(step=1)["step"]
 
 
 def test_decode_step_names_its_query_in_words_and_says_a_blank_row_is_no_softmax():
