@@ -197,11 +197,7 @@ def decode_step_declaration(source: str = "22 Nov 2026") -> Declaration:
             + ", ".join(f"\u201c{source[r[0] : r[-1] + 1]}\u201d" for r in runs)
             # counted from 0, as the code, the exercises and their checkers count, and said
             # so: the slider counts decode steps from 1 (issue 39's cold read of chapter 7)
-            + (
-                f" (position {runs[0][0]}, from 0)"
-                if len(runs) == 1 and len(runs[0]) == 1
-                else ""
-            )
+            + (f" (position {runs[0][0]}, from 0)" if len(runs) == 1 and len(runs[0]) == 1 else "")
             if runs
             else "looks nowhere: a dash needs no input"
         )
