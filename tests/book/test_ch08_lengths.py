@@ -445,3 +445,22 @@ def test_length_explorer_training_line_and_grey_cells_are_said():
     assert "grey" in heat.colorbar_label
     chapter = (Path(__file__).parents[2] / "chapters/08_attention_and_length.md").read_text()
     assert "[spoken.TRAIN_MAX] * 2" in chapter  # the static plot's line, at 8 too
+
+
+def test_the_seen_lengths_print_says_they_are_test_lengths():
+    """Issue 39's cold read: right after "the models train on 1 to 8 digits" the chapter
+    printed "lengths seen in training: [1, 2]", which reads as the training lengths. The
+    print says what the list is: the test lengths whose numbers all occur in training."""
+    import json
+
+    nb = Path(__file__).parents[2] / "chapters/08_attention_and_length.ipynb"
+    text = "".join(
+        "".join(o.get("text", ""))
+        for c in json.loads(nb.read_text(encoding="utf8"))["cells"]
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream"
+    )
+    assert "lengths seen in training:" not in text
+    seen = [k for k in range(1, spoken.TEST_MAX + 1) if k <= 2]  # 10 and 100 numbers: all seen
+    assert f"test lengths whose numbers all\n  occur in training: {seen}\n" in text
+    assert f"test lengths held out: 3 to {spoken.TEST_MAX}\n" in text
