@@ -387,15 +387,14 @@ def length_declaration(
         }
 
     x = np.array(lengths, dtype=np.float64)
-    # each curve in the colour and line style the chapter's static plot (plot_lines: Okabe-Ito
-    # colours with LINESTYLES, in order) gives it, the training edge next; this length's marks
-    # in the text colour
+    # each curve in the static plot's colour and line style (plot_lines: Okabe-Ito colours with
+    # LINESTYLES, in order), the training edge next; this length's marks in the text colour
     n = len(OKABE_ITO)
     fixed = [
         FixedSeries(name, x, c.double().numpy(), color=OKABE_ITO[i % n], dash=DASHES[i % n])
         for i, (name, c) in enumerate(curves.items())
     ]
-    edge = train_max  # drawn at the longest length in training, not between it and the next
+    edge = train_max  # at the longest length trained on (issue 39: it stood at 8.5)
     k = len(curves) % n
     fixed.append(
         FixedSeries(

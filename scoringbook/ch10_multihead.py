@@ -283,7 +283,12 @@ def loss_curve(losses, smooth: int = SMOOTH_STEPS) -> np.ndarray:
     ``losses`` from ``i - smooth // 2`` to ``i + smooth // 2``, shrinking at the ends of the
     log (no padding: at the first step, the first ``smooth // 2 + 1`` steps' mean). Same
     length as ``losses``, shape ``(steps,)``."""
-    losses = np.asarray(losses, dtype=np.float64)
+    try:
+        losses = np.asarray(losses, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"loss_curve: losses must be a 1-D sequence of numbers; got {type(losses).__name__}"
+        ) from None
     if losses.ndim != 1 or not len(losses) or not np.isfinite(losses).all():
         raise ValueError(
             f"loss_curve: losses must be a non-empty 1-D sequence of finite numbers; got "

@@ -1022,6 +1022,11 @@ _NEW = {
     "scoringbook.ch10_multihead.heads_figure": Example(
         lambda: ((_tiny_run(),), {}), skip_args={"run": RUN_ARG}
     ),
+    "scoringbook.ch10_multihead.loss_curve": Example(
+        lambda: (([3.0, 2.0, 1.0, 0.5],), {"smooth": 2}),
+        # smooth 2 -> window [i - 1, i + 1] shrunk at the ends: means of 2, 3, 3, 2 losses
+        check=lambda out: np.testing.assert_allclose(out, [2.5, 2.0, 7 / 6, 0.75]),
+    ),
     "scoringbook.ch09_diagram.draw_masks": Example(
         lambda: (
             (torch.ones(2, 4, 4, dtype=torch.bool).tril(), ["a", "b"], ["allowed", "blocked"]),
