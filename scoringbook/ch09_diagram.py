@@ -398,14 +398,8 @@ def _narrow(s, theme, managed):
     yh = ya - ARROW
     x_split = min((left + right) / 2, PHONE_WIDTH - 1.25)  # its label (about 1 in) fits
     split_bar = yh + 0.16
-    pen.text(
-        x_split + 0.1,
-        (ya + split_bar) / 2 + 0.02,
-        f"split {_shape(b * H, n, dh)}",
-        colour=pen.col["muted"],
-        ha="left",
-        va="center",
-    )
+    label = {"colour": pen.col["muted"], "ha": "left", "va": "center"}
+    pen.text(x_split + 0.1, (ya + split_bar) / 2 + 0.02, f"split {_shape(b * H, n, dh)}", **label)
     lane_split = 0.07  # rows after the first: down the left edge
     lane_cat = 0.15 + slot + gap / 2 if per_row > 1 else 0.15 + slot + 0.1
     ya3 = yh - (head_rows - 1) * row - n * u - 0.3  # under the last row's labels
@@ -438,14 +432,7 @@ def _narrow(s, theme, managed):
             via = [(xoc, cat_bar), (x_land, cat_bar)]
         pen.arrow(start, (x_land, cat_top), gid=f"concat-{h}", via=via)
     # row 3: concatenated -> W_O -> output
-    pen.text(
-        0.2 + d * u + 0.1,
-        (cat_bar + cat_top) / 2 - 0.02,
-        "concat",
-        colour=pen.col["muted"],
-        ha="left",
-        va="center",
-    )
+    pen.text(0.2 + d * u + 0.1, (cat_bar + cat_top) / 2 - 0.02, "concat", **label)
     groups = [(h * dh, dh, h) for h in range(H)]
     pen.block(0.2, yb3, d, n, groups)
     pen.text(0.2 + d * u / 2, yb3 - 0.05, _shape(b, n, d))
