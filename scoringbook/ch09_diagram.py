@@ -130,16 +130,17 @@ class _Pen:
         kw.setdefault("va", "top")
         return self.ax.text(x, y, s, fontsize=self.pt, color=colour or self.col["text"], **kw)
 
-    def block(self, x0, y0, cols, rows, groups=None):
+    def block(self, x0, y0, cols, rows, groups=None, gid=None):
         """A ``rows x cols`` grid of numbers with its bottom-left at (x0, y0) (in); ``groups``:
-        (first column, columns, head) runs coloured by head, the rest plain."""
+        (first column, columns, head) runs coloured by head, the rest plain; ``gid`` names
+        its background (tests find a head's output by it)."""
         from matplotlib.patches import Rectangle
 
         u, c = self.u, self.col
         self.z += 1
         z = self.z
         self.ax.add_patch(
-            Rectangle((x0, y0), cols * u, rows * u, fc=c["background"], lw=0, zorder=z)
+            Rectangle((x0, y0), cols * u, rows * u, fc=c["background"], lw=0, zorder=z, gid=gid)
         )
         for first, width, head in groups or [(0, cols, None)]:
             colour = c["plain"] if head is None else c["heads"][head]
@@ -162,12 +163,13 @@ class _Pen:
             self.ax.plot([x0, x0 + cols * u], [y0 + j * u] * 2, color=c["text"], lw=lw, zorder=z)
         return x0 + cols * u / 2  # its centre
 
-    def heat(self, x0, y0, w):
+    def heat(self, x0, y0, w, gid=None):
         from matplotlib.patches import Rectangle
 
         n = w.shape[0]
         self.ax.imshow(
             w,
+            gid=gid,
             cmap=self.theme.weights_cmap(),
             norm=self.theme.weights_norm(0.0, max(float(w.max()), 1e-9)),
             extent=(x0, x0 + n * self.u, y0, y0 + n * self.u),
@@ -180,14 +182,17 @@ class _Pen:
             )
         )
 
-    def arrow(self, a, b, label=None, side="above"):
+    def arrow(self, a, b, label=None, side="above", gid=None, via=()):
+        """An arrow from a to b (in), through the corners ``via`` (a bent one) if given."""
         from matplotlib.patches import FancyArrowPatch
+        from matplotlib.path import Path
 
-        self.ax.add_patch(
-            FancyArrowPatch(
-                a, b, arrowstyle="-|>", mutation_scale=11, color=self.col["muted"], lw=1.2
-            )
-        )
+        style = {"arrowstyle": "-|>", "mutation_scale": 11, "color": self.col["muted"]}
+        if via:
+            patch = FancyArrowPatch(path=Path([a, *via, b]), lw=1.2, gid=gid, **style)
+        else:
+            patch = FancyArrowPatch(a, b, lw=1.2, gid=gid, **style)
+        self.ax.add_patch(patch)
         if label:
             mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
             if side == "above":
@@ -312,12 +317,12 @@ def _draw(s, theme, narrow, managed):
             colour=pen.col["muted"],
             va="bottom",
         )
-        for hx, hy in mids:
-            pen.arrow((right + 0.05, yc), (hx - 0.05, hy))
+        for h, (hx, hy) in enumerate(mids):
+            pen.arrow((right + 0.05, yc), (hx - 0.05, hy), gid=f"split-{h}")
         cx0 = hx0 + plan["heads"] + gaps["cat"] + (plan["cat"] - d * u) / 2
         hright = max(hright, hx0 + plan["heads"])  # clear of an output's wider label
-        for _hx, hy in mids:
-            pen.arrow((hright + 0.05, hy), (cx0 - 0.05, yc))
+        for h, (_hx, hy) in enumerate(mids):
+            pen.arrow((hright + 0.05, hy), (cx0 - 0.05, yc), gid=f"concat-{h}")
         groups = [(h * dh, dh, h) for h in range(H)]
         cc = pen.block(cx0, y0, d, n, groups)
         pen.text(cc, y0 + n * u + 0.05, "concat", colour=pen.col["muted"], va="bottom")
@@ -345,10 +350,10 @@ def _heads_wide(pen, x0, ytop, s, plan, head_h):
     xo = x0 + plan["heat"] + plan["gaps"]["head"] + (plan["out"] - dh * u) / 2
     for h in range(H):
         yb = ytop - h * head_h - n * u
-        pen.heat(xh, yb, s["weights"][h])
+        pen.heat(xh, yb, s["weights"][h], gid=f"weights-{h}")
         pen.text(xh + n * u / 2, yb - 0.05, f"head {h + 1}\n{_shape(n, n)}")
         pen.arrow((xh + n * u + 0.05, yb + n * u / 2), (xo - 0.05, yb + n * u / 2))
-        pen.block(xo, yb, dh, n, [(0, dh, h)])
+        pen.block(xo, yb, dh, n, [(0, dh, h)], gid=f"output-{h}")
         pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
         mids.append((xh, yb + n * u / 2))
     return xo + dh * u, mids
@@ -356,17 +361,23 @@ def _heads_wide(pen, x0, ytop, s, plan, head_h):
 
 def _narrow(s, theme, managed):
     """The phone layout, PHONE_WIDTH wide with its text at PT_PHONE, in three rows: X -> Q, K,
-    V; the heads, as many a row as fit; the concatenation -> W_O -> output."""
+    V; the heads, as many a row as fit; the concatenation -> W_O -> output. Every head gets a
+    split arrow in (from under Q, K, V, along a bar over its row; rows after the first are
+    reached down a lane at the left edge) and a concat arrow out (from under its output's
+    label to its own columns of the concatenation; rows before the last go down a lane
+    between the first two heads of a row)."""
     n, d, H, b = s["n"], s["d"], s["H"], s["batch"]
     dh = d // H
     # X, the arrow (1.0 in) and the deck of Q, K, V (d columns and 0.18 in) fit across
     u = min(U_NARROW, (PHONE_WIDTH - 0.15 - 1.38) / (2 * d))
-    row = n * u + 0.5
     # a head's slot: its weights, an arrow, its output; each wide enough for the label under it
     heat_w, out_w = max(n * u, 0.55), max(dh * u, 0.6)
     slot, gap = heat_w + 0.4 + out_w, 0.25
     per_row = max(1, min(H, int((PHONE_WIDTH - 0.2 + gap) // (slot + gap))))
     head_rows = -(-H // per_row)
+    # a row of heads and its labels; with more than one row, room under each for the concat
+    # arrows' bar and the next row's split bar
+    row = n * u + (0.5 if head_rows == 1 else 0.75)
     # from the top: 0.2 in, X; its label (0.3) and the split arrow (ARROW); the heads' rows;
     # their labels and the concat arrow; the output and its label (0.27 with the margin)
     height = 0.2 + 3 * n * u + (head_rows - 1) * row + 2 * (0.3 + ARROW) + 0.27
@@ -386,26 +397,42 @@ def _narrow(s, theme, managed):
     ya = y0 - 0.3
     yh = ya - ARROW
     x_split = min((left + right) / 2, PHONE_WIDTH - 1.25)  # its label (about 1 in) fits
-    pen.arrow((x_split, ya), (x_split, yh + 0.02), f"split {_shape(b * H, n, dh)}", side="right")
-    lowest = yh
-    for r in range(head_rows):
-        hs = list(range(r * per_row, min(H, (r + 1) * per_row)))
-        x = 0.15
-        for h in hs:
-            yb = yh - r * row - n * u
-            xh = x + (heat_w - n * u) / 2
-            pen.heat(xh, yb, s["weights"][h])
-            pen.text(xh + n * u / 2, yb - 0.05, f"head {h + 1}")
-            xo = x + heat_w + 0.4 + (out_w - dh * u) / 2
-            pen.arrow((xh + n * u + 0.04, yb + n * u / 2), (xo - 0.04, yb + n * u / 2))
-            pen.block(xo, yb, dh, n, [(0, dh, h)])
-            pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
-            x += slot + gap
-            lowest = yb
+    split_bar = yh + 0.16
+    label = {"colour": pen.col["muted"], "ha": "left", "va": "center"}
+    pen.text(x_split + 0.1, (ya + split_bar) / 2 + 0.02, f"split {_shape(b * H, n, dh)}", **label)
+    lane_split = 0.07  # rows after the first: down the left edge
+    lane_cat = 0.15 + slot + gap / 2 if per_row > 1 else 0.15 + slot + 0.1
+    ya3 = yh - (head_rows - 1) * row - n * u - 0.3  # under the last row's labels
+    yb3 = ya3 - ARROW - n * u
+    cat_bar = ya3 - 0.05
+    cat_top = yb3 + n * u + 0.02
+    for h in range(H):
+        r, k = divmod(h, per_row)
+        x = 0.15 + k * (slot + gap)
+        yb = yh - r * row - n * u
+        xh = x + (heat_w - n * u) / 2
+        pen.heat(xh, yb, s["weights"][h], gid=f"weights-{h}")
+        pen.text(xh + n * u / 2, yb - 0.05, f"head {h + 1}")
+        xo = x + heat_w + 0.4 + (out_w - dh * u) / 2
+        pen.arrow((xh + n * u + 0.04, yb + n * u / 2), (xo - 0.04, yb + n * u / 2))
+        pen.block(xo, yb, dh, n, [(0, dh, h)], gid=f"output-{h}")
+        pen.text(xo + dh * u / 2, yb - 0.05, _shape(n, dh))
+        # split: from under Q, K, V down to the bar over this row, along it, down into the head
+        xc, bar = xh + n * u / 2, yb + n * u + 0.16
+        via = [(x_split, split_bar)]
+        if r:
+            via += [(lane_split, split_bar), (lane_split, bar)]
+        pen.arrow((x_split, ya), (xc, yb + n * u + 0.02), gid=f"split-{h}", via=[*via, (xc, bar)])
+        # concat: from under its output's label to its own columns of the concatenation
+        xoc, x_land = xo + dh * u / 2, 0.2 + (h + 0.5) * dh * u
+        start, below = (xoc, yb - 0.27), yb - 0.33
+        if r < head_rows - 1:
+            via = [(xoc, below), (lane_cat, below), (lane_cat, cat_bar), (x_land, cat_bar)]
+        else:
+            via = [(xoc, cat_bar), (x_land, cat_bar)]
+        pen.arrow(start, (x_land, cat_top), gid=f"concat-{h}", via=via)
     # row 3: concatenated -> W_O -> output
-    ya = lowest - 0.3
-    yb3 = ya - ARROW - n * u
-    pen.arrow((0.2 + d * u / 2, ya), (0.2 + d * u / 2, yb3 + n * u + 0.02), "concat", side="right")
+    pen.text(0.2 + d * u + 0.1, (cat_bar + cat_top) / 2 - 0.02, "concat", **label)
     groups = [(h * dh, dh, h) for h in range(H)]
     pen.block(0.2, yb3, d, n, groups)
     pen.text(0.2 + d * u / 2, yb3 - 0.05, _shape(b, n, d))

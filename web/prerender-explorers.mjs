@@ -105,6 +105,9 @@ function walk(node, f) {
   for (const c of node.children || []) if (c.tag) walk(c, f);
 }
 
+/** What the notice line of an explorer says on a page read with JavaScript off. */
+export const NO_SCRIPT = "Interactive with JavaScript: this is the explorer's first picture.";
+
 /** The explorer drawn at its starting positions, as static markup. */
 export function staticPicture(state) {
   const values = { ...state };
@@ -125,7 +128,22 @@ export function staticPicture(state) {
         e.parentNode.insertBefore(twin, e.parentNode.children[e.parentNode.children.indexOf(e) + 1] || null);
       }
     }
-    if (e.tag === "input" || e.tag === "select" || e.tag === "button") e.setAttribute("disabled", "");
+    if (e.tag === "input" || e.tag === "select" || e.tag === "button") {
+      e.setAttribute("disabled", "");  // not focusable, not operable: a picture of the controls
+      e.setAttribute("aria-disabled", "true");
+    }
+    // the notice line holds two sentences: the live one's first words, and what a page read
+    // with JavaScript off says instead (explorer.css shows one, by html[data-script])
+    if (e.classList.contains("attn-notice")) {
+      const said = e.textContent;
+      e.textContent = "";
+      const live = e.appendChild(new Element("span", false));
+      live.className = "attn-notice-live";
+      live.textContent = said;
+      const off = e.appendChild(new Element("span", false));
+      off.className = "attn-notice-nojs";
+      off.textContent = NO_SCRIPT;
+    }
     if (e.getAttribute("tabindex") !== null) e.removeAttribute("tabindex");
     if (e.getAttribute("data-handle") !== null) {  // a picture of the point, not a control yet
       for (const a of ["role", "aria-label", "aria-valuemin", "aria-valuemax", "aria-valuenow", "aria-valuetext"]) {

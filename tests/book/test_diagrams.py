@@ -362,3 +362,53 @@ def test_heads_diagram_at_1280_px_reads_at_four_fifths_of_body_text(batch, n, d,
     x = torch.randn(batch, n, d)
     fig = draw_heads(mha, x, attnlib.causal_valid_lens(batch, n))
     _fits_a_desktop(fig, f"heads (batch {batch}, n {n}, d {d}, H {H})")
+
+
+def _ends(arrow):
+    """Where a FancyArrowPatch was aimed from and to, in data units (before its shrink): its
+    two points, or its path's first and last vertex."""
+    if arrow._posA_posB is not None:
+        return arrow._posA_posB
+    vertices = arrow._path_original.vertices
+    return vertices[0], vertices[-1]
+
+
+@pytest.mark.parametrize("narrow", [True, False], ids=["phone", "wide"])
+@pytest.mark.parametrize("batch, n, d, H", [(1, 10, 16, 2), (1, 5, 12, 3), (1, 12, 16, 4)])
+def test_heads_diagram_has_a_split_arrow_into_and_a_concat_arrow_out_of_every_head(
+    batch, n, d, H, narrow
+):
+    """Issue 39: the phone picture drew the split arrow into head 2 only and the concat arrow
+    out of head 1 only. Each head h: an arrow (gid split-h) ends at its weights (gid
+    weights-h), touching their top or left edge, and one (gid concat-h) starts next to its
+    output (gid output-h): under it or right of it."""
+    from matplotlib.patches import FancyArrowPatch
+
+    import attnlib
+    from attnlib.plotting._theme import LIGHT
+    from scoringbook.ch09_diagram import draw_heads
+
+    torch.manual_seed(0)
+    mha = attnlib.MultiHeadAttention(num_hiddens=d, num_heads=H, dropout=0.0)
+    fig = draw_heads(mha, torch.randn(batch, n, d), attnlib.causal_valid_lens(batch, n))
+    variant = fig._attnlib_redraw(LIGHT, narrow, False)
+    ax = variant.axes[0]
+    arrows = {p.get_gid(): p for p in ax.patches if isinstance(p, FancyArrowPatch)}
+    outputs = {p.get_gid(): p for p in ax.patches if p.get_gid()}
+    weights = {im.get_gid(): im for im in ax.images if im.get_gid()}
+    where = f"heads (n {n}, d {d}, H {H}, {'phone' if narrow else 'wide'})"
+    for h in range(H):
+        assert f"split-{h}" in arrows, f"{where}: no split arrow into head {h + 1}"
+        assert f"concat-{h}" in arrows, f"{where}: no concat arrow out of head {h + 1}"
+        x0, x1, y0, y1 = weights[f"weights-{h}"].get_extent()
+        tip = _ends(arrows[f"split-{h}"])[1]
+        assert (x0 <= tip[0] <= x1 and 0 <= tip[1] - y1 <= 0.1) or (
+            y0 <= tip[1] <= y1 and 0 <= x0 - tip[0] <= 0.1
+        ), f"{where}: split arrow {h} ends at {tip}, head {h + 1}'s weights at {(x0, x1, y0, y1)}"
+        box = outputs[f"output-{h}"]
+        bx0, by0 = box.get_xy()
+        bx1, by1 = bx0 + box.get_width(), by0 + box.get_height()
+        tail = _ends(arrows[f"concat-{h}"])[0]
+        assert (bx0 <= tail[0] <= bx1 and 0 <= by0 - tail[1] <= 0.35) or (
+            by0 <= tail[1] <= by1 and 0 <= tail[0] - bx1 <= 0.8
+        ), f"{where}: concat arrow {h} starts at {tail}, head {h + 1}'s output at {(bx0, by0)}"

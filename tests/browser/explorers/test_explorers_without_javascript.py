@@ -55,3 +55,42 @@ def test_explorers_show_their_picture_without_javascript(browser, visits, margin
 # Explorers on a phone in dark mode: test_explorers_match_attnlib.test_explorers_redraw_and_match_
 # attnlib_on_a_phone_in_dark_mode walks every control there (and saves the page's __phone-dark.png
 # screenshot).
+
+
+# With JavaScript off the static picture's controls are a picture too: disabled (so not
+# focusable), marked aria-disabled, dimmed; and the notice line says the explorer is a picture
+# instead of inviting the reader to pick a preset that does nothing. Light and dark OS.
+NOJS_CONTROLS_JS = """() => [...document.querySelectorAll('.attn-static .attn-explorer')].map((x) => {
+  const controls = [...x.querySelectorAll('button, input, select')].map((c) => {
+    c.focus();
+    return {tag: c.tagName, disabled: c.disabled, aria: c.getAttribute('aria-disabled'),
+            focused: document.activeElement === c,
+            opacity: parseFloat(getComputedStyle(c).opacity) *
+                     parseFloat(getComputedStyle(c.closest('label') || c).opacity)};
+  });
+  const n = x.querySelector('.attn-notice');
+  return {name: x.getAttribute('data-name') || '', controls,
+          notice: n ? n.innerText.trim() : null};
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("name", EXPLORER_CHAPTERS)
+def test_controls_without_javascript_say_they_are_a_picture(browser, base_url, name, scheme):
+    ctx, page, _ = _load(browser, base_url, name, java_script_enabled=False, color_scheme=scheme)
+    try:
+        found = page.evaluate(NOJS_CONTROLS_JS)
+    finally:
+        ctx.close()
+    assert found, f"{name}: no static explorer without JavaScript"
+    for k, x in enumerate(found):
+        where = f"{name} explorer #{k} {x['name']} ({scheme})"
+        assert x["controls"], f"{where}: no controls drawn"
+        for c in x["controls"]:
+            assert c["disabled"] and c["aria"] == "true", f"{where}: a live-looking {c}"
+            assert not c["focused"], f"{where}: a {c['tag']} takes focus"
+            assert c["opacity"] < 0.8, f"{where}: a {c['tag']} is not dimmed ({c['opacity']})"
+        if x["notice"] is not None:
+            assert x["notice"] == (
+                "Interactive with JavaScript: this is the explorer's first picture."
+            ), f"{where}: the notice says {x['notice']!r}"

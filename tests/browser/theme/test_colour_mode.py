@@ -11,7 +11,7 @@ import contextlib
 import pytest
 from _wait import with_page_waits
 
-from .._reader import _shot, reads
+from .._reader import _load, _shot, reads
 from ..conftest import PAGES, chapter_page
 
 # the checks of a page as it loads in each mode read the desktop ``reading``
@@ -148,3 +148,33 @@ def test_the_colour_mode_switch_cycles_by_keyboard(browser, base_url, key):
         ], f"{key} on the colour-mode switch gave {seen}"
     finally:
         ctx.close()
+
+
+# sphinx-copybutton draws its copy buttons in GitHub's light colours (#f6f8fa); on a dark page
+# they take the page's dark colours, with scripts on (data-theme) and off (the dark OS's twins
+# of web/inline-css.mjs). A light page keeps a light button.
+@pytest.mark.parametrize("scripts", [True, False], ids=["js", "nojs"])
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_copy_buttons_follow_the_colour_mode(browser, base_url, scheme, scripts):
+    name = chapter_page("05_scaled_dot_product_attention")
+    ctx, page, _ = _load(browser, base_url, name, java_script_enabled=scripts, color_scheme=scheme)
+    try:
+        if not scripts:  # sphinx-copybutton adds its buttons by script: one like them
+            page.evaluate(
+                """() => { const b = document.createElement('button');
+                b.className = 'copybtn'; document.querySelector('div.highlight').append(b); }"""
+            )
+        else:
+            page.wait_for_selector("button.copybtn", state="attached")
+        bgs = page.eval_on_selector_all(
+            "button.copybtn", "bs => bs.map(b => getComputedStyle(b).backgroundColor)"
+        )
+    finally:
+        ctx.close()
+    assert bgs, f"{name}: no copy button"
+    for bg in bgs:
+        mean = sum(int(x) for x in bg[bg.index("(") + 1 : bg.index(")")].split(",")[:3]) / 3
+        if scheme == "dark":
+            assert mean < 80, f"{name} dark ({'js' if scripts else 'nojs'}): copy button {bg}"
+        else:
+            assert mean > 200, f"{name} light: copy button {bg}"
