@@ -1033,9 +1033,9 @@ function wordVector(word, d) {
 }
 var fold = (w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase());
 var tokensOf = (text, n) => String(text).split(/[ \t\n\r\f\v]+/).filter(Boolean).slice(0, n);
-function maskingFrame(live, params, spec) {
+function maskingFrame(live, params) {
   const n = live.max_tokens, out = {}, labels = {};
-  const masked = !live.masking || params[live.masking] === spec.params.find((p) => p.name === live.masking).values[0];
+  const mode = live.masking ? params[live.masking] : "query_lengths";
   live.sentences.forEach((name, b) => {
     const toks = tokensOf(params[name], n), l = toks.length;
     const padded = toks.concat(Array(n - l).fill(live.pad));
@@ -1043,7 +1043,7 @@ function maskingFrame(live, params, spec) {
     const k = padded.map((w2) => wordVector("k " + fold(w2), live.d));
     const w = new Float64Array(n * n);
     for (let i = 0; i < n; i++) {
-      const valid = masked ? i < l ? l : 0 : n;
+      const valid = mode === "none" ? n : mode === "sentence_lengths" ? l : i < l ? l : 0;
       if (!valid) continue;
       const row = softmax(k.slice(0, valid).map((kj) => dot(q[i], kj) / Math.sqrt(live.d)));
       row.forEach((v, j) => {
@@ -1461,15 +1461,21 @@ function speak(x) {
 }
 function maskingSentence(lv, values, labels) {
   const n = lv.max_tokens, lens = lv.weights.map((w) => labels[w].length);
-  let pad = 0;
+  let pad = 0, padQueries = 0, padRows = 0;
   lv.weights.forEach((w, b) => {
     for (let i = 0; i < n; i++) {
-      let sum = 0;
+      let sum = 0, row = 0;
       for (let j = lens[b]; j < n; j++) sum += values[w][i * n + j];
+      for (let j = 0; j < n; j++) row += values[w][i * n + j];
       pad = Math.max(pad, sum);
+      if (i >= lens[b]) {
+        padQueries += 1;
+        if (row > 0) padRows += 1;
+      }
     }
   });
-  return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` + (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${shareWords(pad)} of a row's weight.`);
+  const queries = !padQueries ? "" : padRows ? " The <pad> queries still attend: their rows hold weight." : " The <pad> queries get all-zero rows.";
+  return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` + (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${shareWords(pad)} of a row's weight.`) + queries;
 }
 function kernelSentence(spec, lv, values, params) {
   const w = seriesOf(spec, values, lv.bars), fit = seriesOf(spec, values, lv.marker)[1];
@@ -1513,7 +1519,7 @@ function currentFrame(x) {
     params[p.name] = p.values[x.idx[k]];
   });
   let computed = null, labels = {};
-  if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params, spec));
+  if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params));
   else if (spec.live) {
     computed = spec.live.kind === "kernel_regression" ? kernelFrame(spec.live, params, spec.panels) : liveFrame(spec.live, params);
   }
