@@ -177,10 +177,10 @@ def test_the_temperature_is_read_out_as_the_book_reads_numbers_out(built):
     (slider,) = [p for p in decl.params if p.name == "temperature"]
     for t, label in zip(slider.values, slider.value_labels):
         if t >= 0.0995:
-            want = "%.2f" % t  # two decimals
+            want = f"{t:.2f}"  # two decimals
         else:
             digits = 1 - int(np.floor(np.log10(t)))  # two significant figures
-            want = ("%.*f" % (digits, t)).rstrip("0").rstrip(".")
+            want = f"{t:.{digits}f}".rstrip("0").rstrip(".")
         assert label == f"T = {want}", (t, label)
     labels = list(slider.value_labels)
     assert "T = 0.19" in labels and "T = 0.47" in labels and "T = 0.058" in labels, labels
