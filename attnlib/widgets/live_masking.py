@@ -158,7 +158,9 @@ class LiveMasking:
                 raise ValueError(
                     f"{fn}: texts[{i}] is one line of text; got a line break in {t!r}"
                 )
-        if not isinstance(mode, str) or mode not in MODES:
+        if not isinstance(mode, str):
+            raise TypeError(f"{fn}: mode must be a str, one of {MODES}; got {mode!r}")
+        if mode not in MODES:
             raise ValueError(f"{fn}: mode must be one of {MODES}; got {mode!r}")
         n, out = self.max_tokens, []
         toks = [tokens(t, n) for t in texts]

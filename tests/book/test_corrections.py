@@ -322,7 +322,7 @@ NOTICES = [
         "additive_attention",
         "h = ",
         "the learned comparison",  # the scorer is seeded and untrained (issue 39)
-        "even an untrained network's comparison is not a distance",
+        "the network's comparison is not a distance",
     ),
     (
         "bandwidth_training",

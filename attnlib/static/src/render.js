@@ -362,20 +362,16 @@ function speak(x) {
 // Typed sentences: the valid lengths, and how much weight the padding gets.
 function maskingSentence(lv, values, labels) {
   const n = lv.max_tokens, lens = lv.weights.map((w) => labels[w].length);
-  let pad = 0, padQueries = 0, padRows = 0;                               // <pad> queries, and how many hold weight
+  let pad = 0;
   lv.weights.forEach((w, b) => {
     for (let i = 0; i < n; i++) {
-      let sum = 0, row = 0;
+      let sum = 0;
       for (let j = lens[b]; j < n; j++) sum += values[w][i * n + j];
-      for (let j = 0; j < n; j++) row += values[w][i * n + j];
       pad = Math.max(pad, sum);
-      if (i >= lens[b]) { padQueries += 1; if (row > 0) padRows += 1; }
     }
   });
-  const queries = !padQueries ? "" : padRows ? " The <pad> queries still attend: their rows hold weight."
-    : " The <pad> queries get all-zero rows.";
   return `valid lengths ${lens.join(", ")} of ${n} tokens; the <pad> keys get ` +
-    (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${shareWords(pad)} of a row's weight.`) + queries;
+    (pad === 0 ? "no weight (exactly 0) in every row." : `up to ${shareWords(pad)} of a row's weight.`);
 }
 
 // Kernel regression: what happens at the dragged query (spoken.js: kernelWords), and which
