@@ -15,6 +15,7 @@ from attnlib.widgets import FixedSeries, Handle, Heatmap, Lines, Preset, Slider
 from attnlib.widgets.live_scores import LIVE_SCORES
 
 __all__ = [
+    "_read_out",
     "_compare_panels",
     "_distinct_presets",
     "_generator",
@@ -27,6 +28,14 @@ __all__ = [
     "_real",
     "_ints",
 ]
+
+
+def _read_out(x: float) -> str:
+    """A positive number as the book reads it out on a slider: two decimals ("0.49", "5.00"),
+    and below 0.1 two significant figures ("0.061", "0.013"), so that neighbouring values of
+    a log-spaced slider stay apart (0.01 and 0.013 are both "0.01" at two decimals). The
+    callers (``sigma_text``, chapter 1's temperatures) check that ``x`` is finite and > 0."""
+    return f"{x:.2f}" if x >= 0.0995 else f"{x:.2g}"
 
 
 def _seed(value: object, fn: str) -> int:

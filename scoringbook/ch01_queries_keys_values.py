@@ -46,6 +46,7 @@ from scoringbook._common import (
     _nearest,
     _np,
     _query_sliders,
+    _read_out,
     _seed,
 )
 
@@ -105,7 +106,7 @@ def softmax_temperature_declaration(
                 "temperature",
                 temperatures,
                 label="temperature",
-                value_labels=[f"T = {t:g}" for t in temperatures],
+                value_labels=[f"T = {_read_out(t)}" for t in temperatures],
                 default=min(temperatures, key=lambda t: abs(t - 1.0)),
             )
         ],
@@ -153,7 +154,7 @@ def softmax_temperature_declaration(
                 {"temperature": _nearest(temperatures, 20.0)},
             ),
             Preset(
-                f"T ≈ {split_t:.1f}: query 0 against query {sure}",
+                f"T = {_read_out(split_t)}: query 0 against query {sure}",
                 split_notice,
                 {"temperature": split_t},
             ),

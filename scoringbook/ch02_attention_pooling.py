@@ -43,6 +43,7 @@ from scoringbook._common import (
     _log_grid,
     _nearest,
     _np,
+    _read_out,
     _real,
     _seed,
 )
@@ -74,7 +75,7 @@ def sigma_text(sigma: float) -> str:
     Args:
         sigma: the bandwidth, a finite number > 0.
     """
-    return f"{sigma:.2f}" if sigma >= 0.0995 else f"{sigma:.2g}"
+    return _read_out(sigma)
 
 
 def _truth(x: np.ndarray | torch.Tensor):
@@ -348,8 +349,8 @@ def _training_presets(steps: int) -> list[Preset]:
         ),
         Preset(
             "Step 60",
-            "Notice: the runs have parted; the leave-one-out run has come back and settled, "
-            "the other keeps shrinking σ.",
+            "Notice: the runs have parted: the leave-one-out loss is flat, the other keeps "
+            "falling as its σ (in the Adam step read-out) shrinks.",
             {"step": 60},
         ),
         Preset(

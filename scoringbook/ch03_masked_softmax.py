@@ -81,7 +81,7 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
     defaults = live.frame(SENTENCES)
 
     def update(masking: str, sentence_0: str, sentence_1: str, sentence_2: str) -> dict[str, Any]:
-        frame = live.frame([sentence_0, sentence_1, sentence_2], masked=masking == "valid_lengths")
+        frame = live.frame([sentence_0, sentence_1, sentence_2], mode=masking)
         return {
             f"sentence_{b}": w for b, (_, w) in enumerate(frame)
         }  # (max_tokens, max_tokens) each
@@ -101,10 +101,12 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
         params=[
             Choice(
                 "masking",
-                ["valid_lengths", "none"],
+                ["sentence_lengths", "query_lengths", "none"],
                 label="masking",
+                default="query_lengths",
                 option_labels=[
-                    "by valid length (masked softmax)",
+                    "one length per sentence, shape (batch,): the <pad> queries still attend",
+                    "one length per query, (batch, n_queries): <pad> queries get 0",
                     f"none (plain softmax over all {max_tokens} tokens)",
                 ],
             )
@@ -129,12 +131,19 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
         presets=[
             Preset(
                 "As it opens",
-                "Notice: each coloured block is a sentence's words by its words; the <pad> rows "
-                "and columns stay at weight 0, crossed out.",
+                "Notice: one valid length per query here, so each coloured block is a "
+                "sentence's words by its words; the <pad> rows and columns stay at weight 0, "
+                "crossed out.",
                 {
-                    "masking": "valid_lengths",
+                    "masking": "query_lengths",
                     **{f"sentence_{b}": t for b, t in enumerate(SENTENCES)},
                 },
+            ),
+            Preset(
+                "One length per sentence",
+                "Notice: the <pad> rows hold weight over the sentence's words; only the <pad> "
+                "columns are crossed out.",
+                {"masking": "sentence_lengths"},
             ),
             Preset(
                 "No masking",
@@ -146,20 +155,20 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
                 "Add a word",
                 "Notice: one more row and one more column join sentence 1's block; the other "
                 "two maps do not change.",
-                {"masking": "valid_lengths", "sentence_1": "Learn to code today"},
+                {"masking": "query_lengths", "sentence_1": "Learn to code today"},
             ),
             Preset(
                 "The same word three times",
                 "Notice: the three columns are the same key, so each row of the block is "
                 "uniform, 1/3 each.",
-                {"masking": "valid_lengths", "sentence_2": "a a a"},
+                {"masking": "query_lengths", "sentence_2": "a a a"},
             ),
             Preset(
                 "Too long, and empty",
                 f"Notice: sentence 0 is cut to {max_tokens} tokens and has no padding; the "
                 "empty sentence 2 is all zeros, neither uniform nor NaN.",
                 {
-                    "masking": "valid_lengths",
+                    "masking": "query_lengths",
                     "sentence_0": "one two three four five six seven eight",
                     "sentence_2": "",
                 },
@@ -179,9 +188,12 @@ def masking_explorer(**kwargs: Any) -> Explorer:
     vectors come from a hash of the word
     (:func:`attnlib.widgets.live_masking.word_vector`, d = 8), so the same word always scores
     the same. Each heatmap is ``attnlib.masked_softmax`` of one
-    sentence's scaled dot products with per-query valid lengths: the keys past the valid
-    length get exactly 0, and the ``<pad>`` queries, which have no valid key, get all-zero
-    rows. The "masking" choice switches to a plain softmax, the mistake masking prevents.
+    sentence's scaled dot products. The "masking" choice picks the valid lengths: one per
+    query, ``(batch, n_queries)`` (the default: the keys past the valid length get exactly
+    0, and the ``<pad>`` queries, which have no valid key, get all-zero rows), one per
+    sentence, ``(batch,)`` (the ``<pad>`` queries still attend to the sentence's words;
+    only the ``<pad>`` columns are 0), or none: a plain softmax, the mistake masking
+    prevents.
     The tokens label the heatmaps. Computed in the page (:mod:`attnlib.widgets.live`);
     :func:`scoringbook.compute`
     gives attnlib's.

@@ -222,7 +222,7 @@ def additive_attention_declaration(
             Preset(
                 f"h = {mid}: drag the query",
                 "Notice: as you drag the query round, the favourite key changes, and it is not "
-                "always the closest: the learned comparison is not a distance.",
+                "always the closest: the network's comparison is not a distance.",
                 {"num_hiddens": mid, "valid_len": n_keys},
             ),
             Preset(

@@ -1033,9 +1033,9 @@ function wordVector(word, d) {
 }
 var fold = (w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase());
 var tokensOf = (text, n) => String(text).split(/[ \t\n\r\f\v]+/).filter(Boolean).slice(0, n);
-function maskingFrame(live, params, spec) {
+function maskingFrame(live, params) {
   const n = live.max_tokens, out = {}, labels = {};
-  const masked = !live.masking || params[live.masking] === spec.params.find((p) => p.name === live.masking).values[0];
+  const mode = live.masking ? params[live.masking] : "query_lengths";
   live.sentences.forEach((name, b) => {
     const toks = tokensOf(params[name], n), l = toks.length;
     const padded = toks.concat(Array(n - l).fill(live.pad));
@@ -1043,7 +1043,7 @@ function maskingFrame(live, params, spec) {
     const k = padded.map((w2) => wordVector("k " + fold(w2), live.d));
     const w = new Float64Array(n * n);
     for (let i = 0; i < n; i++) {
-      const valid = masked ? i < l ? l : 0 : n;
+      const valid = mode === "none" ? n : mode === "sentence_lengths" ? l : i < l ? l : 0;
       if (!valid) continue;
       const row = softmax(k.slice(0, valid).map((kj) => dot(q[i], kj) / Math.sqrt(live.d)));
       row.forEach((v, j) => {
@@ -1513,7 +1513,7 @@ function currentFrame(x) {
     params[p.name] = p.values[x.idx[k]];
   });
   let computed = null, labels = {};
-  if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params, spec));
+  if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params));
   else if (spec.live) {
     computed = spec.live.kind === "kernel_regression" ? kernelFrame(spec.live, params, spec.panels) : liveFrame(spec.live, params);
   }

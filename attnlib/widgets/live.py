@@ -44,8 +44,10 @@ Masked self-attention over typed sentences (:class:`LiveMasking`)::
     q(w), k(w) = word_vector("q " + w), word_vector("k " + w)    (d numbers in [-1, 1): the same
                                         word, A-Z lower-cased, always gets the same vectors)
     scores  = q(w_i) . k(w_j) / sqrt(d)           (max_tokens, max_tokens) per sentence
-    weights = masked_softmax(scores, valid_lens)  keys past the sentence's length get 0, and a
-                                                  <pad> query (no valid key) an all-zero row
+    weights = masked_softmax(scores, valid_lens)  keys past the sentence's length get 0; the
+              "masking" choice picks valid_lens: one per query, (batch, n_queries) (a <pad>
+              query has no valid key: an all-zero row), one per sentence, (batch,) (a <pad>
+              query attends to the sentence's words), or none (a plain softmax)
 """
 
 from __future__ import annotations

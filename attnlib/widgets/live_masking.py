@@ -17,12 +17,16 @@ from attnlib import domains as D
 from attnlib.widgets.controls import OPTIONAL_TEXT, Choice, ExplorerError, _declared, record
 from attnlib.widgets.panels import Heatmap
 
-__all__ = ["LiveMasking", "PAD", "tokens", "fold", "word_vector"]
+__all__ = ["LiveMasking", "PAD", "MODES", "tokens", "fold", "word_vector"]
 
 
 # ----------------------------------------------------------------------------- typed sentences
 
 PAD = "<pad>"
+#: The masking modes, by option value: one valid length per sentence, shape (batch,) (the
+#: <pad> queries still attend to the sentence's words); one per query, (batch, n_queries)
+#: (a <pad> query gets 0, an all-zero row); none (a plain softmax over every token).
+MODES = ("sentence_lengths", "query_lengths", "none")
 _M32 = 0xFFFFFFFF
 
 
@@ -96,9 +100,12 @@ class LiveMasking:
             ``(max_tokens, max_tokens)`` each (queries are rows); the tokens label them.
         max_tokens: every sentence is cut or padded to this many tokens.
         d: length of the word vectors.
-        masking: optional name of a :class:`~attnlib.widgets.Choice` whose first option
-            masks by valid length and whose second is a plain softmax (the mistake masking
-            prevents).
+        masking: optional name of a :class:`~attnlib.widgets.Choice` whose options are
+            among :data:`MODES`: ``"sentence_lengths"`` (one valid length per sentence,
+            ``(batch,)``: the ``<pad>`` queries still attend), ``"query_lengths"`` (one per
+            query, ``(batch, n_queries)``: a ``<pad>`` query gets an all-zero row) and
+            ``"none"`` (a plain softmax, the mistake masking prevents). Without it, the
+            page masks by query lengths.
     """
 
     sentences: tuple[str, ...]
@@ -136,11 +143,12 @@ class LiveMasking:
                 f"sentences and {len(self.weights)} heatmaps"
             )
 
-    def frame(self, texts: list[str], masked: bool = True) -> list[tuple[list[str], Any]]:
+    def frame(self, texts: list[str], mode: str = "query_lengths") -> list[tuple[list[str], Any]]:
         """For each text: (its padded tokens, weights ``(max_tokens, max_tokens)``), by attnlib.
 
         ``texts``: a list of strings, each one line of valid Unicode (what a text field
-        holds; any length: only the first ``max_tokens`` tokens count); ``masked`` a bool."""
+        holds; any length: only the first ``max_tokens`` tokens count); ``mode`` one of
+        :data:`MODES` (valid lengths per sentence, per query, or no masking)."""
         from attnlib.masking import masked_softmax
 
         fn = "LiveMasking.frame"
@@ -150,7 +158,10 @@ class LiveMasking:
                 raise ValueError(
                     f"{fn}: texts[{i}] is one line of text; got a line break in {t!r}"
                 )
-        masked = _validate.as_bool(masked, "masked", fn)
+        if not isinstance(mode, str):
+            raise TypeError(f"{fn}: mode must be a str, one of {MODES}; got {mode!r}")
+        if mode not in MODES:
+            raise ValueError(f"{fn}: mode must be one of {MODES}; got {mode!r}")
         n, out = self.max_tokens, []
         toks = [tokens(t, n) for t in texts]
         padded = [t + [PAD] * (n - len(t)) for t in toks]
@@ -161,10 +172,15 @@ class LiveMasking:
             [[word_vector("k " + fold(w), self.d) for w in p] for p in padded], dtype=torch.float64
         )  # (batch, n, d)
         scores = q @ k.transpose(1, 2) / self.d**0.5  # (batch, n_queries, n_keys)
-        lens = torch.tensor(
-            [[len(t) if i < len(t) else 0 for i in range(n)] for t in toks]
-        )  # (batch, n_queries)
-        weights = masked_softmax(scores, lens if masked else None)  # (batch, n, n)
+        if mode == "sentence_lengths":
+            lens = torch.tensor([len(t) for t in toks])  # (batch,)
+        elif mode == "query_lengths":
+            lens = torch.tensor(
+                [[len(t) if i < len(t) else 0 for i in range(n)] for t in toks]
+            )  # (batch, n_queries)
+        else:
+            lens = None
+        weights = masked_softmax(scores, lens)  # (batch, n, n)
         for b, p in enumerate(padded):
             out.append((p, weights[b].numpy()))
         return out
@@ -189,10 +205,10 @@ class LiveMasking:
             )
         if self.masking is not None:
             c = {p.name: p for p in decl.params}.get(self.masking)
-            if not isinstance(c, Choice) or len(c.options) != 2:
+            if not isinstance(c, Choice) or not set(c.options) <= set(MODES):
                 raise ExplorerError(
-                    f"{where}: masking {self.masking!r} must be a Choice of two options "
-                    "(masked, plain softmax)"
+                    f"{where}: masking {self.masking!r} must be a Choice whose options are "
+                    f"among {MODES}"
                 )
 
     def check_frame(self, frame: dict, where: str) -> None:

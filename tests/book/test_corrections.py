@@ -240,7 +240,7 @@ CORRECTIONS = [
         "03_masked_softmax",
         "the prose listed the masking explorer's presets again",
         "masking on and off, a word added, three identical words",
-        "so the same word always scores the same. The page computes each",
+        'the "masking" choice switches between the two. The page computes each',
     ),
     (
         "03_masked_softmax",
@@ -293,6 +293,27 @@ CORRECTIONS = [
         "the bound checked over seeds",
     ),
     (
+        "02_attention_pooling",
+        "a garbled sentence: the parenthesis after 'the prediction' belongs to dragging (39)",
+        "dot on the fit the prediction (or tap the plot",
+        "dot on the fit the prediction: drag it (or tap the plot, or use the arrow keys)",
+    ),
+    (
+        "03_masked_softmax",
+        "too strong: attention can learn to down-weight padding, never to exactly 0 (issue 39)",
+        "look *past* the filler: it cannot learn that,",
+        "it cannot be relied on to learn that exactly (a model can learn to down-weight "
+        "padding, never to 0)",
+    ),
+    (
+        "03_masked_softmax",
+        "the explorer masks per query while the first figures mask per sentence (issue 39)",
+        "(The explorer also silences the padded *queries*' rows, which the masked softmax",
+        "It opens with one valid length per *query*, `(batch, n_queries)`, so the `<pad>` "
+        "queries get zero rows; the chapter's first figures use one per *sentence*, "
+        "`(batch,)`, where the `<pad>` rows still hold weight",
+    ),
+    (
         "06_scoring_family",
         "which row of the location-based figure is the query (1, 0)",
         "",
@@ -313,6 +334,38 @@ def test_the_correction_is_in_the_chapter(stem, finding, gone, there):
     if gone:
         assert " ".join(gone.split()) not in text, f"{stem} still says {gone!r} ({finding})"
     assert " ".join(there.split()) in text, f"{stem} lacks {there!r} ({finding})"
+
+
+#: (explorer, preset label (its start), the words that must be gone, the ones that replaced them)
+NOTICES = [
+    (
+        "additive_attention",
+        "h = ",
+        "the learned comparison",  # the scorer is seeded and untrained (issue 39)
+        "the network's comparison is not a distance",
+    ),
+    (
+        "bandwidth_training",
+        "Step 60",
+        "keeps shrinking σ.",  # the panels plot the loss and the fit, not σ (issue 39)
+        "the leave-one-out loss is flat, the other keeps falling as its σ (in the Adam step "
+        "read-out) shrinks",
+    ),
+]
+
+
+@pytest.mark.parametrize("name, label, gone, there", NOTICES, ids=[n[0] for n in NOTICES])
+def test_the_notice_says_what_the_panels_show(name, label, gone, there):
+    from scoringbook.registry import DECLARATIONS
+
+    decl = DECLARATIONS[name]()
+    (preset,) = [p for p in decl.presets if p.label.startswith(label) and "drag" in p.label
+                 or p.label == label]  # fmt: skip
+    assert gone not in preset.notice, preset.notice
+    assert there in preset.notice, preset.notice
+    if name == "bandwidth_training":  # the read-out it names is the step slider's label
+        (step,) = decl.params
+        assert step.label == "Adam step" and "σ = " in step.value_labels[60]
 
 
 def test_the_gaussian_score_divides_by_a_bracketed_two_sigma_squared():

@@ -107,17 +107,18 @@ def test_live_masking_accepts_numpy_sizes():
 
 
 @pytest.mark.parametrize(
-    "texts, masked, exc, words",
+    "texts, mode, exc, words",
     [
-        ("hello world", True, TypeError, ["texts", "list of strings", "str"]),
-        ([None], True, TypeError, ["texts[0]", "str", "None"]),
-        (["a\nb"], True, ValueError, ["texts[0]", "line break"]),
-        (["a"], "no", TypeError, ["masked", "bool", "'no'"]),
+        ("hello world", "query_lengths", TypeError, ["texts", "list of strings", "str"]),
+        ([None], "query_lengths", TypeError, ["texts[0]", "str", "None"]),
+        (["a\nb"], "query_lengths", ValueError, ["texts[0]", "line break"]),
+        (["a"], True, TypeError, ["mode", "str", "True"]),
+        (["a"], "valid_lengths", ValueError, ["mode", "query_lengths", "'valid_lengths'"]),
     ],
 )
-def test_live_masking_frame(texts, masked, exc, words):
+def test_live_masking_frame(texts, mode, exc, words):
     with raises(exc, "LiveMasking.frame", *words):
-        L.LiveMasking(("a",), ("a",)).frame(texts, masked=masked)
+        L.LiveMasking(("a",), ("a",)).frame(texts, mode=mode)
 
 
 def test_live_masking_frame_of_an_empty_or_very_long_text():

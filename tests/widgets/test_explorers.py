@@ -169,9 +169,27 @@ def test_softmax_temperature(built):
     np.testing.assert_allclose(hot, 1 / 8, atol=0.05)  # T -> ∞: uniform (average pooling)
 
 
+def test_the_temperature_is_read_out_as_the_book_reads_numbers_out(built):
+    """Issue 39's cold read: the landing page's and chapter 1's slider read "T = 0.193" and
+    "T = 0.473" while the presets said "T ≈ 0.2". The book's rule (chapter 2's sigma_text):
+    two decimals, and below 0.1 two significant figures."""
+    decl = built["softmax_temperature"].declaration
+    (slider,) = [p for p in decl.params if p.name == "temperature"]
+    for t, label in zip(slider.values, slider.value_labels):
+        if t >= 0.0995:
+            want = f"{t:.2f}"  # two decimals
+        else:
+            digits = 1 - int(np.floor(np.log10(t)))  # two significant figures
+            want = f"{t:.{digits}f}".rstrip("0").rstrip(".")
+        assert label == f"T = {want}", (t, label)
+    labels = list(slider.value_labels)
+    assert "T = 0.19" in labels and "T = 0.47" in labels and "T = 0.058" in labels, labels
+    assert len(set(labels)) == len(labels), "two stops of the slider read the same"
+
+
 def test_softmax_temperature_notices_name_what_the_explorer_shows(built):
     """Every preset's notice speaks of the rows the explorer shows: query 0 is the line
-    panel's row (the stems) and the outlined heatmap row; the "T ≈ 0.2" notice's numbers are
+    panel's row (the stems) and the outlined heatmap row; the "T = 0.19" notice's numbers are
     recomputed here with torch.softmax from the explorer's scores (chapter 1's cold read: it
     named queries 1 and 2, which the line panel does not show)."""
     ex = built["softmax_temperature"]
@@ -180,14 +198,14 @@ def test_softmax_temperature_notices_name_what_the_explorer_shows(built):
     shown = {s.name for s in lines.series}
     assert shown == {"query 0"}
     scores = decl.meta["scores"][0].double()  # (4, 8)
-    (split,) = [pr for pr in decl.presets if pr.label.startswith("T ≈")]
+    (split,) = [pr for pr in decl.presets if "query 0 against" in pr.label]
     T = split.values["temperature"]
     w = torch.softmax(scores / T, dim=-1).numpy()  # (4, 8)
     a, b = np.argsort(-w[0])[:2]
     sure = 1 + int(np.argmax(w[1:].max(axis=1)))
     assert w[0, a] < 0.9 and w[0, b] > 0.1, "query 0's second key must keep a visible share"
     assert w[sure].max() > 0.99, f"query {sure} must really be nearly one-hot at this T"
-    assert split.label == f"T ≈ {T:.1f}: query 0 against query {sure}"
+    assert split.label == f"T = {T:.2f}: query 0 against query {sure}"  # as the slider reads
     notice = split.notice
     assert "query 0 (the stems, the outlined row)" in notice
     assert (

@@ -30,9 +30,11 @@ WORDS = (
 SPLIT = re.compile(r"[ \t\n\r\f\v]+")  # ASCII whitespace, written out here
 
 
-def reference(text: str, masked: bool = True) -> tuple[list[str], np.ndarray]:
-    """Padded tokens and weights (N, N): softmax over each real query's first l keys, zero
-    rows for <pad> queries (masked), or a softmax over all N keys (not masked)."""
+def reference(text: str, mode: str = "query_lengths") -> tuple[list[str], np.ndarray]:
+    """Padded tokens and weights (N, N): softmax over each query's first l keys, l the
+    sentence's number of words (every query, <pad> ones too: "sentence_lengths"; real
+    queries only, zero rows for <pad> queries: "query_lengths"), or a softmax over all N
+    keys ("none")."""
     toks = [t for t in SPLIT.split(text) if t][:N]
     padded = toks + ["<pad>"] * (N - len(toks))
     low = {c: c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
@@ -47,9 +49,9 @@ def reference(text: str, masked: bool = True) -> tuple[list[str], np.ndarray]:
     s = q @ k.T / D**0.5  # (N, N)
     w = torch.zeros(N, N, dtype=torch.float64)
     for i in range(N):
-        if not masked:
+        if mode == "none":
             w[i] = torch.softmax(s[i], 0)
-        elif i < len(toks):
+        elif toks and (i < len(toks) or mode == "sentence_lengths"):
             w[i, : len(toks)] = torch.softmax(s[i, : len(toks)], 0)
     return padded, w.numpy()
 
@@ -63,7 +65,7 @@ def test_nothing_is_precomputed_and_the_state_is_small():
     ex = masking_explorer()
     assert ex.frames == [] and ex.data == {}
     assert ex.params == {
-        "masking": "valid_lengths",
+        "masking": "query_lengths",
         "sentence_0": "Dive into Deep Learning",
         "sentence_1": "Learn to code",
         "sentence_2": "Hello world",
@@ -73,10 +75,11 @@ def test_nothing_is_precomputed_and_the_state_is_small():
     assert [p["col_labels"] for p in ex.spec["panels"]][2] == ["Hello", "world"] + ["<pad>"] * 4
     # 25.0 kB measured with issues 37 and 39's module (a precomputed grid would be megabytes)
     # 26.0 kB with stop 44's read-outs and pictures in either mode
-    assert len(gzip.compress(json.dumps(ex.get_state()).encode(), 9)) < 26_200
+    # 26.3 kB with issue 39's third masking mode (per sentence), its labels and preset
+    assert len(gzip.compress(json.dumps(ex.get_state()).encode(), 9)) < 26_400
 
 
-@pytest.mark.parametrize("masking", ["valid_lengths", "none"])
+@pytest.mark.parametrize("masking", ["sentence_lengths", "query_lengths", "none"])
 def test_compute_is_the_masked_softmax_of_the_typed_words(masking):
     texts = _sentences(45, seed=1) + [
         "",
@@ -94,7 +97,7 @@ def test_compute_is_the_masked_softmax_of_the_typed_words(masking):
             sentence_2=chunk[2],
         )
         for j, text in enumerate(chunk):
-            _, want = reference(text, masked=masking == "valid_lengths")
+            _, want = reference(text, mode=masking)
             np.testing.assert_allclose(got[f"sentence_{j}"], want, atol=1e-12, err_msg=repr(text))
 
 
@@ -119,6 +122,44 @@ def test_many_sentences_keep_the_masking_invariants():
                     np.testing.assert_array_equal(
                         w[:n_valid, a], w[:n_valid, c]
                     )  # equal keys, equal weights
+
+
+def test_one_length_per_sentence_leaves_the_pad_queries_attending():
+    """Chapter 3's first figure: valid lengths of shape (batch,). A <pad> query's row holds
+    weight over the sentence's words (sums to 1), only the <pad> columns are 0; per query,
+    the same row is all zeros; the real queries' rows are the same in both modes."""
+    live = masking_declaration().live
+    texts = ["Dive into Deep Learning", "Learn to code", "Hello world"]
+    per_sentence = live.frame(texts, mode="sentence_lengths")
+    per_query = live.frame(texts, mode="query_lengths")
+    for text, (_, ws), (_, wq) in zip(texts, per_sentence, per_query):
+        n_valid = len(text.split())
+        np.testing.assert_allclose(ws.sum(1), 1, atol=1e-12)  # every row, <pad> rows too
+        assert np.all(ws[:, n_valid:] == 0) and np.all(ws[n_valid:, :n_valid] > 0), text
+        assert np.all(wq[n_valid:] == 0), text
+        np.testing.assert_array_equal(ws[:n_valid], wq[:n_valid])
+    ((_, empty),) = live.frame([""], mode="sentence_lengths")
+    assert np.all(empty == 0)  # no word to attend to: zero rows, not uniform, not NaN
+    with pytest.raises(ValueError, match="LiveMasking.frame: mode must be one of"):
+        live.frame(texts, mode="valid_lengths")
+
+
+def test_the_masking_choice_names_each_mode_and_keeps_per_query_the_default():
+    decl = masking_declaration()
+    (choice,) = [p for p in decl.params if p.name == "masking"]
+    assert list(choice.options) == ["sentence_lengths", "query_lengths", "none"]
+    assert choice.options[choice.default_index()] == "query_lengths"
+    labels = dict(zip(choice.options, choice.option_labels))
+    assert (
+        "one length per sentence" in labels["sentence_lengths"]
+        and "(batch,)" in labels["sentence_lengths"]
+    )
+    assert (
+        "one length per query" in labels["query_lengths"]
+        and "(batch, n_queries)" in labels["query_lengths"]
+    )
+    (preset,) = [p for p in decl.presets if p.values.get("masking") == "sentence_lengths"]
+    assert "<pad> rows hold weight" in preset.notice, preset.notice
 
 
 def test_word_vectors_are_fixed_numbers_in_range():
@@ -174,7 +215,9 @@ def test_bad_text_and_masking_declarations_say_what_is_wrong():
     with pytest.raises(ExplorerError, match=r"explorer 'toy': Text fields need live="):
         Declaration("toy", update=upd, params=[], texts=[Text("s", "a")], panels=[Heatmap("w")])
     good = dict(
-        texts=[Text("s", "a b")], params=[Choice("m", ["on", "off"])], panels=[Heatmap("w")]
+        texts=[Text("s", "a b")],
+        params=[Choice("m", ["query_lengths", "none"])],
+        panels=[Heatmap("w")],
     )
     Declaration("toy", update=upd, **good, live=LiveMasking(("s",), ("w",), masking="m"))
     for live, match in [
@@ -182,10 +225,21 @@ def test_bad_text_and_masking_declarations_say_what_is_wrong():
         (LiveMasking(("s",), ("v",)), r"weights 'v' is not a Heatmap panel"),
         (
             LiveMasking(("s",), ("w",), masking="x"),
-            r"masking 'x' must be a Choice of two "
-            r"options",
+            r"masking 'x' must be a Choice whose options are among",
         ),
     ]:
+        with pytest.raises(ExplorerError, match=r"explorer 'toy' \(live masking\): " + match):
+            Declaration("toy", update=upd, **good, live=live)
+    bad = dict(good, params=[Choice("m", ["on", "off"])])  # the page would not know "on"
+    for live, match in [
+        (
+            LiveMasking(("s",), ("w",), masking="m"),
+            r"masking 'm' must be a Choice whose options are among",
+        ),
+    ]:
+        with pytest.raises(ExplorerError, match=r"explorer 'toy' \(live masking\): " + match):
+            Declaration("toy", update=upd, **bad, live=live)
+    for live, match in []:
         with pytest.raises(ExplorerError, match=r"explorer 'toy' \(live masking\): " + match):
             Declaration("toy", update=upd, **good, live=live)
     with pytest.raises(

@@ -308,12 +308,19 @@ def test_masked_cells_are_crossed_out(browser):
         )
         # 6 tokens: sentences of 4, 3 and 2 words leave 36 - 16, 36 - 9 and 36 - 4 cells at 0
         assert masked == [20, 27, 32]
-        page.select_option("select[data-param=masking]", index=1)  # no masking: no zero
+        page.select_option("select[data-param=masking]", index=2)  # no masking: no zero
         masked = page.evaluate(
             "() => [...document.querySelectorAll('svg.attn-heatmap')]"
             ".map((s) => +s.dataset.masked)"
         )
         assert masked == [0, 0, 0]
+        # one length per sentence: only the <pad> columns, 6 rows x (6 - l) keys
+        page.select_option("select[data-param=masking]", index=0)
+        masked = page.evaluate(
+            "() => [...document.querySelectorAll('svg.attn-heatmap')]"
+            ".map((s) => +s.dataset.masked)"
+        )
+        assert masked == [6 * 2, 6 * 3, 6 * 4]
     finally:
         ctx.close()
     ctx, page, _ = _open(browser, "additive_attention")

@@ -110,9 +110,11 @@ function wordVector(word, d) {
 }
 const fold = (w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase());  // A-Z only, as attnlib.widgets.live_masking.fold
 const tokensOf = (text, n) => String(text).split(/[ \t\n\r\f\v]+/).filter(Boolean).slice(0, n);
-export function maskingFrame(live, params, spec) {
+export function maskingFrame(live, params) {
   const n = live.max_tokens, out = {}, labels = {};
-  const masked = !live.masking || params[live.masking] === spec.params.find((p) => p.name === live.masking).values[0];
+  // the "masking" choice's value (attnlib.widgets.live_masking.MODES): valid lengths per
+  // sentence, (batch,); per query, (batch, n_queries); or "none", a plain softmax
+  const mode = live.masking ? params[live.masking] : "query_lengths";
   live.sentences.forEach((name, b) => {
     const toks = tokensOf(params[name], n), l = toks.length;
     const padded = toks.concat(Array(n - l).fill(live.pad));
@@ -120,7 +122,8 @@ export function maskingFrame(live, params, spec) {
     const k = padded.map((w) => wordVector("k " + fold(w), live.d));       // (n, d)
     const w = new Float64Array(n * n);                                     // (n_queries, n_keys)
     for (let i = 0; i < n; i++) {
-      const valid = masked ? (i < l ? l : 0) : n;                          // a <pad> query: no valid key
+      const valid = mode === "none" ? n : mode === "sentence_lengths" ? l
+        : (i < l ? l : 0);                                                 // per query: a <pad> query has no valid key
       if (!valid) continue;                                                // an all-zero row
       const row = softmax(k.slice(0, valid).map((kj) => dot(q[i], kj) / Math.sqrt(live.d)));
       row.forEach((v, j) => { w[i * n + j] = v; });

@@ -419,7 +419,7 @@ function currentFrame(x) {
     params[p.name] = p.values[x.idx[k]];
   });
   let computed = null, labels = {};
-  if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params, spec));
+  if (spec.live && spec.live.kind === "masking") ({ values: computed, labels } = maskingFrame(spec.live, params));
   else if (spec.live) {
     computed = spec.live.kind === "kernel_regression" ? kernelFrame(spec.live, params, spec.panels)
       : liveFrame(spec.live, params);

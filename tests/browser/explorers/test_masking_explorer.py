@@ -95,7 +95,7 @@ def test_typing_with_the_keyboard_and_reset(browser, visits):
         texts = ["Dive into Deep Learning", "Learn to code now", "Hello world"]
         s = _check(page, texts, "typed")
         assert "valid lengths 4, 4, 2" in s["live"]
-        page.select_option(f'{SEL} select[data-param="masking"]', "1")
+        page.select_option(f'{SEL} select[data-param="masking"]', "2")  # none
         s = page.evaluate(STATE_JS)
         assert (
             s["params"]["masking"] == "none"
@@ -103,7 +103,7 @@ def test_typing_with_the_keyboard_and_reset(browser, visits):
         ), s["live"]
         page.click(f"{SEL} .attn-reset")
         _check(page, ["Dive into Deep Learning", "Learn to code", "Hello world"], "after Reset")
-        assert page.evaluate(STATE_JS)["params"]["masking"] == "valid_lengths"
+        assert page.evaluate(STATE_JS)["params"]["masking"] == "query_lengths"
 
 
 def test_an_empty_sentence_is_all_zero_rows_and_a_repeated_word_one_key(browser, visits):
@@ -118,3 +118,33 @@ def test_an_empty_sentence_is_all_zero_rows_and_a_repeated_word_one_key(browser,
         assert not any(w[0]), "an empty sentence must have all-zero rows"
         third = np.array(w[2]).reshape(6, 6)
         np.testing.assert_allclose(third[:3, :3], 1 / 3, atol=1e-12)
+
+
+def test_one_length_per_sentence_gives_attnlib_s_weights_and_pad_rows_that_attend(browser, visits):
+    """The first option: valid lengths of shape (batch,), as in the chapter's first figure."""
+    rng = random.Random(7)
+    with _opened(browser, visits) as page:
+        page.select_option(f'{SEL} select[data-param="masking"]', "0")
+        s = _check(
+            page, ["Dive into Deep Learning", "Learn to code", "Hello world"], "per sentence"
+        )
+        assert s["params"]["masking"] == "sentence_lengths", s["params"]
+        assert "the <pad> keys get no weight" in s["live"], s["live"]
+        # the spoken line reads the choice's label: it says what the mode does
+        assert (
+            "one length per sentence, shape (batch,): the <pad> queries still attend" in s["live"]
+        ), s["live"]
+        w = page.evaluate(
+            f"() => [...document.querySelectorAll('{SEL} svg.attn-heatmap')].map((s) => "
+            "Array.from(s.attnValues))"
+        )
+        third = np.array(w[2]).reshape(6, 6)  # "Hello world": two words, four <pad> rows
+        np.testing.assert_allclose(third.sum(1), 1, atol=1e-12)
+        assert np.all(third[:, 2:] == 0) and np.all(third[2:, :2] > 0)
+        for r in range(8):
+            texts = [
+                " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 9))) for _ in range(3)
+            ]
+            for b, t in enumerate(texts):
+                page.fill(f'{SEL} input[data-param="sentence_{b}"]', t)
+            _check(page, texts, f"per sentence, round {r}")
