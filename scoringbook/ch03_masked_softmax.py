@@ -105,9 +105,10 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
                 label="masking",
                 default="query_lengths",
                 option_labels=[
-                    "one length per sentence, shape (batch,): the <pad> queries still attend",
-                    "one length per query, (batch, n_queries): <pad> queries get 0",
-                    f"none (plain softmax over all {max_tokens} tokens)",
+                    # short enough for a phone's closed drop-down (about 28 characters)
+                    "per sentence, <pad> attends",
+                    "per query, <pad> gets 0",
+                    "none (plain softmax)",
                 ],
             )
         ],
