@@ -105,9 +105,10 @@ def masking_declaration(*, max_tokens: int = MAX_TOKENS, d: int = 8) -> Declarat
                 label="masking",
                 default="query_lengths",
                 option_labels=[
-                    # short enough for a phone's closed drop-down (about 28 characters)
-                    "per sentence, <pad> attends",
-                    "per query, <pad> gets 0",
+                    # short enough for a phone's sticky control bar (about 20 characters);
+                    # the notices and the spoken line say what each does to the <pad> rows
+                    "length per sentence",
+                    "length per query",
                     "none (plain softmax)",
                 ],
             )

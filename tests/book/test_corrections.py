@@ -240,7 +240,7 @@ CORRECTIONS = [
         "03_masked_softmax",
         "the prose listed the masking explorer's presets again",
         "masking on and off, a word added, three identical words",
-        'the "masking" choice switches between the two. The page computes each',
+        'the "masking" choice switches between the two, or to no masking at all. The page',
     ),
     (
         "03_masked_softmax",

@@ -150,12 +150,12 @@ def test_the_masking_choice_names_each_mode_and_keeps_per_query_the_default():
     assert list(choice.options) == ["sentence_lengths", "query_lengths", "none"]
     assert choice.options[choice.default_index()] == "query_lengths"
     labels = dict(zip(choice.options, choice.option_labels))
-    assert labels["sentence_lengths"] == "per sentence, <pad> attends"
-    assert labels["query_lengths"] == "per query, <pad> gets 0"
+    assert labels["sentence_lengths"] == "length per sentence"
+    assert labels["query_lengths"] == "length per query"
     assert labels["none"] == "none (plain softmax)"
-    # a phone's closed drop-down shows about 28 characters (a cold read saw "one length per
-    # sentence, sha…")
-    assert max(len(t) for t in labels.values()) <= 28, labels
+    # a phone's sticky control bar shows about 21 characters of the closed drop-down (cold
+    # reads saw "one length per sentence, sha…", then "per sentence, <pad> a")
+    assert max(len(t) for t in labels.values()) <= 20, labels
     (preset,) = [p for p in decl.presets if p.values.get("masking") == "sentence_lengths"]
     assert "<pad> rows hold weight" in preset.notice, preset.notice
 

@@ -131,7 +131,7 @@ def test_one_length_per_sentence_gives_attnlib_s_weights_and_pad_rows_that_atten
         assert s["params"]["masking"] == "sentence_lengths", s["params"]
         assert "the <pad> keys get no weight" in s["live"], s["live"]
         # the spoken line reads the choice's label: it says what the mode does
-        assert "per sentence, <pad> attends" in s["live"], s["live"]
+        assert "length per sentence" in s["live"], s["live"]
         w = page.evaluate(
             f"() => [...document.querySelectorAll('{SEL} svg.attn-heatmap')].map((s) => "
             "Array.from(s.attnValues))"
